@@ -1,0 +1,55 @@
+//! Generates `ctxwin.h` with cbindgen into `OUT_DIR` (`make header` copies it to `include/`),
+//! with the version macros derived from Cargo's version so they can never drift.
+
+use std::env;
+use std::path::PathBuf;
+
+fn main() {
+    let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=src/ffi");
+
+    let mut config =
+        cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is readable and valid");
+    config.after_includes = Some(format!("{}{}", version_macros(), config.after_includes.unwrap_or_default()));
+
+    // Only the shims in src/ffi are the C API; the safe core's public types are not.
+    let mut builder = cbindgen::Builder::new().with_config(config);
+    let mut shims: Vec<PathBuf> = std::fs::read_dir(crate_dir.join("src/ffi"))
+        .expect("src/ffi is readable")
+        .map(|entry| entry.expect("src/ffi entries are readable").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .collect();
+    shims.sort();
+    for shim in shims {
+        builder = builder.with_src(shim);
+    }
+    let header = out_dir.join("ctxwin.h");
+    builder
+        .generate()
+        .expect("cbindgen can parse the crate")
+        .write_to_file(&header);
+    println!("cargo:include={}", out_dir.display());
+    println!("cargo:header={}", header.display());
+}
+
+fn version_macros() -> String {
+    let part = |name: &str| -> u32 {
+        env::var(name)
+            .expect("cargo sets the version parts")
+            .parse()
+            .expect("version parts are numbers")
+    };
+    let (major, minor, patch) = (
+        part("CARGO_PKG_VERSION_MAJOR"),
+        part("CARGO_PKG_VERSION_MINOR"),
+        part("CARGO_PKG_VERSION_PATCH"),
+    );
+    format!(
+        "\n#define CTXWIN_VERSION_MAJOR {major}\n#define CTXWIN_VERSION_MINOR {minor}\n\
+         #define CTXWIN_VERSION_PATCH {patch}\n#define CTXWIN_VERSION_NUMBER {}\n\
+         #define CTXWIN_VERSION_STRING \"{major}.{minor}.{patch}\"\n",
+        major * 1_000_000 + minor * 1_000 + patch
+    )
+}

@@ -1,0 +1,94 @@
+//! The `ctxwin_window` handle: the window, its last error, and its poisoned flag. All boxing
+//! and unboxing of handles lives here.
+
+use super::boundary::Fallback;
+use super::error::{FfiError, ctxwin_status};
+use crate::window::Window;
+use std::cell::{Cell, RefCell};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// A conversation window (the ledger). Opaque: create it with `ctxwin_window_new` or
+/// `ctxwin_window_clone` and release it with `ctxwin_window_free`.
+///
+/// Thread-safety: not safe to use from two threads at once. A window may move between
+/// threads; use it from one thread at a time (functions taking `const ctxwin_window *` are
+/// no exception: they record `last_error`). Separate windows are independent.
+pub struct ctxwin_window {
+    window: Window,
+    last_error: RefCell<String>,
+    poisoned: Cell<bool>,
+}
+
+impl ctxwin_window {
+    /// Boxes `window` into a new handle for C.
+    pub(crate) fn into_raw(window: Window) -> *mut ctxwin_window {
+        Box::into_raw(Box::new(ctxwin_window {
+            window,
+            last_error: RefCell::new(String::new()),
+            poisoned: Cell::new(false),
+        }))
+    }
+
+    /// Frees a handle made by [`ctxwin_window::into_raw`]; NULL is a no-op.
+    ///
+    /// # Safety
+    /// `handle` is NULL or came from `into_raw` and has not been freed.
+    pub(crate) unsafe fn free(handle: *mut ctxwin_window) {
+        if !handle.is_null() {
+            // SAFETY: per this function's contract the box is live and owned by the caller.
+            drop(unsafe { Box::from_raw(handle) });
+        }
+    }
+
+    /// The last failure's explanation.
+    pub(crate) fn last_error(&self) -> String {
+        self.last_error.borrow().clone()
+    }
+
+    /// Runs `f` on the window for a mutating call: a failure's message is recorded, a panic
+    /// poisons the handle. A poisoned handle refuses with PANIC.
+    pub(crate) fn update(&mut self, f: impl FnOnce(&mut Window) -> Result<(), FfiError>) -> ctxwin_status {
+        let outcome = guard(&self.poisoned, || f(&mut self.window));
+        self.settle(outcome)
+    }
+
+    /// Runs `f` on the window for a reading call, with [`ctxwin_window::update`]'s rules.
+    pub(crate) fn inspect(&self, f: impl FnOnce(&Window) -> Result<(), FfiError>) -> ctxwin_status {
+        let outcome = guard(&self.poisoned, || f(&self.window));
+        self.settle(outcome)
+    }
+
+    /// Reads a plain value; a poisoned handle gives the type's fallback (0, false).
+    pub(crate) fn value<T: Fallback>(&self, f: impl FnOnce(&Window) -> T) -> T {
+        guard(&self.poisoned, || Ok(f(&self.window))).unwrap_or_else(|_| T::panicked())
+    }
+
+    fn settle(&self, outcome: Result<(), FfiError>) -> ctxwin_status {
+        match outcome {
+            Ok(()) => ctxwin_status::Ok,
+            Err(error) => {
+                *self.last_error.borrow_mut() = error.message;
+                error.status
+            }
+        }
+    }
+}
+
+/// Runs `f` unless `poisoned`; a panic in `f` sets `poisoned` and becomes a PANIC error.
+fn guard<T>(poisoned: &Cell<bool>, f: impl FnOnce() -> Result<T, FfiError>) -> Result<T, FfiError> {
+    if poisoned.get() {
+        return Err(FfiError::new(
+            ctxwin_status::Panic,
+            "the window was poisoned by an earlier internal error; only ctxwin_window_free works",
+        ));
+    }
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        poisoned.set(true);
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(FfiError::new(ctxwin_status::Panic, format!("internal error (panic): {what}")))
+    })
+}

@@ -1,0 +1,21 @@
+//! The C ABI: thin `extern "C"` shims over the safe Rust API.
+//!
+//! Conventions (repeated in the header): functions return a `ctxwin_status` (0 = OK);
+//! handles are opaque and created/freed in pairs; strings in are `(ptr, len)` UTF-8, strings
+//! out go to caller buffers; every body catches panics, which poison the handle.
+
+#![allow(non_camel_case_types)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks, missing_docs)]
+
+pub mod boundary;
+pub mod buffer;
+pub mod count;
+pub mod error;
+pub mod handle;
+pub mod version;
+pub mod window;
+
+pub use count::ctxwin_count;
+pub use error::ctxwin_status;
+pub use handle::ctxwin_window;
+pub use window::ctxwin_turn_info;

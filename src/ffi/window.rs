@@ -1,0 +1,562 @@
+//! The window (ledger) functions. Each is a thin shim over [`crate::window::Window`].
+//!
+//! Common rules, stated once in the header's conventions and repeated briefly per function:
+//! `w` is a handle from `ctxwin_window_new` or `ctxwin_window_clone`; a NULL `w` returns
+//! `CTXWIN_STATUS_NULL_ARG` (or 0 for functions returning a value); a failure leaves the
+//! window unchanged and `ctxwin_window_last_error` explains it.
+
+use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref};
+use super::buffer::write_str;
+use super::count::ctxwin_count;
+use super::error::{FfiError, ctxwin_status};
+use super::handle::ctxwin_window;
+use crate::message::Kind;
+use crate::tokens::Count;
+use crate::window::{TurnInfo, Window};
+use libc::c_char;
+
+/// Message kind: a system prompt or instruction (always pinned).
+pub const CTXWIN_KIND_SYSTEM: i32 = 0;
+/// Message kind: a user message; starts a turn.
+pub const CTXWIN_KIND_USER: i32 = 1;
+/// Message kind: assistant text.
+pub const CTXWIN_KIND_ASSISTANT: i32 = 2;
+/// Message kind: a tool call made by the assistant.
+pub const CTXWIN_KIND_TOOL_CALL: i32 = 3;
+/// Message kind: a tool's result (never starts a turn, whatever its wire role).
+pub const CTXWIN_KIND_TOOL_RESULT: i32 = 4;
+/// Message kind: assistant reasoning.
+pub const CTXWIN_KIND_THINKING: i32 = 5;
+
+/// What the ledger reports about one turn.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ctxwin_turn_info {
+    /// Index of the turn's USER message.
+    pub first_message: usize,
+    /// Messages in the turn (pinned SYSTEM messages inside it included).
+    pub message_count: usize,
+    /// History tokens of the turn (pinned SYSTEM messages excluded).
+    pub tokens: ctxwin_count,
+    /// True when the turn is sent; false when it was pruned.
+    pub live: bool,
+}
+
+impl From<TurnInfo> for ctxwin_turn_info {
+    fn from(info: TurnInfo) -> ctxwin_turn_info {
+        ctxwin_turn_info {
+            first_message: info.first_message,
+            message_count: info.message_count,
+            tokens: info.tokens.into(),
+            live: info.live,
+        }
+    }
+}
+
+fn kind_arg(kind: i32) -> Result<Kind, FfiError> {
+    Kind::from_code(kind).ok_or_else(|| {
+        FfiError::new(
+            ctxwin_status::InvalidArg,
+            format!("unknown message kind {kind} (expected 0 to 5, see CTXWIN_KIND_*)"),
+        )
+    })
+}
+
+/// Creates an empty window for `model` with the default settings (strategy `sliding`,
+/// history budget 100000 tokens, texts retained, no overhead).
+///
+/// Parameters:
+/// - `model`, `model_len`: borrowed UTF-8 model name; an unknown model is not an error (its
+///   counts are estimates).
+/// - `out`: receives a new handle, owned by the caller, who releases it with
+///   `ctxwin_window_free`. Written only on success.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+///
+/// Thread-safety: safe to call from any thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `model` is NULL or valid for `model_len` bytes; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_new(
+    model: *const c_char,
+    model_len: usize,
+    out: *mut *mut ctxwin_window,
+) -> ctxwin_status {
+    ffi_boundary! {
+        let created = || -> Result<(), FfiError> {
+            // SAFETY: forwarded from this function's contract.
+            let (model, out) = unsafe { (str_arg(model, model_len, "model")?, out_arg(out, "out")?) };
+            *out = ctxwin_window::into_raw(Window::new(model));
+            Ok(())
+        };
+        created().err().map_or(ctxwin_status::Ok, |e| e.status)
+    }
+}
+
+/// Releases a window. NULL is a no-op; a poisoned window is freed too.
+///
+/// Parameters: `w` is consumed; it must not be used afterwards, and must not be freed twice.
+///
+/// Thread-safety: no other thread may be using `w`.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle from this library.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_free(w: *mut ctxwin_window) {
+    ffi_boundary! {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { ctxwin_window::free(w) }
+    }
+}
+
+/// Forks a window: a new, independent handle with a copy of the ledger and settings.
+///
+/// Parameters: `w` is borrowed; `out` receives a new caller-owned handle (release it with
+/// `ctxwin_window_free`), written only on success.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_PANIC` for a
+/// poisoned `w`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut *mut ctxwin_window) -> ctxwin_status {
+    ffi_boundary! {
+        try_ref!(w).inspect(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let out = unsafe { out_arg(out, "out") }?;
+            *out = ctxwin_window::into_raw(window.clone());
+            Ok(())
+        })
+    }
+}
+
+/// Applies settings from a JSON object, for example
+/// `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
+///
+/// Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
+/// counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
+/// caps overhead + pinned messages + history). Keys the design reserves for later strategies
+/// return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
+/// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
+/// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
+///
+/// Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_configure(w: *mut ctxwin_window, json: *const c_char, len: usize) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let json = unsafe { str_arg(json, len, "json") }?;
+            Ok(window.configure(json)?)
+        })
+    }
+}
+
+/// Sets the history budget in tokens and re-enforces the strategy over the whole ledger:
+/// a smaller budget prunes more turns, a larger one makes turns that fit live again.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for a
+/// negative budget.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_set_budget(w: *mut ctxwin_window, history_tokens: i32) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| Ok(window.set_budget(history_tokens)?))
+    }
+}
+
+/// Sets the tokens sent with every request besides the messages: the system prompt and the
+/// tool definitions. They count in `ctxwin_window_live_tokens`, and against the budget when
+/// `budget_includes_overhead` is set. Re-enforces the strategy.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for a
+/// negative value.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_set_overhead(
+    w: *mut ctxwin_window,
+    system_tokens: i32,
+    tool_tokens: i32,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| Ok(window.set_overhead(system_tokens, tool_tokens)?))
+    }
+}
+
+/// Switches the window to another model: recounts every message whose text it kept, flags
+/// counts it cannot recount (counts-only windows) as estimates, keeps counts pushed with
+/// `ctxwin_window_push_counted` as given, and re-enforces the strategy.
+///
+/// Parameters: `model`, `len` is a borrowed UTF-8 model name.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `model` is NULL or valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *const c_char, len: usize) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let model = unsafe { str_arg(model, len, "model") }?;
+            window.set_model(model);
+            Ok(())
+        })
+    }
+}
+
+/// Appends a message and counts its text once, now. A USER message starts a new turn.
+///
+/// Parameters:
+/// - `kind`: one of `CTXWIN_KIND_*`.
+/// - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
+///   copies it unless `retain_text` is false.
+/// - `out`: may be NULL; otherwise receives the message's count on success.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
+/// `CTXWIN_STATUS_INVALID_ARG` for an unknown kind. Nothing is appended on failure. Does not
+/// move the boundary: `ctxwin_window_end_turn` does.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `text` is NULL or valid for `len` bytes; `out` is NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_push(
+    w: *mut ctxwin_window,
+    kind: i32,
+    text: *const c_char,
+    len: usize,
+    out: *mut ctxwin_count,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            let kind = kind_arg(kind)?;
+            // SAFETY: forwarded from this function's contract.
+            let text = unsafe { str_arg(text, len, "text") }?;
+            let count = window.push(kind, text);
+            // SAFETY: `out` is NULL or writable per this function's contract.
+            if let Some(out) = unsafe { out.as_mut() } {
+                *out = count.into();
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Appends a message whose count the caller already has (for example from a provider's
+/// count_tokens endpoint). The count is taken as given, with its `exact` flag, and never
+/// recounted. No text is kept.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for an
+/// unknown kind or a negative count.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_push_counted(w: *mut ctxwin_window, kind: i32, count: ctxwin_count) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            let kind = kind_arg(kind)?;
+            let count = Count::try_from(count)?;
+            window.push_counted(kind, count);
+            Ok(())
+        })
+    }
+}
+
+/// Marks the current turn complete and enforces the strategy: with `sliding`, drops the
+/// oldest whole turns while live history exceeds the budget. The newest turn is never
+/// dropped, so this succeeds even when it alone is over budget (`ctxwin_window_live_tokens`
+/// shows the overrun).
+///
+/// Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call pruned.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `pruned_turns` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_end_turn(w: *mut ctxwin_window, pruned_turns: *mut usize) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            let pruned = window.end_turn();
+            // SAFETY: `pruned_turns` is NULL or writable per this function's contract.
+            if let Some(out) = unsafe { pruned_turns.as_mut() } {
+                *out = pruned;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// `context_window_start`: the index of the first live message, where the request builder
+/// starts iterating. 0 when nothing was pruned, otherwise the index of a USER message.
+/// Pinned messages before it (the head before the first USER message, SYSTEM messages) are
+/// still sent: an agent looping from here sends those itself. O(1); never fails.
+///
+/// Returns 0 for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_start(w: *const ctxwin_window) -> usize {
+    ffi_boundary! { try_ref!(w).value(Window::start) }
+}
+
+/// A counter that changes whenever the boundary moves, so a UI knows to redraw its context
+/// divider. Wraps around at UINT32_MAX.
+///
+/// Returns 0 for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_generation(w: *const ctxwin_window) -> u32 {
+    ffi_boundary! { try_ref!(w).value(Window::generation) }
+}
+
+/// Messages pushed (pruned ones included: nothing is ever removed but by truncate or reset).
+///
+/// Returns 0 for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_message_count(w: *const ctxwin_window) -> usize {
+    ffi_boundary! { try_ref!(w).value(Window::message_count) }
+}
+
+/// Turns in the ledger (pruned ones included).
+///
+/// Returns 0 for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_turn_count(w: *const ctxwin_window) -> usize {
+    ffi_boundary! { try_ref!(w).value(Window::turn_count) }
+}
+
+/// The index of the first live turn, which is also the number of turns pruned. O(1).
+///
+/// Returns 0 for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_first_live_turn(w: *const ctxwin_window) -> usize {
+    ffi_boundary! { try_ref!(w).value(Window::first_live_turn) }
+}
+
+/// Describes turn `turn` (0-based, pruned turns included).
+///
+/// Parameters: `out` is caller-owned, written only on success.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+/// `turn >= ctxwin_window_turn_count(w)`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_turn_info(
+    w: *const ctxwin_window,
+    turn: usize,
+    out: *mut ctxwin_turn_info,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_ref!(w).inspect(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let out = unsafe { out_arg(out, "out") }?;
+            *out = window.turn_info(turn)?.into();
+            Ok(())
+        })
+    }
+}
+
+/// Tokens the next request will carry: overhead + pinned messages + live history. `exact` is
+/// false when any part is an estimate. Saturates at INT32_MAX.
+///
+/// Parameters: `out` is caller-owned, written only on success.
+///
+/// Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_live_tokens(w: *const ctxwin_window, out: *mut ctxwin_count) -> ctxwin_status {
+    ffi_boundary! {
+        try_ref!(w).inspect(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let out = unsafe { out_arg(out, "out") }?;
+            *out = window.live_tokens().into();
+            Ok(())
+        })
+    }
+}
+
+/// Rewinds the window to its first `message_count` messages (an undo, or a retry from an
+/// earlier point) and re-enforces the strategy over what remains, so turns that fit again
+/// are live again.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+/// `message_count` exceeds the number of messages.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_truncate(w: *mut ctxwin_window, message_count: usize) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| Ok(window.truncate(message_count)?))
+    }
+}
+
+/// Removes every message. Model, settings and overhead stay.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_reset(w: *mut ctxwin_window) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            window.reset();
+            Ok(())
+        })
+    }
+}
+
+/// Prunes one more turn than the strategy requires (for example after a provider rejected
+/// the request as too long). The newest turn is never dropped. A later larger budget does
+/// not bring the dropped turn back; truncate or reset does.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+/// only the newest turn is live.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_drop_oldest_turn(w: *mut ctxwin_window) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| Ok(window.drop_oldest_turn()?))
+    }
+}
+
+/// Explains the most recent failure on `w` (empty before any failure). A successful call
+/// does not clear it; this call itself never records a failure.
+///
+/// Writes at most `cap` bytes including a NUL into `buf` and sets `*needed` (may be NULL) to
+/// the full length without the NUL. `buf = NULL, cap = 0` queries the length.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `w`, or NULL `buf` with
+/// non-zero `cap`), or `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written).
+/// Works on a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_last_error(
+    w: *const ctxwin_window,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        let message = try_ref!(w).last_error();
+        // SAFETY: forwarded from this function's contract.
+        match unsafe { write_str(&message, buf, cap, needed) } {
+            Ok(()) => ctxwin_status::Ok,
+            Err(e) => e.status,
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! ctxwin keeps a native LLM agent's conversation inside the model's context window.
+//!
+//! It counts tokens (exact for OpenAI's public encodings, flagged estimates otherwise),
+//! groups messages into turns, tracks tokens per turn, and advances a window boundary,
+//! `context_window_start`, under a token budget, so the agent's request builder iterates
+//! from the boundary instead of from 0. The agent's own history is never modified.
+//!
+//! The safe Rust API lives in the modules below; [`ffi`] is the C ABI, thin shims over it.
+
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod error;
+pub mod ffi;
+pub mod message;
+pub mod strategy;
+pub mod tokens;
+pub mod window;
+
+pub use error::{Error, ErrorKind, Result};
+pub use message::Kind;
+pub use tokens::{Count, Model};
+pub use window::Window;

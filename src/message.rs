@@ -1,0 +1,102 @@
+//! Messages as the ledger keeps them.
+
+use crate::tokens::Count;
+
+/// What a message is. The numbers are the frozen `CTXWIN_KIND_*` constants.
+///
+/// Kinds are not wire roles: Anthropic sends tool results with role "user", but a tool result
+/// never starts a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Kind {
+    /// A system prompt or instruction; always pinned.
+    System = 0,
+    /// A user message; starts a turn.
+    User = 1,
+    /// Assistant text.
+    Assistant = 2,
+    /// A tool call made by the assistant.
+    ToolCall = 3,
+    /// The result of a tool call.
+    ToolResult = 4,
+    /// Assistant reasoning.
+    Thinking = 5,
+}
+
+impl Kind {
+    /// Every kind, in code order.
+    pub const ALL: [Kind; 6] = [
+        Kind::System,
+        Kind::User,
+        Kind::Assistant,
+        Kind::ToolCall,
+        Kind::ToolResult,
+        Kind::Thinking,
+    ];
+
+    /// The kind with code `code`, if there is one.
+    pub fn from_code(code: i32) -> Option<Kind> {
+        usize::try_from(code).ok().and_then(|i| Kind::ALL.get(i).copied())
+    }
+
+    /// The kind's frozen code.
+    pub fn code(self) -> i32 {
+        i32::from(self as u8)
+    }
+}
+
+/// Who produced a message's count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountSource {
+    /// Counted by the library when pushed; recounted when the model changes.
+    Library,
+    /// Supplied by the caller (`push_counted`); taken as given and never recounted.
+    Caller,
+}
+
+/// One message in the ledger: its kind, its count and, unless the window keeps counts only,
+/// its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    text: Option<Box<str>>,
+    count: Count,
+    kind: Kind,
+    source: CountSource,
+}
+
+impl Message {
+    /// A message; `text` is `None` when the window keeps counts only.
+    pub fn new(kind: Kind, count: Count, source: CountSource, text: Option<Box<str>>) -> Message {
+        Message {
+            text,
+            count,
+            kind,
+            source,
+        }
+    }
+
+    /// The message's kind.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The message's token count.
+    pub fn count(&self) -> Count {
+        self.count
+    }
+
+    /// The retained text, if any.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    /// Who produced the count.
+    pub fn source(&self) -> CountSource {
+        self.source
+    }
+
+    /// Replaces the count (after a model change).
+    pub(crate) fn set_count(&mut self, count: Count) {
+        self.count = count;
+    }
+}

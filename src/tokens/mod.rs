@@ -1,0 +1,43 @@
+//! Token counting: exact counts for OpenAI's public encodings, flagged estimates for every
+//! other model, the model registry that decides which applies, and the compact display form.
+//!
+//! Everything here is stateless and thread-safe; the encodings' tables are built once per
+//! process on first use.
+
+mod display;
+mod encoding;
+mod estimate;
+mod models;
+
+pub use display::format_count;
+pub use encoding::Encoding;
+pub use models::Model;
+
+/// A token count and whether it is exact.
+///
+/// `exact` is true only when the count comes from the model's own public tokenizer (or from
+/// the caller, who vouches for it); estimates are flagged so a UI can print them with `~`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    /// Number of tokens.
+    pub tokens: u32,
+    /// True when `tokens` is exact for the model, false when it is an estimate.
+    pub exact: bool,
+}
+
+impl Count {
+    /// An exact count.
+    pub fn exact(tokens: u32) -> Count {
+        Count { tokens, exact: true }
+    }
+
+    /// An estimated count.
+    pub fn estimate(tokens: u32) -> Count {
+        Count { tokens, exact: false }
+    }
+}
+
+/// Saturating conversion used wherever a `usize` token total meets a `u32` field.
+pub(crate) fn saturate_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
