@@ -7,8 +7,8 @@ use libc::c_char;
 /// the NUL) in `*needed` when `needed` is not NULL.
 ///
 /// Writes at most `cap` bytes including the NUL. When `text` does not fit, writes the longest
-/// prefix that ends on a character boundary and returns BUFFER_TOO_SMALL. `buf = NULL,
-/// cap = 0` only queries the length.
+/// prefix that ends on a character boundary and returns BUFFER_TOO_SMALL. `cap = 0` (with
+/// `buf` NULL or not) only queries the length and succeeds.
 ///
 /// # Safety
 /// `buf` is NULL or points to `cap` writable bytes; `needed` is NULL or writable.
@@ -21,7 +21,7 @@ pub unsafe fn write_str(text: &str, buf: *mut c_char, cap: usize, needed: *mut u
         *needed = text.len();
     }
     if cap == 0 {
-        return fits(text.len(), cap);
+        return Ok(());
     }
     let mut copy = text.len().min(cap - 1);
     while !text.is_char_boundary(copy) {

@@ -531,7 +531,7 @@ pub unsafe extern "C" fn ctxwin_window_drop_oldest_turn(w: *mut ctxwin_window) -
 /// does not clear it; this call itself never records a failure.
 ///
 /// Writes at most `cap` bytes including a NUL into `buf` and sets `*needed` (may be NULL) to
-/// the full length without the NUL. `buf = NULL, cap = 0` queries the length.
+/// the full length without the NUL. `buf = NULL, cap = 0` queries the length (and succeeds).
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `w`, or NULL `buf` with
 /// non-zero `cap`), or `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written).

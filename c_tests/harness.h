@@ -1,0 +1,52 @@
+/* A minimal test harness: checks count failures per test case; main prints
+ * "N passed, N failed" and exits non-zero on any failure. */
+#ifndef CTXWIN_TEST_HARNESS_H
+#define CTXWIN_TEST_HARNESS_H
+
+#include <stdio.h>
+#include <string.h>
+#include "ctxwin.h"
+
+extern int harness_failures; /* failed checks in the current test case */
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, \
+                    #cond);                                                    \
+            harness_failures++;                                                \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_STATUS(expr, expected)                                           \
+    do {                                                                       \
+        int32_t got_ = (int32_t)(expr);                                        \
+        if (got_ != (int32_t)(expected)) {                                     \
+            fprintf(stderr, "  %s:%d: %s returned %d (%s), expected %s\n",     \
+                    __FILE__, __LINE__, #expr, (int)got_,                      \
+                    ctxwin_status_str(got_), #expected);                       \
+            harness_failures++;                                                \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_STATUS(expr, CTXWIN_OK)
+
+/* Runs one test case and records whether it passed. */
+void harness_run(const char *name, void (*test)(void));
+
+/* Test suites, one per file. */
+void suite_library(void);
+void suite_count(void);
+void suite_window(void);
+void suite_errors(void);
+void suite_long_sessions(void);
+
+/* Helpers shared by the suites. */
+ctxwin_window *new_window(const char *model);
+ctxwin_status push_str(ctxwin_window *w, int32_t kind, const char *text);
+/* Copies the window's last error into a static buffer. */
+const char *last_error(const ctxwin_window *w);
+/* True when the environment asks for a quicker run (under valgrind). */
+int quick_mode(void);
+
+#endif
