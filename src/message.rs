@@ -54,11 +54,22 @@ pub enum CountSource {
     Caller,
 }
 
+/// The parts of a message most messages lack, boxed so that a counts-only window of millions
+/// of messages pays one pointer for them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageExtras {
+    /// The tool call id of a TOOL_CALL or TOOL_RESULT message.
+    pub call_id: Option<Box<str>>,
+    /// The provider JSON object the message was pushed as, kept verbatim for rendering.
+    pub raw_json: Option<Box<str>>,
+}
+
 /// One message in the ledger: its kind, its count and, unless the window keeps counts only,
 /// its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
     text: Option<Box<str>>,
+    extras: Option<Box<MessageExtras>>,
     count: Count,
     kind: Kind,
     source: CountSource,
@@ -69,10 +80,22 @@ impl Message {
     pub fn new(kind: Kind, count: Count, source: CountSource, text: Option<Box<str>>) -> Message {
         Message {
             text,
+            extras: None,
             count,
             kind,
             source,
         }
+    }
+
+    /// This message with `extras` attached.
+    pub fn with_extras(mut self, extras: MessageExtras) -> Message {
+        self.extras = Some(Box::new(extras));
+        self
+    }
+
+    /// The message's extras, if any.
+    pub fn extras(&self) -> Option<&MessageExtras> {
+        self.extras.as_deref()
     }
 
     /// The message's kind.
