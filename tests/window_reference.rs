@@ -1,0 +1,243 @@
+//! The ledger against a straightforward reference: random operation sequences on a
+//! `Window` and on a plain re-computation (drop the oldest turn while over budget, after every
+//! turn, replayed over the whole ledger at every enforcement point) must agree on the
+//! boundary, the live tokens and every turn.
+
+use ctxwin::{Count, Kind, Window};
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Push(Kind, u32, bool),
+    EndTurn,
+    SetBudget(i32),
+    SetOverhead(i32, i32),
+    IncludeOverhead(bool),
+    Truncate(usize),
+    Reset,
+    DropOldest,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let kind = prop::sample::select(Kind::ALL.to_vec());
+    prop_oneof![
+        12 => (kind, 0u32..400, any::<bool>()).prop_map(|(k, t, e)| Op::Push(k, t, e)),
+        4 => (0u32..120).prop_map(|t| Op::Push(Kind::User, t, true)),
+        5 => Just(Op::EndTurn),
+        1 => (0i32..3000).prop_map(Op::SetBudget),
+        1 => (0i32..300, 0i32..300).prop_map(|(s, t)| Op::SetOverhead(s, t)),
+        1 => any::<bool>().prop_map(Op::IncludeOverhead),
+        1 => (0usize..80).prop_map(Op::Truncate),
+        1 => Just(Op::Reset),
+        1 => Just(Op::DropOldest),
+    ]
+}
+
+/// The reference ledger: plain vectors and loops.
+#[derive(Default)]
+struct Reference {
+    messages: Vec<(Kind, u32, bool)>,
+    budget: u64,
+    overhead: u64,
+    includes_overhead: bool,
+    first_live: usize,
+    floor: usize,
+}
+
+impl Reference {
+    fn turn_starts(&self) -> Vec<usize> {
+        (0..self.messages.len()).filter(|&i| self.messages[i].0 == Kind::User).collect()
+    }
+
+    fn pinned(&self, i: usize) -> bool {
+        let first_user = self.turn_starts().first().copied().unwrap_or(usize::MAX);
+        self.messages[i].0 == Kind::System || i < first_user
+    }
+
+    fn turn_tokens(&self, t: usize) -> u64 {
+        let starts = self.turn_starts();
+        let end = starts.get(t + 1).copied().unwrap_or(self.messages.len());
+        (starts[t]..end)
+            .filter(|&i| self.messages[i].0 != Kind::System)
+            .map(|i| u64::from(self.messages[i].1))
+            .sum()
+    }
+
+    fn pinned_tokens(&self) -> u64 {
+        (0..self.messages.len()).filter(|&i| self.pinned(i)).map(|i| u64::from(self.messages[i].1)).sum()
+    }
+
+    fn available(&self) -> u64 {
+        if self.includes_overhead {
+            self.budget.saturating_sub(self.overhead + self.pinned_tokens())
+        } else {
+            self.budget
+        }
+    }
+
+    /// The source design's loop, after every turn, from the start of the ledger.
+    fn enforce(&mut self) {
+        let turns = self.turn_starts().len();
+        self.floor = self.floor.min(turns.saturating_sub(1));
+        let available = self.available();
+        let mut k = 0;
+        for last in 0..turns {
+            while k < last && (k..=last).map(|t| self.turn_tokens(t)).sum::<u64>() > available {
+                k += 1;
+            }
+        }
+        self.first_live = k.max(self.floor);
+    }
+
+    fn live_tokens(&self) -> u64 {
+        let turns = self.turn_starts().len();
+        self.overhead + self.pinned_tokens() + (self.first_live..turns).map(|t| self.turn_tokens(t)).sum::<u64>()
+    }
+
+    fn start(&self) -> usize {
+        if self.first_live == 0 { 0 } else { self.turn_starts()[self.first_live] }
+    }
+}
+
+fn apply(window: &mut Window, reference: &mut Reference, op: &Op) {
+    match *op {
+        Op::Push(kind, tokens, exact) => {
+            window.push_counted(kind, Count { tokens, exact });
+            reference.messages.push((kind, tokens, exact));
+        }
+        Op::EndTurn => {
+            let before = reference.first_live;
+            let pruned = window.end_turn();
+            reference.enforce();
+            assert_eq!(pruned, reference.first_live.saturating_sub(before));
+        }
+        Op::SetBudget(budget) => {
+            window.set_budget(budget).unwrap();
+            reference.budget = budget as u64;
+            reference.enforce();
+        }
+        Op::SetOverhead(system, tools) => {
+            window.set_overhead(system, tools).unwrap();
+            reference.overhead = (system + tools) as u64;
+            reference.enforce();
+        }
+        Op::IncludeOverhead(on) => {
+            window.configure(&format!(r#"{{"budget_includes_overhead":{on}}}"#)).unwrap();
+            reference.includes_overhead = on;
+            reference.enforce();
+        }
+        Op::Truncate(n) => {
+            let result = window.truncate(n);
+            if n > reference.messages.len() {
+                assert!(result.is_err());
+            } else {
+                result.unwrap();
+                reference.messages.truncate(n);
+                reference.enforce();
+            }
+        }
+        Op::Reset => {
+            window.reset();
+            reference.messages.clear();
+            reference.floor = 0;
+            reference.enforce();
+        }
+        Op::DropOldest => {
+            let turns = reference.turn_starts().len();
+            let result = window.drop_oldest_turn();
+            if reference.first_live + 1 >= turns {
+                assert!(result.is_err());
+            } else {
+                result.unwrap();
+                reference.floor = reference.first_live + 1;
+                reference.enforce();
+            }
+        }
+    }
+}
+
+fn check(window: &Window, reference: &Reference) {
+    assert_eq!(window.message_count(), reference.messages.len());
+    assert_eq!(window.first_live_turn(), reference.first_live);
+    assert_eq!(window.start(), reference.start());
+    let live = window.live_tokens();
+    assert_eq!(u64::from(live.tokens), reference.live_tokens());
+    let starts = reference.turn_starts();
+    assert_eq!(window.turn_count(), starts.len());
+    for (t, &first) in starts.iter().enumerate() {
+        let info = window.turn_info(t).unwrap();
+        assert_eq!(info.first_message, first);
+        assert_eq!(u64::from(info.tokens.tokens), reference.turn_tokens(t));
+        assert_eq!(info.live, t >= reference.first_live);
+    }
+    assert!(window.turn_info(starts.len()).is_err());
+    // Structural invariants of the boundary.
+    assert!(window.start() <= window.message_count());
+    if window.start() != 0 {
+        assert_eq!(window.message(window.start()).unwrap().kind(), Kind::User);
+    }
+}
+
+fn new_window(budget: i32) -> (Window, Reference) {
+    let mut window = Window::new("unknown-model");
+    window.set_budget(budget).unwrap();
+    let reference = Reference {
+        budget: budget as u64,
+        ..Reference::default()
+    };
+    (window, reference)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    #[test]
+    fn window_matches_the_reference(budget in 0i32..2000, ops in prop::collection::vec(op(), 0..160)) {
+        let (mut window, mut reference) = new_window(budget);
+        for op in &ops {
+            apply(&mut window, &mut reference, op);
+            check(&window, &reference);
+        }
+    }
+
+    /// A host that restores a session by pushing the same messages (with end_turn after each
+    /// turn) under the same settings gets the same boundary, however the original calls were
+    /// interleaved.
+    #[test]
+    fn boundary_depends_on_contents_not_call_order(
+        budget in 0i32..2000,
+        ops in prop::collection::vec(op().prop_filter("no manual drops", |o| !matches!(o, Op::DropOldest)), 0..160),
+    ) {
+        let (mut window, mut reference) = new_window(budget);
+        for op in &ops {
+            apply(&mut window, &mut reference, op);
+        }
+        window.end_turn();
+        let mut replay = Window::new("unknown-model");
+        replay.set_budget(reference.budget as i32).unwrap();
+        replay.set_overhead(reference.overhead as i32, 0).unwrap();
+        replay.configure(&format!(r#"{{"budget_includes_overhead":{}}}"#, reference.includes_overhead)).unwrap();
+        for &(kind, tokens, exact) in &reference.messages {
+            if kind == Kind::User {
+                replay.end_turn();
+            }
+            replay.push_counted(kind, Count { tokens, exact });
+        }
+        replay.end_turn();
+        prop_assert_eq!(replay.start(), window.start());
+        prop_assert_eq!(replay.first_live_turn(), window.first_live_turn());
+        prop_assert_eq!(replay.live_tokens(), window.live_tokens());
+    }
+}
+
+#[test]
+fn exactness_of_totals_follows_the_messages() {
+    let mut window = Window::new("unknown-model");
+    window.push_counted(Kind::User, Count::exact(10));
+    assert!(window.live_tokens().exact);
+    window.push_counted(Kind::Assistant, Count::estimate(5));
+    assert!(!window.live_tokens().exact);
+    assert!(!window.turn_info(0).unwrap().tokens.exact);
+    window.truncate(1).unwrap();
+    assert!(window.live_tokens().exact);
+}
