@@ -31,12 +31,15 @@ static void names_are_matched_as_users_write_them(void) {
 }
 
 static void other_models_are_estimates(void) {
+    const char *text = "Refactor the parser so that it streams its input instead of reading it whole.";
     const char *models[] = {"claude-sonnet-4-5", "gemini-2.5-pro", "my-local-llama", ""};
-    const char *text = "abcdefghi"; /* 9 bytes: bytes/4 rounded up is 3 */
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         ctxwin_count c = count(models[i], text);
-        CHECK(c.tokens == 3 && !c.exact);
+        /* A plausible estimate: between a token per 8 bytes and a token per byte. */
+        CHECK(!c.exact && c.tokens * 8 >= (int32_t)strlen(text) && c.tokens <= (int32_t)strlen(text));
     }
+    /* The same family counts alike whatever the spelling. */
+    CHECK(count("claude-sonnet-4-5", text).tokens == count("anthropic/Claude-3-5-haiku", text).tokens);
     ctxwin_count empty = {-1, true};
     CHECK_OK(ctxwin_count_text(NULL, 0, NULL, 0, &empty));
     CHECK(empty.tokens == 0);

@@ -150,7 +150,7 @@ static void huge_and_odd_texts(void) {
     memset(big, 'a', len);
     ctxwin_count c = {0, true};
     CHECK_OK(ctxwin_window_push(w, CTXWIN_KIND_TOOL_RESULT, big, len, &c));
-    CHECK(c.tokens == (int32_t)((len + 3) / 4) && !c.exact);
+    CHECK(!c.exact && c.tokens >= (int32_t)(len / 8) && c.tokens <= (int32_t)len);
     free(big);
     const char emoji[] = "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB \xCC\x81\xCC\x81 \xE4\xBD\xA0\xE5\xA5\xBD";
     ctxwin_window_free(w);

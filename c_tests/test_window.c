@@ -191,6 +191,7 @@ static void set_model_recounts_retained_text(void) {
     /* A caller-supplied count is kept as given. */
     CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_ASSISTANT, counted(77)));
     CHECK_OK(ctxwin_window_set_model(w, "gemini-2.5-pro", 14));
+    CHECK_OK(ctxwin_count_text("gemini-2.5-pro", 14, text, strlen(text), &est));
     CHECK(turn(w, 0).tokens.tokens == est.tokens + 77);
     ctxwin_window_free(w);
 }
@@ -235,7 +236,31 @@ static void configure_is_all_or_nothing(void) {
     ctxwin_window_free(w);
 }
 
+static void observe_usage_calibrates_estimates(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    for (int i = 0; i < 6; i++) {
+        ctxwin_count est = {100, false};
+        CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_USER, est));
+    }
+    CHECK_OK(ctxwin_window_set_overhead(w, 40, 10));
+    CHECK(live(w) == 650);
+    CHECK_OK(ctxwin_window_observe_usage(w, 0, 6, 50 + 720)); /* 20% more than estimated */
+    ctxwin_count total = {0, true};
+    CHECK_OK(ctxwin_window_live_tokens(w, &total));
+    CHECK(total.tokens == 770 && !total.exact);
+    CHECK(turn(w, 0).tokens.tokens == 120);
+    CHECK_STATUS(ctxwin_window_observe_usage(w, 0, 7, 500), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(ctxwin_window_observe_usage(w, 4, 2, 500), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(ctxwin_window_observe_usage(w, 0, 6, -1), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(ctxwin_window_observe_usage(w, 0, 6, 30), CTXWIN_STATUS_MISMATCH);
+    CHECK(strstr(last_error(w), "exact part") != NULL);
+    CHECK_STATUS(ctxwin_window_observe_usage(NULL, 0, 0, 0), CTXWIN_STATUS_NULL_ARG);
+    CHECK(live(w) == 770);
+    ctxwin_window_free(w);
+}
+
 void suite_window(void) {
+    harness_run("observe_usage_calibrates_estimates", observe_usage_calibrates_estimates);
     harness_run("turns_group_messages_and_pin_system", turns_group_messages_and_pin_system);
     harness_run("sliding_drops_oldest_whole_turns", sliding_drops_oldest_whole_turns);
     harness_run("newest_turn_is_never_dropped", newest_turn_is_never_dropped);

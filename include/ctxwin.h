@@ -744,6 +744,35 @@ ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
                                        size_t *needed);
 
 /**
+ * Calibrates estimates from a provider's usage report: the request that carried the
+ * overhead, the pinned messages before `end` and the messages `first..end` reported
+ * `prompt_tokens` prompt tokens (OpenAI `usage.prompt_tokens`, Anthropic `input_tokens`
+ * plus cache tokens, Gemini `promptTokenCount`).
+ *
+ * The part of the report above the exact counts teaches the window its ratio of real to
+ * estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
+ * still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
+ * nothing is recounted. A range with exact counts only changes nothing. `ctxwin_window_set_model`
+ * forgets the calibration.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
+ * negative total, or `CTXWIN_STATUS_MISMATCH` when the total does not exceed the exact part
+ * of the request (the report cannot be for this range).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_observe_usage(struct ctxwin_window *w,
+                                          size_t first,
+                                          size_t end,
+                                          int64_t prompt_tokens);
+
+/**
  * The library version as a string, for example "0.1.0".
  *
  * Returns a NUL-terminated string with static lifetime; do not free it.
@@ -1138,6 +1167,35 @@ ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
                                        char *buf,
                                        size_t cap,
                                        size_t *needed);
+
+/**
+ * Calibrates estimates from a provider's usage report: the request that carried the
+ * overhead, the pinned messages before `end` and the messages `first..end` reported
+ * `prompt_tokens` prompt tokens (OpenAI `usage.prompt_tokens`, Anthropic `input_tokens`
+ * plus cache tokens, Gemini `promptTokenCount`).
+ *
+ * The part of the report above the exact counts teaches the window its ratio of real to
+ * estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
+ * still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
+ * nothing is recounted. A range with exact counts only changes nothing. `ctxwin_window_set_model`
+ * forgets the calibration.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
+ * negative total, or `CTXWIN_STATUS_MISMATCH` when the total does not exceed the exact part
+ * of the request (the report cannot be for this range).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_observe_usage(struct ctxwin_window *w,
+                                          size_t first,
+                                          size_t end,
+                                          int64_t prompt_tokens);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -11,7 +11,7 @@ use crate::config::{Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message};
 use crate::strategy::sliding;
-use crate::tokens::{Count, Model, saturate_u32};
+use crate::tokens::{Calibration, Count, Model, saturate_u32};
 
 /// Token totals split by exactness, so a sum knows whether it is exact.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,10 +44,6 @@ impl Tally {
             exact: self.exact - other.exact,
             estimated: self.estimated - other.estimated,
         }
-    }
-
-    fn tokens(self) -> u64 {
-        self.exact + self.estimated
     }
 
     fn is_exact(self) -> bool {
@@ -101,6 +97,8 @@ pub struct Window {
     first_live_turn: usize,
     /// Turns dropped by hand: the boundary never moves before this turn.
     forced_first_live: usize,
+    /// Learned from provider usage; scales estimated counts.
+    calibration: Calibration,
     generation: u32,
 }
 
@@ -117,6 +115,7 @@ impl Window {
             pinned: Tally::default(),
             first_live_turn: 0,
             forced_first_live: 0,
+            calibration: Calibration::default(),
             generation: 0,
         }
     }
@@ -165,7 +164,8 @@ impl Window {
 
     /// Switches to `model`: recounts every message the library counted and still has the
     /// text of, flags the counts it cannot recount as estimates (a counts-only window),
-    /// keeps caller-supplied counts as given, and re-enforces the strategy.
+    /// keeps caller-supplied counts as given, forgets the calibration (it belonged to the old
+    /// model's tokenizer), and re-enforces the strategy.
     pub fn set_model(&mut self, model: &str) {
         let next = Model::resolve(model);
         for message in &mut self.messages {
@@ -179,16 +179,72 @@ impl Window {
             message.set_count(count);
         }
         self.model = next;
+        self.calibration = Calibration::default();
         self.rebuild_tallies();
         self.enforce();
     }
 
-    /// Appends a message whose text the library counts, and returns the count.
+    /// Appends a message whose text the library counts, and returns the count as the
+    /// window uses it (an estimate scaled by the calibration).
     pub fn push(&mut self, kind: Kind, text: &str) -> Count {
         let count = self.model.count(text);
         let text = self.settings.retain_text.then(|| Box::from(text));
         self.append(Message::new(kind, count, CountSource::Library, text));
-        count
+        self.calibrated(count)
+    }
+
+    /// Learns from a provider's usage report: the request that carried the overhead, the
+    /// pinned messages before `end` and the messages `first..end` cost `prompt_tokens`. The
+    /// part of the report above the exact counts calibrates the estimated ones; later
+    /// totals scale every estimate by the learned ratio (raw counts stay cached) and the
+    /// strategy is re-enforced. A range of exact counts only teaches nothing.
+    pub fn observe_usage(&mut self, first: usize, end: usize, prompt_tokens: i64) -> Result<()> {
+        if first > end || end > self.messages.len() {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "usage range {first}..{end} is not within the window's {} messages",
+                    self.messages.len()
+                ),
+            ));
+        }
+        let reported = u64::try_from(prompt_tokens)
+            .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
+        let mut request = self.overhead_tally();
+        for (index, message) in self.messages[..end].iter().enumerate() {
+            if index >= first || self.is_pinned(index, message.kind()) {
+                request.add(message.count());
+            }
+        }
+        if request.estimated == 0 {
+            return Ok(());
+        }
+        let real = reported.checked_sub(request.exact).filter(|&real| real > 0).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Mismatch,
+                format!(
+                    "reported prompt total {reported} does not exceed the exact part of the request ({} tokens)",
+                    request.exact
+                ),
+            )
+        })?;
+        self.calibration.observe(real, request.estimated);
+        self.enforce();
+        Ok(())
+    }
+
+    /// Real tokens per estimated token, as learned by [`Window::observe_usage`] (1 before).
+    pub fn calibration_ratio(&self) -> f64 {
+        self.calibration.ratio()
+    }
+
+    /// `count` as the window uses it: estimates scaled by the calibration.
+    fn calibrated(&self, count: Count) -> Count {
+        if count.exact {
+            count
+        } else {
+            Count::estimate(saturate_u32(self.calibration.apply(u64::from(count.tokens))))
+        }
     }
 
     /// Appends a message with a count the caller already has (a provider's count_tokens
@@ -285,7 +341,7 @@ impl Window {
         let next = match self.settings.strategy {
             StrategyName::Sliding => sliding::first_live_turn(
                 self.turns.len(),
-                |k| self.history_from(k).tokens(),
+                |k| self.tokens_of(self.history_from(k)),
                 self.available_for_history(),
                 self.forced_first_live,
             ),
@@ -300,7 +356,7 @@ impl Window {
     fn available_for_history(&self) -> u64 {
         let budget = u64::from(self.settings.history_budget);
         if self.settings.budget_includes_overhead {
-            budget.saturating_sub(self.fixed_cost().tokens())
+            budget.saturating_sub(self.tokens_of(self.fixed_cost()))
         } else {
             budget
         }
@@ -308,9 +364,19 @@ impl Window {
 
     /// What every request costs besides history: overhead and pinned messages.
     fn fixed_cost(&self) -> Tally {
-        let mut cost = self.pinned;
-        cost.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
-        cost
+        let overhead = self.overhead_tally();
+        Tally {
+            exact: self.pinned.exact + overhead.exact,
+            estimated: self.pinned.estimated,
+        }
+    }
+
+    /// The overhead as a tally: the caller's numbers are taken as exact.
+    fn overhead_tally(&self) -> Tally {
+        Tally {
+            exact: u64::from(self.overhead.system) + u64::from(self.overhead.tools),
+            estimated: 0,
+        }
     }
 
     /// History tokens of turns `k..`.
@@ -390,7 +456,7 @@ impl Window {
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: tally_count(tokens),
+            tokens: self.count_of(tokens),
             live: turn >= self.first_live_turn,
         })
     }
@@ -402,14 +468,19 @@ impl Window {
         let history = self.history_from(self.first_live_turn);
         total.exact += history.exact;
         total.estimated += history.estimated;
-        tally_count(total)
+        self.count_of(total)
     }
-}
 
-fn tally_count(tally: Tally) -> Count {
-    Count {
-        tokens: saturate_u32(tally.tokens()),
-        exact: tally.is_exact(),
+    /// Tokens of `tally`, estimates scaled by the calibration.
+    fn tokens_of(&self, tally: Tally) -> u64 {
+        tally.exact + self.calibration.apply(tally.estimated)
+    }
+
+    fn count_of(&self, tally: Tally) -> Count {
+        Count {
+            tokens: saturate_u32(self.tokens_of(tally)),
+            exact: tally.is_exact(),
+        }
     }
 }
 

@@ -560,3 +560,37 @@ pub unsafe extern "C" fn ctxwin_window_last_error(
         }
     }
 }
+
+/// Calibrates estimates from a provider's usage report: the request that carried the
+/// overhead, the pinned messages before `end` and the messages `first..end` reported
+/// `prompt_tokens` prompt tokens (OpenAI `usage.prompt_tokens`, Anthropic `input_tokens`
+/// plus cache tokens, Gemini `promptTokenCount`).
+///
+/// The part of the report above the exact counts teaches the window its ratio of real to
+/// estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
+/// still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
+/// nothing is recounted. A range with exact counts only changes nothing. `ctxwin_window_set_model`
+/// forgets the calibration.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
+/// `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
+/// negative total, or `CTXWIN_STATUS_MISMATCH` when the total does not exceed the exact part
+/// of the request (the report cannot be for this range).
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_observe_usage(
+    w: *mut ctxwin_window,
+    first: usize,
+    end: usize,
+    prompt_tokens: i64,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| Ok(window.observe_usage(first, end, prompt_tokens)?))
+    }
+}

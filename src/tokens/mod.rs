@@ -4,11 +4,13 @@
 //! Everything here is stateless and thread-safe; the encodings' tables are built once per
 //! process on first use.
 
+mod calibration;
 mod display;
 mod encoding;
 mod estimate;
 mod models;
 
+pub use calibration::Calibration;
 pub use display::format_count;
 pub use encoding::Encoding;
 pub use models::Model;

@@ -1,15 +1,16 @@
 //! The model registry: from a model name as users write it to the counter that applies and
 //! the model's context limit.
 
-use super::{Count, Encoding, estimate, saturate_u32};
+use super::estimate::{Family, estimate};
+use super::{Count, Encoding, saturate_u32};
 
 /// How a model's tokens are counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Counter {
     /// The model's public encoding: counts are exact.
     Exact(Encoding),
-    /// No public tokenizer: counts are estimates.
-    Estimate,
+    /// No public tokenizer: counts are estimates for the model's family.
+    Estimate(Family),
 }
 
 /// A model resolved once from its name: which counter applies and its context limit.
@@ -31,7 +32,7 @@ impl Model {
     /// Resolves `name`.
     pub fn resolve(name: &str) -> Model {
         let base = base_name(name);
-        let counter = exact_encoding(&base).map_or(Counter::Estimate, Counter::Exact);
+        let counter = exact_encoding(&base).map_or_else(|| Counter::Estimate(Family::of(&base)), Counter::Exact);
         Model {
             name: name.to_owned(),
             counter,
@@ -58,7 +59,7 @@ impl Model {
     pub fn count(&self, text: &str) -> Count {
         match self.counter {
             Counter::Exact(encoding) => Count::exact(saturate_u32(encoding.count(text) as u64)),
-            Counter::Estimate => Count::estimate(saturate_u32(estimate::bytes_over_four(text))),
+            Counter::Estimate(family) => Count::estimate(saturate_u32(estimate(text, family))),
         }
     }
 }
@@ -147,6 +148,6 @@ mod tests {
         let unknown = Model::resolve("my-local-llama");
         assert!(!unknown.is_exact());
         assert_eq!(unknown.context_limit(), None);
-        assert_eq!(unknown.count("abcde"), Count::estimate(2));
+        assert!(!unknown.count("abcde").exact);
     }
 }

@@ -1,0 +1,75 @@
+//! Calibration of estimates from provider usage reports.
+
+use ctxwin::{Count, ErrorKind, Kind, Window};
+
+fn session(model: &str) -> Window {
+    let mut window = Window::new(model);
+    window.set_overhead(100, 50).unwrap();
+    window.push(Kind::System, "You are a helpful agent.");
+    window.push(Kind::User, "Summarise the design document in three bullet points, please.");
+    window.push(Kind::Assistant, "Here are three bullet points about the design: it counts, it groups, it slides.");
+    window
+}
+
+#[test]
+fn a_report_scales_estimates_by_the_learned_ratio() {
+    let mut window = session("claude-sonnet-4-5");
+    let before = window.live_tokens();
+    assert!(!before.exact);
+    let estimated = u64::from(before.tokens) - 150;
+    // The provider counted 30% more than the estimate for the same request.
+    let reported = 150 + (estimated as f64 * 1.3).round() as i64;
+    window.observe_usage(0, window.message_count(), reported).unwrap();
+    let after = window.live_tokens();
+    assert!(!after.exact, "calibrated counts are still estimates");
+    assert!((i64::from(after.tokens) - reported).abs() <= 2, "{after:?} vs {reported}");
+    assert!((window.calibration_ratio() - 1.3).abs() < 0.02);
+    // Raw counts stay cached; a new message is scaled too.
+    let raw = window.message(1).unwrap().count();
+    assert_eq!(raw, Window::new("claude-sonnet-4-5").push(Kind::User, "Summarise the design document in three bullet points, please."));
+    let pushed = window.push(Kind::User, "And now in one sentence.");
+    let uncalibrated = ctxwin::Model::resolve("claude-sonnet-4-5").count("And now in one sentence.");
+    assert_eq!(u64::from(pushed.tokens), (f64::from(uncalibrated.tokens) * window.calibration_ratio()).round() as u64);
+}
+
+#[test]
+fn calibration_moves_the_boundary_and_set_model_forgets_it() {
+    let mut window = Window::new("gemini-2.5-pro");
+    for _ in 0..10 {
+        window.push_counted(Kind::User, Count::estimate(100));
+    }
+    window.set_budget(500).unwrap();
+    assert_eq!(window.first_live_turn(), 5);
+    window.observe_usage(5, 10, 1000).unwrap(); // the estimates were half the truth
+    assert_eq!(window.first_live_turn(), 8, "500 tokens now hold 2.5 turns");
+    window.set_model("gemini-2.5-flash");
+    assert_eq!(window.calibration_ratio(), 1.0);
+    assert_eq!(window.first_live_turn(), 5);
+}
+
+#[test]
+fn exact_models_and_exact_ranges_learn_nothing() {
+    let mut window = session("gpt-4o");
+    let before = window.live_tokens();
+    window.observe_usage(0, 3, i64::from(before.tokens) + 40).unwrap();
+    assert_eq!(window.live_tokens(), before);
+    assert_eq!(window.calibration_ratio(), 1.0);
+}
+
+#[test]
+fn bad_reports_are_refused_and_change_nothing() {
+    let mut window = session("claude-sonnet-4-5");
+    let before = window.live_tokens();
+    let cases = [
+        (0, 4, 1000, ErrorKind::OutOfRange),
+        (2, 1, 1000, ErrorKind::OutOfRange),
+        (0, 3, -5, ErrorKind::InvalidArg),
+        (0, 3, 120, ErrorKind::Mismatch), // below the 150 tokens of exact overhead
+    ];
+    for (first, end, total, kind) in cases {
+        let err = window.observe_usage(first, end, total).unwrap_err();
+        assert_eq!(err.kind(), kind, "{first}..{end} {total}: {err}");
+    }
+    assert_eq!(window.live_tokens(), before);
+    assert_eq!(window.calibration_ratio(), 1.0);
+}
