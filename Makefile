@@ -14,7 +14,7 @@ HEADER_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wstrict-prototy
 VALGRIND := valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=1
 C_TEST_SRC := $(sort $(wildcard c_tests/test_*.c))
 
-.PHONY: all lib header check-header test rust-test c-test header-compile snippet valgrind demo clean
+.PHONY: all lib header check-header test rust-test c-test header-compile snippet valgrind demo bench clean
 
 all: lib
 
@@ -80,6 +80,10 @@ $(OUT)/agent_demo: examples/agent_demo.c include/ctxwin.h lib
 
 demo: $(OUT)/agent_demo
 	$(OUT)/agent_demo
+
+# Benchmarks print medians and ratios against peers measured in the same run.
+bench:
+	$(CARGO) bench
 
 clean:
 	$(CARGO) clean
