@@ -14,17 +14,11 @@ fn main() {
         cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is readable and valid");
     config.after_includes = Some(format!("{}{}", version_macros(), config.after_includes.unwrap_or_default()));
 
-    // Only the shims in src/ffi are the C API; the safe core's public types are not.
-    let mut builder = cbindgen::Builder::new().with_config(config);
-    let mut shims: Vec<PathBuf> = std::fs::read_dir(crate_dir.join("src/ffi"))
-        .expect("src/ffi is readable")
-        .map(|entry| entry.expect("src/ffi entries are readable").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
-        .collect();
-    shims.sort();
-    for shim in shims {
-        builder = builder.with_src(shim);
-    }
+    // Only the shims in src/ffi are the C API; the safe core's public types are not. cbindgen
+    // follows `mod` declarations from src/ffi/mod.rs to every shim file.
+    let builder = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(crate_dir.join("src/ffi/mod.rs"));
     let header = out_dir.join("ctxwin.h");
     builder
         .generate()
