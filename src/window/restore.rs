@@ -1,0 +1,83 @@
+//! Rebuilding a window from saved parts (see `crate::persist`): the ledger is replayed,
+//! the saved records are checked against it, and the boundary is recomputed, so a restored
+//! window is exactly as consistent as one built by pushing.
+
+use super::Window;
+use crate::config::Settings;
+use crate::error::{Error, ErrorKind, Result};
+use crate::message::Message;
+use crate::summary::CompactionRecord;
+use crate::window::Overhead;
+
+/// Everything that determines a window's state, as read from a saved file.
+#[derive(Clone, Debug)]
+pub struct SavedWindow {
+    /// The model name as the caller gave it.
+    pub model: String,
+    /// The settings.
+    pub settings: Settings,
+    /// The overhead.
+    pub overhead: Overhead,
+    /// The ledger, with counts as they were (not recounted).
+    pub messages: Vec<Message>,
+    /// Turns dropped by hand.
+    pub forced_first_live: usize,
+    /// Compaction records, oldest first.
+    pub compactions: Vec<CompactionRecord>,
+    /// The provider's last prompt total.
+    pub prompt_total: Option<u64>,
+    /// The generation.
+    pub generation: u32,
+}
+
+impl Window {
+    /// The window `saved` describes. Fails with PARSE, naming the record, when the
+    /// compaction records or the forced floor do not fit the ledger.
+    pub fn restore(saved: SavedWindow) -> Result<Window> {
+        let mut window = Window::new(&saved.model);
+        window.settings = saved.settings;
+        window.overhead = saved.overhead;
+        for message in saved.messages {
+            window.append(message);
+        }
+        if saved.forced_first_live > window.turns.len().saturating_sub(1) {
+            return Err(inconsistent(format!(
+                "forced_first_live {} is past the newest of {} turns",
+                saved.forced_first_live,
+                window.turns.len()
+            )));
+        }
+        window.check_records(&saved.compactions)?;
+        window.forced_first_live = saved.forced_first_live;
+        window.compactions = saved.compactions;
+        window.prompt_total = saved.prompt_total;
+        window.enforce();
+        window.generation = saved.generation;
+        Ok(window)
+    }
+
+    /// Checks that each record archives the turns after the previous record's, as
+    /// `set_summary` would have recorded them, and leaves a live turn after it.
+    fn check_records(&self, records: &[CompactionRecord]) -> Result<()> {
+        let mut archived = 0;
+        for (i, record) in records.iter().enumerate() {
+            let fits = record.number == i + 1
+                && record.archived_turns > archived
+                && record.archived_turns < self.turns.len()
+                && record.first_archived == self.turns[archived].first
+                && record.last_archived + 1 == self.turns[record.archived_turns].first;
+            if !fits {
+                return Err(inconsistent(format!(
+                    "compactions[{i}] (number {}, messages {}..={}, {} turns archived) does not match the saved messages",
+                    record.number, record.first_archived, record.last_archived, record.archived_turns
+                )));
+            }
+            archived = record.archived_turns;
+        }
+        Ok(())
+    }
+}
+
+fn inconsistent(message: String) -> Error {
+    Error::new(ErrorKind::Parse, message)
+}
