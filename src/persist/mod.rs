@@ -3,7 +3,7 @@
 //! ```text
 //! {"format":"ctxwin-window","version":1,
 //!  "model":"gpt-4o", "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
-//!  "generation":7, "forced_first_live":0, "prompt_total":null,
+//!  "generation":7, "first_live_turn":3, "forced_first_live":0, "prompt_total":null,
 //!  "messages":[{"kind":1,"tokens":12,"exact":true,"source":"library","text":"…",
 //!               "call_id":"…","raw_json":"…","external_id":42}, …],
 //!  "compactions":[{…as ctxwin_window_compaction_info…}, …]}
@@ -104,6 +104,7 @@ fn write_window(window: &Window) -> Value {
         "settings": window.settings().to_value(),
         "overhead": {"system": overhead.system, "tools": overhead.tools},
         "generation": window.generation(),
+        "first_live_turn": window.first_live_turn(),
         "forced_first_live": window.forced_first_live(),
         "prompt_total": window.prompt_total(),
         "messages": (0..window.message_count())
@@ -126,6 +127,7 @@ fn read_window(value: &Value) -> Result<Window> {
             tools: overhead.tokens("tools")?,
         },
         generation: fields.whole("generation", u64::from(u32::MAX))? as u32,
+        first_live_turn: fields.index("first_live_turn")?,
         forced_first_live: fields.index("forced_first_live")?,
         prompt_total: fields.optional_whole("prompt_total", u64::MAX)?,
         messages: fields
@@ -222,4 +224,189 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
     } else {
         message.with_extras(extras)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One step of a session, applied the same way to the original and to its restored copy.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Push(u8, String),
+        Counted(u8, u32, bool),
+        EndTurn,
+        Summarise,
+        DropOldest,
+        Truncate(usize),
+        ExternalId(usize, i64),
+        Budget(u16),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (0u8..6, "[a-z .\\n]{0,40}").prop_map(|(k, t)| Step::Push(k, t)),
+            (0u8..6, 0u32..400, any::<bool>()).prop_map(|(k, n, e)| Step::Counted(k, n, e)),
+            Just(Step::EndTurn),
+            Just(Step::EndTurn),
+            Just(Step::Summarise),
+            Just(Step::DropOldest),
+            (0usize..60).prop_map(Step::Truncate),
+            (0usize..60, any::<i64>()).prop_map(|(i, id)| Step::ExternalId(i, id)),
+            (0u16..1500).prop_map(Step::Budget),
+        ]
+    }
+
+    fn apply(window: &mut Window, step: &Step) {
+        let kind = |k: u8| Kind::from_code(i32::from(k)).unwrap();
+        match step {
+            Step::Push(k, text) => drop(window.push(kind(*k), text)),
+            Step::Counted(k, n, exact) => window.push_counted(kind(*k), Count { tokens: *n, exact: *exact }),
+            Step::EndTurn => drop(window.end_turn()),
+            Step::Summarise => {
+                if window.summary_request().is_ok() {
+                    let _ = window.set_summary(window.generation(), "s", 7);
+                }
+            }
+            Step::DropOldest => drop(window.drop_oldest_turn()),
+            Step::Truncate(n) => drop(window.truncate(*n)),
+            Step::ExternalId(i, id) => drop(window.set_external_id(*i, *id)),
+            Step::Budget(b) => drop(window.set_budget(i32::from(*b))),
+        }
+    }
+
+    /// What a caller observes of the boundary and the ledger.
+    fn observed(window: &Window) -> (usize, u32, Count, Vec<crate::window::TurnInfo>, Option<String>) {
+        (
+            window.start(),
+            window.generation(),
+            window.live_tokens(),
+            (0..window.turn_count()).map(|t| window.turn_info(t).unwrap()).collect(),
+            window.summary().map(|r| r.summary.to_string()),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn a_restored_window_continues_exactly_like_the_original(
+            config in prop_oneof![Just(r#"{}"#), Just(r#"{"strategy":"summary","context_limit":3000,"summary_budget":50}"#),
+                                  Just(r#"{"retain_text":false,"budget_includes_overhead":true,"summary_budget":20}"#)],
+            before in prop::collection::vec(step(), 0..60),
+            after in prop::collection::vec(step(), 0..30),
+        ) {
+            let mut original = Window::new("gpt-4o");
+            original.configure(config).unwrap();
+            original.set_overhead(30, 5).unwrap();
+            for step in &before {
+                apply(&mut original, step);
+            }
+            let saved = export(&original);
+            let mut restored = import(&saved).unwrap();
+            prop_assert_eq!(export(&restored), saved);
+            prop_assert_eq!(observed(&restored), observed(&original));
+            for step in &after {
+                apply(&mut original, step);
+                apply(&mut restored, step);
+                prop_assert_eq!(observed(&restored), observed(&original));
+            }
+            prop_assert_eq!(export(&restored), export(&original));
+        }
+    }
+
+    fn sample() -> Window {
+        let mut window = Window::new("gpt-4o");
+        window.configure(r#"{"history_budget":30}"#).unwrap();
+        for turn in 0..4 {
+            window.push(Kind::User, &format!("turn {turn}: please edit src/main.rs and run the tests"));
+            window.push_counted(Kind::ToolResult, Count::exact(20));
+            window.end_turn();
+        }
+        window.set_external_id(0, 41).unwrap();
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "Edited src/main.rs.", 9).unwrap();
+        window
+    }
+
+    #[test]
+    fn every_prefix_of_a_saved_window_is_refused_with_parse() {
+        let saved = export(&sample());
+        for end in 0..saved.len() {
+            let err = import(&saved[..end]).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Parse, "prefix of {end} bytes: {}", err.message());
+        }
+        assert!(import(&saved).is_ok());
+    }
+
+    #[test]
+    fn damaged_fields_are_named_and_newer_versions_unsupported() {
+        let saved: Value = serde_json::from_str(&export(&sample())).unwrap();
+        let edit = |path: &[&str], value: Value| {
+            let mut doc = saved.clone();
+            let mut slot = &mut doc;
+            for key in path {
+                slot = match key.parse::<usize>() {
+                    Ok(i) => &mut slot[i],
+                    Err(_) => &mut slot[*key],
+                };
+            }
+            *slot = value;
+            import(&doc.to_string()).unwrap_err()
+        };
+        let cases = [
+            (edit(&["version"], json!(2)), ErrorKind::Unsupported, "version 2"),
+            (edit(&["version"], json!("1")), ErrorKind::Parse, "version"),
+            (edit(&["format"], json!("other")), ErrorKind::Parse, "format"),
+            (edit(&["settings", "strategy"], json!("tiered")), ErrorKind::Unsupported, "tiered"),
+            (edit(&["settings", "history_budget"], json!(-1)), ErrorKind::Parse, "history_budget"),
+            (edit(&["messages", "2", "kind"], json!(9)), ErrorKind::Parse, "messages[2].kind"),
+            (edit(&["messages", "1", "source"], json!("me")), ErrorKind::Parse, "messages[1].source"),
+            (edit(&["messages", "0", "external_id"], json!("x")), ErrorKind::Parse, "messages[0].external_id"),
+            (edit(&["compactions", "0", "archived_turns"], json!(0)), ErrorKind::Parse, "compactions[0]"),
+            (edit(&["compactions", "0", "last_archived"], json!(2)), ErrorKind::Parse, "compactions[0]"),
+            (edit(&["forced_first_live"], json!(99)), ErrorKind::Parse, "forced_first_live"),
+            (edit(&["first_live_turn"], json!(0)), ErrorKind::Parse, "first_live_turn"),
+            (edit(&["overhead"], json!([])), ErrorKind::Parse, "overhead"),
+            (edit(&[], json!(null)), ErrorKind::Parse, "object"),
+        ];
+        for (err, kind, needle) in cases {
+            assert_eq!(err.kind(), kind, "{}", err.message());
+            assert!(err.message().contains(needle), "{needle}: {}", err.message());
+        }
+    }
+
+    #[test]
+    fn a_checked_import_compares_every_id() {
+        let mut window = sample();
+        let ids: Vec<i64> = (0..window.message_count() as i64).map(|i| 100 + i).collect();
+        for (index, &id) in ids.iter().enumerate() {
+            window.set_external_id(index, id).unwrap();
+        }
+        let saved = export(&window);
+        assert_eq!(export(&import_checked(&saved, &ids).unwrap()), saved);
+        let mut wrong = ids.clone();
+        wrong[3] = 7;
+        let err = import_checked(&saved, &wrong).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Mismatch);
+        assert_eq!(err.message(), "message 3 has external id 103 but the caller's row is 7");
+        let err = import_checked(&saved, &ids[1..]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Mismatch);
+        assert_eq!(window.set_external_id(99, 1).unwrap_err().kind(), ErrorKind::OutOfRange);
+    }
+
+    #[test]
+    fn save_and_load_round_trip_and_report_io_errors() {
+        let path = std::env::temp_dir().join(format!("ctxwin-persist-{}.json", std::process::id()));
+        let window = sample();
+        save(&window, &path).unwrap();
+        assert_eq!(export(&load(&path).unwrap()), export(&window));
+        std::fs::write(&path, b"{\"format\":\"ctxwin-window\",\xff").unwrap();
+        assert_eq!(load(&path).unwrap_err().kind(), ErrorKind::Parse);
+        std::fs::remove_file(&path).unwrap();
+        let err = load(&path).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Io);
+        assert!(err.message().contains("ctxwin-persist"), "{}", err.message());
+    }
 }

@@ -1,6 +1,6 @@
-//! Rebuilding a window from saved parts (see `crate::persist`): the ledger is replayed,
-//! the saved records are checked against it, and the boundary is recomputed, so a restored
-//! window is exactly as consistent as one built by pushing.
+//! Rebuilding a window from saved parts (see `crate::persist`): the ledger is replayed and
+//! the saved boundary and records are checked against it, so a restored window is exactly
+//! the one that was saved, and as consistent as one built by pushing.
 
 use super::Window;
 use crate::config::Settings;
@@ -20,6 +20,9 @@ pub struct SavedWindow {
     pub overhead: Overhead,
     /// The ledger, with counts as they were (not recounted).
     pub messages: Vec<Message>,
+    /// The first live turn. Saved rather than recomputed: pushes do not move the boundary
+    /// until `end_turn`, so a window saved mid-turn must not be re-enforced.
+    pub first_live_turn: usize,
     /// Turns dropped by hand.
     pub forced_first_live: usize,
     /// Compaction records, oldest first.
@@ -31,8 +34,8 @@ pub struct SavedWindow {
 }
 
 impl Window {
-    /// The window `saved` describes. Fails with PARSE, naming the record, when the
-    /// compaction records or the forced floor do not fit the ledger.
+    /// The window `saved` describes. Fails with PARSE, naming the field, when the boundary,
+    /// the forced floor or the compaction records do not fit the ledger.
     pub fn restore(saved: SavedWindow) -> Result<Window> {
         let mut window = Window::new(&saved.model);
         window.settings = saved.settings;
@@ -48,10 +51,18 @@ impl Window {
             )));
         }
         window.check_records(&saved.compactions)?;
+        let floor = saved.forced_first_live.max(saved.compactions.last().map_or(0, |r| r.archived_turns));
+        if saved.first_live_turn < floor || saved.first_live_turn > window.turns.len().saturating_sub(1) {
+            return Err(inconsistent(format!(
+                "first_live_turn {} is not between the floor {floor} and the newest of {} turns",
+                saved.first_live_turn,
+                window.turns.len()
+            )));
+        }
+        window.first_live_turn = saved.first_live_turn;
         window.forced_first_live = saved.forced_first_live;
         window.compactions = saved.compactions;
         window.prompt_total = saved.prompt_total;
-        window.enforce();
         window.generation = saved.generation;
         Ok(window)
     }
