@@ -78,6 +78,20 @@ impl Window {
     /// fitted to the context limit minus `summary_budget`. Remembers what it covers for
     /// [`Window::set_summary`]; works whether or not the trigger has fired.
     pub fn summary_request(&mut self) -> Result<String> {
+        let (prompt, pending) = self.build_summary_request()?;
+        self.await_summary(pending);
+        Ok(prompt)
+    }
+
+    /// Makes `pending` (from [`Window::build_summary_request`]) the request
+    /// [`Window::set_summary`] answers.
+    pub fn await_summary(&mut self, pending: PendingSummary) {
+        self.pending_summary = Some(pending);
+    }
+
+    /// [`Window::summary_request`] without remembering the request: the prompt and what it
+    /// covers, for a caller that hands the prompt on before committing to it.
+    pub fn build_summary_request(&self) -> Result<(String, PendingSummary)> {
         let (first_turn, target) = (self.archived_turns(), self.summary_target());
         if target <= first_turn {
             return Err(Error::new(
@@ -97,12 +111,12 @@ impl Window {
         }
         .build()
         .map_err(|e| Error::new(e.kind(), format!("{} (context limit {limit})", e.message())))?;
-        self.pending_summary = Some(PendingSummary {
+        let pending = PendingSummary {
             generation: self.generation,
             first_turn,
             end_turn: first_turn + prompt.turns,
-        });
-        Ok(prompt.text)
+        };
+        Ok((prompt.text, pending))
     }
 
     /// The message indices of turn `turn`.
