@@ -14,7 +14,7 @@ HEADER_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wstrict-prototy
 VALGRIND := valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=1
 C_TEST_SRC := $(sort $(wildcard c_tests/test_*.c))
 
-.PHONY: all lib header check-header test rust-test c-test header-compile snippet valgrind demo bench clean
+.PHONY: all lib header check-header test rust-test c-test header-compile snippet valgrind crash-test demo bench clean
 
 all: lib
 
@@ -34,7 +34,7 @@ check-header: lib
 	@diff -u include/ctxwin.h "$(GENERATED_HEADER)" \
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
-test: rust-test check-header header-compile snippet c-test valgrind
+test: rust-test check-header header-compile snippet c-test valgrind crash-test
 
 rust-test:
 	$(CARGO) test --release
@@ -74,12 +74,22 @@ valgrind: $(OUT)/tests_shared
 	@echo "== C tests under valgrind (leaks are errors)"
 	CTXWIN_TEST_QUICK=1 $(VALGRIND) $(OUT)/tests_shared
 
-$(OUT)/agent_demo: examples/agent_demo.c include/ctxwin.h lib
+# Kills a process repeatedly while it saves a window, then loads every file it left.
+CRASH_KILLS ?= 40
+$(OUT)/crash_save: c_tests/crash_save.c include/ctxwin.h lib
 	mkdir -p $(OUT)
-	$(CC) $(CFLAGS_TEST) examples/agent_demo.c $(LIB_A) $(STATIC_LIBS) -o $@
+	$(CC) $(CFLAGS_TEST) c_tests/crash_save.c $(LIB_A) $(STATIC_LIBS) -o $@
 
-demo: $(OUT)/agent_demo
+crash-test: $(OUT)/crash_save
+	$(OUT)/crash_save $(CRASH_KILLS)
+
+$(OUT)/%_demo: examples/%_demo.c include/ctxwin.h lib
+	mkdir -p $(OUT)
+	$(CC) $(CFLAGS_TEST) $< $(LIB_A) $(STATIC_LIBS) -o $@
+
+demo: $(OUT)/agent_demo $(OUT)/summary_demo
 	$(OUT)/agent_demo
+	$(OUT)/summary_demo
 
 # Benchmarks print medians and ratios against peers measured in the same run.
 bench:

@@ -49,6 +49,8 @@ int main(void) {
     suite_window();
     suite_errors();
     suite_long_sessions();
+    suite_summary();
+    suite_persist();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

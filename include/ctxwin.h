@@ -274,6 +274,302 @@ int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
 const char *ctxwin_status_str(int32_t code);
 
 /**
+ * Ties message `index` to the caller's id for it, typically the database row that stores
+ * it. Ids are saved and exported with the window, and `ctxwin_window_import_checked`
+ * compares them with the caller's rows. Setting an id again replaces it.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `index >= ctxwin_window_message_count(w)`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_set_external_id(struct ctxwin_window *w, size_t index, int64_t id);
+
+/**
+ * Writes the window as a versioned JSON document (`{"format":"ctxwin-window","version":1,…}`,
+ * described in the README): model, settings, overhead, every message with its count, text
+ * (if retained), tool call id, provider JSON and external id, the boundary, the summary
+ * state and compaction records, and the generation.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_export(const struct ctxwin_window *w,
+                                   char *buf,
+                                   size_t cap,
+                                   size_t *needed);
+
+/**
+ * Creates a window from a document written by `ctxwin_window_export` or
+ * `ctxwin_window_save`: the same ledger, boundary, summary, records and generation.
+ *
+ * Parameters: `json`, `len` is borrowed UTF-8; `out` receives a new caller-owned handle
+ * (release it with `ctxwin_window_free`), written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+ * `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
+ * `CTXWIN_STATUS_UNSUPPORTED` (a newer format version, or a strategy this version lacks).
+ * There is no handle to hold the explanation: `ctxwin_window_restore` gives the same
+ * answer with a message in `ctxwin_window_last_error`.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `json` is NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_import(const char *json, size_t len, struct ctxwin_window **out);
+
+/**
+ * `ctxwin_window_import`, then checks the window against the caller's rows: message `i`
+ * must carry external id `ids[i]` (see `ctxwin_window_set_external_id`), for every message.
+ *
+ * Parameters: `ids`, `n_ids` is a borrowed array of the caller's ids, one per message in
+ * order; `out` as for `ctxwin_window_import`.
+ *
+ * Returns what `ctxwin_window_import` returns, or `CTXWIN_STATUS_MISMATCH` when the counts
+ * differ or a message's id is missing or different (nothing is created).
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `json` is NULL or valid for `len` bytes; `ids` is NULL or valid for `n_ids` elements;
+ * `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_import_checked(const char *json,
+                                           size_t len,
+                                           const int64_t *ids,
+                                           size_t n_ids,
+                                           struct ctxwin_window **out);
+
+/**
+ * Replaces the contents of `w` with a document written by `ctxwin_window_export` or
+ * `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
+ * `ctxwin_window_import_checked`). Use it for the explanation a constructor cannot give:
+ * on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field.
+ *
+ * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
+ * NULL, 0 (no check) or a borrowed array.
+ *
+ * Returns the statuses of `ctxwin_window_import_checked`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes; `ids` is NULL or
+ * valid for `n_ids` elements.
+ */
+ctxwin_status ctxwin_window_restore(struct ctxwin_window *w,
+                                    const char *json,
+                                    size_t len,
+                                    const int64_t *ids,
+                                    size_t n_ids);
+
+/**
+ * Saves the window to the file `path` atomically: the document is written to a temporary
+ * file in the same directory, flushed to disk, renamed over `path`, and the directory is
+ * flushed. A crash at any moment leaves the old file or the new one, never a broken one
+ * (at worst a stray hidden `.NAME.*.tmp` file).
+ *
+ * Parameters: `path`, `len` is a borrowed file path (bytes, not NUL-terminated).
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (an
+ * empty path or one with a NUL byte) or `CTXWIN_STATUS_IO` (the message names the path and
+ * the system error).
+ *
+ * Thread-safety: `w` must not be in use by another thread. Saving two windows to the same
+ * path at once leaves one of them.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `path` is NULL or valid for `len` bytes.
+ */
+ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path, size_t len);
+
+/**
+ * Creates a window from the file `path` written by `ctxwin_window_save`.
+ *
+ * Parameters: `path`, `len` is a borrowed file path; `out` receives a new caller-owned
+ * handle (release it with `ctxwin_window_free`), written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (bad
+ * path), `CTXWIN_STATUS_IO` (unreadable), `CTXWIN_STATUS_PARSE` (truncated, corrupted or
+ * inconsistent) or `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
+ * created on failure; for the explanation, read the file and call `ctxwin_window_restore`.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `path` is NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_load(const char *path, size_t len, struct ctxwin_window **out);
+
+/**
+ * True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
+ * turns were pruned since the last summary; with `summary`, live tokens (or the prompt total
+ * the provider last reported) reached `threshold` (default 0.85) of the context limit and
+ * there is a turn besides the newest to archive. The context limit is the `context_limit`
+ * setting, else the model table's, else the history budget.
+ *
+ * Returns false for NULL or a poisoned window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+bool ctxwin_window_needs_summary(const struct ctxwin_window *w);
+
+/**
+ * Writes the complete prompt to send to the agent's LLM for a summary: the turns to archive
+ * (pruned turns with `sliding`, every turn but the newest with `summary`), the summary in
+ * place (so summaries roll up), and instructions asking for the original task, progress
+ * with exact file names, working memory, and a ledger of completed vs pending work. The
+ * prompt fits the context limit minus `summary_budget`; when the turns do not, it covers as
+ * many as fit, and `ctxwin_window_needs_summary` stays true for the rest (ask again after
+ * `ctxwin_window_set_summary`).
+ *
+ * On success the window remembers what the prompt covers; answer with
+ * `ctxwin_window_set_summary(w, ctxwin_window_generation(w), …)`. Works whether or not the
+ * trigger fired (a manual compaction).
+ *
+ * Parameters: `w` is borrowed mutably; `buf`, `cap`, `needed` follow the string-out
+ * convention (`buf = NULL, cap = 0` queries the length and remembers nothing).
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`
+ * (nothing remembered), or `CTXWIN_STATUS_OUT_OF_RANGE` when there is nothing to summarise
+ * or the context limit is too small for a request.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_summary_request(struct ctxwin_window *w,
+                                            char *buf,
+                                            size_t cap,
+                                            size_t *needed);
+
+/**
+ * Takes the LLM's answer to the summary request built at `generation`: the summary replaces
+ * the previous one and the turns the request covered are archived (kept in the ledger and
+ * listable, no longer sent; the summary is sent right after the pinned head and counts in
+ * `ctxwin_window_live_tokens`). A compaction record is kept (see
+ * `ctxwin_window_compaction_info`) and the generation changes.
+ *
+ * Parameters: `generation` is `ctxwin_window_generation(w)` when the request was written;
+ * `text`, `len` is the summary, borrowed UTF-8 (copied).
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+ * `CTXWIN_STATUS_MISMATCH` (no request pending, or the window changed since: a stale
+ * `generation`; ask again), `CTXWIN_STATUS_INVALID_ARG` (an empty or blank summary), or
+ * `CTXWIN_STATUS_OUT_OF_RANGE` (more tokens than `summary_budget`, or than the previous
+ * summary and the turns it replaces). On failure the history stays exactly as it was.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `text` is NULL or valid for `len` bytes.
+ */
+ctxwin_status ctxwin_window_set_summary(struct ctxwin_window *w,
+                                        uint32_t generation,
+                                        const char *text,
+                                        size_t len);
+
+/**
+ * Writes the summary in place (the newest compaction record's), which the request builder
+ * sends as a user message right after the pinned head; the empty string before the first
+ * summary.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_summary(const struct ctxwin_window *w,
+                                    char *buf,
+                                    size_t cap,
+                                    size_t *needed);
+
+/**
+ * Compaction records kept: one per accepted summary, numbered from 1. A rewind
+ * (`ctxwin_window_truncate`) drops the records whose archived range is no longer followed by
+ * a live turn, and the summary falls back to the newest record left; reset drops them all.
+ *
+ * Returns 0 for NULL or a poisoned window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+size_t ctxwin_window_compaction_count(const struct ctxwin_window *w);
+
+/**
+ * Writes compaction record `index` (0-based; its `number` is `index + 1`) as a JSON object:
+ * `number`, `timestamp` (Unix seconds), `summary`, `summary_tokens`, `summary_exact`,
+ * `messages_archived`, `first_archived` and `last_archived` (message indices, inclusive),
+ * `archived_turns` (turns archived once it was accepted), `tokens_before`, `tokens_after`
+ * (live tokens around the compaction). Archived messages stay in the ledger.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`, or
+ * `CTXWIN_STATUS_OUT_OF_RANGE` when `index >= ctxwin_window_compaction_count(w)`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
+                                            size_t index,
+                                            char *buf,
+                                            size_t cap,
+                                            size_t *needed);
+
+/**
  * The library version as a string, for example "0.1.0".
  *
  * Returns a NUL-terminated string with static lifetime; do not free it.
@@ -351,9 +647,11 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * Applies settings from a JSON object, for example
  * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
  *
- * Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
- * counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
- * caps overhead + pinned messages + history). Keys the design reserves for later strategies
+ * Keys: `strategy` ("sliding" or "summary"), `history_budget` (0 to INT32_MAX), `retain_text`
+ * (false keeps counts only for messages pushed from now on), `budget_includes_overhead` (true:
+ * the budget caps overhead + pinned messages + summary + history), `summary_budget` (tokens,
+ * default 2000), `threshold` (above 0, at most 1; default 0.85), `context_limit` (tokens,
+ * overrides the model table; 0 = use the table). Keys the design reserves for later strategies
  * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
@@ -671,7 +969,8 @@ ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
 
 /**
  * Calibrates estimates from a provider's usage report: the request that carried the
- * overhead, the pinned messages before `end` and the messages `first..end` reported
+ * overhead, the pinned messages before `end`, the summary in place and the messages
+ * `first..end` reported
  * `prompt_tokens` prompt tokens (OpenAI `usage.prompt_tokens`, Anthropic `input_tokens`
  * plus cache tokens, Gemini `promptTokenCount`).
  *

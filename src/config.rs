@@ -6,21 +6,38 @@ use serde_json::Value;
 /// The default history budget: the source design's `DEFAULT_HISTORY_TOKEN_LIMIT`.
 pub const DEFAULT_HISTORY_BUDGET: u32 = 100_000;
 
+/// The default budget of the summary slot, in tokens.
+pub const DEFAULT_SUMMARY_BUDGET: u32 = 2_000;
+
+/// The default trigger of the `summary` strategy: this fraction of the model's context limit.
+pub const DEFAULT_THRESHOLD: Fraction = Fraction(0.85);
+
 /// The compaction strategy a window enforces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrategyName {
-    /// Drop the oldest whole turns while live history exceeds the budget.
+    /// Drop the oldest whole turns while live history exceeds the budget; the pruned turns
+    /// feed the summary slot.
     Sliding,
+    /// Archive compaction: at `threshold` of the context limit, ask the agent's LLM for a
+    /// summary of every turn but the newest; the summary replaces them.
+    Summary,
+}
+
+impl StrategyName {
+    /// The name `configure` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StrategyName::Sliding => "sliding",
+            StrategyName::Summary => "summary",
+        }
+    }
 }
 
 /// Strategy names the design fixes that this version does not provide yet.
-const PLANNED_STRATEGIES: [&str; 4] = ["drop_oldest", "tiered", "monologue", "summary"];
+const PLANNED_STRATEGIES: [&str; 3] = ["drop_oldest", "tiered", "monologue"];
 
 /// Configuration keys the design fixes that this version does not accept yet.
-const PLANNED_KEYS: [&str; 10] = [
-    "summary_budget",
-    "context_limit",
-    "threshold",
+const PLANNED_KEYS: [&str; 7] = [
     "token_threshold",
     "message_threshold",
     "turn_threshold",
@@ -29,6 +46,30 @@ const PLANNED_KEYS: [&str; 10] = [
     "keep_recent_turns",
     "tool_output_max_lines",
 ];
+
+/// A fraction in (0, 1]: never NaN, so it compares like an integer.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct Fraction(f64);
+
+// NaN is excluded on construction, so equality is reflexive.
+impl Eq for Fraction {}
+
+impl Fraction {
+    /// `value` if it lies in (0, 1].
+    pub fn new(value: f64) -> Option<Fraction> {
+        (value > 0.0 && value <= 1.0).then_some(Fraction(value))
+    }
+
+    /// The fraction as a number.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// This fraction of `amount`, rounded up: the token count at which a trigger fires.
+    pub fn of(self, amount: u32) -> u64 {
+        (self.0 * f64::from(amount)).ceil() as u64
+    }
+}
 
 /// A window's settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +80,15 @@ pub struct Settings {
     pub history_budget: u32,
     /// Keep message texts (true) or counts only (false).
     pub retain_text: bool,
-    /// When true the budget caps overhead + pinned messages + history, not history alone.
+    /// When true the budget caps overhead + pinned messages + summary + history, not
+    /// history alone.
     pub budget_includes_overhead: bool,
+    /// Tokens the summary slot may use: a longer summary is refused.
+    pub summary_budget: u32,
+    /// The `summary` strategy's trigger, as a fraction of the context limit.
+    pub threshold: Fraction,
+    /// The model's context window, overriding the model table (which may not know it).
+    pub context_limit: Option<u32>,
 }
 
 impl Default for Settings {
@@ -50,6 +98,9 @@ impl Default for Settings {
             history_budget: DEFAULT_HISTORY_BUDGET,
             retain_text: true,
             budget_includes_overhead: false,
+            summary_budget: DEFAULT_SUMMARY_BUDGET,
+            threshold: DEFAULT_THRESHOLD,
+            context_limit: None,
         }
     }
 }
@@ -60,14 +111,34 @@ impl Settings {
     pub fn with_json(&self, json: &str) -> Result<Settings> {
         let value: Value = serde_json::from_str(json)
             .map_err(|e| Error::new(ErrorKind::Parse, format!("configuration is not valid JSON: {e}")))?;
+        self.with_value(&value)
+    }
+
+    /// These settings with the keys of the JSON object `value` applied, as
+    /// [`Settings::with_json`].
+    pub fn with_value(&self, value: &Value) -> Result<Settings> {
         let Value::Object(object) = value else {
             return Err(Error::invalid_arg("configuration must be a JSON object"));
         };
         let mut next = self.clone();
-        for (key, value) in &object {
+        for (key, value) in object {
             next.apply(key, value)?;
         }
         Ok(next)
+    }
+
+    /// Every setting as a configuration object: `with_value` on the defaults gives these
+    /// settings back.
+    pub fn to_value(&self) -> Value {
+        serde_json::json!({
+            "strategy": self.strategy.as_str(),
+            "history_budget": self.history_budget,
+            "retain_text": self.retain_text,
+            "budget_includes_overhead": self.budget_includes_overhead,
+            "summary_budget": self.summary_budget,
+            "threshold": self.threshold.get(),
+            "context_limit": self.context_limit.unwrap_or(0),
+        })
     }
 
     fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
@@ -76,6 +147,9 @@ impl Settings {
             "history_budget" => self.history_budget = parse_tokens(key, value)?,
             "retain_text" => self.retain_text = parse_bool(key, value)?,
             "budget_includes_overhead" => self.budget_includes_overhead = parse_bool(key, value)?,
+            "summary_budget" => self.summary_budget = parse_tokens(key, value)?,
+            "threshold" => self.threshold = parse_fraction(key, value)?,
+            "context_limit" => self.context_limit = Some(parse_tokens(key, value)?).filter(|&limit| limit > 0),
             planned if PLANNED_KEYS.contains(&planned) => {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
@@ -94,6 +168,7 @@ fn parse_strategy(value: &Value) -> Result<StrategyName> {
         .ok_or_else(|| Error::invalid_arg("configuration key 'strategy' must be a string"))?;
     match name {
         "sliding" => Ok(StrategyName::Sliding),
+        "summary" => Ok(StrategyName::Summary),
         planned if PLANNED_STRATEGIES.contains(&planned) => Err(Error::new(
             ErrorKind::Unsupported,
             format!("strategy '{planned}' is not supported by this version"),
@@ -118,6 +193,13 @@ fn parse_tokens(key: &str, value: &Value) -> Result<u32> {
         })
 }
 
+fn parse_fraction(key: &str, value: &Value) -> Result<Fraction> {
+    value
+        .as_f64()
+        .and_then(Fraction::new)
+        .ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be a number above 0 and at most 1")))
+}
+
 fn parse_bool(key: &str, value: &Value) -> Result<bool> {
     value
         .as_bool()
@@ -136,6 +218,27 @@ mod tests {
         assert_eq!(settings.history_budget, 5000);
         assert!(!settings.retain_text);
         assert!(settings.budget_includes_overhead);
+        let summary = Settings::default()
+            .with_json(r#"{"strategy":"summary","summary_budget":300,"threshold":0.5,"context_limit":8000}"#)
+            .unwrap();
+        assert_eq!(summary.strategy, StrategyName::Summary);
+        assert_eq!(summary.summary_budget, 300);
+        assert_eq!(summary.threshold.get(), 0.5);
+        assert_eq!(summary.context_limit, Some(8000));
+        let cleared = summary.with_json(r#"{"context_limit":0}"#).unwrap();
+        assert_eq!(cleared.context_limit, None, "0 means: use the model table");
+    }
+
+    #[test]
+    fn to_value_round_trips_through_with_value() {
+        for json in [
+            r#"{}"#,
+            r#"{"strategy":"summary","summary_budget":1,"threshold":0.123456789,"context_limit":9}"#,
+            r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
+        ] {
+            let settings = Settings::default().with_json(json).unwrap();
+            assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
+        }
     }
 
     #[test]
@@ -148,6 +251,11 @@ mod tests {
             (r#"{"strategy":"lru"}"#, ErrorKind::InvalidArg, "lru"),
             (r#"{"strategy":"tiered"}"#, ErrorKind::Unsupported, "tiered"),
             (r#"{"keep_first":2}"#, ErrorKind::Unsupported, "keep_first"),
+            (r#"{"threshold":0}"#, ErrorKind::InvalidArg, "threshold"),
+            (r#"{"threshold":1.5}"#, ErrorKind::InvalidArg, "threshold"),
+            (r#"{"threshold":"high"}"#, ErrorKind::InvalidArg, "threshold"),
+            (r#"{"summary_budget":-3}"#, ErrorKind::InvalidArg, "summary_budget"),
+            (r#"{"context_limit":true}"#, ErrorKind::InvalidArg, "context_limit"),
             (r#"{"history_budget":10,"bogus":1}"#, ErrorKind::InvalidArg, "bogus"),
             (r#"[1,2]"#, ErrorKind::InvalidArg, "object"),
             (r#"{"history_budget":"#, ErrorKind::Parse, "JSON"),

@@ -13,7 +13,9 @@ pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod message;
+pub mod persist;
 pub mod strategy;
+pub mod summary;
 pub mod tokens;
 pub mod window;
 

@@ -62,6 +62,8 @@ pub struct MessageExtras {
     pub call_id: Option<Box<str>>,
     /// The provider JSON object the message was pushed as, kept verbatim for rendering.
     pub raw_json: Option<Box<str>>,
+    /// The caller's id for this message (a database row id), kept across save and load.
+    pub external_id: Option<i64>,
 }
 
 /// One message in the ledger: its kind, its count and, unless the window keeps counts only,
@@ -99,6 +101,16 @@ impl Message {
     /// The message's extras, if any.
     pub fn extras(&self) -> Option<&MessageExtras> {
         self.extras.as_deref()
+    }
+
+    /// The caller's id for this message, if it set one.
+    pub fn external_id(&self) -> Option<i64> {
+        self.extras().and_then(|extras| extras.external_id)
+    }
+
+    /// Ties this message to the caller's id (a database row id).
+    pub(crate) fn set_external_id(&mut self, id: i64) {
+        self.extras.get_or_insert_default().external_id = Some(id);
     }
 
     /// The message's kind.

@@ -6,12 +6,22 @@
 //! against the history budget. The boundary is recomputed from the whole ledger whenever the
 //! strategy is enforced, so it is a function of the ledger's contents and settings, never of
 //! the order of calls.
+//!
+//! Accepted summaries (see [`Window::set_summary`]) archive the turns they replace: the
+//! newest compaction record is a floor under the first live turn, and its summary is sent
+//! right after the pinned head.
 
 use crate::config::{Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message};
 use crate::strategy::sliding;
+use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, Count, Model, saturate_u32};
+
+mod restore;
+mod summarize;
+
+pub use restore::SavedWindow;
 
 /// Token totals split by exactness, so a sum knows whether it is exact.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,6 +110,12 @@ pub struct Window {
     /// Learned from provider usage; scales estimated counts.
     calibration: Calibration,
     generation: u32,
+    /// Accepted summaries, oldest first; the newest holds the summary in place.
+    compactions: Vec<CompactionRecord>,
+    /// The summary request last handed out, which `set_summary` answers.
+    pending_summary: Option<PendingSummary>,
+    /// The last prompt total the provider reported (see [`Window::record_prompt_total`]).
+    prompt_total: Option<u64>,
 }
 
 impl Window {
@@ -117,6 +133,9 @@ impl Window {
             forced_first_live: 0,
             calibration: Calibration::default(),
             generation: 0,
+            compactions: Vec::new(),
+            pending_summary: None,
+            prompt_total: None,
         }
     }
 
@@ -164,8 +183,8 @@ impl Window {
 
     /// Switches to `model`: recounts every message the library counted and still has the
     /// text of, flags the counts it cannot recount as estimates (a counts-only window),
-    /// keeps caller-supplied counts as given, forgets the calibration (it belonged to the old
-    /// model's tokenizer), and re-enforces the strategy.
+    /// keeps caller-supplied counts as given, recounts the summaries, forgets the calibration
+    /// (it belonged to the old model's tokenizer), and re-enforces the strategy.
     pub fn set_model(&mut self, model: &str) {
         let next = Model::resolve(model);
         for message in &mut self.messages {
@@ -177,6 +196,9 @@ impl Window {
                 None => Count::estimate(message.count().tokens),
             };
             message.set_count(count);
+        }
+        for record in &mut self.compactions {
+            record.summary_tokens = next.count(&record.summary);
         }
         self.model = next;
         self.calibration = Calibration::default();
@@ -194,7 +216,8 @@ impl Window {
     }
 
     /// Learns from a provider's usage report: the request that carried the overhead, the
-    /// pinned messages before `end` and the messages `first..end` cost `prompt_tokens`. The
+    /// pinned messages before `end`, the summary in place and the messages `first..end` cost
+    /// `prompt_tokens` (which the `summary` strategy's trigger also watches). The
     /// part of the report above the exact counts calibrates the estimated ones; later
     /// totals scale every estimate by the learned ratio (raw counts stay cached) and the
     /// strategy is re-enforced. A range of exact counts only teaches nothing.
@@ -210,7 +233,11 @@ impl Window {
         }
         let reported = u64::try_from(prompt_tokens)
             .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
+        self.record_prompt_total(reported);
         let mut request = self.overhead_tally();
+        if let Some(summary) = self.summary() {
+            request.add(summary.summary_tokens);
+        }
         for (index, message) in self.messages[..end].iter().enumerate() {
             if index >= first || self.is_pinned(index, message.kind()) {
                 request.add(message.count());
@@ -236,6 +263,11 @@ impl Window {
     /// Real tokens per estimated token, as learned by [`Window::observe_usage`] (1 before).
     pub fn calibration_ratio(&self) -> f64 {
         self.calibration.ratio()
+    }
+
+    /// What the window learned from provider usage.
+    pub fn calibration(&self) -> Calibration {
+        self.calibration
     }
 
     /// `count` as the window uses it: estimates scaled by the calibration.
@@ -321,7 +353,37 @@ impl Window {
             }
             self.messages.pop();
         }
+        self.forget_after_rewind();
         self.enforce();
+        Ok(())
+    }
+
+    /// After a rewind: drops the compaction records whose archived range is no longer
+    /// followed by a live turn (the summary falls back to the newest record that survives),
+    /// the pending summary request, and the provider's prompt total, which described a
+    /// longer ledger.
+    fn forget_after_rewind(&mut self) {
+        let turns = self.turns.len();
+        let kept = self.compactions.iter().take_while(|record| record.archived_turns < turns).count();
+        if kept < self.compactions.len() {
+            self.compactions.truncate(kept);
+            self.bump_generation();
+        }
+        self.pending_summary = None;
+        self.prompt_total = None;
+    }
+
+    /// Ties message `index` to the caller's id (a database row id), kept across save and
+    /// load and checked by a checked import.
+    pub fn set_external_id(&mut self, index: usize, id: i64) -> Result<()> {
+        let count = self.messages.len();
+        let message = self.messages.get_mut(index).ok_or_else(|| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("message {index} does not exist: the window holds {count} messages"),
+            )
+        })?;
+        message.set_external_id(id);
         Ok(())
     }
 
@@ -332,24 +394,34 @@ impl Window {
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.forced_first_live = 0;
+        self.forget_after_rewind();
         self.enforce();
     }
 
     /// Recomputes the boundary from the whole ledger and bumps the generation if it moved.
+    /// Turns dropped by hand and turns archived by a summary are a floor under it. The
+    /// `summary` strategy keeps the history budget as a backstop: it archives only when the
+    /// agent's LLM answers a summary request.
     fn enforce(&mut self) {
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
+        let floor = self.forced_first_live.max(self.archived_turns());
         let next = match self.settings.strategy {
-            StrategyName::Sliding => sliding::first_live_turn(
+            StrategyName::Sliding | StrategyName::Summary => sliding::first_live_turn(
                 self.turns.len(),
                 |k| self.tokens_of(self.history_from(k)),
                 self.available_for_history(),
-                self.forced_first_live,
+                floor,
             ),
         };
         if next != self.first_live_turn {
             self.first_live_turn = next;
-            self.generation = self.generation.wrapping_add(1);
+            self.bump_generation();
         }
+    }
+
+    /// Marks a change of the boundary or of the summary.
+    fn bump_generation(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
     }
 
     /// Tokens live history may use under the budget.
@@ -362,13 +434,17 @@ impl Window {
         }
     }
 
-    /// What every request costs besides history: overhead and pinned messages.
+    /// What every request costs besides history: overhead, pinned messages and the summary.
     fn fixed_cost(&self) -> Tally {
         let overhead = self.overhead_tally();
-        Tally {
+        let mut cost = Tally {
             exact: self.pinned.exact + overhead.exact,
             estimated: self.pinned.estimated,
+        };
+        if let Some(summary) = self.summary() {
+            cost.add(summary.summary_tokens);
         }
+        cost
     }
 
     /// The overhead as a tally: the caller's numbers are taken as exact.
@@ -420,7 +496,14 @@ impl Window {
         self.first_live_turn
     }
 
-    /// Increments whenever the boundary moves, so a UI knows to redraw its divider.
+    /// Turns dropped by hand with [`Window::drop_oldest_turn`]: the boundary never moves
+    /// before this turn.
+    pub fn forced_first_live(&self) -> usize {
+        self.forced_first_live
+    }
+
+    /// Increments whenever the boundary moves or the summary changes, so a UI knows to redraw
+    /// its divider and a summarizer knows its request is stale.
     pub fn generation(&self) -> u32 {
         self.generation
     }
@@ -461,8 +544,8 @@ impl Window {
         })
     }
 
-    /// Tokens of the next request: overhead + pinned messages + live history. Not exact if
-    /// any of them is an estimate.
+    /// Tokens of the next request: overhead + pinned messages + summary + live history. Not
+    /// exact if any of them is an estimate.
     pub fn live_tokens(&self) -> Count {
         let mut total = self.fixed_cost();
         let history = self.history_from(self.first_live_turn);

@@ -73,3 +73,17 @@ fn bad_reports_are_refused_and_change_nothing() {
     assert_eq!(window.live_tokens(), before);
     assert_eq!(window.calibration_ratio(), 1.0);
 }
+
+#[test]
+fn calibration_survives_export_and_import() {
+    let mut window = session("claude-sonnet-4-5");
+    let total = i64::from(window.live_tokens().tokens) + 25;
+    window.observe_usage(0, 3, total).unwrap();
+    let restored = ctxwin::persist::import(&ctxwin::persist::export(&window)).unwrap();
+    assert_eq!(restored.calibration_ratio(), window.calibration_ratio());
+    assert_eq!(restored.live_tokens(), window.live_tokens());
+    let mut broken = serde_json::from_str::<serde_json::Value>(&ctxwin::persist::export(&window)).unwrap();
+    broken["calibration"]["real"] = serde_json::json!(-1.0);
+    let err = ctxwin::persist::import(&broken.to_string()).unwrap_err();
+    assert!(err.message().contains("calibration"), "{err}");
+}

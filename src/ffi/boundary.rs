@@ -102,6 +102,17 @@ pub unsafe fn str_arg<'a>(ptr: *const c_char, len: usize, name: &str) -> Result<
 /// # Safety
 /// `ptr` is NULL or points to `len` readable bytes that stay unchanged during the call.
 pub unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, name: &str) -> Result<&'a [u8], FfiError> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { slice_arg(ptr.cast::<u8>(), len, name) }
+}
+
+/// Borrows the array `(ptr, len)` of `len` elements. `(NULL, 0)` is empty; NULL with a length
+/// is NULL_ARG.
+///
+/// # Safety
+/// `ptr` is NULL or points to `len` readable, aligned, initialised `T`s that stay unchanged during the
+/// call.
+pub unsafe fn slice_arg<'a, T>(ptr: *const T, len: usize, name: &str) -> Result<&'a [T], FfiError> {
     if ptr.is_null() {
         return if len == 0 {
             Ok(&[])
@@ -109,11 +120,11 @@ pub unsafe fn bytes_arg<'a>(ptr: *const c_char, len: usize, name: &str) -> Resul
             Err(FfiError::new(ctxwin_status::NullArg, format!("{name} is NULL but its length is {len}")))
         };
     }
-    if len > isize::MAX as usize {
+    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
         return Err(FfiError::new(ctxwin_status::InvalidArg, format!("{name} length {len} is impossible")));
     }
-    // SAFETY: non-NULL, length bounded by isize::MAX, and readable per this function's contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+    // SAFETY: non-NULL, size bounded by isize::MAX, and readable per this function's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
 /// Borrows the required out-parameter `ptr`.

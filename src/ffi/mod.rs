@@ -12,6 +12,8 @@ pub mod buffer;
 pub mod count;
 pub mod error;
 pub mod handle;
+pub mod persist;
+pub mod summary;
 pub mod version;
 pub mod window;
 

@@ -143,9 +143,11 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// Applies settings from a JSON object, for example
 /// `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
 ///
-/// Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
-/// counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
-/// caps overhead + pinned messages + history). Keys the design reserves for later strategies
+/// Keys: `strategy` ("sliding" or "summary"), `history_budget` (0 to INT32_MAX), `retain_text`
+/// (false keeps counts only for messages pushed from now on), `budget_includes_overhead` (true:
+/// the budget caps overhead + pinned messages + summary + history), `summary_budget` (tokens,
+/// default 2000), `threshold` (above 0, at most 1; default 0.85), `context_limit` (tokens,
+/// overrides the model table; 0 = use the table). Keys the design reserves for later strategies
 /// return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
@@ -562,7 +564,8 @@ pub unsafe extern "C" fn ctxwin_window_last_error(
 }
 
 /// Calibrates estimates from a provider's usage report: the request that carried the
-/// overhead, the pinned messages before `end` and the messages `first..end` reported
+/// overhead, the pinned messages before `end`, the summary in place and the messages
+/// `first..end` reported
 /// `prompt_tokens` prompt tokens (OpenAI `usage.prompt_tokens`, Anthropic `input_tokens`
 /// plus cache tokens, Gemini `promptTokenCount`).
 ///

@@ -38,6 +38,17 @@ impl Calibration {
         }
     }
 
+    /// The learned sums (real, estimated), for saving.
+    pub fn state(&self) -> (f64, f64) {
+        (self.real, self.estimated)
+    }
+
+    /// A calibration with saved sums; `None` unless both are finite and non-negative.
+    pub fn from_state(real: f64, estimated: f64) -> Option<Calibration> {
+        let valid = |x: f64| x.is_finite() && x >= 0.0;
+        (valid(real) && valid(estimated)).then_some(Calibration { real, estimated })
+    }
+
     /// `estimated` tokens scaled by the ratio, rounded to the nearest token.
     pub fn apply(&self, estimated: u64) -> u64 {
         if self.estimated > 0.0 {

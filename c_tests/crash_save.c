@@ -1,0 +1,123 @@
+/*
+ * crash_save: kills a process at random moments while it saves a window in a loop, and
+ * checks that the file left behind always loads.
+ *
+ * Each round forks a child that loads the file (if any), keeps pushing turns and saving the
+ * window to the same path, and never stops by itself; the parent SIGKILLs it after a random
+ * 1-25 ms, then loads the file: it must load (a save is atomic: the old file or the new one),
+ * and hold at least as many messages as the last one did. Stray temporary files a killed
+ * save may leave are counted and removed.
+ *
+ * Usage: crash_save [kills]   (default 50). Run by `make test`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "ctxwin.h"
+
+#define DIR_PATH "target/c/crash"
+#define FILE_PATH DIR_PATH "/window.json"
+
+static void saver(void) {
+    ctxwin_window *w = NULL;
+    if (ctxwin_window_load(FILE_PATH, strlen(FILE_PATH), &w) != CTXWIN_OK &&
+        ctxwin_window_new("gpt-4o", 6, &w) != CTXWIN_OK) {
+        _exit(3);
+    }
+    const char *text = "Please read src/window.rs, run the tests, and report which of them fail and why.";
+    for (;;) {
+        size_t n = ctxwin_window_message_count(w);
+        if (ctxwin_window_push(w, CTXWIN_KIND_USER, text, strlen(text), NULL) != CTXWIN_OK ||
+            ctxwin_window_set_external_id(w, n, (int64_t)n) != CTXWIN_OK ||
+            ctxwin_window_end_turn(w, NULL) != CTXWIN_OK ||
+            ctxwin_window_save(w, FILE_PATH, strlen(FILE_PATH)) != CTXWIN_OK) {
+            _exit(4);
+        }
+    }
+}
+
+/* Removes the temporary files killed saves left; returns how many. */
+static int sweep_temporaries(void) {
+    DIR *dir = opendir(DIR_PATH);
+    if (dir == NULL) {
+        return 0;
+    }
+    int swept = 0;
+    struct dirent *entry;
+    char path[512];
+    while ((entry = readdir(dir)) != NULL) {
+        size_t len = strlen(entry->d_name);
+        if (len > 4 && strcmp(entry->d_name + len - 4, ".tmp") == 0) {
+            snprintf(path, sizeof path, "%s/%s", DIR_PATH, entry->d_name);
+            remove(path);
+            swept++;
+        }
+    }
+    closedir(dir);
+    return swept;
+}
+
+int main(int argc, char **argv) {
+    int kills = argc > 1 ? atoi(argv[1]) : 50;
+    mkdir("target", 0755);
+    mkdir("target/c", 0755);
+    mkdir(DIR_PATH, 0755);
+    remove(FILE_PATH);
+    sweep_temporaries();
+    srand((unsigned)time(NULL));
+    /* Build the tokenizer's tables once, before forking, so every child saves at once. */
+    ctxwin_count warm;
+    if (ctxwin_count_text("gpt-4o", 6, "warm up", 7, &warm) != CTXWIN_OK) {
+        return 1;
+    }
+    size_t last_messages = 0;
+    int loads = 0, strays = 0;
+    for (int round = 0; round < kills; round++) {
+        pid_t child = fork();
+        if (child < 0) {
+            perror("fork");
+            return 1;
+        }
+        if (child == 0) {
+            saver();
+        }
+        struct timespec pause = {0, (long)(1 + rand() % 25) * 1000000L};
+        nanosleep(&pause, NULL);
+        kill(child, SIGKILL);
+        int status = 0;
+        waitpid(child, &status, 0);
+        if (!WIFSIGNALED(status)) {
+            fprintf(stderr, "round %d: the saver stopped by itself (status %d)\n", round, status);
+            return 1;
+        }
+        ctxwin_window *w = NULL;
+        ctxwin_status rc = ctxwin_window_load(FILE_PATH, strlen(FILE_PATH), &w);
+        if (rc == CTXWIN_STATUS_IO) {
+            continue; /* killed before its first save finished: no file yet */
+        }
+        if (rc != CTXWIN_OK) {
+            fprintf(stderr, "round %d: the file left behind does not load: %s\n", round, ctxwin_status_str(rc));
+            return 1;
+        }
+        size_t messages = ctxwin_window_message_count(w);
+        ctxwin_window_free(w);
+        if (messages < last_messages) {
+            fprintf(stderr, "round %d: %zu messages, fewer than the %zu saved before\n", round, messages, last_messages);
+            return 1;
+        }
+        last_messages = messages;
+        loads++;
+        strays += sweep_temporaries();
+    }
+    printf("crash_save: %d kills, %d loads, %zu messages at the end, %d stray temporary files removed\n", kills,
+           loads, last_messages, strays);
+    return loads > 0 && last_messages > 0 ? 0 : 1;
+}

@@ -1,0 +1,172 @@
+/* The summary slot: when to ask, the request, the answer, every rejection, and the
+ * compaction records. */
+#include <stdlib.h>
+#include "harness.h"
+
+static ctxwin_count counted(int32_t tokens) {
+    ctxwin_count c = {tokens, true};
+    return c;
+}
+
+static int32_t live(const ctxwin_window *w) {
+    ctxwin_count c = {-1, false};
+    CHECK_OK(ctxwin_window_live_tokens(w, &c));
+    return c.tokens;
+}
+
+/* A window whose sliding budget pruned some of its turns. */
+static ctxwin_window *pruned_session(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"history_budget\": 1000, \"summary_budget\": 60}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    CHECK_OK(push_str(w, CTXWIN_KIND_SYSTEM, "You are a coding agent."));
+    for (int i = 0; i < 6; i++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parser.rs"));
+        CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_TOOL_RESULT, counted(300)));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    return w;
+}
+
+/* The request, in a malloc'd buffer, via the length query. */
+static char *request(ctxwin_window *w) {
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_summary_request(w, NULL, 0, &needed));
+    char *buf = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_summary_request(w, buf, needed + 1, &needed));
+    return buf;
+}
+
+static void pruned_turns_are_summarised_and_archived(void) {
+    ctxwin_window *w = pruned_session();
+    CHECK(ctxwin_window_first_live_turn(w) > 0);
+    CHECK(ctxwin_window_needs_summary(w));
+    char *prompt = request(w);
+    CHECK(strstr(prompt, "src/parser.rs") != NULL);
+    CHECK(strstr(prompt, "Original task") != NULL && strstr(prompt, "[pending]") != NULL);
+    CHECK(strstr(prompt, "You are a coding agent.") == NULL); /* pinned: still sent */
+    free(prompt);
+    int32_t before = live(w);
+    uint32_t gen = ctxwin_window_generation(w);
+    const char *summary = "Original task: fix src/parser.rs. Ledger: [done] read it; [pending] fix.";
+    CHECK_OK(ctxwin_window_set_summary(w, gen, summary, strlen(summary)));
+    CHECK(ctxwin_window_generation(w) != gen);
+    CHECK(!ctxwin_window_needs_summary(w));
+    CHECK(live(w) > before); /* the pruned turns were not sent; the summary now is */
+    char text[256];
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_summary(w, text, sizeof text, &needed));
+    CHECK(strcmp(text, summary) == 0 && needed == strlen(summary));
+    CHECK(ctxwin_window_compaction_count(w) == 1);
+    CHECK(ctxwin_window_message_count(w) == 13); /* nothing archived is deleted */
+    ctxwin_window_free(w);
+}
+
+static void compaction_records_are_json(void) {
+    ctxwin_window *w = pruned_session();
+    free(request(w));
+    CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), "Fixed parser.", 13));
+    char json[1024];
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_compaction_info(w, 0, json, sizeof json, &needed));
+    CHECK(strstr(json, "\"number\":1") != NULL);
+    CHECK(strstr(json, "\"summary\":\"Fixed parser.\"") != NULL);
+    CHECK(strstr(json, "\"first_archived\":1") != NULL); /* after the pinned system prompt */
+    CHECK(strstr(json, "\"messages_archived\":") != NULL && strstr(json, "\"tokens_before\":") != NULL);
+    const char *stamp = strstr(json, "\"timestamp\":");
+    CHECK(stamp != NULL && strtoll(stamp + 12, NULL, 10) > 1600000000LL); /* a plausible Unix time */
+    CHECK_STATUS(ctxwin_window_compaction_info(w, 1, json, sizeof json, &needed), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(w), "compaction record 1") != NULL);
+    CHECK_STATUS(ctxwin_window_compaction_info(w, 0, json, 4, &needed), CTXWIN_STATUS_BUFFER_TOO_SMALL);
+    ctxwin_window_free(w);
+}
+
+static void every_rejection_keeps_the_history(void) {
+    ctxwin_window *w = pruned_session();
+    uint32_t gen = ctxwin_window_generation(w);
+    /* No request pending yet. */
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen, "x", 1), CTXWIN_STATUS_MISMATCH);
+    CHECK(strstr(last_error(w), "no summary request") != NULL);
+    /* A length query remembers nothing; a too-small buffer neither. */
+    char small[8];
+    CHECK_STATUS(ctxwin_window_summary_request(w, small, sizeof small, NULL), CTXWIN_STATUS_BUFFER_TOO_SMALL);
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen, "x", 1), CTXWIN_STATUS_MISMATCH);
+    free(request(w));
+    size_t start = ctxwin_window_start(w);
+    int32_t tokens = live(w);
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen + 1, "x", 1), CTXWIN_STATUS_MISMATCH);
+    CHECK(strstr(last_error(w), "stale") != NULL);
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen, NULL, 0), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "empty") != NULL);
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen, "  \n", 3), CTXWIN_STATUS_INVALID_ARG);
+    char big[2048];
+    memset(big, 0, sizeof big);
+    for (size_t i = 0; i + 6 < sizeof big; i += 6) {
+        memcpy(big + i, "words ", 6);
+    }
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen, big, strlen(big)), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(w), "summary_budget") != NULL);
+    const char bad[] = {'o', (char)0xFF};
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen, bad, sizeof bad), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxwin_window_set_summary(w, gen, NULL, 4), CTXWIN_STATUS_NULL_ARG);
+    CHECK(ctxwin_window_compaction_count(w) == 0 && ctxwin_window_start(w) == start && live(w) == tokens);
+    /* The pending request survives rejections: the right answer is still taken. */
+    CHECK_OK(ctxwin_window_set_summary(w, gen, "ok", 2));
+    /* Larger than what it replaces. */
+    ctxwin_window *tiny = new_window("gpt-4o");
+    const char *config = "{\"history_budget\": 3, \"summary_budget\": 500}";
+    CHECK_OK(ctxwin_window_configure(tiny, config, strlen(config)));
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(ctxwin_window_push_counted(tiny, CTXWIN_KIND_USER, counted(2)));
+        CHECK_OK(ctxwin_window_end_turn(tiny, NULL));
+    }
+    free(request(tiny));
+    const char *wordy = "A summary far longer than the two tokens it would replace.";
+    CHECK_STATUS(ctxwin_window_set_summary(tiny, ctxwin_window_generation(tiny), wordy, strlen(wordy)),
+                 CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(tiny), "replaces") != NULL);
+    CHECK(ctxwin_window_compaction_count(tiny) == 0);
+    /* Nothing to summarise. */
+    ctxwin_window *fresh = new_window("gpt-4o");
+    CHECK(!ctxwin_window_needs_summary(fresh));
+    CHECK_STATUS(ctxwin_window_summary_request(fresh, NULL, 0, NULL), CTXWIN_STATUS_OUT_OF_RANGE);
+    /* NULL handles. */
+    CHECK(!ctxwin_window_needs_summary(NULL));
+    CHECK(ctxwin_window_compaction_count(NULL) == 0);
+    CHECK_STATUS(ctxwin_window_summary_request(NULL, NULL, 0, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_set_summary(NULL, 0, "x", 1), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_summary(NULL, NULL, 0, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_compaction_info(NULL, 0, NULL, 0, NULL), CTXWIN_STATUS_NULL_ARG);
+    ctxwin_window_free(fresh);
+    ctxwin_window_free(tiny);
+    ctxwin_window_free(w);
+}
+
+static void summary_strategy_archives_all_but_the_newest_turn(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"strategy\": \"summary\", \"context_limit\": 8000, \"threshold\": 0.5, \"summary_budget\": 500}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    int turns = 0;
+    while (!ctxwin_window_needs_summary(w)) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Run the test suite and report failures"));
+        CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_TOOL_RESULT, counted(500)));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+        turns++;
+        if (turns > 20) break;
+    }
+    CHECK(live(w) >= 4000 && ctxwin_window_first_live_turn(w) == 0);
+    free(request(w));
+    const char *summary = "Original task: run the tests. Ledger: [done] ran them 8 times.";
+    CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
+    CHECK(ctxwin_window_first_live_turn(w) == ctxwin_window_turn_count(w) - 1);
+    CHECK(live(w) < 1000);
+    CHECK(!ctxwin_window_needs_summary(w));
+    ctxwin_window_free(w);
+}
+
+void suite_summary(void) {
+    harness_run("pruned_turns_are_summarised_and_archived", pruned_turns_are_summarised_and_archived);
+    harness_run("compaction_records_are_json", compaction_records_are_json);
+    harness_run("every_rejection_keeps_the_history", every_rejection_keeps_the_history);
+    harness_run("summary_strategy_archives_all_but_the_newest_turn", summary_strategy_archives_all_but_the_newest_turn);
+}

@@ -1,0 +1,202 @@
+//! The summary slot and compaction records. Thin shims over the window's summary methods.
+
+use super::boundary::{ffi_boundary, str_arg, try_mut, try_ref};
+use super::buffer::write_str;
+use super::error::ctxwin_status;
+use super::handle::ctxwin_window;
+use crate::error::{Error, ErrorKind};
+use crate::window::Window;
+use libc::c_char;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
+/// turns were pruned since the last summary; with `summary`, live tokens (or the prompt total
+/// the provider last reported) reached `threshold` (default 0.85) of the context limit and
+/// there is a turn besides the newest to archive. The context limit is the `context_limit`
+/// setting, else the model table's, else the history budget.
+///
+/// Returns false for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) -> bool {
+    ffi_boundary! { try_ref!(w).value(Window::needs_summary) }
+}
+
+/// Writes the complete prompt to send to the agent's LLM for a summary: the turns to archive
+/// (pruned turns with `sliding`, every turn but the newest with `summary`), the summary in
+/// place (so summaries roll up), and instructions asking for the original task, progress
+/// with exact file names, working memory, and a ledger of completed vs pending work. The
+/// prompt fits the context limit minus `summary_budget`; when the turns do not, it covers as
+/// many as fit, and `ctxwin_window_needs_summary` stays true for the rest (ask again after
+/// `ctxwin_window_set_summary`).
+///
+/// On success the window remembers what the prompt covers; answer with
+/// `ctxwin_window_set_summary(w, ctxwin_window_generation(w), …)`. Works whether or not the
+/// trigger fired (a manual compaction).
+///
+/// Parameters: `w` is borrowed mutably; `buf`, `cap`, `needed` follow the string-out
+/// convention (`buf = NULL, cap = 0` queries the length and remembers nothing).
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`
+/// (nothing remembered), or `CTXWIN_STATUS_OUT_OF_RANGE` when there is nothing to summarise
+/// or the context limit is too small for a request.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_summary_request(
+    w: *mut ctxwin_window,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            let (prompt, pending) = window.build_summary_request()?;
+            // SAFETY: forwarded from this function's contract.
+            unsafe { write_str(&prompt, buf, cap, needed) }?;
+            if cap > 0 {
+                window.await_summary(pending);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Takes the LLM's answer to the summary request built at `generation`: the summary replaces
+/// the previous one and the turns the request covered are archived (kept in the ledger and
+/// listable, no longer sent; the summary is sent right after the pinned head and counts in
+/// `ctxwin_window_live_tokens`). A compaction record is kept (see
+/// `ctxwin_window_compaction_info`) and the generation changes.
+///
+/// Parameters: `generation` is `ctxwin_window_generation(w)` when the request was written;
+/// `text`, `len` is the summary, borrowed UTF-8 (copied).
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+/// `CTXWIN_STATUS_MISMATCH` (no request pending, or the window changed since: a stale
+/// `generation`; ask again), `CTXWIN_STATUS_INVALID_ARG` (an empty or blank summary), or
+/// `CTXWIN_STATUS_OUT_OF_RANGE` (more tokens than `summary_budget`, or than the previous
+/// summary and the turns it replaces). On failure the history stays exactly as it was.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `text` is NULL or valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_set_summary(
+    w: *mut ctxwin_window,
+    generation: u32,
+    text: *const c_char,
+    len: usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let text = unsafe { str_arg(text, len, "text") }?;
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            Ok(window.set_summary(generation, text, now)?)
+        })
+    }
+}
+
+/// Writes the summary in place (the newest compaction record's), which the request builder
+/// sends as a user message right after the pinned head; the empty string before the first
+/// summary.
+///
+/// Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_summary(
+    w: *const ctxwin_window,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_ref!(w).inspect(|window| {
+            let summary = window.summary().map_or("", |record| &*record.summary);
+            // SAFETY: forwarded from this function's contract.
+            unsafe { write_str(summary, buf, cap, needed) }
+        })
+    }
+}
+
+/// Compaction records kept: one per accepted summary, numbered from 1. A rewind
+/// (`ctxwin_window_truncate`) drops the records whose archived range is no longer followed by
+/// a live turn, and the summary falls back to the newest record left; reset drops them all.
+///
+/// Returns 0 for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_compaction_count(w: *const ctxwin_window) -> usize {
+    ffi_boundary! { try_ref!(w).value(|window| window.compactions().len()) }
+}
+
+/// Writes compaction record `index` (0-based; its `number` is `index + 1`) as a JSON object:
+/// `number`, `timestamp` (Unix seconds), `summary`, `summary_tokens`, `summary_exact`,
+/// `messages_archived`, `first_archived` and `last_archived` (message indices, inclusive),
+/// `archived_turns` (turns archived once it was accepted), `tokens_before`, `tokens_after`
+/// (live tokens around the compaction). Archived messages stay in the ledger.
+///
+/// Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`, or
+/// `CTXWIN_STATUS_OUT_OF_RANGE` when `index >= ctxwin_window_compaction_count(w)`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_compaction_info(
+    w: *const ctxwin_window,
+    index: usize,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_ref!(w).inspect(|window| {
+            let records = window.compactions();
+            let record = records.get(index).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::OutOfRange,
+                    format!("compaction record {index} does not exist: the window holds {}", records.len()),
+                )
+            })?;
+            // SAFETY: forwarded from this function's contract.
+            unsafe { write_str(&record.to_value().to_string(), buf, cap, needed) }
+        })
+    }
+}

@@ -1,0 +1,421 @@
+//! Saving and restoring a window: a versioned JSON document, written atomically.
+//!
+//! ```text
+//! {"format":"ctxwin-window","version":1,
+//!  "model":"gpt-4o", "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
+//!  "generation":7, "first_live_turn":3, "forced_first_live":0, "prompt_total":null,
+//!  "calibration":{"real":0.0,"estimated":0.0},
+//!  "messages":[{"kind":1,"tokens":12,"exact":true,"source":"library","text":"…",
+//!               "call_id":"…","raw_json":"…","external_id":42}, …],
+//!  "compactions":[{…as ctxwin_window_compaction_info…}, …]}
+//! ```
+//! Optional message fields are omitted when absent. Every field that determines the window's
+//! state is listed once, in [`write_window`] and [`read_window`], side by side: a field added
+//! to one is added to the other. Reading never builds a partial window: it fails with PARSE
+//! (naming the field) or UNSUPPORTED (a newer version, an unknown strategy) and nothing else
+//! changes.
+
+mod atomic;
+pub mod fields;
+
+use crate::config::Settings;
+use crate::error::{Error, ErrorKind, Result};
+use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::summary::CompactionRecord;
+use crate::tokens::{Calibration, Count};
+use crate::window::{Overhead, SavedWindow, Window};
+use fields::{Fields, parse_error};
+use serde_json::{Map, Value, json};
+use std::path::Path;
+
+/// The `format` field every saved window carries.
+pub const FORMAT: &str = "ctxwin-window";
+
+/// The version this library writes; it reads this version and older ones.
+pub const VERSION: u64 = 1;
+
+/// The window as a saved JSON document.
+pub fn export(window: &Window) -> String {
+    write_window(window).to_string()
+}
+
+/// The window a saved JSON document describes.
+pub fn import(json: &str) -> Result<Window> {
+    let value: Value = serde_json::from_str(json).map_err(|e| {
+        Error::new(
+            ErrorKind::Parse,
+            format!("saved window is not valid JSON (truncated or corrupted?): {e}"),
+        )
+    })?;
+    read_window(&value)
+}
+
+/// [`import`], then checks that message `i` carries the caller's id `ids[i]`, for every
+/// message: MISMATCH names the first disagreement.
+pub fn import_checked(json: &str, ids: &[i64]) -> Result<Window> {
+    let window = import(json)?;
+    if ids.len() != window.message_count() {
+        return Err(Error::new(
+            ErrorKind::Mismatch,
+            format!(
+                "the saved window holds {} messages but the caller has {} ids",
+                window.message_count(),
+                ids.len()
+            ),
+        ));
+    }
+    for (index, &id) in ids.iter().enumerate() {
+        let saved = window.message(index).and_then(Message::external_id);
+        if saved != Some(id) {
+            let saved = saved.map_or("no external id".to_owned(), |saved| format!("external id {saved}"));
+            return Err(Error::new(
+                ErrorKind::Mismatch,
+                format!("message {index} has {saved} but the caller's row is {id}"),
+            ));
+        }
+    }
+    Ok(window)
+}
+
+/// Saves the window to `path` atomically (see [`atomic::replace_file`]).
+pub fn save(window: &Window, path: &Path) -> Result<()> {
+    atomic::replace_file(path, export(window).as_bytes())
+        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot save the window to '{}': {e}", path.display())))
+}
+
+/// Loads the window saved at `path`.
+pub fn load(path: &Path) -> Result<Window> {
+    let json = std::fs::read(path)
+        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read '{}': {e}", path.display())))?;
+    let json = std::str::from_utf8(&json).map_err(|e| {
+        Error::new(
+            ErrorKind::Parse,
+            format!("'{}' is not a saved window: invalid UTF-8 at byte {}", path.display(), e.valid_up_to()),
+        )
+    })?;
+    import(json).map_err(|e| Error::new(e.kind(), format!("'{}': {}", path.display(), e.message())))
+}
+
+fn write_window(window: &Window) -> Value {
+    let overhead = window.overhead();
+    json!({
+        "format": FORMAT,
+        "version": VERSION,
+        "model": window.model().name(),
+        "settings": window.settings().to_value(),
+        "overhead": {"system": overhead.system, "tools": overhead.tools},
+        "generation": window.generation(),
+        "first_live_turn": window.first_live_turn(),
+        "forced_first_live": window.forced_first_live(),
+        "prompt_total": window.prompt_total(),
+        "calibration": {"real": window.calibration().state().0, "estimated": window.calibration().state().1},
+        "messages": (0..window.message_count())
+            .filter_map(|index| window.message(index))
+            .map(write_message)
+            .collect::<Vec<_>>(),
+        "compactions": window.compactions().iter().map(CompactionRecord::to_value).collect::<Vec<_>>(),
+    })
+}
+
+fn read_window(value: &Value) -> Result<Window> {
+    let fields = Fields::of(value, "")?;
+    read_header(&fields)?;
+    let overhead = Fields::of(fields.value("overhead")?, "overhead")?;
+    let saved = SavedWindow {
+        model: fields.string("model")?.to_owned(),
+        settings: read_settings(fields.value("settings")?)?,
+        overhead: Overhead {
+            system: overhead.tokens("system")?,
+            tools: overhead.tokens("tools")?,
+        },
+        generation: fields.whole("generation", u64::from(u32::MAX))? as u32,
+        first_live_turn: fields.index("first_live_turn")?,
+        forced_first_live: fields.index("forced_first_live")?,
+        prompt_total: fields.optional_whole("prompt_total", u64::MAX)?,
+        calibration: read_calibration(&Fields::of(fields.value("calibration")?, "calibration")?)?,
+        messages: fields
+            .array("messages")?
+            .iter()
+            .enumerate()
+            .map(|(i, message)| read_message(message, &format!("messages[{i}]")))
+            .collect::<Result<_>>()?,
+        compactions: fields
+            .array("compactions")?
+            .iter()
+            .enumerate()
+            .map(|(i, record)| CompactionRecord::from_value(record, &format!("compactions[{i}]")))
+            .collect::<Result<_>>()?,
+    };
+    Window::restore(saved)
+}
+
+/// The learned calibration sums: finite and non-negative.
+fn read_calibration(fields: &Fields) -> Result<Calibration> {
+    Calibration::from_state(fields.number("real")?, fields.number("estimated")?)
+        .ok_or_else(|| parse_error("calibration", "real and estimated must be finite and not negative"))
+}
+
+/// Checks `format` and `version`: a newer version is UNSUPPORTED.
+fn read_header(fields: &Fields) -> Result<()> {
+    if fields.string("format")? != FORMAT {
+        return Err(fields.wrong("format", &format!("\"{FORMAT}\"")));
+    }
+    let version = fields.whole("version", u64::MAX)?;
+    if version > VERSION {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!("saved window has format version {version}; this library reads versions up to {VERSION}"),
+        ));
+    }
+    if version == 0 {
+        return Err(fields.wrong("version", "a version from 1"));
+    }
+    Ok(())
+}
+
+/// Settings are stored as a configuration object: an option this version lacks is
+/// UNSUPPORTED, any other problem PARSE.
+fn read_settings(value: &Value) -> Result<Settings> {
+    Settings::default().with_value(value).map_err(|e| match e.kind() {
+        ErrorKind::Unsupported => Error::new(ErrorKind::Unsupported, format!("settings: {}", e.message())),
+        _ => parse_error("settings", e.message()),
+    })
+}
+
+fn write_message(message: &Message) -> Value {
+    let mut object = Map::new();
+    object.insert("kind".into(), json!(message.kind().code()));
+    object.insert("tokens".into(), json!(message.count().tokens));
+    object.insert("exact".into(), json!(message.count().exact));
+    let source = match message.source() {
+        CountSource::Library => "library",
+        CountSource::Caller => "caller",
+    };
+    object.insert("source".into(), json!(source));
+    if let Some(text) = message.text() {
+        object.insert("text".into(), json!(text));
+    }
+    if let Some(extras) = message.extras() {
+        if let Some(call_id) = &extras.call_id {
+            object.insert("call_id".into(), json!(call_id));
+        }
+        if let Some(raw_json) = &extras.raw_json {
+            object.insert("raw_json".into(), json!(raw_json));
+        }
+        if let Some(id) = extras.external_id {
+            object.insert("external_id".into(), json!(id));
+        }
+    }
+    Value::Object(object)
+}
+
+fn read_message(value: &Value, path: &str) -> Result<Message> {
+    let fields = Fields::of(value, path)?;
+    let kind = Kind::from_code(fields.whole("kind", 5)? as i32).ok_or_else(|| fields.wrong("kind", "0 to 5"))?;
+    let count = Count {
+        tokens: fields.tokens("tokens")?,
+        exact: fields.boolean("exact")?,
+    };
+    let source = match fields.string("source")? {
+        "library" => CountSource::Library,
+        "caller" => CountSource::Caller,
+        _ => return Err(fields.wrong("source", "\"library\" or \"caller\"")),
+    };
+    let text = fields.optional_string("text")?.map(Box::from);
+    let extras = MessageExtras {
+        call_id: fields.optional_string("call_id")?.map(Box::from),
+        raw_json: fields.optional_string("raw_json")?.map(Box::from),
+        external_id: fields.optional_i64("external_id")?,
+    };
+    let message = Message::new(kind, count, source, text);
+    Ok(if extras == MessageExtras::default() {
+        message
+    } else {
+        message.with_extras(extras)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One step of a session, applied the same way to the original and to its restored copy.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Push(u8, String),
+        Counted(u8, u32, bool),
+        EndTurn,
+        Summarise,
+        DropOldest,
+        Truncate(usize),
+        ExternalId(usize, i64),
+        Budget(u16),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (0u8..6, "[a-z .\\n]{0,40}").prop_map(|(k, t)| Step::Push(k, t)),
+            (0u8..6, 0u32..400, any::<bool>()).prop_map(|(k, n, e)| Step::Counted(k, n, e)),
+            Just(Step::EndTurn),
+            Just(Step::EndTurn),
+            Just(Step::Summarise),
+            Just(Step::DropOldest),
+            (0usize..60).prop_map(Step::Truncate),
+            (0usize..60, any::<i64>()).prop_map(|(i, id)| Step::ExternalId(i, id)),
+            (0u16..1500).prop_map(Step::Budget),
+        ]
+    }
+
+    fn apply(window: &mut Window, step: &Step) {
+        let kind = |k: u8| Kind::from_code(i32::from(k)).unwrap();
+        match step {
+            Step::Push(k, text) => drop(window.push(kind(*k), text)),
+            Step::Counted(k, n, exact) => window.push_counted(kind(*k), Count { tokens: *n, exact: *exact }),
+            Step::EndTurn => drop(window.end_turn()),
+            Step::Summarise => {
+                if window.summary_request().is_ok() {
+                    let _ = window.set_summary(window.generation(), "s", 7);
+                }
+            }
+            Step::DropOldest => drop(window.drop_oldest_turn()),
+            Step::Truncate(n) => drop(window.truncate(*n)),
+            Step::ExternalId(i, id) => drop(window.set_external_id(*i, *id)),
+            Step::Budget(b) => drop(window.set_budget(i32::from(*b))),
+        }
+    }
+
+    /// What a caller observes of the boundary and the ledger.
+    fn observed(window: &Window) -> (usize, u32, Count, Vec<crate::window::TurnInfo>, Option<String>) {
+        (
+            window.start(),
+            window.generation(),
+            window.live_tokens(),
+            (0..window.turn_count()).map(|t| window.turn_info(t).unwrap()).collect(),
+            window.summary().map(|r| r.summary.to_string()),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn a_restored_window_continues_exactly_like_the_original(
+            config in prop_oneof![Just(r#"{}"#), Just(r#"{"strategy":"summary","context_limit":3000,"summary_budget":50}"#),
+                                  Just(r#"{"retain_text":false,"budget_includes_overhead":true,"summary_budget":20}"#)],
+            before in prop::collection::vec(step(), 0..60),
+            after in prop::collection::vec(step(), 0..30),
+        ) {
+            let mut original = Window::new("gpt-4o");
+            original.configure(config).unwrap();
+            original.set_overhead(30, 5).unwrap();
+            for step in &before {
+                apply(&mut original, step);
+            }
+            let saved = export(&original);
+            let mut restored = import(&saved).unwrap();
+            prop_assert_eq!(export(&restored), saved);
+            prop_assert_eq!(observed(&restored), observed(&original));
+            for step in &after {
+                apply(&mut original, step);
+                apply(&mut restored, step);
+                prop_assert_eq!(observed(&restored), observed(&original));
+            }
+            prop_assert_eq!(export(&restored), export(&original));
+        }
+    }
+
+    fn sample() -> Window {
+        let mut window = Window::new("gpt-4o");
+        window.configure(r#"{"history_budget":30}"#).unwrap();
+        for turn in 0..4 {
+            window.push(Kind::User, &format!("turn {turn}: please edit src/main.rs and run the tests"));
+            window.push_counted(Kind::ToolResult, Count::exact(20));
+            window.end_turn();
+        }
+        window.set_external_id(0, 41).unwrap();
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "Edited src/main.rs.", 9).unwrap();
+        window
+    }
+
+    #[test]
+    fn every_prefix_of_a_saved_window_is_refused_with_parse() {
+        let saved = export(&sample());
+        for end in 0..saved.len() {
+            let err = import(&saved[..end]).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Parse, "prefix of {end} bytes: {}", err.message());
+        }
+        assert!(import(&saved).is_ok());
+    }
+
+    #[test]
+    fn damaged_fields_are_named_and_newer_versions_unsupported() {
+        let saved: Value = serde_json::from_str(&export(&sample())).unwrap();
+        let edit = |path: &[&str], value: Value| {
+            let mut doc = saved.clone();
+            let mut slot = &mut doc;
+            for key in path {
+                slot = match key.parse::<usize>() {
+                    Ok(i) => &mut slot[i],
+                    Err(_) => &mut slot[*key],
+                };
+            }
+            *slot = value;
+            import(&doc.to_string()).unwrap_err()
+        };
+        let cases = [
+            (edit(&["version"], json!(2)), ErrorKind::Unsupported, "version 2"),
+            (edit(&["version"], json!("1")), ErrorKind::Parse, "version"),
+            (edit(&["format"], json!("other")), ErrorKind::Parse, "format"),
+            (edit(&["settings", "strategy"], json!("tiered")), ErrorKind::Unsupported, "tiered"),
+            (edit(&["settings", "history_budget"], json!(-1)), ErrorKind::Parse, "history_budget"),
+            (edit(&["messages", "2", "kind"], json!(9)), ErrorKind::Parse, "messages[2].kind"),
+            (edit(&["messages", "1", "source"], json!("me")), ErrorKind::Parse, "messages[1].source"),
+            (edit(&["messages", "0", "external_id"], json!("x")), ErrorKind::Parse, "messages[0].external_id"),
+            (edit(&["compactions", "0", "archived_turns"], json!(0)), ErrorKind::Parse, "compactions[0]"),
+            (edit(&["compactions", "0", "last_archived"], json!(2)), ErrorKind::Parse, "compactions[0]"),
+            (edit(&["forced_first_live"], json!(99)), ErrorKind::Parse, "forced_first_live"),
+            (edit(&["first_live_turn"], json!(0)), ErrorKind::Parse, "first_live_turn"),
+            (edit(&["overhead"], json!([])), ErrorKind::Parse, "overhead"),
+            (edit(&[], json!(null)), ErrorKind::Parse, "object"),
+        ];
+        for (err, kind, needle) in cases {
+            assert_eq!(err.kind(), kind, "{}", err.message());
+            assert!(err.message().contains(needle), "{needle}: {}", err.message());
+        }
+    }
+
+    #[test]
+    fn a_checked_import_compares_every_id() {
+        let mut window = sample();
+        let ids: Vec<i64> = (0..window.message_count() as i64).map(|i| 100 + i).collect();
+        for (index, &id) in ids.iter().enumerate() {
+            window.set_external_id(index, id).unwrap();
+        }
+        let saved = export(&window);
+        assert_eq!(export(&import_checked(&saved, &ids).unwrap()), saved);
+        let mut wrong = ids.clone();
+        wrong[3] = 7;
+        let err = import_checked(&saved, &wrong).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Mismatch);
+        assert_eq!(err.message(), "message 3 has external id 103 but the caller's row is 7");
+        let err = import_checked(&saved, &ids[1..]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Mismatch);
+        assert_eq!(window.set_external_id(99, 1).unwrap_err().kind(), ErrorKind::OutOfRange);
+    }
+
+    #[test]
+    fn save_and_load_round_trip_and_report_io_errors() {
+        let path = std::env::temp_dir().join(format!("ctxwin-persist-{}.json", std::process::id()));
+        let window = sample();
+        save(&window, &path).unwrap();
+        assert_eq!(export(&load(&path).unwrap()), export(&window));
+        std::fs::write(&path, b"{\"format\":\"ctxwin-window\",\xff").unwrap();
+        assert_eq!(load(&path).unwrap_err().kind(), ErrorKind::Parse);
+        std::fs::remove_file(&path).unwrap();
+        let err = load(&path).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Io);
+        assert!(err.message().contains("ctxwin-persist"), "{}", err.message());
+    }
+}

@@ -1,0 +1,377 @@
+//! The summary slot of a window: when to ask for a summary, the request, and the answer
+//! that archives the turns it covers.
+//!
+//! A request covers the turns from the end of the archive to the strategy's target: the
+//! turns the sliding window pruned (`sliding`), or every turn but the newest (`summary`).
+//! When they do not fit the model's window in one prompt, the request covers as many as fit
+//! and `needs_summary` stays true until the rest is summarised, each part rolling up the
+//! previous summary.
+
+use super::Window;
+use crate::config::StrategyName;
+use crate::error::{Error, ErrorKind, Result};
+use crate::summary::prompt::Request;
+use crate::summary::{CompactionRecord, PendingSummary};
+
+impl Window {
+    /// The newest compaction record: its summary is the one in place, sent right after the
+    /// pinned head. `None` before the first summary.
+    pub fn summary(&self) -> Option<&CompactionRecord> {
+        self.compactions.last()
+    }
+
+    /// Every compaction record, oldest first.
+    pub fn compactions(&self) -> &[CompactionRecord] {
+        &self.compactions
+    }
+
+    /// Turns archived by summaries: turns `0..archived_turns()` are replaced by the summary.
+    pub fn archived_turns(&self) -> usize {
+        self.summary().map_or(0, |record| record.archived_turns)
+    }
+
+    /// The context limit summaries are fitted to: the `context_limit` setting, else the
+    /// model table's, else the history budget.
+    pub fn context_limit(&self) -> u32 {
+        self.settings
+            .context_limit
+            .or(self.model.context_limit())
+            .unwrap_or(self.settings.history_budget)
+    }
+
+    /// Records the prompt total the provider reported for the last request (from
+    /// [`Window::observe_usage`]), which the `summary` strategy's trigger also watches. A
+    /// rewind or an accepted summary forgets it.
+    pub(crate) fn record_prompt_total(&mut self, prompt_tokens: u64) {
+        self.prompt_total = Some(prompt_tokens);
+    }
+
+    /// The last prompt total recorded with [`Window::record_prompt_total`].
+    pub fn prompt_total(&self) -> Option<u64> {
+        self.prompt_total
+    }
+
+    /// True when a summary should be asked for: with `sliding`, turns were pruned since the
+    /// last summary; with `summary`, live tokens or the provider's last prompt total reach
+    /// `threshold` of the context limit and there is a turn besides the newest to archive.
+    pub fn needs_summary(&self) -> bool {
+        if self.summary_target() <= self.archived_turns() {
+            return false;
+        }
+        match self.settings.strategy {
+            StrategyName::Sliding => true,
+            StrategyName::Summary => {
+                let trigger = self.settings.threshold.of(self.context_limit());
+                u64::from(self.live_tokens().tokens) >= trigger || self.prompt_total.is_some_and(|total| total >= trigger)
+            }
+        }
+    }
+
+    /// One past the last turn a summary would archive now.
+    fn summary_target(&self) -> usize {
+        match self.settings.strategy {
+            StrategyName::Sliding => self.first_live_turn,
+            StrategyName::Summary => self.turns.len().saturating_sub(1).max(self.first_live_turn),
+        }
+    }
+
+    /// The prompt to send to the agent's LLM: the turns to archive and the summary in place,
+    /// fitted to the context limit minus `summary_budget`. Remembers what it covers for
+    /// [`Window::set_summary`]; works whether or not the trigger has fired.
+    pub fn summary_request(&mut self) -> Result<String> {
+        let (prompt, pending) = self.build_summary_request()?;
+        self.await_summary(pending);
+        Ok(prompt)
+    }
+
+    /// Makes `pending` (from [`Window::build_summary_request`]) the request
+    /// [`Window::set_summary`] answers.
+    pub fn await_summary(&mut self, pending: PendingSummary) {
+        self.pending_summary = Some(pending);
+    }
+
+    /// [`Window::summary_request`] without remembering the request: the prompt and what it
+    /// covers, for a caller that hands the prompt on before committing to it.
+    pub fn build_summary_request(&self) -> Result<(String, PendingSummary)> {
+        let (first_turn, target) = (self.archived_turns(), self.summary_target());
+        if target <= first_turn {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                "nothing to summarise: no turn left the window since the last summary",
+            ));
+        }
+        let turns: Vec<_> = (first_turn..target).map(|turn| self.turn_messages(turn)).collect();
+        let limit = self.context_limit();
+        let prompt = Request {
+            model: &self.model,
+            previous: self.summary().map(|record| &*record.summary),
+            messages: &self.messages,
+            turns: &turns,
+            budget: u64::from(limit.saturating_sub(self.settings.summary_budget)),
+            summary_budget: self.settings.summary_budget,
+        }
+        .build()
+        .map_err(|e| Error::new(e.kind(), format!("{} (context limit {limit})", e.message())))?;
+        let pending = PendingSummary {
+            generation: self.generation,
+            first_turn,
+            end_turn: first_turn + prompt.turns,
+        };
+        Ok((prompt.text, pending))
+    }
+
+    /// The message indices of turn `turn`.
+    fn turn_messages(&self, turn: usize) -> std::ops::Range<usize> {
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
+        self.turns[turn].first..end
+    }
+
+    /// Takes the LLM's answer to the request built at `generation`: the summary replaces the
+    /// previous one and the turns the request covered are archived (kept, not sent). A
+    /// compaction record stamped `timestamp` (Unix seconds) is kept.
+    ///
+    /// Refused, changing nothing: no request pending or a stale `generation` (MISMATCH), an
+    /// empty summary (INVALID_ARG), a summary over `summary_budget` or larger than the
+    /// previous summary and turns it replaces (OUT_OF_RANGE).
+    pub fn set_summary(&mut self, generation: u32, text: &str, timestamp: u64) -> Result<()> {
+        let pending = self.pending_summary.ok_or_else(|| {
+            Error::new(
+                ErrorKind::Mismatch,
+                "no summary request is pending: call summary_request first (a rewind cancels a request)",
+            )
+        })?;
+        if generation != self.generation || pending.generation != self.generation {
+            return Err(Error::new(
+                ErrorKind::Mismatch,
+                format!(
+                    "summary for generation {generation} is stale: the request was built at generation {} and the window is at {}; request the summary again",
+                    pending.generation, self.generation
+                ),
+            ));
+        }
+        if text.trim().is_empty() {
+            return Err(Error::invalid_arg("the summary is empty: the history stays as it was"));
+        }
+        let tokens = self.model.count(text);
+        let budget = self.settings.summary_budget;
+        if tokens.tokens > budget {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("the summary has {} tokens, more than summary_budget ({budget})", tokens.tokens),
+            ));
+        }
+        let previous = self.summary().map_or(0, |record| u64::from(record.summary_tokens.tokens));
+        let archived = self.tokens_of(self.history_from(pending.first_turn).minus(self.history_from(pending.end_turn)));
+        if u64::from(tokens.tokens) > previous + archived {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "the summary has {} tokens, more than the {} tokens it replaces (previous summary and archived turns)",
+                    tokens.tokens,
+                    previous + archived
+                ),
+            ));
+        }
+        let tokens_before = self.live_tokens().tokens;
+        self.compactions.push(CompactionRecord {
+            number: self.compactions.len() + 1,
+            timestamp,
+            summary: text.into(),
+            summary_tokens: tokens,
+            first_archived: self.turns[pending.first_turn].first,
+            last_archived: self.turns[pending.end_turn].first - 1,
+            archived_turns: pending.end_turn,
+            tokens_before,
+            tokens_after: tokens_before,
+        });
+        self.pending_summary = None;
+        self.prompt_total = None;
+        self.bump_generation();
+        self.enforce();
+        let tokens_after = self.live_tokens().tokens;
+        if let Some(record) = self.compactions.last_mut() {
+            record.tokens_after = tokens_after;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Kind;
+    use crate::persist;
+    use crate::tokens::Count;
+
+    /// A session of `turns` turns of `user` + `tool` tokens, counted, each completed.
+    fn session(config: &str, turns: usize, user: u32, tool: u32) -> Window {
+        let mut window = Window::new("gpt-4o");
+        window.configure(config).unwrap();
+        window.push_counted(Kind::System, Count::exact(50));
+        for _ in 0..turns {
+            window.push(Kind::User, "Please fix src/lib.rs");
+            window.push_counted(Kind::Assistant, Count::exact(user));
+            window.push_counted(Kind::ToolResult, Count::exact(tool));
+            window.end_turn();
+        }
+        window
+    }
+
+    /// Live tokens recomputed from scratch: overhead, pinned head, summary, live turns.
+    fn reference_live(window: &Window) -> u64 {
+        let overhead = u64::from(window.overhead().system) + u64::from(window.overhead().tools);
+        let start = window.start();
+        let turns_start = (0..window.turn_count()).map(|t| window.turn_info(t).unwrap().first_message).next();
+        let mut total = overhead + window.summary().map_or(0, |r| u64::from(r.summary_tokens.tokens));
+        for index in 0..window.message_count() {
+            let message = window.message(index).unwrap();
+            let pinned = message.kind() == Kind::System || turns_start.is_none_or(|first| index < first);
+            if pinned || index >= start {
+                total += u64::from(message.count().tokens);
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn sliding_asks_for_the_pruned_turns_and_archives_them() {
+        let mut window = session(r#"{"history_budget":1000,"summary_budget":40}"#, 6, 10, 290);
+        assert!(window.first_live_turn() > 0 && window.needs_summary());
+        let pruned = window.first_live_turn();
+        let request = window.summary_request().unwrap();
+        assert!(request.contains("Please fix src/lib.rs") && !request.contains("<previous_summary>"));
+        let generation = window.generation();
+        window.set_summary(generation, "Original task: fix src/lib.rs. Ledger: [done] read it.", 1234).unwrap();
+        assert!(!window.needs_summary());
+        assert_ne!(window.generation(), generation);
+        let record = window.summary().unwrap().clone();
+        assert_eq!((record.number, record.timestamp, record.archived_turns), (1, 1234, pruned));
+        assert_eq!(record.first_archived, window.turn_info(0).unwrap().first_message);
+        assert_eq!(record.last_archived + 1, window.turn_info(pruned).unwrap().first_message);
+        assert_eq!(u64::from(window.live_tokens().tokens), reference_live(&window));
+        assert_eq!(record.tokens_after, window.live_tokens().tokens);
+        assert_eq!(record.tokens_after, record.tokens_before + record.summary_tokens.tokens);
+        assert_eq!(window.message_count(), 1 + 6 * 3, "nothing archived is deleted");
+        // The next pruned turn rolls up the previous summary.
+        window.push_counted(Kind::User, Count::exact(900));
+        window.end_turn();
+        assert!(window.needs_summary());
+        let request = window.summary_request().unwrap();
+        assert!(request.contains("<previous_summary>\nOriginal task: fix src/lib.rs."));
+        window.set_summary(window.generation(), "Rolled up.", 1300).unwrap();
+        assert_eq!(window.compactions().len(), 2);
+        assert_eq!(window.compactions()[1].first_archived, record.last_archived + 1);
+    }
+
+    #[test]
+    fn every_rejection_leaves_the_window_as_it_was() {
+        let mut window = session(r#"{"history_budget":1000,"summary_budget":40}"#, 6, 10, 290);
+        let generation = window.generation();
+        let err = window.set_summary(generation, "early", 1).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Mismatch, "{}", err.message());
+        window.summary_request().unwrap();
+        let before = persist::export(&window);
+        let long = "word ".repeat(200);
+        let cases = [
+            (generation.wrapping_add(1), "stale", ErrorKind::Mismatch, "stale"),
+            (generation, "", ErrorKind::InvalidArg, "empty"),
+            (generation, " \n\t", ErrorKind::InvalidArg, "empty"),
+            (generation, long.as_str(), ErrorKind::OutOfRange, "summary_budget"),
+        ];
+        for (generation, text, kind, needle) in cases {
+            let err = window.set_summary(generation, text, 1).unwrap_err();
+            assert_eq!(err.kind(), kind, "{text:?}");
+            assert!(err.message().contains(needle), "{}", err.message());
+            assert_eq!(persist::export(&window), before, "a failed summary changes nothing");
+        }
+        // Larger than what it replaces: a tiny archived range.
+        let mut small = session(r#"{"history_budget":10,"summary_budget":400}"#, 2, 1, 1);
+        small.summary_request().unwrap();
+        let before = persist::export(&small);
+        let err = small.set_summary(small.generation(), &"many words here ".repeat(5), 1).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfRange);
+        assert!(err.message().contains("replaces"), "{}", err.message());
+        assert_eq!(persist::export(&small), before);
+        // A boundary move makes the request stale.
+        let mut moved = session(r#"{"history_budget":1000,"summary_budget":40}"#, 6, 10, 290);
+        moved.summary_request().unwrap();
+        let generation = moved.generation();
+        moved.set_budget(10).unwrap();
+        assert_eq!(moved.set_summary(generation, "late", 1).unwrap_err().kind(), ErrorKind::Mismatch);
+    }
+
+    #[test]
+    fn summary_strategy_fires_at_the_threshold_and_keeps_the_newest_turn() {
+        let mut window = session(r#"{"strategy":"summary","context_limit":4000,"threshold":0.5,"summary_budget":300}"#, 3, 10, 290);
+        assert!(!window.needs_summary(), "{} live tokens", window.live_tokens().tokens);
+        window.record_prompt_total(2000);
+        assert!(window.needs_summary(), "the provider's prompt total reached 0.5 of 4000");
+        window.record_prompt_total(10);
+        for _ in 0..4 {
+            window.push_counted(Kind::User, Count::exact(300));
+            window.end_turn();
+        }
+        assert!(window.live_tokens().tokens >= 2000 && window.needs_summary());
+        assert_eq!(window.first_live_turn(), 0, "nothing is dropped before the summary arrives");
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "Original task: fix src/lib.rs.", 99).unwrap();
+        let newest = window.turn_count() - 1;
+        assert_eq!(window.first_live_turn(), newest);
+        assert_eq!(window.archived_turns(), newest);
+        assert!(!window.needs_summary());
+        assert!(window.prompt_total().is_none());
+        let record = window.summary().unwrap();
+        assert!(record.tokens_after < record.tokens_before);
+        assert_eq!(u64::from(window.live_tokens().tokens), reference_live(&window));
+    }
+
+    #[test]
+    fn a_range_too_large_for_one_prompt_is_asked_for_in_parts() {
+        let mut window = Window::new("gpt-4o");
+        window.configure(r#"{"strategy":"summary","context_limit":3000,"summary_budget":200}"#).unwrap();
+        let file = "fn main() { println!(\"hello\"); }\n".repeat(60);
+        for _ in 0..6 {
+            window.push(Kind::User, "Read src/main.rs");
+            window.push(Kind::ToolResult, &file);
+            window.end_turn();
+        }
+        let mut parts = 0;
+        while window.needs_summary() || window.archived_turns() < window.turn_count() - 1 {
+            let request = window.summary_request().unwrap();
+            let tokens = window.model().count(&request).tokens;
+            assert!(tokens + 200 <= 3000, "request of {tokens} tokens does not fit");
+            window.set_summary(window.generation(), &format!("Part {parts} read src/main.rs."), 5).unwrap();
+            parts += 1;
+            assert!(parts < 10);
+        }
+        assert!(parts > 1, "six turns of ~{} tokens need several parts", window.message(1).unwrap().count().tokens);
+        assert_eq!(window.compactions().len(), parts);
+    }
+
+    #[test]
+    fn truncating_into_an_archived_range_drops_its_record() {
+        let mut window = session(r#"{"history_budget":1000,"summary_budget":40}"#, 6, 10, 290);
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "first", 1).unwrap();
+        for _ in 0..3 {
+            window.push_counted(Kind::User, Count::exact(400));
+            window.end_turn();
+        }
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "second", 2).unwrap();
+        let first = window.compactions()[0].clone();
+        let second = window.compactions()[1].clone();
+        let generation = window.generation();
+        window.truncate(second.last_archived + 1).unwrap();
+        assert_eq!(window.compactions().len(), 1, "no live turn follows the second range any more");
+        assert_eq!(&*window.summary().unwrap().summary, "first");
+        assert_ne!(window.generation(), generation);
+        assert!(window.first_live_turn() >= first.archived_turns);
+        assert_eq!(u64::from(window.live_tokens().tokens), reference_live(&window));
+        window.truncate(first.last_archived).unwrap();
+        assert!(window.summary().is_none());
+        window.reset();
+        assert!(window.compactions().is_empty() && !window.needs_summary());
+        assert_eq!(window.summary_request().unwrap_err().kind(), ErrorKind::OutOfRange);
+    }
+}
