@@ -15,16 +15,10 @@ fn main() {
     config.after_includes = Some(format!("{}{}", version_macros(), config.after_includes.unwrap_or_default()));
 
     // Only the shims in src/ffi are the C API; the safe core's public types are not.
-    let mut builder = cbindgen::Builder::new().with_config(config);
-    let mut shims: Vec<PathBuf> = std::fs::read_dir(crate_dir.join("src/ffi"))
-        .expect("src/ffi is readable")
-        .map(|entry| entry.expect("src/ffi entries are readable").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
-        .collect();
-    shims.sort();
-    for shim in shims {
-        builder = builder.with_src(shim);
-    }
+    // cbindgen follows `mod` declarations, so src/ffi/mod.rs brings in every shim file once.
+    let builder = cbindgen::Builder::new()
+        .with_config(config)
+        .with_src(crate_dir.join("src/ffi/mod.rs"));
     let header = out_dir.join("ctxwin.h");
     builder
         .generate()

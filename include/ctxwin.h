@@ -274,165 +274,35 @@ int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
 const char *ctxwin_status_str(int32_t code);
 
 /**
- * Counts the tokens of `text` for `model`.
+ * Appends provider messages given as JSON: one message object or an array of them, in the
+ * shape the agent sends its provider.
  *
- * Parameters:
- * - `model`, `model_len`: borrowed UTF-8 model name, as users write it (`gpt-4o`,
- *   `openai/gpt-4o`, `claude-sonnet-4-5`, or an encoding name such as `o200k_base`).
- *   An unknown model is not an error: its count is an estimate.
- * - `text`, `len`: borrowed UTF-8 text, not NUL-terminated; `(NULL, 0)` is empty.
- * - `out`: caller-owned; written only on success.
+ * Formats: OpenAI Chat Completions (`messages`: string or array content, `tool_calls`,
+ * role `tool`), OpenAI Responses (`input` items: messages, `function_call`,
+ * `function_call_output`, `reasoning`), Anthropic Messages (content blocks: text, image,
+ * tool_use, tool_result, thinking, redacted_thinking) and Gemini (`contents` with parts:
+ * text, functionCall, functionResponse, inlineData). The format is recognised from the
+ * messages; a window holds one format.
  *
- * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` when `out` is NULL or a pointer is
- * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`. Counts above `INT32_MAX`
- * saturate.
+ * Each wire message becomes one ledger message per run of content of one kind: an assistant
+ * message with text and two tool calls is ASSISTANT + TOOL_CALL + TOOL_CALL; a user message
+ * carrying tool results and text is TOOL_RESULT messages (ending the previous turn) then a
+ * USER message (starting a new one). Tool call ids are kept. Texts are counted with the
+ * window's model (a tool call: its name and arguments); images by the provider's rule
+ * (OpenAI's tiles, exact when the size is readable from base64 PNG/JPEG/GIF/WebP data;
+ * Anthropic's width*height/750 and Gemini's tiles, estimates; 1024x1024 assumed, as an
+ * estimate, when the size is unknown). The JSON is kept verbatim (unless `retain_text` is
+ * false) for `ctxwin_window_render_json`.
  *
- * Thread-safety: safe to call from any number of threads at once.
+ * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8, not NUL-terminated.
  *
- * Since: 0.1
- *
- * # Safety
- * Each pointer is NULL or valid for its stated length; `out` is NULL or writable.
- */
-ctxwin_status ctxwin_count_text(const char *model,
-                                size_t model_len,
-                                const char *text,
-                                size_t len,
-                                struct ctxwin_count *out);
-
-/**
- * Formats a count compactly for a UI: `950`, `1.5k`, `77k`, `~77k` (an estimate), `1.2M`.
- *
- * Writes at most `cap` bytes including a terminating NUL into `buf`, like `snprintf`.
- * `buf` may be NULL when `cap` is 0 (a length query). A negative count is formatted as 0.
- *
- * Returns the length of the full text without the NUL (at most 16); the text was cut
- * when the return value is `>= cap`.
- *
- * Thread-safety: safe to call from any thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `buf` is NULL or points to `cap` writable bytes.
- */
-size_t ctxwin_format_count(struct ctxwin_count count, char *buf, size_t cap);
-
-/**
- * The context window of `model` in tokens, or 0 when the model is unknown (or the name is
- * NULL with a length, or not UTF-8).
- *
- * Knows the current OpenAI, Anthropic and Google families; provider prefixes and case are
- * ignored as in `ctxwin_count_text`.
- *
- * Thread-safety: safe to call from any thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `model` is NULL or valid for `model_len` bytes.
- */
-int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
-
-/**
- * A static description of the status code `code`.
- *
- * Takes any integer: codes this version does not know map to "unknown status code".
- *
- * Returns a NUL-terminated string with static lifetime; never NULL; do not free it.
- *
- * Thread-safety: safe to call from any thread.
- *
- * Since: 0.1
- */
-const char *ctxwin_status_str(int32_t code);
-
-/**
- * The library version as a string, for example "0.1.0".
- *
- * Returns a NUL-terminated string with static lifetime; do not free it.
- *
- * Thread-safety: safe to call from any thread.
- *
- * Since: 0.1
- */
-const char *ctxwin_version(void);
-
-/**
- * The library version as `MAJOR * 1000000 + MINOR * 1000 + PATCH`, equal to
- * `CTXWIN_VERSION_NUMBER` when the header and the library match.
- *
- * Thread-safety: safe to call from any thread.
- *
- * Since: 0.1
- */
-uint32_t ctxwin_version_number(void);
-
-/**
- * Creates an empty window for `model` with the default settings (strategy `sliding`,
- * history budget 100000 tokens, texts retained, no overhead).
- *
- * Parameters:
- * - `model`, `model_len`: borrowed UTF-8 model name; an unknown model is not an error (its
- *   counts are estimates).
- * - `out`: receives a new handle, owned by the caller, who releases it with
- *   `ctxwin_window_free`. Written only on success.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
- *
- * Thread-safety: safe to call from any thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `model` is NULL or valid for `model_len` bytes; `out` is NULL or writable.
- */
-ctxwin_status ctxwin_window_new(const char *model, size_t model_len, struct ctxwin_window **out);
-
-/**
- * Releases a window. NULL is a no-op; a poisoned window is freed too.
- *
- * Parameters: `w` is consumed; it must not be used afterwards, and must not be freed twice.
- *
- * Thread-safety: no other thread may be using `w`.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle from this library.
- */
-void ctxwin_window_free(struct ctxwin_window *w);
-
-/**
- * Forks a window: a new, independent handle with a copy of the ledger and settings.
- *
- * Parameters: `w` is borrowed; `out` receives a new caller-owned handle (release it with
- * `ctxwin_window_free`), written only on success.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_PANIC` for a
- * poisoned `w`.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle; `out` is NULL or writable.
- */
-ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_window **out);
-
-/**
- * Applies settings from a JSON object, for example
- * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
- *
- * Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
- * counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
- * caps overhead + pinned messages + history). Keys the design reserves for later strategies
- * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
- * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
- * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
- *
- * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8.
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_PARSE` for malformed JSON (last_error gives the line and column);
+ * `CTXWIN_STATUS_INVALID_ARG` for a message the format does not allow (last_error names
+ * the element, its line and the field, such as `element 2 (line 4), field 'role'`);
+ * `CTXWIN_STATUS_MISMATCH` for a message in another format than the window's. All or
+ * nothing: on failure nothing is appended. Does not move the boundary
+ * (`ctxwin_window_end_turn` does).
  *
  * Thread-safety: `w` must not be in use by another thread.
  *
@@ -441,294 +311,29 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * # Safety
  * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
  */
-ctxwin_status ctxwin_window_configure(struct ctxwin_window *w, const char *json, size_t len);
+ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json, size_t len);
 
 /**
- * Sets the history budget in tokens and re-enforces the strategy over the whole ledger:
- * a smaller budget prunes more turns, a larger one makes turns that fit live again.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for a
- * negative budget.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-ctxwin_status ctxwin_window_set_budget(struct ctxwin_window *w, int32_t history_tokens);
-
-/**
- * Sets the tokens sent with every request besides the messages: the system prompt and the
- * tool definitions. They count in `ctxwin_window_live_tokens`, and against the budget when
- * `budget_includes_overhead` is set. Re-enforces the strategy.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for a
- * negative value.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-ctxwin_status ctxwin_window_set_overhead(struct ctxwin_window *w,
-                                         int32_t system_tokens,
-                                         int32_t tool_tokens);
-
-/**
- * Switches the window to another model: recounts every message whose text it kept, flags
- * counts it cannot recount (counts-only windows) as estimates, keeps counts pushed with
- * `ctxwin_window_push_counted` as given, and re-enforces the strategy.
- *
- * Parameters: `model`, `len` is a borrowed UTF-8 model name.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle; `model` is NULL or valid for `len` bytes.
- */
-ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model, size_t len);
-
-/**
- * Appends a message and counts its text once, now. A USER message starts a new turn.
- *
- * Parameters:
- * - `kind`: one of `CTXWIN_KIND_*`.
- * - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
- *   copies it unless `retain_text` is false.
- * - `out`: may be NULL; otherwise receives the message's count on success.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
- * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind. Nothing is appended on failure. Does not
- * move the boundary: `ctxwin_window_end_turn` does.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle; `text` is NULL or valid for `len` bytes; `out` is NULL or
- * writable.
- */
-ctxwin_status ctxwin_window_push(struct ctxwin_window *w,
-                                 int32_t kind,
-                                 const char *text,
-                                 size_t len,
-                                 struct ctxwin_count *out);
-
-/**
- * Appends a message whose count the caller already has (for example from a provider's
- * count_tokens endpoint). The count is taken as given, with its `exact` flag, and never
- * recounted. No text is kept.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for an
- * unknown kind or a negative count.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
-                                         int32_t kind,
-                                         struct ctxwin_count count);
-
-/**
- * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
- * oldest whole turns while live history exceeds the budget. The newest turn is never
- * dropped, so this succeeds even when it alone is over budget (`ctxwin_window_live_tokens`
- * shows the overrun).
- *
- * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call pruned.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle; `pruned_turns` is NULL or writable.
- */
-ctxwin_status ctxwin_window_end_turn(struct ctxwin_window *w, size_t *pruned_turns);
-
-/**
- * `context_window_start`: the index of the first live message, where the request builder
- * starts iterating. 0 when nothing was pruned, otherwise the index of a USER message.
- * Pinned messages before it (the head before the first USER message, SYSTEM messages) are
- * still sent: an agent looping from here sends those itself. O(1); never fails.
- *
- * Returns 0 for NULL or a poisoned window.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-size_t ctxwin_window_start(const struct ctxwin_window *w);
-
-/**
- * A counter that changes whenever the boundary moves, so a UI knows to redraw its context
- * divider. Wraps around at UINT32_MAX.
- *
- * Returns 0 for NULL or a poisoned window.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-uint32_t ctxwin_window_generation(const struct ctxwin_window *w);
-
-/**
- * Messages pushed (pruned ones included: nothing is ever removed but by truncate or reset).
- *
- * Returns 0 for NULL or a poisoned window.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-size_t ctxwin_window_message_count(const struct ctxwin_window *w);
-
-/**
- * Turns in the ledger (pruned ones included).
- *
- * Returns 0 for NULL or a poisoned window.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-size_t ctxwin_window_turn_count(const struct ctxwin_window *w);
-
-/**
- * The index of the first live turn, which is also the number of turns pruned. O(1).
- *
- * Returns 0 for NULL or a poisoned window.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-size_t ctxwin_window_first_live_turn(const struct ctxwin_window *w);
-
-/**
- * Describes turn `turn` (0-based, pruned turns included).
- *
- * Parameters: `out` is caller-owned, written only on success.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
- * `turn >= ctxwin_window_turn_count(w)`.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle; `out` is NULL or writable.
- */
-ctxwin_status ctxwin_window_turn_info(const struct ctxwin_window *w,
-                                      size_t turn,
-                                      struct ctxwin_turn_info *out);
-
-/**
- * Tokens the next request will carry: overhead + pinned messages + live history. `exact` is
- * false when any part is an estimate. Saturates at INT32_MAX.
- *
- * Parameters: `out` is caller-owned, written only on success.
- *
- * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle; `out` is NULL or writable.
- */
-ctxwin_status ctxwin_window_live_tokens(const struct ctxwin_window *w, struct ctxwin_count *out);
-
-/**
- * Rewinds the window to its first `message_count` messages (an undo, or a retry from an
- * earlier point) and re-enforces the strategy over what remains, so turns that fit again
- * are live again.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
- * `message_count` exceeds the number of messages.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-ctxwin_status ctxwin_window_truncate(struct ctxwin_window *w, size_t message_count);
-
-/**
- * Removes every message. Model, settings and overhead stay.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-ctxwin_status ctxwin_window_reset(struct ctxwin_window *w);
-
-/**
- * Prunes one more turn than the strategy requires (for example after a provider rejected
- * the request as too long). The newest turn is never dropped. A later larger budget does
- * not bring the dropped turn back; truncate or reset does.
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
- * only the newest turn is live.
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.1
- *
- * # Safety
- * `w` is NULL or a live handle.
- */
-ctxwin_status ctxwin_window_drop_oldest_turn(struct ctxwin_window *w);
-
-/**
- * Explains the most recent failure on `w` (empty before any failure). A successful call
- * does not clear it; this call itself never records a failure.
- *
- * Writes at most `cap` bytes including a NUL into `buf` and sets `*needed` (may be NULL) to
- * the full length without the NUL. `buf = NULL, cap = 0` queries the length (and succeeds).
- *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `w`, or NULL `buf` with
- * non-zero `cap`), or `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written).
- * Works on a poisoned window.
+ * Writes what the next request sends, as a JSON array in the format that was pushed (OpenAI
+ * Chat Completions if none was), to splice into the request body as `messages`, `input` or
+ * `contents`: the pinned messages and the live messages, in order.
+ *
+ * A message pushed with `ctxwin_window_push_json` and sent whole is its original JSON byte
+ * for byte, unknown fields included. One only part of which is sent (the window boundary
+ * fell inside it) is its original object keeping only the sent parts' blocks (content
+ * blocks, tool calls, Gemini parts), re-serialised compactly. Messages pushed as plain text
+ * become messages of their kind (a TOOL_CALL's text is read as its name, a newline and its
+ * arguments); kinds a format has no message for are left out: SYSTEM for Anthropic and
+ * Gemini (they go in the request's system field), THINKING for the OpenAI formats.
+ *
+ * Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
+ * NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
+ * `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (NULL `w`, or NULL `buf` with
+ * non-zero `cap`); `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written;
+ * `*needed` says how much is required); `CTXWIN_STATUS_UNSUPPORTED` when a message must be
+ * rebuilt but the window keeps counts only (`retain_text` false).
  *
  * Thread-safety: `w` must not be in use by another thread.
  *
@@ -738,10 +343,40 @@ ctxwin_status ctxwin_window_drop_oldest_turn(struct ctxwin_window *w);
  * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
  * writable.
  */
-ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
-                                       char *buf,
-                                       size_t cap,
-                                       size_t *needed);
+ctxwin_status ctxwin_window_render_json(const struct ctxwin_window *w,
+                                        char *buf,
+                                        size_t cap,
+                                        size_t *needed);
+
+/**
+ * Counts the tokens of tool (function) definitions, for `ctxwin_window_set_overhead`.
+ *
+ * Parameters:
+ * - `model`, `model_len`: borrowed UTF-8 model name, as for `ctxwin_count_text`.
+ * - `json`, `len`: borrowed UTF-8 JSON: an array of tool definitions (or one), in any
+ *   provider's shape: OpenAI Chat `{"type":"function","function":{...}}`, OpenAI Responses
+ *   `{"type":"function","name":...}`, Anthropic `{"name","description","input_schema"}`,
+ *   Gemini `{"functionDeclarations":[...]}`. Each function counts its name, description and
+ *   compact parameter schema; a built-in tool counts its JSON.
+ * - `out`: caller-owned; written only on success. Always an estimate (`exact` false):
+ *   providers do not publish how they render definitions into the prompt.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_PARSE` for malformed JSON; `CTXWIN_STATUS_INVALID_ARG` for a definition
+ * without a name or a value that is not an array or object.
+ *
+ * Thread-safety: safe to call from any number of threads at once.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * Each pointer is NULL or valid for its stated length; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_count_tools_json(const char *model,
+                                      size_t model_len,
+                                      const char *json,
+                                      size_t len,
+                                      struct ctxwin_count *out);
 
 /**
  * The library version as a string, for example "0.1.0".

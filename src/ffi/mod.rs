@@ -12,6 +12,7 @@ pub mod buffer;
 pub mod count;
 pub mod error;
 pub mod handle;
+pub mod json;
 pub mod version;
 pub mod window;
 
