@@ -19,6 +19,12 @@ fn main() {
     let builder = cbindgen::Builder::new()
         .with_config(config)
         .with_src(crate_dir.join("src/ffi/mod.rs"));
+    // While 0.x every release may break the ABI: the SONAME carries the full version, as
+    // rustls-ffi's does, so a program only ever loads the library it was linked against.
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        let version = env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libctxwin.so.{version}");
+    }
     let header = out_dir.join("ctxwin.h");
     builder
         .generate()
