@@ -127,8 +127,11 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-/// The wire messages of `steps` in `format`, and the (kind, text, call id) the ledger must hold.
-fn emit(format: Format, steps: &[Step]) -> (Vec<Value>, Vec<(Kind, String, Option<String>)>) {
+/// What the ledger must hold for one message: kind, text and call id.
+type Expected = (Kind, String, Option<String>);
+
+/// The wire messages of `steps` in `format`, and what the ledger must hold.
+fn emit(format: Format, steps: &[Step]) -> (Vec<Value>, Vec<Expected>) {
     let mut wire = Vec::new();
     let mut ledger = Vec::new();
     for (s, step) in steps.iter().enumerate() {
