@@ -7,19 +7,35 @@ RELEASE := target/release
 LIB_A   := $(RELEASE)/libctxwin.a
 LIB_SO  := $(RELEASE)/libctxwin.so
 OUT     := target/c
-# Native libraries a Rust static library needs on Linux (rustc --print native-static-libs).
-STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
-CFLAGS_TEST := -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror -Iinclude
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+SONAME  := libctxwin.so.$(VERSION)
+PREFIX  ?= /usr/local
+# The native libraries the static library needs, as rustc reports them for this target
+# (rustc --print native-static-libs); recomputed when the dependencies change.
+NATIVE_LIBS_FILE := target/native-static-libs.txt
+STATIC_LIBS = $$(cat $(NATIVE_LIBS_FILE))
+CFLAGS_WARN := -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror
+CFLAGS_TEST := $(CFLAGS_WARN) -Iinclude
 HEADER_STRICT := -std=c99 -Wall -Wextra -Wpedantic -Wconversion -Wstrict-prototypes -Werror
 VALGRIND := valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --error-exitcode=1
 C_TEST_SRC := $(sort $(wildcard c_tests/test_*.c))
 
-.PHONY: all lib header check-header test rust-test c-test header-compile snippet valgrind crash-test demo bench clean
+.PHONY: all lib header check-header test rust-test c-test header-compile snippet examples valgrind \
+	crash-test demo bench symbols check-symbols install install-test clean
 
 all: lib
 
+# The libraries, plus the SONAME link programs linked against target/release load.
 lib:
 	$(CARGO) build --release --lib
+	ln -sf libctxwin.so $(RELEASE)/$(SONAME)
+
+$(NATIVE_LIBS_FILE): Cargo.toml Cargo.lock
+	mkdir -p target
+	$(CARGO) rustc --release --lib --crate-type staticlib -- --print native-static-libs 2>&1 \
+	  | sed -n 's/.*native-static-libs: //p' > $@.tmp
+	@test -s $@.tmp || { echo "rustc did not report native-static-libs"; rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
 
 # The header cbindgen generated into OUT_DIR during the last build.
 GENERATED_HEADER = $$($(CARGO) build --release --lib --message-format=json 2>/dev/null \
@@ -34,7 +50,8 @@ check-header: lib
 	@diff -u include/ctxwin.h "$(GENERATED_HEADER)" \
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
-test: rust-test check-header header-compile snippet c-test valgrind crash-test
+test: rust-test check-header check-symbols header-compile snippet examples c-test valgrind crash-test \
+	install-test
 
 rust-test:
 	$(CARGO) test --release
@@ -49,14 +66,37 @@ header-compile: lib
 	  echo "header compiles as C++11 and C++17"; \
 	else echo "WARNING: no C++ compiler ($(CXX)): the header's C++ check was skipped (.ci/run installs g++)"; fi
 
-# The README's usage snippet, extracted and compiled with -Werror and run.
-snippet: lib
-	mkdir -p $(OUT)
-	sed -n '/^```c$$/,/^```$$/p' README.md | sed '1d;$$d' > $(OUT)/readme_snippet.c
-	$(CC) $(CFLAGS_TEST) $(OUT)/readme_snippet.c $(LIB_A) $(STATIC_LIBS) -o $(OUT)/readme_snippet
-	$(OUT)/readme_snippet > /dev/null
+# Every ```c block of the README is a whole program: each is extracted, compiled with -Werror
+# and run from the repository root (so it can read tests/fixtures).
+snippet: lib $(NATIVE_LIBS_FILE)
+	mkdir -p $(OUT)/readme
+	rm -f $(OUT)/readme/snippet_*.c
+	awk '/^```c$$/ { n++; out = sprintf("$(OUT)/readme/snippet_%d.c", n); next } \
+	     /^```$$/ { out = ""; next } out != "" { print > out }' README.md
+	@ls $(OUT)/readme/snippet_*.c >/dev/null 2>&1 || { echo "README.md has no C snippet"; exit 1; }
+	for src in $(OUT)/readme/snippet_*.c; do \
+	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $${src%.c} && $${src%.c} > /dev/null || exit 1; \
+	done
 
-$(OUT)/tests_static: $(C_TEST_SRC) c_tests/harness.h include/ctxwin.h lib
+# Every program in examples/ is compiled with -Werror and run.
+examples: lib $(NATIVE_LIBS_FILE)
+	mkdir -p $(OUT)/examples
+	for src in examples/*.c; do \
+	  bin=$(OUT)/examples/$$(basename $${src%.c}); \
+	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $$bin && $$bin > /dev/null || exit 1; \
+	done
+
+# symbols.txt lists the exported C symbols; a change to the API must update it on purpose.
+EXPORTED = nm -D --defined-only $(LIB_SO) | awk '$$3 ~ /^ctxwin_/ { print $$3 }' | LC_ALL=C sort
+
+symbols: lib
+	$(EXPORTED) > symbols.txt
+
+check-symbols: lib
+	@$(EXPORTED) | diff -u symbols.txt - \
+	  || { echo "the library's exported symbols differ from symbols.txt: run 'make symbols' and commit it"; exit 1; }
+
+$(OUT)/tests_static: $(C_TEST_SRC) c_tests/harness.h include/ctxwin.h lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)
 	$(CC) $(CFLAGS_TEST) $(C_TEST_SRC) $(LIB_A) $(STATIC_LIBS) -o $@
 
@@ -76,14 +116,14 @@ valgrind: $(OUT)/tests_shared
 
 # Kills a process repeatedly while it saves a window, then loads every file it left.
 CRASH_KILLS ?= 40
-$(OUT)/crash_save: c_tests/crash_save.c include/ctxwin.h lib
+$(OUT)/crash_save: c_tests/crash_save.c include/ctxwin.h lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)
 	$(CC) $(CFLAGS_TEST) c_tests/crash_save.c $(LIB_A) $(STATIC_LIBS) -o $@
 
 crash-test: $(OUT)/crash_save
 	$(OUT)/crash_save $(CRASH_KILLS)
 
-$(OUT)/%_demo: examples/%_demo.c include/ctxwin.h lib
+$(OUT)/%_demo: examples/%_demo.c include/ctxwin.h lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)
 	$(CC) $(CFLAGS_TEST) $< $(LIB_A) $(STATIC_LIBS) -o $@
 
@@ -94,6 +134,38 @@ demo: $(OUT)/agent_demo $(OUT)/summary_demo
 # Benchmarks print medians and ratios against peers measured in the same run.
 bench:
 	$(CARGO) bench
+
+# Installs the shared library (its real file named by the SONAME, plus the development
+# symlink), the static library, the header, the ctxwin program and ctxwin.pc.
+install: lib $(NATIVE_LIBS_FILE)
+	$(CARGO) build --release --bin ctxwin
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/libctxwin.a
+	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libctxwin.so
+	install -m 644 include/ctxwin.h $(DESTDIR)$(PREFIX)/include/ctxwin.h
+	install -m 755 $(RELEASE)/ctxwin $(DESTDIR)$(PREFIX)/bin/ctxwin
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	  -e "s|@LIBS_PRIVATE@|$$(cat $(NATIVE_LIBS_FILE))|" ctxwin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctxwin.pc
+
+# Installs into a scratch prefix and builds a program from outside the tree with pkg-config,
+# against the shared library and against the static one, and runs both.
+INSTALL_TEST := $(abspath $(OUT))/install-test
+install-test:
+	rm -rf $(INSTALL_TEST)
+	$(MAKE) --no-print-directory install PREFIX=$(INSTALL_TEST)/prefix
+	@command -v pkg-config >/dev/null || { echo "pkg-config is missing (.ci/run installs it)"; exit 1; }
+	mkdir -p $(INSTALL_TEST)/outside
+	cp c_tests/install/outside.c $(INSTALL_TEST)/outside/
+	cd $(INSTALL_TEST)/outside && export PKG_CONFIG_PATH=$(INSTALL_TEST)/prefix/lib/pkgconfig && \
+	  $(CC) $(CFLAGS_WARN) outside.c $$(pkg-config --cflags --libs ctxwin) \
+	    -Wl,-rpath,$(INSTALL_TEST)/prefix/lib -o outside_shared && \
+	  $(CC) $(CFLAGS_WARN) outside.c $$(pkg-config --cflags ctxwin) \
+	    $$(pkg-config --static --libs ctxwin | sed 's/-lctxwin /-l:libctxwin.a /') -o outside_static && \
+	  readelf -d outside_shared | grep -q 'NEEDED.*$(SONAME)' && \
+	  ! readelf -d outside_static | grep -q 'NEEDED.*libctxwin' && \
+	  ./outside_shared && ./outside_static
+	@echo "install test: pkg-config builds against the shared and the static library"
 
 clean:
 	$(CARGO) clean

@@ -14,11 +14,17 @@ fn main() {
         cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is readable and valid");
     config.after_includes = Some(format!("{}{}", version_macros(), config.after_includes.unwrap_or_default()));
 
-    // Only the shims in src/ffi are the C API; the safe core's public types are not. cbindgen
-    // follows `mod` declarations from src/ffi/mod.rs to every shim file.
+    // Only the shims in src/ffi are the C API; the safe core's public types are not.
+    // cbindgen follows `mod` declarations, so src/ffi/mod.rs brings in every shim file once.
     let builder = cbindgen::Builder::new()
         .with_config(config)
         .with_src(crate_dir.join("src/ffi/mod.rs"));
+    // While 0.x every release may break the ABI: the SONAME carries the full version, as
+    // rustls-ffi's does, so a program only ever loads the library it was linked against.
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        let version = env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libctxwin.so.{version}");
+    }
     let header = out_dir.join("ctxwin.h");
     builder
         .generate()

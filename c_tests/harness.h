@@ -42,6 +42,7 @@ void suite_errors(void);
 void suite_long_sessions(void);
 void suite_summary(void);
 void suite_persist(void);
+void suite_json(void);
 
 /* Helpers shared by the suites. */
 ctxwin_window *new_window(const char *model);

@@ -51,6 +51,7 @@ int main(void) {
     suite_long_sessions();
     suite_summary();
     suite_persist();
+    suite_json();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

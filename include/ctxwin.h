@@ -570,6 +570,111 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
                                             size_t *needed);
 
 /**
+ * Appends provider messages given as JSON: one message object or an array of them, in the
+ * shape the agent sends its provider.
+ *
+ * Formats: OpenAI Chat Completions (`messages`: string or array content, `tool_calls`,
+ * role `tool`), OpenAI Responses (`input` items: messages, `function_call`,
+ * `function_call_output`, `reasoning`), Anthropic Messages (content blocks: text, image,
+ * tool_use, tool_result, thinking, redacted_thinking) and Gemini (`contents` with parts:
+ * text, functionCall, functionResponse, inlineData). The format is recognised from the
+ * messages; a window holds one format.
+ *
+ * Each wire message becomes one ledger message per run of content of one kind: an assistant
+ * message with text and two tool calls is ASSISTANT + TOOL_CALL + TOOL_CALL; a user message
+ * carrying tool results and text is TOOL_RESULT messages (ending the previous turn) then a
+ * USER message (starting a new one). Tool call ids are kept. Texts are counted with the
+ * window's model (a tool call: its name and arguments); images by the provider's rule
+ * (OpenAI's tiles, exact when the size is readable from base64 PNG/JPEG/GIF/WebP data;
+ * Anthropic's width*height/750 and Gemini's tiles, estimates; 1024x1024 assumed, as an
+ * estimate, when the size is unknown). The JSON is kept verbatim (unless `retain_text` is
+ * false) for `ctxwin_window_render_json`.
+ *
+ * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8, not NUL-terminated.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_PARSE` for malformed JSON (last_error gives the line and column);
+ * `CTXWIN_STATUS_INVALID_ARG` for a message the format does not allow (last_error names
+ * the element, its line and the field, such as `element 2 (line 4), field 'role'`);
+ * `CTXWIN_STATUS_MISMATCH` for a message in another format than the window's. All or
+ * nothing: on failure nothing is appended. Does not move the boundary
+ * (`ctxwin_window_end_turn` does).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
+ */
+ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json, size_t len);
+
+/**
+ * Writes what the next request sends, as a JSON array in the format that was pushed (OpenAI
+ * Chat Completions if none was), to splice into the request body as `messages`, `input` or
+ * `contents`: the pinned messages and the live messages, in order.
+ *
+ * A message pushed with `ctxwin_window_push_json` and sent whole is its original JSON byte
+ * for byte, unknown fields included. One only part of which is sent (the window boundary
+ * fell inside it) is its original object keeping only the sent parts' blocks (content
+ * blocks, tool calls, Gemini parts), re-serialised compactly. Messages pushed as plain text
+ * become messages of their kind (a TOOL_CALL's text is read as its name, a newline and its
+ * arguments); kinds a format has no message for are left out: SYSTEM for Anthropic and
+ * Gemini (they go in the request's system field), THINKING for the OpenAI formats.
+ *
+ * Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
+ * NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
+ * `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (NULL `w`, or NULL `buf` with
+ * non-zero `cap`); `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written;
+ * `*needed` says how much is required); `CTXWIN_STATUS_UNSUPPORTED` when a message must be
+ * rebuilt but the window keeps counts only (`retain_text` false).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_render_json(const struct ctxwin_window *w,
+                                        char *buf,
+                                        size_t cap,
+                                        size_t *needed);
+
+/**
+ * Counts the tokens of tool (function) definitions, for `ctxwin_window_set_overhead`.
+ *
+ * Parameters:
+ * - `model`, `model_len`: borrowed UTF-8 model name, as for `ctxwin_count_text`.
+ * - `json`, `len`: borrowed UTF-8 JSON: an array of tool definitions (or one), in any
+ *   provider's shape: OpenAI Chat `{"type":"function","function":{...}}`, OpenAI Responses
+ *   `{"type":"function","name":...}`, Anthropic `{"name","description","input_schema"}`,
+ *   Gemini `{"functionDeclarations":[...]}`. Each function counts its name, description and
+ *   compact parameter schema; a built-in tool counts its JSON.
+ * - `out`: caller-owned; written only on success. Always an estimate (`exact` false):
+ *   providers do not publish how they render definitions into the prompt.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_PARSE` for malformed JSON; `CTXWIN_STATUS_INVALID_ARG` for a definition
+ * without a name or a value that is not an array or object.
+ *
+ * Thread-safety: safe to call from any number of threads at once.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * Each pointer is NULL or valid for its stated length; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_count_tools_json(const char *model,
+                                      size_t model_len,
+                                      const char *json,
+                                      size_t len,
+                                      struct ctxwin_count *out);
+
+/**
  * The library version as a string, for example "0.1.0".
  *
  * Returns a NUL-terminated string with static lifetime; do not free it.

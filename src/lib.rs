@@ -12,6 +12,7 @@
 pub mod config;
 pub mod error;
 pub mod ffi;
+pub mod json;
 pub mod message;
 pub mod persist;
 pub mod strategy;

@@ -60,10 +60,26 @@ pub enum CountSource {
 pub struct MessageExtras {
     /// The tool call id of a TOOL_CALL or TOOL_RESULT message.
     pub call_id: Option<Box<str>>,
-    /// The provider JSON object the message was pushed as, kept verbatim for rendering.
+    /// The provider JSON object the message was pushed as, kept verbatim for rendering. A
+    /// wire message that became several ledger messages keeps it on the first of them.
     pub raw_json: Option<Box<str>>,
     /// The caller's id for this message (a database row id), kept across save and load.
     pub external_id: Option<i64>,
+    /// Which ledger message of its wire message this is, for messages pushed as JSON.
+    pub wire: Option<WirePart>,
+    /// Tokens of images and other non-text content, counted by the provider's rule and added
+    /// to the text's count; a model change recounts the text only.
+    pub media: Option<Count>,
+}
+
+/// The position of a ledger message inside the provider message it was parsed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WirePart {
+    /// This message's position among the wire message's ledger messages (0 = the first,
+    /// which holds `raw_json`).
+    pub index: u32,
+    /// How many ledger messages the wire message became.
+    pub of: u32,
 }
 
 /// One message in the ledger: its kind, its count and, unless the window keeps counts only,
@@ -111,6 +127,11 @@ impl Message {
     /// Ties this message to the caller's id (a database row id).
     pub(crate) fn set_external_id(&mut self, id: i64) {
         self.extras.get_or_insert_default().external_id = Some(id);
+    }
+
+    /// Tokens of the message's non-text content (see [`MessageExtras::media`]).
+    pub fn media(&self) -> Option<Count> {
+        self.extras().and_then(|extras| extras.media)
     }
 
     /// The message's kind.

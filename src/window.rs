@@ -13,6 +13,7 @@
 
 use crate::config::{Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
+use crate::json::FormatSet;
 use crate::message::{CountSource, Kind, Message};
 use crate::strategy::sliding;
 use crate::summary::{CompactionRecord, PendingSummary};
@@ -116,6 +117,8 @@ pub struct Window {
     pending_summary: Option<PendingSummary>,
     /// The last prompt total the provider reported (see [`Window::record_prompt_total`]).
     prompt_total: Option<u64>,
+    /// The provider formats the messages pushed as JSON are compatible with.
+    wire_formats: FormatSet,
 }
 
 impl Window {
@@ -136,6 +139,7 @@ impl Window {
             compactions: Vec::new(),
             pending_summary: None,
             prompt_total: None,
+            wire_formats: FormatSet::ANY,
         }
     }
 
@@ -192,7 +196,7 @@ impl Window {
                 continue;
             }
             let count = match message.text() {
-                Some(text) => next.count(text),
+                Some(text) => message.media().map_or(next.count(text), |media| next.count(text).plus(media)),
                 None => Count::estimate(message.count().tokens),
             };
             message.set_count(count);
@@ -285,6 +289,21 @@ impl Window {
         self.append(Message::new(kind, count, CountSource::Caller, None));
     }
 
+    /// Appends messages parsed from provider JSON (see [`crate::json`]), whose formats are
+    /// `formats`: the formats the window's JSON messages have in common from now on.
+    pub fn push_parsed(&mut self, messages: Vec<Message>, formats: FormatSet) {
+        self.wire_formats = formats;
+        for message in messages {
+            self.append(message);
+        }
+    }
+
+    /// The provider formats every message pushed as JSON fits; [`FormatSet::ANY`] until
+    /// one is pushed, and again once the window is empty.
+    pub fn wire_formats(&self) -> FormatSet {
+        self.wire_formats
+    }
+
     fn append(&mut self, message: Message) {
         if message.kind() == Kind::User {
             self.turns.push(TurnStart {
@@ -298,6 +317,12 @@ impl Window {
             self.history.add(message.count());
         }
         self.messages.push(message);
+    }
+
+    /// True when message `index` is pinned: a SYSTEM message, or one before the first USER
+    /// message. Pinned messages are always sent.
+    pub fn is_pinned_at(&self, index: usize) -> bool {
+        self.messages.get(index).is_some_and(|message| self.is_pinned(index, message.kind()))
     }
 
     /// True for SYSTEM messages and messages before the first USER message.
@@ -354,6 +379,9 @@ impl Window {
             self.messages.pop();
         }
         self.forget_after_rewind();
+        if self.messages.is_empty() {
+            self.wire_formats = FormatSet::ANY;
+        }
         self.enforce();
         Ok(())
     }
@@ -395,6 +423,7 @@ impl Window {
         self.pinned = Tally::default();
         self.forced_first_live = 0;
         self.forget_after_rewind();
+        self.wire_formats = FormatSet::ANY;
         self.enforce();
     }
 

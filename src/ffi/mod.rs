@@ -14,6 +14,7 @@ pub mod error;
 pub mod handle;
 pub mod persist;
 pub mod summary;
+pub mod json;
 pub mod version;
 pub mod window;
 

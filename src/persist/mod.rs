@@ -4,9 +4,10 @@
 //! {"format":"ctxwin-window","version":1,
 //!  "model":"gpt-4o", "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "prompt_total":null,
-//!  "calibration":{"real":0.0,"estimated":0.0},
+//!  "calibration":{"real":0.0,"estimated":0.0}, "wire_formats":15,
 //!  "messages":[{"kind":1,"tokens":12,"exact":true,"source":"library","text":"…",
-//!               "call_id":"…","raw_json":"…","external_id":42}, …],
+//!               "call_id":"…","raw_json":"…","external_id":42,
+//!               "wire":{"index":0,"of":2},"media":{"tokens":85,"exact":true}}, …],
 //!  "compactions":[{…as ctxwin_window_compaction_info…}, …]}
 //! ```
 //! Optional message fields are omitted when absent. Every field that determines the window's
@@ -20,7 +21,8 @@ pub mod fields;
 
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
-use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::json::FormatSet;
+use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart};
 use crate::summary::CompactionRecord;
 use crate::tokens::{Calibration, Count};
 use crate::window::{Overhead, SavedWindow, Window};
@@ -109,6 +111,7 @@ fn write_window(window: &Window) -> Value {
         "forced_first_live": window.forced_first_live(),
         "prompt_total": window.prompt_total(),
         "calibration": {"real": window.calibration().state().0, "estimated": window.calibration().state().1},
+        "wire_formats": window.wire_formats().bits(),
         "messages": (0..window.message_count())
             .filter_map(|index| window.message(index))
             .map(write_message)
@@ -132,6 +135,8 @@ fn read_window(value: &Value) -> Result<Window> {
         first_live_turn: fields.index("first_live_turn")?,
         forced_first_live: fields.index("forced_first_live")?,
         prompt_total: fields.optional_whole("prompt_total", u64::MAX)?,
+        wire_formats: FormatSet::from_bits(fields.whole("wire_formats", u64::from(u8::MAX))?)
+            .ok_or_else(|| fields.wrong("wire_formats", "a set of provider formats (0 to 15)"))?,
         calibration: read_calibration(&Fields::of(fields.value("calibration")?, "calibration")?)?,
         messages: fields
             .array("messages")?
@@ -205,8 +210,25 @@ fn write_message(message: &Message) -> Value {
         if let Some(id) = extras.external_id {
             object.insert("external_id".into(), json!(id));
         }
+        if let Some(wire) = extras.wire {
+            object.insert("wire".into(), json!({"index": wire.index, "of": wire.of}));
+        }
+        if let Some(media) = extras.media {
+            object.insert("media".into(), json!({"tokens": media.tokens, "exact": media.exact}));
+        }
     }
     Value::Object(object)
+}
+
+/// A message's place in its wire message: `index` below `of`.
+fn read_wire_part(message: &Fields) -> Result<WirePart> {
+    let wire = Fields::of(message.value("wire")?, message.path_of("wire"))?;
+    let of = wire.whole("of", u64::from(u32::MAX))? as u32;
+    let index = wire.whole("index", u64::from(u32::MAX))? as u32;
+    if index >= of {
+        return Err(wire.wrong("index", "a position below \"of\""));
+    }
+    Ok(WirePart { index, of })
 }
 
 fn read_message(value: &Value, path: &str) -> Result<Message> {
@@ -226,6 +248,17 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
         call_id: fields.optional_string("call_id")?.map(Box::from),
         raw_json: fields.optional_string("raw_json")?.map(Box::from),
         external_id: fields.optional_i64("external_id")?,
+        wire: fields.optional("wire").map(|_| read_wire_part(&fields)).transpose()?,
+        media: fields
+            .optional("media")
+            .map(|value| {
+                let media = Fields::of(value, fields.path_of("media"))?;
+                Ok(Count {
+                    tokens: media.tokens("tokens")?,
+                    exact: media.boolean("exact")?,
+                })
+            })
+            .transpose()?,
     };
     let message = Message::new(kind, count, source, text);
     Ok(if extras == MessageExtras::default() {

@@ -37,6 +37,14 @@ impl Count {
     pub fn estimate(tokens: u32) -> Count {
         Count { tokens, exact: false }
     }
+
+    /// The sum of two counts (saturating), exact only when both are.
+    pub fn plus(self, other: Count) -> Count {
+        Count {
+            tokens: self.tokens.saturating_add(other.tokens),
+            exact: self.exact && other.exact,
+        }
+    }
 }
 
 /// Saturating conversion used wherever a `usize` token total meets a `u32` field.

@@ -7,6 +7,7 @@ use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
 use crate::summary::CompactionRecord;
+use crate::json::FormatSet;
 use crate::tokens::Calibration;
 use crate::window::Overhead;
 
@@ -32,6 +33,8 @@ pub struct SavedWindow {
     pub prompt_total: Option<u64>,
     /// What the window learned from provider usage.
     pub calibration: Calibration,
+    /// The provider formats the JSON-pushed messages fit.
+    pub wire_formats: FormatSet,
     /// The generation.
     pub generation: u32,
 }
@@ -67,6 +70,7 @@ impl Window {
         window.compactions = saved.compactions;
         window.prompt_total = saved.prompt_total;
         window.calibration = saved.calibration;
+        window.wire_formats = saved.wire_formats;
         window.generation = saved.generation;
         Ok(window)
     }

@@ -1,0 +1,151 @@
+/* Provider JSON: push_json, render_json and count_tools_json, with every error path. */
+#include <stdlib.h>
+#include "harness.h"
+
+static const char CHAT[] =
+    "[{\"role\":\"system\",\"content\":\"Be brief.\"},\n"
+    " {\"role\":\"user\",\"content\":\"List src/\"},\n"
+    " {\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+    "\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}],\"x_unknown\":1},\n"
+    " {\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"a.rs b.rs\"},\n"
+    " {\"role\":\"assistant\",\"content\":\"Two files.\"}]";
+
+static ctxwin_status push_json(ctxwin_window *w, const char *json) {
+    return ctxwin_window_push_json(w, json, strlen(json));
+}
+
+static void chat_messages_become_ledger_messages_and_render_verbatim(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_json(w, CHAT));
+    CHECK(ctxwin_window_message_count(w) == 5);
+    CHECK(ctxwin_window_turn_count(w) == 1);
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_render_json(w, NULL, 0, &needed));
+    char *buf = malloc(needed + 1);
+    CHECK(buf != NULL);
+    CHECK_OK(ctxwin_window_render_json(w, buf, needed + 1, &needed));
+    /* The elements come back byte for byte (unknown fields kept), joined by commas. */
+    CHECK(strstr(buf, "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\"") != NULL);
+    CHECK(strstr(buf, "\"x_unknown\":1}") != NULL);
+    CHECK(buf[0] == '[' && buf[needed - 1] == ']' && strlen(buf) == needed);
+    free(buf);
+    ctxwin_window_free(w);
+}
+
+static void counts_equal_the_text_counts(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *msg = "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello there\"}]}";
+    CHECK_OK(push_json(w, msg));
+    ctxwin_count live, text;
+    CHECK_OK(ctxwin_window_live_tokens(w, &live));
+    CHECK_OK(ctxwin_count_text("gpt-4o", 6, "hello there", 11, &text));
+    CHECK(live.tokens == text.tokens && live.exact);
+    ctxwin_window_free(w);
+}
+
+static void a_split_anthropic_message_renders_only_its_live_blocks(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *json =
+        "[{\"role\":\"user\",\"content\":\"first question, rather long so that it weighs\"},"
+        "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"ls\",\"input\":{}}]},"
+        "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"x\"},"
+        "{\"type\":\"text\",\"text\":\"second\"}]}]";
+    CHECK_OK(push_json(w, json));
+    CHECK(ctxwin_window_message_count(w) == 4);
+    CHECK(ctxwin_window_turn_count(w) == 2);
+    CHECK_OK(ctxwin_window_set_budget(w, 0));
+    CHECK(ctxwin_window_start(w) == 3);
+    char buf[256];
+    CHECK_OK(ctxwin_window_render_json(w, buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"second\"}]}]") == 0);
+    ctxwin_window_free(w);
+}
+
+static void errors_name_the_element_and_field_and_push_nothing(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "plain"));
+    const char bad_json[] = "[{\"role\":\"user\",\n\"content\":}]";
+    CHECK_STATUS(push_json(w, bad_json), CTXWIN_STATUS_PARSE);
+    CHECK(strstr(last_error(w), "line 2 column") != NULL);
+    const char bad_role[] = "[{\"role\":\"user\",\"content\":\"ok\"},{\"role\":\"wizard\",\"content\":\"x\"}]";
+    CHECK_STATUS(push_json(w, bad_role), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "element 1") != NULL);
+    CHECK(strstr(last_error(w), "'role'") != NULL);
+    CHECK_STATUS(push_json(w, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\"}]}]"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "content[0].text") != NULL);
+    CHECK_STATUS(push_json(w, "[1]"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(push_json(w, "\"text\""), CTXWIN_STATUS_INVALID_ARG);
+    const char bad_utf8[] = {'{', '"', (char)0xFF, '"', '}'};
+    CHECK_STATUS(ctxwin_window_push_json(w, bad_utf8, sizeof bad_utf8), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxwin_window_push_json(w, NULL, 4), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_push_json(NULL, "{}", 2), CTXWIN_STATUS_NULL_ARG);
+    CHECK(ctxwin_window_message_count(w) == 1);
+    /* One format per window. */
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"a\",\"content\":\"x\"}]}"));
+    CHECK_STATUS(push_json(w, "{\"role\":\"model\",\"parts\":[{\"text\":\"hi\"}]}"), CTXWIN_STATUS_MISMATCH);
+    CHECK(strstr(last_error(w), "Gemini") != NULL);
+    CHECK(ctxwin_window_message_count(w) == 2);
+    ctxwin_window_free(w);
+}
+
+static void render_reports_small_buffers_and_null_arguments(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_json(w, CHAT));
+    char small[8];
+    size_t needed = 0;
+    CHECK_STATUS(ctxwin_window_render_json(w, small, sizeof small, &needed), CTXWIN_STATUS_BUFFER_TOO_SMALL);
+    CHECK(needed > sizeof small && strlen(small) == sizeof small - 1);
+    CHECK_STATUS(ctxwin_window_render_json(w, NULL, 5, &needed), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_render_json(NULL, small, sizeof small, &needed), CTXWIN_STATUS_NULL_ARG);
+    ctxwin_window_free(w);
+    /* A counts-only window cannot rebuild text it did not keep. */
+    w = new_window("gpt-4o");
+    CHECK_OK(ctxwin_window_configure(w, "{\"retain_text\":false}", 21));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hi"));
+    CHECK_STATUS(ctxwin_window_render_json(w, small, sizeof small, &needed), CTXWIN_STATUS_UNSUPPORTED);
+    CHECK(strstr(last_error(w), "retain_text") != NULL);
+    ctxwin_window_free(w);
+}
+
+static void plain_messages_render_in_the_pushed_format(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hi"));
+    char buf[128];
+    CHECK_OK(ctxwin_window_render_json(w, buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "[{\"role\":\"user\",\"content\":\"hi\"}]") == 0);
+    CHECK_OK(push_json(w, "{\"role\":\"model\",\"parts\":[{\"text\":\"hello\"}]}"));
+    CHECK_OK(ctxwin_window_render_json(w, buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},{\"role\":\"model\",\"parts\":[{\"text\":\"hello\"}]}]") == 0);
+    ctxwin_window_free(w);
+}
+
+static void tool_definitions_are_counted(void) {
+    const char tools[] = "[{\"type\":\"function\",\"function\":{\"name\":\"ls\",\"description\":\"List\","
+                         "\"parameters\":{\"type\":\"object\"}}}]";
+    ctxwin_count tools_count = {-1, true}, text = {0, false};
+    CHECK_OK(ctxwin_count_tools_json("gpt-4o", 6, tools, strlen(tools), &tools_count));
+    CHECK_OK(ctxwin_count_text("gpt-4o", 6, "ls\nList\n{\"type\":\"object\"}", 25, &text));
+    CHECK(tools_count.tokens == text.tokens && !tools_count.exact);
+    ctxwin_count untouched = {-1, true};
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, "[", 1, &untouched), CTXWIN_STATUS_PARSE);
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, "[{\"function\":{}}]", 17, &untouched), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, "5", 1, &untouched), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, tools, strlen(tools), NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_count_tools_json(NULL, 6, tools, strlen(tools), &untouched), CTXWIN_STATUS_NULL_ARG);
+    const char bad_utf8[] = {'[', (char)0xC3, ']'};
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, bad_utf8, sizeof bad_utf8, &untouched), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK(untouched.tokens == -1);
+}
+
+void suite_json(void) {
+    harness_run("chat_messages_become_ledger_messages_and_render_verbatim",
+                chat_messages_become_ledger_messages_and_render_verbatim);
+    harness_run("counts_equal_the_text_counts", counts_equal_the_text_counts);
+    harness_run("a_split_anthropic_message_renders_only_its_live_blocks",
+                a_split_anthropic_message_renders_only_its_live_blocks);
+    harness_run("errors_name_the_element_and_field_and_push_nothing",
+                errors_name_the_element_and_field_and_push_nothing);
+    harness_run("render_reports_small_buffers_and_null_arguments", render_reports_small_buffers_and_null_arguments);
+    harness_run("plain_messages_render_in_the_pushed_format", plain_messages_render_in_the_pushed_format);
+    harness_run("tool_definitions_are_counted", tool_definitions_are_counted);
+}

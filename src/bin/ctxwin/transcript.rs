@@ -1,0 +1,133 @@
+//! Reading a transcript file: a JSON array of messages, a request body that holds one, or
+//! JSON Lines. Errors say which line of the file is wrong.
+
+use ctxwin::Window;
+use ctxwin::json;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// What a transcript holds besides its messages.
+#[derive(Debug, Default)]
+pub struct Extras {
+    /// The request's system prompt (Anthropic `system`, Gemini `systemInstruction`,
+    /// Responses `instructions`).
+    pub system: String,
+    /// The request's tool definitions, as JSON.
+    pub tools: Option<String>,
+}
+
+/// Pushes the messages of `text` (the contents of `name`) into `window`.
+pub fn load(window: &mut Window, name: &str, text: &str) -> Result<Extras, String> {
+    let located = |e: ctxwin::Error| format!("{name}: {e}");
+    match serde_json::from_str::<&RawValue>(text) {
+        Ok(raw) if raw.get().starts_with('[') => {
+            json::push_json(window, text).map_err(located)?;
+            Ok(Extras::default())
+        }
+        Ok(raw) if is_request_body(raw) => request_body(window, text).map_err(|e| format!("{name}: {e}")),
+        Ok(_) => {
+            json::push_json(window, text).map_err(located)?;
+            Ok(Extras::default())
+        }
+        Err(e) if e.to_string().starts_with("trailing characters") => json_lines(window, name, text),
+        Err(e) => Err(format!("{name}: invalid JSON: {e}")),
+    }
+}
+
+const MESSAGE_KEYS: [&str; 3] = ["messages", "input", "contents"];
+
+fn is_request_body(raw: &RawValue) -> bool {
+    serde_json::from_str::<serde_json::Map<String, Value>>(raw.get())
+        .is_ok_and(|body| MESSAGE_KEYS.iter().any(|key| body.get(*key).is_some_and(Value::is_array)))
+}
+
+/// A request body: its message array is pushed with everything else blanked out, so the
+/// library's line numbers are the file's.
+fn request_body(window: &mut Window, text: &str) -> Result<Extras, String> {
+    let body: std::collections::HashMap<String, &RawValue> =
+        serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+    let messages = MESSAGE_KEYS
+        .iter()
+        .find_map(|key| body.get(*key))
+        .expect("is_request_body found the messages");
+    json::push_json(window, &blank_outside(text, messages.get())).map_err(|e| e.to_string())?;
+    let value = |key: &str| body.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+    let system = ["system", "systemInstruction", "instructions"]
+        .iter()
+        .filter_map(|key| value(key))
+        .map(|v| texts_of(&v))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(Extras {
+        system,
+        tools: body.get("tools").map(|raw| raw.get().to_owned()),
+    })
+}
+
+/// `text` with every character outside `part` (a slice of it) replaced by a space, newlines kept.
+fn blank_outside(text: &str, part: &str) -> String {
+    let start = part.as_ptr() as usize - text.as_ptr() as usize;
+    let end = start + part.len();
+    let blank = |s: &str| s.chars().map(|c| if c == '\n' { '\n' } else { ' ' }).collect::<String>();
+    format!("{}{}{}", blank(&text[..start]), part, blank(&text[end..]))
+}
+
+/// Every `text` string inside a system prompt value (a string, blocks, or Gemini parts).
+fn texts_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items.iter().map(texts_of).filter(|t| !t.is_empty()).collect::<Vec<_>>().join("\n"),
+        Value::Object(object) => match (object.get("text"), object.get("parts")) {
+            (Some(text), _) => texts_of(text),
+            (None, Some(parts)) => texts_of(parts),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+/// One message per line; blank lines are skipped. All or nothing, like push_json.
+fn json_lines(window: &mut Window, name: &str, text: &str) -> Result<Extras, String> {
+    let mut messages = Vec::new();
+    for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+        serde_json::from_str::<&RawValue>(line)
+            .map_err(|e| format!("{name}: line {}: invalid JSON: {e}", number + 1))?;
+        messages.push((number + 1, line));
+    }
+    let mut trial = window.clone();
+    for (number, line) in messages {
+        json::push_json(&mut trial, line).map_err(|e| format!("{name}: line {number}: {e}"))?;
+    }
+    *window = trial;
+    Ok(Extras::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_point_at_the_file_line() {
+        let mut window = Window::new("gpt-4o");
+        let body = "{\n \"model\": \"x\",\n \"messages\": [\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"wizard\", \"content\": \"x\"}\n ]\n}";
+        let err = load(&mut window, "t.json", body).unwrap_err();
+        assert!(err.contains("line 5") && err.contains("'role'"), "{err}");
+        let lines = "{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"user\",\"content\":7}\n";
+        let err = load(&mut window, "t.jsonl", lines).unwrap_err();
+        assert!(err.starts_with("t.jsonl: line 3:") && err.contains("content"), "{err}");
+        let err = load(&mut window, "t.json", "[\n{\"role\":\n").unwrap_err();
+        assert!(err.contains("line 3"), "{err}");
+        assert_eq!(window.message_count(), 0);
+    }
+
+    #[test]
+    fn a_request_body_gives_its_system_prompt_and_tools() {
+        let mut window = Window::new("gpt-4o");
+        let body = r#"{"system":[{"type":"text","text":"Be brief."}],"tools":[{"name":"ls","input_schema":{}}],
+            "messages":[{"role":"user","content":"hi"}]}"#;
+        let extras = load(&mut window, "t.json", body).unwrap();
+        assert_eq!(extras.system, "Be brief.");
+        assert!(extras.tools.unwrap().contains("ls"));
+        assert_eq!(window.message_count(), 1);
+    }
+}

@@ -1,0 +1,169 @@
+//! Anthropic Messages: `role` user/assistant, `content` as a string or an array of blocks
+//! (text, image, document, tool_use, tool_result, thinking, redacted_thinking, server tool
+//! blocks). Blocks are the content array's elements (a string content is block 0).
+//!
+//! A user message's tool_result blocks become TOOL_RESULT messages and its text and images a
+//! USER message, which starts a new turn: the results close the previous turn.
+
+use super::image::{ImageRule, base64_dimensions};
+use super::parts::{
+    FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks,
+    split_call,
+};
+use crate::message::Kind;
+use serde_json::{Map, Value, json};
+
+/// The parts of one Anthropic message.
+pub fn parts(message: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
+    let kind = match required_str(message, "role", "")? {
+        "user" => Kind::User,
+        "assistant" => Kind::Assistant,
+        other => {
+            return Err(FieldError::new(
+                "role",
+                format!("unknown role '{other}' (expected user or assistant)"),
+            ));
+        }
+    };
+    let mut parts = PartsBuilder::new(kind);
+    match message.get("content") {
+        Some(Value::String(text)) => parts.text(kind, 0, text),
+        Some(Value::Array(blocks)) => {
+            for (i, block) in blocks.iter().enumerate() {
+                add_block(&mut parts, i, block, &index("content", i))?;
+            }
+        }
+        None => return Err(FieldError::new("content", "is missing")),
+        Some(_) => return Err(FieldError::new("content", "must be a string or an array of blocks")),
+    }
+    Ok(parts.finish())
+}
+
+fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> Result<(), FieldError> {
+    let kind = parts.kind();
+    let block = object(value, path)?;
+    match required_str(block, "type", path)? {
+        "text" => parts.text(kind, i, required_str(block, "text", path)?),
+        "thinking" => parts.text(Kind::Thinking, i, required_str(block, "thinking", path)?),
+        "redacted_thinking" => parts.media(Kind::Thinking, i, opaque(value)),
+        "image" => parts.media(kind, i, image_tokens(block, path)?),
+        "tool_use" | "server_tool_use" => {
+            let id = required_str(block, "id", path)?;
+            let name = required_str(block, "name", path)?;
+            let input = block.get("input").map(compact).unwrap_or_default();
+            parts.call(Kind::ToolCall, i, Some(id), (vec![name.to_owned(), input], None));
+        }
+        "tool_result" => {
+            let id = required_str(block, "tool_use_id", path)?;
+            let mut result = PartsBuilder::new(Kind::ToolResult);
+            match block.get("content") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(text)) => result.text(Kind::ToolResult, 0, text),
+                Some(Value::Array(inner)) => {
+                    for (j, inner_block) in inner.iter().enumerate() {
+                        add_block(&mut result, j, inner_block, &index(&join(path, "content"), j))?;
+                    }
+                }
+                Some(_) => return Err(FieldError::new(join(path, "content"), "must be a string or an array of blocks")),
+            }
+            parts.call(Kind::ToolResult, i, Some(id), result.flatten());
+        }
+        server_result if server_result.ends_with("_tool_result") => {
+            let id = optional_str(block, "tool_use_id", path)?;
+            parts.call(Kind::ToolResult, i, id, (Vec::new(), Some(opaque(value))));
+        }
+        _ => parts.media(kind, i, opaque(value)),
+    }
+    Ok(())
+}
+
+/// An image block's tokens: width * height / 750 when the base64 header gives the size.
+fn image_tokens(block: &Map<String, Value>, path: &str) -> Result<crate::tokens::Count, FieldError> {
+    let source_path = join(path, "source");
+    let source = object(
+        block.get("source").ok_or_else(|| FieldError::new(&source_path, "is missing"))?,
+        &source_path,
+    )?;
+    let dimensions = optional_str(source, "data", &source_path)?.and_then(base64_dimensions);
+    Ok(ImageRule::Anthropic.tokens(dimensions))
+}
+
+/// Keeps only the content blocks `keep` accepts.
+pub fn select(message: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
+    if retain_blocks(message, "content", 0, keep) == 0 {
+        message.insert("content".to_owned(), Value::Array(Vec::new()));
+    }
+}
+
+/// An Anthropic message for a ledger message that has no wire JSON of its own. SYSTEM goes
+/// in the request's top-level `system` field, and thinking needs its signature, so neither
+/// has a form here.
+pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value> {
+    let id = call_id.unwrap_or_default();
+    Some(match kind {
+        Kind::User => json!({"role": "user", "content": text}),
+        Kind::Assistant => json!({"role": "assistant", "content": text}),
+        Kind::ToolCall => {
+            let (name, arguments) = split_call(text);
+            let input: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
+            json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]})
+        }
+        Kind::ToolResult => {
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]})
+        }
+        Kind::System | Kind::Thinking => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parts::testing::assert_error_fields;
+
+    fn parse(json: &str) -> Result<Vec<Part>, FieldError> {
+        crate::json::parts::testing::parse(parts, json)
+    }
+
+    #[test]
+    fn tool_results_then_text_split_into_results_and_a_user_message() {
+        let parts = parse(
+            r#"{"role":"user","content":[
+                {"type":"tool_result","tool_use_id":"t1","content":"42 files"},
+                {"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"ok"}]},
+                {"type":"text","text":"Now summarise."}]}"#,
+        )
+        .unwrap();
+        let kinds: Vec<Kind> = parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, [Kind::ToolResult, Kind::ToolResult, Kind::User]);
+        assert_eq!(parts[1].text(), "ok");
+        assert_eq!(parts[1].call_id.as_deref(), Some("t2"));
+        assert_eq!(parts[2].blocks, 2..3);
+    }
+
+    #[test]
+    fn assistant_thinking_text_and_tool_use() {
+        let parts = parse(
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},
+                {"type":"redacted_thinking","data":"abcd"},{"type":"text","text":"Checking."},
+                {"type":"tool_use","id":"t1","name":"ls","input":{"dir":"src"}}]}"#,
+        )
+        .unwrap();
+        let kinds: Vec<Kind> = parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, [Kind::Thinking, Kind::Assistant, Kind::ToolCall]);
+        assert_eq!(parts[0].blocks, 0..2);
+        assert!(parts[0].media.is_some());
+        assert_eq!(parts[2].text(), "ls\n{\"dir\":\"src\"}");
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (r#"{"role":"system","content":"x"}"#, "role"),
+            (r#"{"role":"user"}"#, "content"),
+            (r#"{"role":"user","content":[{"type":"tool_result"}]}"#, "content[0].tool_use_id"),
+            (r#"{"role":"user","content":[{"type":"image"}]}"#, "content[0].source"),
+            (r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"text":"x"}]}]}"#, "content[0].content[0].type"),
+        ];
+        assert_error_fields(parts, &cases);
+    }
+}

@@ -1,0 +1,132 @@
+//! Gemini `contents`: `role` user/model (and the legacy `function`) with `parts`: text
+//! (`"thought": true` is reasoning), functionCall, functionResponse, inlineData, fileData.
+//! Blocks are the parts. A tool call's id is the part's `id`, or its function name.
+
+use super::image::{ImageRule, base64_dimensions};
+use super::parts::{FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks, split_call};
+use crate::message::Kind;
+use serde_json::{Map, Value, json};
+
+/// The parts of one Gemini content.
+pub fn parts(content: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
+    let kind = match optional_str(content, "role", "")? {
+        None | Some("user") => Kind::User,
+        Some("model") => Kind::Assistant,
+        Some("function") => Kind::ToolResult,
+        Some(other) => {
+            return Err(FieldError::new(
+                "role",
+                format!("unknown role '{other}' (expected user, model or function)"),
+            ));
+        }
+    };
+    let mut parts = PartsBuilder::new(kind);
+    let blocks = match content.get("parts") {
+        Some(Value::Array(blocks)) => blocks,
+        None => return Err(FieldError::new("parts", "is missing")),
+        Some(_) => return Err(FieldError::new("parts", "must be an array")),
+    };
+    for (i, block) in blocks.iter().enumerate() {
+        let path = index("parts", i);
+        let part = object(block, &path)?;
+        if let Some(text) = optional_str(part, "text", &path)? {
+            let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
+            parts.text(if thought { Kind::Thinking } else { kind }, i, text);
+        } else if let Some(call) = part.get("functionCall") {
+            let (id, name, args) = function(call, &join(&path, "functionCall"), "args")?;
+            parts.call(Kind::ToolCall, i, Some(id), (vec![name.to_owned(), args], None));
+        } else if let Some(response) = part.get("functionResponse") {
+            let (id, name, body) = function(response, &join(&path, "functionResponse"), "response")?;
+            parts.call(Kind::ToolResult, i, Some(id), (vec![name.to_owned(), body], None));
+        } else if let Some(data) = part.get("inlineData") {
+            let data_path = join(&path, "inlineData");
+            let data = object(data, &data_path)?;
+            let mime = optional_str(data, "mimeType", &data_path)?.unwrap_or_default();
+            let payload = required_str(data, "data", &data_path)?;
+            let tokens = if mime.starts_with("image/") {
+                ImageRule::Gemini.tokens(base64_dimensions(payload))
+            } else {
+                opaque(block)
+            };
+            parts.media(kind, i, tokens);
+        } else if part.contains_key("fileData") {
+            parts.media(kind, i, ImageRule::Gemini.tokens(None));
+        } else {
+            parts.media(kind, i, opaque(block));
+        }
+    }
+    Ok(parts.finish())
+}
+
+/// A functionCall's or functionResponse's id (its `id`, else its name), name, and the
+/// compact JSON of its `body_key` field.
+fn function<'a>(value: &'a Value, path: &str, body_key: &str) -> Result<(&'a str, &'a str, String), FieldError> {
+    let function = object(value, path)?;
+    let name = required_str(function, "name", path)?;
+    let id = optional_str(function, "id", path)?.unwrap_or(name);
+    Ok((id, name, function.get(body_key).map(compact).unwrap_or_default()))
+}
+
+/// Keeps only the parts `keep` accepts.
+pub fn select(content: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
+    if retain_blocks(content, "parts", 0, keep) == 0 {
+        content.insert("parts".to_owned(), Value::Array(Vec::new()));
+    }
+}
+
+/// A Gemini content for a ledger message that has no wire JSON of its own. SYSTEM goes in
+/// the request's `systemInstruction`, so it has no form here.
+pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value> {
+    Some(match kind {
+        Kind::User => json!({"role": "user", "parts": [{"text": text}]}),
+        Kind::Assistant => json!({"role": "model", "parts": [{"text": text}]}),
+        Kind::Thinking => json!({"role": "model", "parts": [{"text": text, "thought": true}]}),
+        Kind::ToolCall => {
+            let (name, arguments) = split_call(text);
+            let args: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
+            json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": args}}]})
+        }
+        Kind::ToolResult => {
+            let name = call_id.unwrap_or_default();
+            json!({"role": "user", "parts": [{"functionResponse": {"name": name, "response": {"result": text}}}]})
+        }
+        Kind::System => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parts::testing::assert_error_fields;
+
+    fn parse(json: &str) -> Result<Vec<Part>, FieldError> {
+        crate::json::parts::testing::parse(parts, json)
+    }
+
+    #[test]
+    fn parts_map_to_kinds() {
+        let parts = parse(
+            r#"{"role":"model","parts":[{"text":"plan","thought":true},{"text":"Looking."},
+                {"functionCall":{"name":"ls","args":{"dir":"src"}}}]}"#,
+        )
+        .unwrap();
+        let kinds: Vec<Kind> = parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, [Kind::Thinking, Kind::Assistant, Kind::ToolCall]);
+        assert_eq!(parts[2].call_id.as_deref(), Some("ls"));
+        let results = parse(r#"{"role":"user","parts":[{"functionResponse":{"id":"f1","name":"ls","response":{"files":2}}}]}"#).unwrap();
+        assert_eq!((results[0].kind, results[0].call_id.as_deref()), (Kind::ToolResult, Some("f1")));
+        assert_eq!(results[0].text(), "ls\n{\"files\":2}");
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (r#"{"role":"assistant","parts":[]}"#, "role"),
+            (r#"{"role":"user"}"#, "parts"),
+            (r#"{"role":"user","parts":[{"functionCall":{"args":{}}}]}"#, "parts[0].functionCall.name"),
+            (r#"{"role":"user","parts":[{"inlineData":{"mimeType":"image/png"}}]}"#, "parts[0].inlineData.data"),
+            (r#"{"role":"user","parts":["text"]}"#, "parts[0]"),
+        ];
+        assert_error_fields(parts, &cases);
+    }
+}

@@ -1,0 +1,154 @@
+//! Provider wire formats: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and
+//! Gemini `contents`, parsed into the ledger's neutral messages and rendered back.
+//!
+//! One wire message becomes one ledger message per run of content of one kind: a Chat
+//! assistant message with text and two tool calls becomes ASSISTANT + TOOL_CALL + TOOL_CALL;
+//! an Anthropic user message with tool_result blocks and text becomes TOOL_RESULT messages
+//! and a USER message (which starts a turn). Texts are counted with the window's model (a
+//! tool call counts its name and arguments, joined by a newline), images by the provider's
+//! published rule (see [`ImageRule`]).
+//!
+//! The first ledger message of a wire message keeps the wire JSON verbatim, so
+//! [`render_json`] reproduces it byte for byte when the whole wire message is sent. A wire
+//! message only part of which is sent (the boundary fell inside it) is rebuilt from its own
+//! JSON with only the blocks of the parts that are sent; its other fields are kept.
+//!
+//! A window speaks one format: pushes narrow the formats the window's messages fit, and a
+//! message that fits none of them is refused with [`ErrorKind::Mismatch`].
+
+mod anthropic;
+mod chat;
+mod format;
+mod gemini;
+mod image;
+mod parts;
+mod render;
+mod responses;
+mod send_items;
+mod tools;
+
+pub use format::{Format, FormatSet};
+pub use image::{ImageRule, base64_dimensions, dimensions};
+pub use render::render_json;
+pub use send_items::{SendItem, items_to_send};
+pub use tools::count_tools;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::message::{CountSource, Message, MessageExtras, WirePart};
+use crate::tokens::Model;
+use crate::window::Window;
+use parts::{FieldError, Part};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// Parses `json` (one wire message or an array of them) and appends the messages to
+/// `window`. All or nothing: when any element is invalid nothing is appended, and the error
+/// names the element, its line and the field. Returns how many ledger messages were added.
+pub fn push_json(window: &mut Window, json: &str) -> Result<usize> {
+    let retain = window.settings().retain_text;
+    let (formats, messages) = parse(json, window.model(), window.wire_formats(), retain)?;
+    let added = messages.len();
+    window.push_parsed(messages, formats);
+    Ok(added)
+}
+
+/// One element of a push: its verbatim text, its object, and how errors name it.
+struct Element<'a> {
+    raw: &'a str,
+    object: Map<String, Value>,
+    label: String,
+}
+
+/// The ledger messages of `json` for `model`, and the formats they narrow `allowed` to.
+/// `retain` keeps texts and wire JSON (false: counts only).
+pub fn parse(json: &str, model: &Model, allowed: FormatSet, retain: bool) -> Result<(FormatSet, Vec<Message>)> {
+    let elements = elements(json)?;
+    let mut formats = allowed;
+    for element in &elements {
+        let fits = format::candidates(&element.object);
+        let narrowed = formats.and(fits);
+        if narrowed.is_empty() {
+            let (kind, earlier) = if fits.and(allowed).is_empty() {
+                (ErrorKind::Mismatch, "this window holds")
+            } else {
+                (ErrorKind::InvalidArg, "earlier elements of this array are")
+            };
+            return Err(Error::new(
+                kind,
+                format!("{} is a {fits} message but {earlier} {formats} messages: one format per window", element.label),
+            ));
+        }
+        formats = narrowed;
+    }
+    let format = formats.preferred().expect("the set is not empty");
+    let mut messages = Vec::new();
+    for element in &elements {
+        let parts = parts(format, &element.object).map_err(|e| {
+            Error::invalid_arg(format!("{}, field '{}': {} ({})", element.label, e.field, e.problem, format.name()))
+        })?;
+        messages.extend(ledger_messages(parts, element.raw, model, retain));
+    }
+    Ok((formats, messages))
+}
+
+/// The elements of `json`: an array's elements, or the single object.
+fn elements(json: &str) -> Result<Vec<Element<'_>>> {
+    let syntax = |e: serde_json::Error| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}"));
+    let is_array = json.trim_start().starts_with('[');
+    let raws: Vec<&RawValue> = if is_array {
+        serde_json::from_str(json).map_err(syntax)?
+    } else {
+        vec![serde_json::from_str(json).map_err(syntax)?]
+    };
+    raws.into_iter()
+        .enumerate()
+        .map(|(i, raw)| {
+            let raw = raw.get();
+            let label = if is_array {
+                format!("element {i} (line {})", line_of(json, raw))
+            } else {
+                "the message".to_owned()
+            };
+            match serde_json::from_str(raw).map_err(syntax)? {
+                Value::Object(object) => Ok(Element { raw, object, label }),
+                _ => Err(Error::invalid_arg(format!("{label} must be a JSON object (a message)"))),
+            }
+        })
+        .collect()
+}
+
+/// The 1-based line of `json` on which `part` (a slice of it) starts.
+fn line_of(json: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).saturating_sub(json.as_ptr() as usize).min(json.len());
+    json[..offset].matches('\n').count() + 1
+}
+
+/// The parts of one wire message in `format`.
+fn parts(format: Format, message: &Map<String, Value>) -> std::result::Result<Vec<Part>, FieldError> {
+    match format {
+        Format::OpenAiChat => chat::parts(message),
+        Format::Anthropic => anthropic::parts(message),
+        Format::OpenAiResponses => responses::parts(message),
+        Format::Gemini => gemini::parts(message),
+    }
+}
+
+/// One ledger message per part; the first keeps the wire JSON `raw`.
+fn ledger_messages<'a>(parts: Vec<Part>, raw: &'a str, model: &'a Model, retain: bool) -> impl Iterator<Item = Message> + 'a {
+    let of = u32::try_from(parts.len()).unwrap_or(u32::MAX);
+    parts.into_iter().enumerate().map(move |(i, part)| {
+        let text = part.text();
+        let count = part.media.map_or(model.count(&text), |media| model.count(&text).plus(media));
+        let extras = MessageExtras {
+            call_id: part.call_id.map(Into::into),
+            raw_json: (retain && i == 0).then(|| raw.into()),
+            wire: Some(WirePart {
+                index: u32::try_from(i).unwrap_or(u32::MAX),
+                of,
+            }),
+            media: part.media,
+            external_id: None,
+        };
+        Message::new(part.kind, count, CountSource::Library, retain.then(|| text.into())).with_extras(extras)
+    })
+}

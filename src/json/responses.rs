@@ -1,0 +1,164 @@
+//! OpenAI Responses input items: messages (`role` with string or typed content), and the
+//! `function_call`, `function_call_output`, `reasoning` items (plus the other tool call and
+//! output items, counted as opaque data). Every item is one ledger message, block 0.
+
+use super::image::{ImageRule, base64_dimensions};
+use super::parts::{
+    FieldError, Part, PartsBuilder, index, object, opaque, optional_array, optional_str, required_str, split_call,
+};
+use crate::message::Kind;
+use serde_json::{Map, Value, json};
+
+/// The parts of one Responses input item.
+pub fn parts(item: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
+    let item_type = optional_str(item, "type", "")?.unwrap_or("message");
+    let mut parts = PartsBuilder::new(Kind::User);
+    match item_type {
+        "message" => {
+            let kind = match required_str(item, "role", "")? {
+                "user" => Kind::User,
+                "assistant" => Kind::Assistant,
+                "system" | "developer" => Kind::System,
+                other => {
+                    return Err(FieldError::new(
+                        "role",
+                        format!("unknown role '{other}' (expected user, assistant, system or developer)"),
+                    ));
+                }
+            };
+            parts = PartsBuilder::new(kind);
+            content(item, "content", kind, &mut parts)?;
+        }
+        "function_call" | "custom_tool_call" => {
+            let call_id = required_str(item, "call_id", "")?;
+            let name = required_str(item, "name", "")?;
+            let arguments_key = if item_type == "function_call" { "arguments" } else { "input" };
+            let arguments = optional_str(item, arguments_key, "")?.unwrap_or_default();
+            parts.call(Kind::ToolCall, 0, Some(call_id), (vec![name.to_owned(), arguments.to_owned()], None));
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            let call_id = required_str(item, "call_id", "")?;
+            let mut result = PartsBuilder::new(Kind::ToolResult);
+            content(item, "output", Kind::ToolResult, &mut result)?;
+            parts.call(Kind::ToolResult, 0, Some(call_id), result.flatten());
+        }
+        "reasoning" => {
+            for (i, summary) in optional_array(item, "summary", "")?.iter().enumerate() {
+                let path = index("summary", i);
+                parts.text(Kind::Thinking, 0, required_str(object(summary, &path)?, "text", &path)?);
+            }
+            if let Some(encrypted) = item.get("encrypted_content").filter(|v| !v.is_null()) {
+                parts.media(Kind::Thinking, 0, opaque(encrypted));
+            }
+            if has_no_reasoning(item) {
+                parts.text(Kind::Thinking, 0, "");
+            }
+        }
+        output if output.ends_with("_output") => {
+            let call_id = optional_str(item, "call_id", "")?;
+            parts.call(Kind::ToolResult, 0, call_id, (Vec::new(), Some(opaque(&Value::Object(item.clone())))));
+        }
+        call if call.ends_with("_call") => {
+            let call_id = match optional_str(item, "call_id", "")? {
+                Some(id) => Some(id),
+                None => optional_str(item, "id", "")?,
+            };
+            parts.call(Kind::ToolCall, 0, call_id, (Vec::new(), Some(opaque(&Value::Object(item.clone())))));
+        }
+        other => {
+            return Err(FieldError::new(
+                "type",
+                format!("unsupported item type '{other}' (expected message, function_call, function_call_output, reasoning or another *_call / *_output item)"),
+            ));
+        }
+    }
+    Ok(parts.finish())
+}
+
+/// True when a reasoning item carries neither summary text nor encrypted content.
+fn has_no_reasoning(item: &Map<String, Value>) -> bool {
+    let no_summary = item.get("summary").and_then(Value::as_array).is_none_or(Vec::is_empty);
+    no_summary && item.get("encrypted_content").is_none_or(Value::is_null)
+}
+
+/// Adds the field `key` (a string or an array of typed content) as `kind`, all in block 0.
+fn content(item: &Map<String, Value>, key: &str, kind: Kind, parts: &mut PartsBuilder) -> Result<(), FieldError> {
+    match item.get(key) {
+        Some(Value::String(text)) => parts.text(kind, 0, text),
+        Some(Value::Array(blocks)) => {
+            for (i, value) in blocks.iter().enumerate() {
+                let path = index(key, i);
+                let block = object(value, &path)?;
+                match required_str(block, "type", &path)? {
+                    "input_text" | "output_text" | "text" => parts.text(kind, 0, required_str(block, "text", &path)?),
+                    "refusal" => parts.text(kind, 0, required_str(block, "refusal", &path)?),
+                    "input_image" => {
+                        let low_detail = optional_str(block, "detail", &path)? == Some("low");
+                        let url = optional_str(block, "image_url", &path)?;
+                        parts.media(kind, 0, ImageRule::OpenAi { low_detail }.tokens(url.and_then(base64_dimensions)));
+                    }
+                    _ => parts.media(kind, 0, opaque(value)),
+                }
+            }
+        }
+        None => return Err(FieldError::new(key, "is missing")),
+        Some(_) => return Err(FieldError::new(key, "must be a string or an array of content")),
+    }
+    Ok(())
+}
+
+/// A Responses item for a ledger message that has no wire JSON of its own. Reasoning items
+/// need their ids and encrypted content, so THINKING has no form here.
+pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value> {
+    let id = call_id.unwrap_or_default();
+    Some(match kind {
+        Kind::System => json!({"role": "system", "content": text}),
+        Kind::User => json!({"role": "user", "content": text}),
+        Kind::Assistant => json!({"role": "assistant", "content": text}),
+        Kind::ToolCall => {
+            let (name, arguments) = split_call(text);
+            json!({"type": "function_call", "call_id": id, "name": name, "arguments": arguments})
+        }
+        Kind::ToolResult => json!({"type": "function_call_output", "call_id": id, "output": text}),
+        Kind::Thinking => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parts::testing::assert_error_fields;
+
+    fn parse(json: &str) -> Result<Vec<Part>, FieldError> {
+        crate::json::parts::testing::parse(parts, json)
+    }
+
+    #[test]
+    fn items_map_to_kinds() {
+        let cases = [
+            (r#"{"role":"developer","content":"be brief"}"#, Kind::System, "be brief"),
+            (r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#, Kind::User, "hi"),
+            (r#"{"type":"function_call","call_id":"c1","name":"ls","arguments":"{}"}"#, Kind::ToolCall, "ls\n{}"),
+            (r#"{"type":"function_call_output","call_id":"c1","output":"a b"}"#, Kind::ToolResult, "a b"),
+            (r#"{"type":"reasoning","id":"r1","summary":[{"type":"summary_text","text":"plan"}]}"#, Kind::Thinking, "plan"),
+        ];
+        for (json, kind, text) in cases {
+            let parts = parse(json).unwrap();
+            assert_eq!(parts.len(), 1, "{json}");
+            assert_eq!((parts[0].kind, parts[0].text().as_str()), (kind, text), "{json}");
+        }
+        assert!(parse(r#"{"type":"web_search_call","id":"w1","status":"completed"}"#).unwrap()[0].media.is_some());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (r#"{"type":"function_call","name":"x"}"#, "call_id"),
+            (r#"{"type":"function_call_output","call_id":"c"}"#, "output"),
+            (r#"{"type":"item_reference","id":"x"}"#, "type"),
+            (r#"{"role":"user","content":[{"type":"input_text"}]}"#, "content[0].text"),
+            (r#"{"role":"tool","content":"x"}"#, "role"),
+        ];
+        assert_error_fields(parts, &cases);
+    }
+}

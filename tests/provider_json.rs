@@ -1,0 +1,244 @@
+//! Provider JSON through the safe API: every format's fixture renders back byte for byte,
+//! and generated conversations in every format parse into the kinds, texts and counts a
+//! straightforward re-computation expects.
+
+use ctxwin::json::{self, Format};
+use ctxwin::{ErrorKind, Kind, Model, Window};
+use proptest::prelude::*;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+const FIXTURES: [(&str, &str); 4] = [
+    ("openai_chat", include_str!("fixtures/openai_chat.json")),
+    ("anthropic", include_str!("fixtures/anthropic.json")),
+    ("openai_responses", include_str!("fixtures/openai_responses.json")),
+    ("gemini", include_str!("fixtures/gemini.json")),
+];
+
+/// The array `json` re-joined from its elements' verbatim text, as render_json must give it.
+fn verbatim(json: &str) -> String {
+    let elements: Vec<&RawValue> = serde_json::from_str(json).unwrap();
+    let raws: Vec<&str> = elements.iter().map(|raw| raw.get()).collect();
+    format!("[{}]", raws.join(","))
+}
+
+fn kinds(window: &Window) -> Vec<Kind> {
+    (0..window.message_count()).map(|i| window.message(i).unwrap().kind()).collect()
+}
+
+#[test]
+fn fixtures_render_byte_for_byte() {
+    use Kind::*;
+    let expected_kinds: [&[Kind]; 4] = [
+        &[System, User, ToolCall, ToolCall, ToolResult, ToolResult, Assistant, User, Assistant],
+        &[User, Thinking, Assistant, ToolCall, ToolResult, User, ToolCall, ToolResult, Thinking, Assistant, User, Assistant],
+        &[System, User, Thinking, ToolCall, ToolResult, Assistant, User, Assistant],
+        &[User, Thinking, ToolCall, ToolResult, Assistant, User, Assistant],
+    ];
+    for ((name, fixture), expected) in FIXTURES.iter().zip(expected_kinds) {
+        let mut window = Window::new("gpt-4o");
+        json::push_json(&mut window, fixture).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(kinds(&window), expected, "{name}");
+        assert_eq!(json::render_json(&window).unwrap(), verbatim(fixture), "{name}");
+    }
+}
+
+#[test]
+fn images_are_counted_by_the_provider_rule() {
+    // Every fixture holds one 800x600 PNG.
+    let image = [
+        json::ImageRule::OpenAi { low_detail: false }.tokens(Some((800, 600))),
+        json::ImageRule::Anthropic.tokens(Some((800, 600))),
+        json::ImageRule::OpenAi { low_detail: true }.tokens(Some((800, 600))),
+        json::ImageRule::Gemini.tokens(Some((800, 600))),
+    ];
+    assert_eq!(image[0].tokens, 85 + 170 * 4);
+    assert_eq!(image[1].tokens, 640);
+    for ((name, fixture), image) in FIXTURES.iter().zip(image) {
+        let mut window = Window::new("gpt-4o");
+        json::push_json(&mut window, fixture).unwrap();
+        let with_image = (0..window.message_count())
+            .map(|i| window.message(i).unwrap())
+            .find(|m| m.kind() == Kind::User && m.media().is_some())
+            .unwrap_or_else(|| panic!("{name}: no image"));
+        let text = Model::resolve("gpt-4o").count(with_image.text().unwrap());
+        assert_eq!(with_image.count(), text.plus(image), "{name}");
+    }
+}
+
+#[test]
+fn a_wire_message_split_by_the_boundary_sends_only_its_live_blocks() {
+    let mut window = Window::new("gpt-4o");
+    json::push_json(&mut window, FIXTURES[1].1).unwrap();
+    // Keep the first nine ledger messages: two turns, the second starting with the text of
+    // the user message whose tool_result closes the first; the last wire message is cut
+    // after its redacted thinking. A zero budget leaves only the second turn live.
+    window.truncate(9).unwrap();
+    window.set_budget(0).unwrap();
+    assert_eq!((window.turn_count(), window.first_live_turn()), (2, 1));
+    let start = window.start();
+    assert_eq!(window.message(start).unwrap().kind(), Kind::User);
+    let rendered: Value = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
+    let first = &rendered[0];
+    assert_eq!(
+        first,
+        &json!({"role": "user", "content": [{"type": "text", "text": "Also, which one holds the ledger?"}]})
+    );
+    let rendered = rendered.as_array().unwrap();
+    assert_eq!(rendered.len(), 4);
+    assert_eq!(rendered[3], json!({"role": "assistant", "content": [{"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"}]}));
+}
+
+#[test]
+fn formats_do_not_mix_and_a_bad_element_pushes_nothing() {
+    let mut window = Window::new("gpt-4o");
+    json::push_json(&mut window, FIXTURES[0].1).unwrap();
+    let before = window.message_count();
+    let err = json::push_json(&mut window, r#"{"role":"model","parts":[{"text":"hi"}]}"#).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Mismatch);
+    assert!(err.message().contains("Gemini"), "{}", err.message());
+    let err = json::push_json(&mut window, "[{\"role\":\"user\",\"content\":\"ok\"},\n {\"role\":\"robot\",\"content\":\"x\"}]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArg);
+    assert!(err.message().contains("element 1 (line 2), field 'role'"), "{}", err.message());
+    let err = json::push_json(&mut window, "[{\"role\":\"user\",\n \"content\":}]").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Parse);
+    assert!(err.message().contains("line 2"), "{}", err.message());
+    assert_eq!(window.message_count(), before);
+    window.reset();
+    json::push_json(&mut window, r#"{"role":"model","parts":[{"text":"hi"}]}"#).unwrap();
+    assert_eq!(window.wire_formats().preferred(), Some(Format::Gemini));
+}
+
+/// A step of a generated conversation, independent of any format.
+#[derive(Clone, Debug)]
+enum Step {
+    User(String),
+    Assistant(String),
+    /// Tool calls (name, argument) and their results, in order.
+    Tools(Vec<(String, String, String)>),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let text = "[a-zA-Z0-9 .,:'\"\\\\\n\u{e9}\u{4e2d}\u{1f600}]{0,40}";
+    prop_oneof![
+        text.prop_map(Step::User),
+        text.prop_map(Step::Assistant),
+        prop::collection::vec(("[a-z_]{1,8}", text, text), 1..4).prop_map(Step::Tools),
+    ]
+}
+
+/// What the ledger must hold for one message: kind, text and call id.
+type Expected = (Kind, String, Option<String>);
+
+/// The wire messages of `steps` in `format`, and what the ledger must hold.
+fn emit(format: Format, steps: &[Step]) -> (Vec<Value>, Vec<Expected>) {
+    let mut wire = Vec::new();
+    let mut ledger = Vec::new();
+    for (s, step) in steps.iter().enumerate() {
+        match step {
+            Step::User(text) | Step::Assistant(text) => {
+                let user = matches!(step, Step::User(_));
+                let role = match (format, user) {
+                    (_, true) => "user",
+                    (Format::Gemini, false) => "model",
+                    (_, false) => "assistant",
+                };
+                wire.push(match format {
+                    Format::Gemini => json!({"role": role, "parts": [{"text": text}]}),
+                    _ => json!({"role": role, "content": text}),
+                });
+                ledger.push((if user { Kind::User } else { Kind::Assistant }, text.clone(), None));
+            }
+            Step::Tools(calls) => {
+                let id = |c: usize| format!("call_{s}_{c}");
+                let args = |arg: &str| json!({"a": arg});
+                let mut call_blocks = Vec::new();
+                let mut result_blocks = Vec::new();
+                for (c, (name, arg, result)) in calls.iter().enumerate() {
+                    let arguments = args(arg).to_string();
+                    match format {
+                        Format::OpenAiChat => {
+                            call_blocks.push(json!({"id": id(c), "type": "function", "function": {"name": name, "arguments": arguments}}));
+                            result_blocks.push(json!({"role": "tool", "tool_call_id": id(c), "content": result}));
+                        }
+                        Format::Anthropic => {
+                            call_blocks.push(json!({"type": "tool_use", "id": id(c), "name": name, "input": args(arg)}));
+                            result_blocks.push(json!({"type": "tool_result", "tool_use_id": id(c), "content": result}));
+                        }
+                        Format::OpenAiResponses => {
+                            wire.push(json!({"type": "function_call", "call_id": id(c), "name": name, "arguments": arguments}));
+                            result_blocks.push(json!({"type": "function_call_output", "call_id": id(c), "output": result}));
+                        }
+                        Format::Gemini => {
+                            call_blocks.push(json!({"functionCall": {"id": id(c), "name": name, "args": args(arg)}}));
+                            result_blocks.push(json!({"functionResponse": {"id": id(c), "name": name, "response": {"r": result}}}));
+                        }
+                    }
+                    ledger.push((Kind::ToolCall, format!("{name}\n{arguments}"), Some(id(c))));
+                }
+                for (c, (name, _, result)) in calls.iter().enumerate() {
+                    let text = match format {
+                        Format::Gemini => format!("{name}\n{}", json!({"r": result})),
+                        _ => result.clone(),
+                    };
+                    ledger.push((Kind::ToolResult, text, Some(id(c))));
+                }
+                match format {
+                    Format::OpenAiChat => {
+                        wire.push(json!({"role": "assistant", "content": null, "tool_calls": call_blocks}));
+                        wire.extend(result_blocks);
+                    }
+                    Format::Anthropic => {
+                        wire.push(json!({"role": "assistant", "content": call_blocks}));
+                        wire.push(json!({"role": "user", "content": result_blocks}));
+                    }
+                    Format::OpenAiResponses => wire.extend(result_blocks),
+                    Format::Gemini => {
+                        wire.push(json!({"role": "model", "parts": call_blocks}));
+                        wire.push(json!({"role": "user", "parts": result_blocks}));
+                    }
+                }
+            }
+        }
+    }
+    (wire, ledger)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn generated_conversations_parse_count_and_render_back(
+        steps in prop::collection::vec(step(), 1..12),
+        format_index in 0usize..4,
+        model in prop::sample::select(vec!["gpt-4o", "gpt-4", "claude-sonnet-4-5"]),
+        pretty in any::<bool>(),
+        budget in 0i32..400,
+    ) {
+        let format = Format::ALL[format_index];
+        let (wire, ledger) = emit(format, &steps);
+        let text = if pretty { serde_json::to_string_pretty(&wire).unwrap() } else { serde_json::to_string(&wire).unwrap() };
+        let mut window = Window::new(model);
+        let added = json::push_json(&mut window, &text).unwrap();
+        prop_assert_eq!(added, ledger.len());
+        let reference = Model::resolve(model);
+        for (i, (kind, text, call_id)) in ledger.iter().enumerate() {
+            let message = window.message(i).unwrap();
+            prop_assert_eq!(message.kind(), *kind);
+            prop_assert_eq!(message.text(), Some(text.as_str()));
+            prop_assert_eq!(message.count(), reference.count(text));
+            prop_assert_eq!(message.extras().and_then(|e| e.call_id.as_deref()), call_id.as_deref());
+        }
+        prop_assert_eq!(json::render_json(&window).unwrap(), verbatim(&text));
+
+        // Under any budget, what is rendered is valid JSON of the live wire messages: every
+        // rendered element is one of the pushed ones, or a part of one, in order.
+        window.set_budget(budget).unwrap();
+        let rendered: Vec<Value> = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
+        let live = window.message_count() - window.start();
+        prop_assert!(rendered.len() <= live.max(1) + window.start());
+        for element in &rendered {
+            prop_assert!(wire.iter().any(|w| w == element || w["role"] == element["role"]), "{}", element);
+        }
+    }
+}
