@@ -85,6 +85,12 @@
 #define CTXWIN_KIND_THINKING 5
 
 /**
+ * The largest message text, in bytes, a window accepts unless configured otherwise
+ * (`max_message_bytes`), and the largest text `ctxwin_count_text` counts: 64 MiB.
+ */
+#define CTXWIN_DEFAULT_MAX_MESSAGE_BYTES ((64 * 1024) * 1024)
+
+/**
  * The result of every fallible function. `CTXWIN_STATUS_OK` (also spelt `CTXWIN_OK`) is 0,
  * so `if (rc)` tests for failure. The numbers are frozen and never reused.
  */
@@ -210,8 +216,9 @@ extern "C" {
  * - `out`: caller-owned; written only on success.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` when `out` is NULL or a pointer is
- * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`. Counts above `INT32_MAX`
- * saturate.
+ * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`; `CTXWIN_STATUS_OUT_OF_RANGE`
+ * when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before the text is read:
+ * exact counting needs memory proportional to the text). Counts above `INT32_MAX` saturate.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -284,8 +291,9 @@ const char *ctxwin_status_str(int32_t code);
  * - `out`: caller-owned; written only on success.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` when `out` is NULL or a pointer is
- * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`. Counts above `INT32_MAX`
- * saturate.
+ * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`; `CTXWIN_STATUS_OUT_OF_RANGE`
+ * when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before the text is read:
+ * exact counting needs memory proportional to the text). Counts above `INT32_MAX` saturate.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -427,7 +435,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  *
  * Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
  * counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
- * caps overhead + pinned messages + history). Keys the design reserves for later strategies
+ * caps overhead + pinned messages + history), `max_message_bytes` (the largest text
+ * `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no limit).
+ * Keys the design reserves for later strategies
  * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
@@ -505,9 +515,11 @@ ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model
  *   copies it unless `retain_text` is false.
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
- * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind. Nothing is appended on failure. Does not
- * move the boundary: `ctxwin_window_end_turn` does.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+ * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+ * exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
+ * 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
+ * the boundary: `ctxwin_window_end_turn` does.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *
@@ -823,7 +835,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  *
  * Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
  * counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
- * caps overhead + pinned messages + history). Keys the design reserves for later strategies
+ * caps overhead + pinned messages + history), `max_message_bytes` (the largest text
+ * `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no limit).
+ * Keys the design reserves for later strategies
  * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
@@ -901,9 +915,11 @@ ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model
  *   copies it unless `retain_text` is false.
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
- * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind. Nothing is appended on failure. Does not
- * move the boundary: `ctxwin_window_end_turn` does.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+ * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+ * exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
+ * 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
+ * the boundary: `ctxwin_window_end_turn` does.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

@@ -1,6 +1,7 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::limits::MessageLimit;
 use serde_json::Value;
 
 /// The default history budget: the source design's `DEFAULT_HISTORY_TOKEN_LIMIT`.
@@ -41,6 +42,8 @@ pub struct Settings {
     pub retain_text: bool,
     /// When true the budget caps overhead + pinned messages + history, not history alone.
     pub budget_includes_overhead: bool,
+    /// The largest message text `push` accepts (`max_message_bytes`; 0 = no limit).
+    pub max_message_bytes: MessageLimit,
 }
 
 impl Default for Settings {
@@ -50,6 +53,7 @@ impl Default for Settings {
             history_budget: DEFAULT_HISTORY_BUDGET,
             retain_text: true,
             budget_includes_overhead: false,
+            max_message_bytes: MessageLimit::default(),
         }
     }
 }
@@ -76,6 +80,7 @@ impl Settings {
             "history_budget" => self.history_budget = parse_tokens(key, value)?,
             "retain_text" => self.retain_text = parse_bool(key, value)?,
             "budget_includes_overhead" => self.budget_includes_overhead = parse_bool(key, value)?,
+            "max_message_bytes" => self.max_message_bytes = MessageLimit::from_bytes(parse_bytes(key, value)?),
             planned if PLANNED_KEYS.contains(&planned) => {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
@@ -118,6 +123,13 @@ fn parse_tokens(key: &str, value: &Value) -> Result<u32> {
         })
 }
 
+/// A size in bytes: a whole number from 0 up.
+fn parse_bytes(key: &str, value: &Value) -> Result<u64> {
+    value
+        .as_u64()
+        .ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be a whole number of bytes (0 = no limit)")))
+}
+
 fn parse_bool(key: &str, value: &Value) -> Result<bool> {
     value
         .as_bool()
@@ -136,6 +148,10 @@ mod tests {
         assert_eq!(settings.history_budget, 5000);
         assert!(!settings.retain_text);
         assert!(settings.budget_includes_overhead);
+        let limited = Settings::default().with_json(r#"{"max_message_bytes":1024}"#).unwrap();
+        assert_eq!(limited.max_message_bytes, MessageLimit::Bytes(1024));
+        let unlimited = limited.with_json(r#"{"max_message_bytes":0}"#).unwrap();
+        assert_eq!(unlimited.max_message_bytes, MessageLimit::Unlimited);
     }
 
     #[test]
@@ -144,6 +160,8 @@ mod tests {
             (r#"{"history_budget":-1}"#, ErrorKind::InvalidArg, "history_budget"),
             (r#"{"history_budget":1.5}"#, ErrorKind::InvalidArg, "history_budget"),
             (r#"{"history_budget":3000000000}"#, ErrorKind::InvalidArg, "history_budget"),
+            (r#"{"max_message_bytes":-1}"#, ErrorKind::InvalidArg, "max_message_bytes"),
+            (r#"{"max_message_bytes":"64M"}"#, ErrorKind::InvalidArg, "max_message_bytes"),
             (r#"{"retain_text":"yes"}"#, ErrorKind::InvalidArg, "retain_text"),
             (r#"{"strategy":"lru"}"#, ErrorKind::InvalidArg, "lru"),
             (r#"{"strategy":"tiered"}"#, ErrorKind::Unsupported, "tiered"),

@@ -12,6 +12,7 @@
 pub mod config;
 pub mod error;
 pub mod ffi;
+pub mod limits;
 pub mod message;
 pub mod strategy;
 pub mod tokens;

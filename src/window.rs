@@ -183,12 +183,20 @@ impl Window {
         self.enforce();
     }
 
-    /// Appends a message whose text the library counts, and returns the count.
-    pub fn push(&mut self, kind: Kind, text: &str) -> Count {
+    /// Appends a message whose text the library counts, and returns the count. A text above
+    /// the configured `max_message_bytes` is refused and nothing is appended.
+    pub fn push(&mut self, kind: Kind, text: &str) -> Result<Count> {
+        self.check_message_size(text.len())?;
         let count = self.model.count(text);
         let text = self.settings.retain_text.then(|| Box::from(text));
         self.append(Message::new(kind, count, CountSource::Library, text));
-        count
+        Ok(count)
+    }
+
+    /// Refuses a message of `len` bytes above the configured `max_message_bytes`. The C API
+    /// calls it before reading the text, so an oversized buffer is never touched.
+    pub fn check_message_size(&self, len: usize) -> Result<()> {
+        self.settings.max_message_bytes.check("message text", len)
     }
 
     /// Appends a message with a count the caller already has (a provider's count_tokens
