@@ -15,6 +15,9 @@ pub mod handle;
 pub mod version;
 pub mod window;
 
+#[cfg(test)]
+mod poison_tests;
+
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;
 pub use handle::ctxwin_window;
