@@ -22,13 +22,13 @@ CFLAGS_HARNESS := $(CFLAGS_TEST) -Ic_tests -pthread
 # stays uninstrumented, but ASan intercepts every allocation, so its leaks are seen too.
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 LSAN_OPTIONS=suppressions=c_tests/lsan.supp
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 HELGRIND := valgrind --quiet --tool=helgrind --error-exitcode=1
 # cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them.
 FUZZ_SECONDS ?= 60
 FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
-.PHONY: all lib header check-header test check-all rust-test c-test header-compile snippet valgrind asan helgrind fuzz demo clean
+.PHONY: all lib header check-header test check-all rust-test c-test header-compile snippet valgrind asan helgrind fuzz bench-memory demo clean
 
 all: lib
 
@@ -108,7 +108,7 @@ asan: $(OUT)/tests_asan
 # with it, which needs a nightly toolchain's rust-src).
 helgrind: $(OUT)/tests_shared
 	@echo "== threads suite under helgrind"
-	CTXWIN_TEST_QUICK=1 CTXWIN_TEST_SUITE=threads $(HELGRIND) --suppressions=c_tests/helgrind.supp $(OUT)/tests_shared
+	CTXWIN_TEST_QUICK=1 CTXWIN_TEST_SUITE=threads $(HELGRIND) $(OUT)/tests_shared
 
 # Runs every fuzz target for FUZZ_SECONDS (make fuzz FUZZ_SECONDS=600 for the long run).
 # Seeds come from fuzz/seeds/<target>; what the fuzzer learns goes to target/fuzz-corpus.
@@ -120,6 +120,12 @@ fuzz:
 	  $(FUZZ_ENV) $(CARGO) fuzz run $$target target/fuzz-corpus/$$target fuzz/seeds/$$target -- \
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 || exit 1; \
 	done
+
+# Memory per message of a counts-only window (10 million messages).
+bench-memory: lib
+	mkdir -p $(OUT)
+	$(CC) $(CFLAGS_TEST) -O2 benches/memory.c $(LIB_A) $(STATIC_LIBS) -o $(OUT)/bench_memory
+	$(OUT)/bench_memory
 
 $(OUT)/agent_demo: examples/agent_demo.c include/ctxwin.h lib
 	mkdir -p $(OUT)
