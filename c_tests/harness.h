@@ -43,6 +43,10 @@ void suite_long_sessions(void);
 void suite_summary(void);
 void suite_persist(void);
 void suite_json(void);
+void suite_limits(void);
+void suite_threads(void);
+/* Generated from the header by c_tests/gen_null_args.py (target/c/null_args.c). */
+void suite_null_args(void);
 
 /* Helpers shared by the suites. */
 ctxwin_window *new_window(const char *model);

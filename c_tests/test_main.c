@@ -43,15 +43,24 @@ int quick_mode(void) {
     return quick != NULL && quick[0] != '\0' && quick[0] != '0';
 }
 
+/* Runs `suite` unless CTXWIN_TEST_SUITE names another one (make helgrind runs one suite). */
+static void run_suite(const char *name, void (*suite)(void)) {
+    const char *only = getenv("CTXWIN_TEST_SUITE");
+    if (only == NULL || only[0] == '\0' || strcmp(only, name) == 0) suite();
+}
+
 int main(void) {
-    suite_library();
-    suite_count();
-    suite_window();
-    suite_errors();
-    suite_long_sessions();
-    suite_summary();
-    suite_persist();
-    suite_json();
+    run_suite("library", suite_library);
+    run_suite("count", suite_count);
+    run_suite("window", suite_window);
+    run_suite("errors", suite_errors);
+    run_suite("long_sessions", suite_long_sessions);
+    run_suite("summary", suite_summary);
+    run_suite("persist", suite_persist);
+    run_suite("json", suite_json);
+    run_suite("limits", suite_limits);
+    run_suite("threads", suite_threads);
+    run_suite("null_args", suite_null_args);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -85,6 +85,12 @@
 #define CTXWIN_KIND_THINKING 5
 
 /**
+ * The largest message text, in bytes, a window accepts unless configured otherwise
+ * (`max_message_bytes`), and the largest text `ctxwin_count_text` counts: 64 MiB.
+ */
+#define CTXWIN_DEFAULT_MAX_MESSAGE_BYTES ((64 * 1024) * 1024)
+
+/**
  * The result of every fallible function. `CTXWIN_STATUS_OK` (also spelt `CTXWIN_OK`) is 0,
  * so `if (rc)` tests for failure. The numbers are frozen and never reused.
  */
@@ -210,8 +216,9 @@ extern "C" {
  * - `out`: caller-owned; written only on success.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` when `out` is NULL or a pointer is
- * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`. Counts above `INT32_MAX`
- * saturate.
+ * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`; `CTXWIN_STATUS_OUT_OF_RANGE`
+ * when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before the text is read:
+ * exact counting needs memory proportional to the text). Counts above `INT32_MAX` saturate.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -296,7 +303,8 @@ ctxwin_status ctxwin_window_set_external_id(struct ctxwin_window *w, size_t inde
  * (if retained), tool call id, provider JSON and external id, the boundary, the summary
  * state and compaction records, and the generation.
  *
- * Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+ * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
+ * `needed` may be NULL.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
  *
@@ -458,7 +466,8 @@ bool ctxwin_window_needs_summary(const struct ctxwin_window *w);
  * trigger fired (a manual compaction).
  *
  * Parameters: `w` is borrowed mutably; `buf`, `cap`, `needed` follow the string-out
- * convention (`buf = NULL, cap = 0` queries the length and remembers nothing).
+ * convention (`buf = NULL, cap = 0` queries the length and remembers nothing); `needed` may
+ * be NULL.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`
  * (nothing remembered), or `CTXWIN_STATUS_OUT_OF_RANGE` when there is nothing to summarise
@@ -510,7 +519,8 @@ ctxwin_status ctxwin_window_set_summary(struct ctxwin_window *w,
  * sends as a user message right after the pinned head; the empty string before the first
  * summary.
  *
- * Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+ * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
+ * `needed` may be NULL.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
  *
@@ -550,7 +560,8 @@ size_t ctxwin_window_compaction_count(const struct ctxwin_window *w);
  * `archived_turns` (turns archived once it was accepted), `tokens_before`, `tokens_after`
  * (live tokens around the compaction). Archived messages stay in the ledger.
  *
- * Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+ * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
+ * `needed` may be NULL.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`, or
  * `CTXWIN_STATUS_OUT_OF_RANGE` when `index >= ctxwin_window_compaction_count(w)`.
@@ -596,7 +607,9 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
  * `CTXWIN_STATUS_PARSE` for malformed JSON (last_error gives the line and column);
  * `CTXWIN_STATUS_INVALID_ARG` for a message the format does not allow (last_error names
  * the element, its line and the field, such as `element 2 (line 4), field 'role'`);
- * `CTXWIN_STATUS_MISMATCH` for a message in another format than the window's. All or
+ * `CTXWIN_STATUS_MISMATCH` for a message in another format than the window's;
+ * `CTXWIN_STATUS_OUT_OF_RANGE` for a document above `max_message_bytes` (checked before it
+ * is read). All or
  * nothing: on failure nothing is appended. Does not move the boundary
  * (`ctxwin_window_end_turn` does).
  *
@@ -756,7 +769,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * (false keeps counts only for messages pushed from now on), `budget_includes_overhead` (true:
  * the budget caps overhead + pinned messages + summary + history), `summary_budget` (tokens,
  * default 2000), `threshold` (above 0, at most 1; default 0.85), `context_limit` (tokens,
- * overrides the model table; 0 = use the table). Keys the design reserves for later strategies
+ * overrides the model table; 0 = use the table), `max_message_bytes` (the largest text
+ * `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no limit).
+ * Keys the design reserves for later strategies
  * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
@@ -834,9 +849,11 @@ ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model
  *   copies it unless `retain_text` is false.
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
- * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind. Nothing is appended on failure. Does not
- * move the boundary: `ctxwin_window_end_turn` does.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+ * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+ * exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
+ * 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
+ * the boundary: `ctxwin_window_end_turn` does.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

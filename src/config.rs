@@ -1,6 +1,7 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::limits::MessageLimit;
 use serde_json::Value;
 
 /// The default history budget: the source design's `DEFAULT_HISTORY_TOKEN_LIMIT`.
@@ -89,6 +90,8 @@ pub struct Settings {
     pub threshold: Fraction,
     /// The model's context window, overriding the model table (which may not know it).
     pub context_limit: Option<u32>,
+    /// The largest message text `push` accepts (`max_message_bytes`; 0 = no limit).
+    pub max_message_bytes: MessageLimit,
 }
 
 impl Default for Settings {
@@ -101,6 +104,7 @@ impl Default for Settings {
             summary_budget: DEFAULT_SUMMARY_BUDGET,
             threshold: DEFAULT_THRESHOLD,
             context_limit: None,
+            max_message_bytes: MessageLimit::default(),
         }
     }
 }
@@ -138,6 +142,7 @@ impl Settings {
             "summary_budget": self.summary_budget,
             "threshold": self.threshold.get(),
             "context_limit": self.context_limit.unwrap_or(0),
+            "max_message_bytes": self.max_message_bytes.as_bytes(),
         })
     }
 
@@ -150,6 +155,7 @@ impl Settings {
             "summary_budget" => self.summary_budget = parse_tokens(key, value)?,
             "threshold" => self.threshold = parse_fraction(key, value)?,
             "context_limit" => self.context_limit = Some(parse_tokens(key, value)?).filter(|&limit| limit > 0),
+            "max_message_bytes" => self.max_message_bytes = MessageLimit::from_bytes(parse_bytes(key, value)?),
             planned if PLANNED_KEYS.contains(&planned) => {
                 return Err(Error::new(
                     ErrorKind::Unsupported,
@@ -200,6 +206,13 @@ fn parse_fraction(key: &str, value: &Value) -> Result<Fraction> {
         .ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be a number above 0 and at most 1")))
 }
 
+/// A size in bytes: a whole number from 0 up.
+fn parse_bytes(key: &str, value: &Value) -> Result<u64> {
+    value
+        .as_u64()
+        .ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be a whole number of bytes (0 = no limit)")))
+}
+
 fn parse_bool(key: &str, value: &Value) -> Result<bool> {
     value
         .as_bool()
@@ -235,10 +248,20 @@ mod tests {
             r#"{}"#,
             r#"{"strategy":"summary","summary_budget":1,"threshold":0.123456789,"context_limit":9}"#,
             r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
+            r#"{"max_message_bytes":0}"#,
+            r#"{"max_message_bytes":4096}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
         }
+    }
+
+    #[test]
+    fn message_limit_key() {
+        let limited = Settings::default().with_json(r#"{"max_message_bytes":1024}"#).unwrap();
+        assert_eq!(limited.max_message_bytes, MessageLimit::Bytes(1024));
+        let unlimited = limited.with_json(r#"{"max_message_bytes":0}"#).unwrap();
+        assert_eq!(unlimited.max_message_bytes, MessageLimit::Unlimited);
     }
 
     #[test]
@@ -247,6 +270,8 @@ mod tests {
             (r#"{"history_budget":-1}"#, ErrorKind::InvalidArg, "history_budget"),
             (r#"{"history_budget":1.5}"#, ErrorKind::InvalidArg, "history_budget"),
             (r#"{"history_budget":3000000000}"#, ErrorKind::InvalidArg, "history_budget"),
+            (r#"{"max_message_bytes":-1}"#, ErrorKind::InvalidArg, "max_message_bytes"),
+            (r#"{"max_message_bytes":"64M"}"#, ErrorKind::InvalidArg, "max_message_bytes"),
             (r#"{"retain_text":"yes"}"#, ErrorKind::InvalidArg, "retain_text"),
             (r#"{"strategy":"lru"}"#, ErrorKind::InvalidArg, "lru"),
             (r#"{"strategy":"tiered"}"#, ErrorKind::Unsupported, "tiered"),

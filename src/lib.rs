@@ -13,6 +13,7 @@ pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod json;
+pub mod limits;
 pub mod message;
 pub mod persist;
 pub mod strategy;

@@ -211,12 +211,20 @@ impl Window {
     }
 
     /// Appends a message whose text the library counts, and returns the count as the
-    /// window uses it (an estimate scaled by the calibration).
-    pub fn push(&mut self, kind: Kind, text: &str) -> Count {
+    /// window uses it (an estimate scaled by the calibration). A text above the configured
+    /// `max_message_bytes` is refused and nothing is appended.
+    pub fn push(&mut self, kind: Kind, text: &str) -> Result<Count> {
+        self.check_message_size(text.len())?;
         let count = self.model.count(text);
         let text = self.settings.retain_text.then(|| Box::from(text));
         self.append(Message::new(kind, count, CountSource::Library, text));
-        self.calibrated(count)
+        Ok(self.calibrated(count))
+    }
+
+    /// Refuses a message of `len` bytes above the configured `max_message_bytes`. The C API
+    /// calls it before reading the text, so an oversized buffer is never touched.
+    pub fn check_message_size(&self, len: usize) -> Result<()> {
+        self.settings.max_message_bytes.check("message text", len)
     }
 
     /// Learns from a provider's usage report: the request that carried the overhead, the

@@ -5,9 +5,9 @@ use ctxwin::{Count, ErrorKind, Kind, Window};
 fn session(model: &str) -> Window {
     let mut window = Window::new(model);
     window.set_overhead(100, 50).unwrap();
-    window.push(Kind::System, "You are a helpful agent.");
-    window.push(Kind::User, "Summarise the design document in three bullet points, please.");
-    window.push(Kind::Assistant, "Here are three bullet points about the design: it counts, it groups, it slides.");
+    window.push(Kind::System, "You are a helpful agent.").unwrap();
+    window.push(Kind::User, "Summarise the design document in three bullet points, please.").unwrap();
+    window.push(Kind::Assistant, "Here are three bullet points about the design: it counts, it groups, it slides.").unwrap();
     window
 }
 
@@ -26,8 +26,8 @@ fn a_report_scales_estimates_by_the_learned_ratio() {
     assert!((window.calibration_ratio() - 1.3).abs() < 0.02);
     // Raw counts stay cached; a new message is scaled too.
     let raw = window.message(1).unwrap().count();
-    assert_eq!(raw, Window::new("claude-sonnet-4-5").push(Kind::User, "Summarise the design document in three bullet points, please."));
-    let pushed = window.push(Kind::User, "And now in one sentence.");
+    assert_eq!(raw, Window::new("claude-sonnet-4-5").push(Kind::User, "Summarise the design document in three bullet points, please.").unwrap());
+    let pushed = window.push(Kind::User, "And now in one sentence.").unwrap();
     let uncalibrated = ctxwin::Model::resolve("claude-sonnet-4-5").count("And now in one sentence.");
     assert_eq!(u64::from(pushed.tokens), (f64::from(uncalibrated.tokens) * window.calibration_ratio()).round() as u64);
 }

@@ -1,8 +1,9 @@
 //! Token counting: stateless and safe to call from any thread.
 
 use super::boundary::{ffi_boundary, out_arg, str_arg};
-use super::buffer::write_str;
+use super::buffer::OutBuffer;
 use super::error::{FfiError, ctxwin_status};
+use crate::limits::MessageLimit;
 use crate::tokens::{Count, Model, format_count};
 use libc::c_char;
 
@@ -55,8 +56,9 @@ impl TryFrom<ctxwin_count> for Count {
 /// - `out`: caller-owned; written only on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` when `out` is NULL or a pointer is
-/// NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`. Counts above `INT32_MAX`
-/// saturate.
+/// NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`; `CTXWIN_STATUS_OUT_OF_RANGE`
+/// when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before the text is read:
+/// exact counting needs memory proportional to the text). Counts above `INT32_MAX` saturate.
 ///
 /// Thread-safety: safe to call from any number of threads at once.
 ///
@@ -74,6 +76,7 @@ pub unsafe extern "C" fn ctxwin_count_text(
 ) -> ctxwin_status {
     ffi_boundary! {
         let counted = || -> Result<(), FfiError> {
+            MessageLimit::default().check("text", len)?;
             // SAFETY: forwarded from this function's contract.
             let (model, text, out) = unsafe {
                 (str_arg(model, model_len, "model")?, str_arg(text, len, "text")?, out_arg(out, "out")?)
@@ -107,9 +110,11 @@ pub unsafe extern "C" fn ctxwin_format_count(count: ctxwin_count, buf: *mut c_ch
             exact: count.exact,
         });
         let buf = if cap == 0 { std::ptr::null_mut() } else { buf };
-        // SAFETY: forwarded from this function's contract; the only failure is "too small",
-        // which snprintf semantics report through the return value.
-        let _ = unsafe { write_str(&text, buf, cap, std::ptr::null_mut()) };
+        // SAFETY: forwarded from this function's contract.
+        if let Ok(out) = unsafe { OutBuffer::new(buf, cap, std::ptr::null_mut()) } {
+            // snprintf semantics: a cut text is reported through the return value.
+            let _ = out.write(&text);
+        }
         text.len()
     }
 }

@@ -2,8 +2,10 @@
 //! and unboxing of handles lives here.
 
 use super::boundary::Fallback;
+use super::buffer::OutBuffer;
 use super::error::{FfiError, ctxwin_status};
 use crate::window::Window;
+use libc::c_char;
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -56,6 +58,25 @@ impl ctxwin_window {
     pub(crate) fn inspect(&self, f: impl FnOnce(&Window) -> Result<(), FfiError>) -> ctxwin_status {
         let outcome = guard(&self.poisoned, || f(&self.window));
         self.settle(outcome)
+    }
+
+    /// Runs `f` for a reading call that answers with text, written to the caller's buffer
+    /// `(buf, cap, needed)`, which is checked before `f` runs.
+    ///
+    /// # Safety
+    /// `buf` is NULL or valid for `cap` bytes; `needed` is NULL or writable.
+    pub(crate) unsafe fn inspect_text<T: AsRef<str>>(
+        &self,
+        buf: *mut c_char,
+        cap: usize,
+        needed: *mut usize,
+        f: impl FnOnce(&Window) -> Result<T, FfiError>,
+    ) -> ctxwin_status {
+        self.inspect(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let out = unsafe { OutBuffer::new(buf, cap, needed) }?;
+            out.write(f(window)?.as_ref())
+        })
     }
 
     /// Reads a plain value; a poisoned handle gives the type's fallback (0, false).

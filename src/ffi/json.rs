@@ -1,7 +1,6 @@
 //! Provider JSON: push wire messages, render what is sent, count tool definitions.
 
 use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref};
-use super::buffer::write_str;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
@@ -35,7 +34,9 @@ use libc::c_char;
 /// `CTXWIN_STATUS_PARSE` for malformed JSON (last_error gives the line and column);
 /// `CTXWIN_STATUS_INVALID_ARG` for a message the format does not allow (last_error names
 /// the element, its line and the field, such as `element 2 (line 4), field 'role'`);
-/// `CTXWIN_STATUS_MISMATCH` for a message in another format than the window's. All or
+/// `CTXWIN_STATUS_MISMATCH` for a message in another format than the window's;
+/// `CTXWIN_STATUS_OUT_OF_RANGE` for a document above `max_message_bytes` (checked before it
+/// is read). All or
 /// nothing: on failure nothing is appended. Does not move the boundary
 /// (`ctxwin_window_end_turn` does).
 ///
@@ -49,6 +50,7 @@ use libc::c_char;
 pub unsafe extern "C" fn ctxwin_window_push_json(w: *mut ctxwin_window, json: *const c_char, len: usize) -> ctxwin_status {
     ffi_boundary! {
         try_mut!(w).update(|window| {
+            window.check_message_size(len)?;
             // SAFETY: forwarded from this function's contract.
             let json = unsafe { str_arg(json, len, "json") }?;
             json::push_json(window, json)?;
@@ -93,11 +95,9 @@ pub unsafe extern "C" fn ctxwin_window_render_json(
     needed: *mut usize,
 ) -> ctxwin_status {
     ffi_boundary! {
-        try_ref!(w).inspect(|window| {
-            let rendered = json::render_json(window)?;
-            // SAFETY: forwarded from this function's contract.
-            unsafe { write_str(&rendered, buf, cap, needed) }
-        })
+        let handle = try_ref!(w);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { handle.inspect_text(buf, cap, needed, |window| Ok(json::render_json(window)?)) }
     }
 }
 

@@ -18,6 +18,9 @@ pub mod json;
 pub mod version;
 pub mod window;
 
+#[cfg(test)]
+mod poison_tests;
+
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;
 pub use handle::ctxwin_window;

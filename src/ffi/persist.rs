@@ -2,7 +2,6 @@
 //! Thin shims over [`crate::persist`]; the format is documented in the README.
 
 use super::boundary::{bytes_arg, ffi_boundary, out_arg, slice_arg, str_arg, try_mut, try_ref};
-use super::buffer::write_str;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
 use crate::persist;
@@ -66,7 +65,8 @@ pub unsafe extern "C" fn ctxwin_window_set_external_id(w: *mut ctxwin_window, in
 /// (if retained), tool call id, provider JSON and external id, the boundary, the summary
 /// state and compaction records, and the generation.
 ///
-/// Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+/// Parameters: `buf`, `cap`, `needed` follow the string-out convention;
+/// `needed` may be NULL.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
 ///
@@ -85,10 +85,9 @@ pub unsafe extern "C" fn ctxwin_window_export(
     needed: *mut usize,
 ) -> ctxwin_status {
     ffi_boundary! {
-        try_ref!(w).inspect(|window| {
-            // SAFETY: forwarded from this function's contract.
-            unsafe { write_str(&persist::export(window), buf, cap, needed) }
-        })
+        let handle = try_ref!(w);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { handle.inspect_text(buf, cap, needed, |window| Ok(persist::export(window))) }
     }
 }
 
@@ -183,14 +182,10 @@ pub unsafe extern "C" fn ctxwin_window_restore(
 ) -> ctxwin_status {
     ffi_boundary! {
         try_mut!(w).update(|window| {
+            let checked = !ids.is_null();
             // SAFETY: forwarded from this function's contract.
-            let json = unsafe { str_arg(json, len, "json") }?;
-            *window = if ids.is_null() {
-                persist::import(json)?
-            } else {
-                // SAFETY: forwarded from this function's contract.
-                persist::import_checked(json, unsafe { slice_arg(ids, n_ids, "ids") }?)?
-            };
+            let (json, ids) = unsafe { (str_arg(json, len, "json")?, slice_arg(ids, n_ids, "ids")?) };
+            *window = if checked { persist::import_checked(json, ids)? } else { persist::import(json)? };
             Ok(())
         })
     }

@@ -1,7 +1,7 @@
 //! The summary slot and compaction records. Thin shims over the window's summary methods.
 
 use super::boundary::{ffi_boundary, str_arg, try_mut, try_ref};
-use super::buffer::write_str;
+use super::buffer::OutBuffer;
 use super::error::ctxwin_status;
 use super::handle::ctxwin_window;
 use crate::error::{Error, ErrorKind};
@@ -41,7 +41,8 @@ pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) ->
 /// trigger fired (a manual compaction).
 ///
 /// Parameters: `w` is borrowed mutably; `buf`, `cap`, `needed` follow the string-out
-/// convention (`buf = NULL, cap = 0` queries the length and remembers nothing).
+/// convention (`buf = NULL, cap = 0` queries the length and remembers nothing); `needed` may
+/// be NULL.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`
 /// (nothing remembered), or `CTXWIN_STATUS_OUT_OF_RANGE` when there is nothing to summarise
@@ -63,9 +64,10 @@ pub unsafe extern "C" fn ctxwin_window_summary_request(
 ) -> ctxwin_status {
     ffi_boundary! {
         try_mut!(w).update(|window| {
-            let (prompt, pending) = window.build_summary_request()?;
             // SAFETY: forwarded from this function's contract.
-            unsafe { write_str(&prompt, buf, cap, needed) }?;
+            let out = unsafe { OutBuffer::new(buf, cap, needed) }?;
+            let (prompt, pending) = window.build_summary_request()?;
+            out.write(&prompt)?;
             if cap > 0 {
                 window.await_summary(pending);
             }
@@ -116,7 +118,8 @@ pub unsafe extern "C" fn ctxwin_window_set_summary(
 /// sends as a user message right after the pinned head; the empty string before the first
 /// summary.
 ///
-/// Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+/// Parameters: `buf`, `cap`, `needed` follow the string-out convention;
+/// `needed` may be NULL.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
 ///
@@ -135,11 +138,13 @@ pub unsafe extern "C" fn ctxwin_window_summary(
     needed: *mut usize,
 ) -> ctxwin_status {
     ffi_boundary! {
-        try_ref!(w).inspect(|window| {
-            let summary = window.summary().map_or("", |record| &*record.summary);
-            // SAFETY: forwarded from this function's contract.
-            unsafe { write_str(summary, buf, cap, needed) }
-        })
+        let handle = try_ref!(w);
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            handle.inspect_text(buf, cap, needed, |window| {
+                Ok(window.summary().map_or(String::new(), |record| record.summary.to_string()))
+            })
+        }
     }
 }
 
@@ -166,7 +171,8 @@ pub unsafe extern "C" fn ctxwin_window_compaction_count(w: *const ctxwin_window)
 /// `archived_turns` (turns archived once it was accepted), `tokens_before`, `tokens_after`
 /// (live tokens around the compaction). Archived messages stay in the ledger.
 ///
-/// Parameters: `buf`, `cap`, `needed` follow the string-out convention.
+/// Parameters: `buf`, `cap`, `needed` follow the string-out convention;
+/// `needed` may be NULL.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`, or
 /// `CTXWIN_STATUS_OUT_OF_RANGE` when `index >= ctxwin_window_compaction_count(w)`.
@@ -187,16 +193,19 @@ pub unsafe extern "C" fn ctxwin_window_compaction_info(
     needed: *mut usize,
 ) -> ctxwin_status {
     ffi_boundary! {
-        try_ref!(w).inspect(|window| {
-            let records = window.compactions();
-            let record = records.get(index).ok_or_else(|| {
-                Error::new(
-                    ErrorKind::OutOfRange,
-                    format!("compaction record {index} does not exist: the window holds {}", records.len()),
-                )
-            })?;
-            // SAFETY: forwarded from this function's contract.
-            unsafe { write_str(&record.to_value().to_string(), buf, cap, needed) }
-        })
+        let handle = try_ref!(w);
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            handle.inspect_text(buf, cap, needed, |window| {
+                let records = window.compactions();
+                let record = records.get(index).ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::OutOfRange,
+                        format!("compaction record {index} does not exist: the window holds {}", records.len()),
+                    )
+                })?;
+                Ok(record.to_value().to_string())
+            })
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! window unchanged and `ctxwin_window_last_error` explains it.
 
 use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref};
-use super::buffer::write_str;
+use super::buffer::OutBuffer;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
@@ -27,6 +27,10 @@ pub const CTXWIN_KIND_TOOL_CALL: i32 = 3;
 pub const CTXWIN_KIND_TOOL_RESULT: i32 = 4;
 /// Message kind: assistant reasoning.
 pub const CTXWIN_KIND_THINKING: i32 = 5;
+
+/// The largest message text, in bytes, a window accepts unless configured otherwise
+/// (`max_message_bytes`), and the largest text `ctxwin_count_text` counts: 64 MiB.
+pub const CTXWIN_DEFAULT_MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What the ledger reports about one turn.
 #[repr(C)]
@@ -147,7 +151,9 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// (false keeps counts only for messages pushed from now on), `budget_includes_overhead` (true:
 /// the budget caps overhead + pinned messages + summary + history), `summary_budget` (tokens,
 /// default 2000), `threshold` (above 0, at most 1; default 0.85), `context_limit` (tokens,
-/// overrides the model table; 0 = use the table). Keys the design reserves for later strategies
+/// overrides the model table; 0 = use the table), `max_message_bytes` (the largest text
+/// `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no limit).
+/// Keys the design reserves for later strategies
 /// return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
@@ -248,9 +254,11 @@ pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *
 ///   copies it unless `retain_text` is false.
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
-/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
-/// `CTXWIN_STATUS_INVALID_ARG` for an unknown kind. Nothing is appended on failure. Does not
-/// move the boundary: `ctxwin_window_end_turn` does.
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+/// `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+/// exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
+/// 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
+/// the boundary: `ctxwin_window_end_turn` does.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///
@@ -270,9 +278,10 @@ pub unsafe extern "C" fn ctxwin_window_push(
     ffi_boundary! {
         try_mut!(w).update(|window| {
             let kind = kind_arg(kind)?;
+            window.check_message_size(len)?;
             // SAFETY: forwarded from this function's contract.
             let text = unsafe { str_arg(text, len, "text") }?;
-            let count = window.push(kind, text);
+            let count = window.push(kind, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             if let Some(out) = unsafe { out.as_mut() } {
                 *out = count.into();
@@ -556,7 +565,7 @@ pub unsafe extern "C" fn ctxwin_window_last_error(
     ffi_boundary! {
         let message = try_ref!(w).last_error();
         // SAFETY: forwarded from this function's contract.
-        match unsafe { write_str(&message, buf, cap, needed) } {
+        match unsafe { OutBuffer::new(buf, cap, needed) }.and_then(|out| out.write(&message)) {
             Ok(()) => ctxwin_status::Ok,
             Err(e) => e.status,
         }

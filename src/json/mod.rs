@@ -43,8 +43,10 @@ use serde_json::{Map, Value};
 
 /// Parses `json` (one wire message or an array of them) and appends the messages to
 /// `window`. All or nothing: when any element is invalid nothing is appended, and the error
-/// names the element, its line and the field. Returns how many ledger messages were added.
+/// names the element, its line and the field. A document above the window's
+/// `max_message_bytes` is refused. Returns how many ledger messages were added.
 pub fn push_json(window: &mut Window, json: &str) -> Result<usize> {
+    window.check_message_size(json.len())?;
     let retain = window.settings().retain_text;
     let (formats, messages) = parse(json, window.model(), window.wire_formats(), retain)?;
     let added = messages.len();

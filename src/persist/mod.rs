@@ -362,7 +362,7 @@ mod tests {
         let mut window = Window::new("gpt-4o");
         window.configure(r#"{"history_budget":30}"#).unwrap();
         for turn in 0..4 {
-            window.push(Kind::User, &format!("turn {turn}: please edit src/main.rs and run the tests"));
+            window.push(Kind::User, &format!("turn {turn}: please edit src/main.rs and run the tests")).unwrap();
             window.push_counted(Kind::ToolResult, Count::exact(20));
             window.end_turn();
         }

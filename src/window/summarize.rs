@@ -209,7 +209,7 @@ mod tests {
         window.configure(config).unwrap();
         window.push_counted(Kind::System, Count::exact(50));
         for _ in 0..turns {
-            window.push(Kind::User, "Please fix src/lib.rs");
+            window.push(Kind::User, "Please fix src/lib.rs").unwrap();
             window.push_counted(Kind::Assistant, Count::exact(user));
             window.push_counted(Kind::ToolResult, Count::exact(tool));
             window.end_turn();
@@ -331,8 +331,8 @@ mod tests {
         window.configure(r#"{"strategy":"summary","context_limit":3000,"summary_budget":200}"#).unwrap();
         let file = "fn main() { println!(\"hello\"); }\n".repeat(60);
         for _ in 0..6 {
-            window.push(Kind::User, "Read src/main.rs");
-            window.push(Kind::ToolResult, &file);
+            window.push(Kind::User, "Read src/main.rs").unwrap();
+            window.push(Kind::ToolResult, &file).unwrap();
             window.end_turn();
         }
         let mut parts = 0;

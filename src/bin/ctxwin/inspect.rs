@@ -198,10 +198,10 @@ mod tests {
     #[test]
     fn the_report_adds_up() {
         let mut window = Window::new("gpt-4o");
-        window.push(Kind::System, "Be brief.");
+        window.push(Kind::System, "Be brief.").unwrap();
         for turn in 0..6 {
-            window.push(Kind::User, &format!("question {turn} about the ledger and its turns"));
-            window.push(Kind::Assistant, "an answer of a few words");
+            window.push(Kind::User, &format!("question {turn} about the ledger and its turns")).unwrap();
+            window.push(Kind::Assistant, "an answer of a few words").unwrap();
         }
         window.set_budget(40).unwrap();
         let report = Report::new(&window);

@@ -1,0 +1,140 @@
+/* Concurrency: 8 threads counting the same texts for several encodings at once get exactly
+ * the counts one thread gets, and windows driven from separate threads do not interfere.
+ * `make helgrind` runs this suite under valgrind's thread checker. */
+#include <pthread.h>
+#include <stdlib.h>
+#include "harness.h"
+
+#define THREADS 8
+#define MODELS 6
+#define TEXTS 4
+
+/* Every exact encoding, named directly, and one estimated model. */
+static const char *const models[MODELS] = {"o200k_base", "o200k_harmony", "cl100k_base", "p50k_base", "r50k_base",
+                                           "claude-sonnet-4-5"};
+static const char *const texts[TEXTS] = {
+    "Hello, world! The quick brown fox jumps over the lazy dog.",
+    "fn main() { println!(\"{}\", (1..=10).map(|i| i * i).sum::<u32>()); }",
+    "\xE4\xBD\xA0\xE5\xA5\xBD\xEF\xBC\x8C\xE4\xB8\x96\xE7\x95\x8C \xF0\x9F\x91\x8B caf\xC3\xA9 na\xC3\xAFve",
+    "<|endoftext|> special-token text is counted as ordinary text 12345678901234567890",
+};
+
+typedef struct {
+    ctxwin_count counts[MODELS][TEXTS];
+    int rounds;
+    int failures;
+} count_job;
+
+static void count_all(count_job *job) {
+    for (int r = 0; r < job->rounds; r++) {
+        for (int m = 0; m < MODELS; m++) {
+            for (int t = 0; t < TEXTS; t++) {
+                if (ctxwin_count_text(models[m], strlen(models[m]), texts[t], strlen(texts[t]),
+                                      &job->counts[m][t]) != CTXWIN_OK) {
+                    job->failures++;
+                }
+            }
+        }
+    }
+}
+
+static void *count_thread(void *arg) {
+    count_all((count_job *)arg);
+    return NULL;
+}
+
+static int rounds(void) { return quick_mode() ? 2 : 50; }
+
+static void eight_threads_count_like_one(void) {
+    count_job reference;
+    memset(&reference, 0, sizeof reference);
+    reference.rounds = 1;
+    count_all(&reference);
+    CHECK(reference.failures == 0);
+    count_job jobs[THREADS];
+    pthread_t threads[THREADS];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < THREADS; i++) {
+        jobs[i].rounds = rounds();
+        CHECK(pthread_create(&threads[i], NULL, count_thread, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_join(threads[i], NULL) == 0);
+        CHECK(jobs[i].failures == 0);
+        for (int m = 0; m < MODELS; m++) {
+            for (int t = 0; t < TEXTS; t++) {
+                CHECK(jobs[i].counts[m][t].tokens == reference.counts[m][t].tokens);
+                CHECK(jobs[i].counts[m][t].exact == reference.counts[m][t].exact);
+            }
+        }
+    }
+    /* The reference itself is not degenerate: exact models are exact, the estimate is not. */
+    CHECK(reference.counts[0][0].exact && !reference.counts[MODELS - 1][0].exact);
+    CHECK(reference.counts[0][2].tokens != reference.counts[2][2].tokens);
+}
+
+/* What a session leaves in a window: its boundary, size and live tokens. */
+typedef struct {
+    int seed;
+    size_t start, messages, turns, first_live;
+    uint32_t generation;
+    ctxwin_count live;
+    int failures;
+} session;
+
+/* Drives one window through a session that depends on `s->seed` only. */
+static void run_session(session *s) {
+    ctxwin_window *w = new_window(models[s->seed % MODELS]);
+    s->failures += ctxwin_window_set_budget(w, 200 + 40 * s->seed) != CTXWIN_OK;
+    s->failures += push_str(w, CTXWIN_KIND_SYSTEM, "You are a careful agent.") != CTXWIN_OK;
+    for (int turn = 0; turn < 60; turn++) {
+        const char *text = texts[(turn + s->seed) % TEXTS];
+        s->failures += push_str(w, CTXWIN_KIND_USER, text) != CTXWIN_OK;
+        s->failures += push_str(w, CTXWIN_KIND_TOOL_CALL, "ls -la") != CTXWIN_OK;
+        s->failures += push_str(w, CTXWIN_KIND_TOOL_RESULT, texts[(turn * 3 + 1) % TEXTS]) != CTXWIN_OK;
+        s->failures += ctxwin_window_end_turn(w, NULL) != CTXWIN_OK;
+        if (turn == 40) s->failures += ctxwin_window_truncate(w, 1 + 4 * 30) != CTXWIN_OK;
+    }
+    s->start = ctxwin_window_start(w);
+    s->messages = ctxwin_window_message_count(w);
+    s->turns = ctxwin_window_turn_count(w);
+    s->first_live = ctxwin_window_first_live_turn(w);
+    s->generation = ctxwin_window_generation(w);
+    s->failures += ctxwin_window_live_tokens(w, &s->live) != CTXWIN_OK;
+    ctxwin_window_free(w);
+}
+
+static void *session_thread(void *arg) {
+    session *s = (session *)arg;
+    int repeats = quick_mode() ? 1 : 5;
+    for (int i = 0; i < repeats; i++) run_session(s);
+    return NULL;
+}
+
+static void windows_in_separate_threads_do_not_interfere(void) {
+    session expected[THREADS], got[THREADS];
+    pthread_t threads[THREADS];
+    memset(expected, 0, sizeof expected);
+    memset(got, 0, sizeof got);
+    for (int i = 0; i < THREADS; i++) {
+        expected[i].seed = got[i].seed = i;
+        run_session(&expected[i]);
+    }
+    for (int i = 0; i < THREADS; i++) CHECK(pthread_create(&threads[i], NULL, session_thread, &got[i]) == 0);
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_join(threads[i], NULL) == 0);
+        CHECK(expected[i].failures == 0 && got[i].failures == 0);
+        CHECK(got[i].start == expected[i].start && got[i].messages == expected[i].messages);
+        CHECK(got[i].turns == expected[i].turns && got[i].first_live == expected[i].first_live);
+        CHECK(got[i].generation == expected[i].generation);
+        CHECK(got[i].live.tokens == expected[i].live.tokens && got[i].live.exact == expected[i].live.exact);
+    }
+    /* The sessions differ from each other, so a mix-up between windows would show. */
+    CHECK(expected[0].start != expected[THREADS - 1].start || expected[0].live.tokens != expected[THREADS - 1].live.tokens);
+    CHECK(expected[1].first_live > 0);
+}
+
+void suite_threads(void) {
+    harness_run("eight_threads_count_like_one", eight_threads_count_like_one);
+    harness_run("windows_in_separate_threads_do_not_interfere", windows_in_separate_threads_do_not_interfere);
+}
