@@ -40,6 +40,8 @@ void suite_count(void);
 void suite_window(void);
 void suite_errors(void);
 void suite_long_sessions(void);
+void suite_classify(void);
+void suite_view(void);
 
 /* Helpers shared by the suites. */
 ctxwin_window *new_window(const char *model);

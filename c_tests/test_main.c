@@ -49,6 +49,7 @@ int main(void) {
     suite_window();
     suite_errors();
     suite_long_sessions();
+    suite_classify();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

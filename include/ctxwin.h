@@ -55,6 +55,36 @@
 
 
 /**
+ * Error category: anything else (authentication, server errors, unknown wording).
+ */
+#define CTXWIN_ERR_CAT_OTHER 0
+
+/**
+ * Error category: the prompt does not fit in the model's context window.
+ */
+#define CTXWIN_ERR_CAT_CONTEXT_OVERFLOW 1
+
+/**
+ * Error category: the requested output (`max_tokens`) is larger than the model allows.
+ */
+#define CTXWIN_ERR_CAT_OUTPUT_LIMIT 2
+
+/**
+ * Error category: a transient rate limit (requests or tokens per minute); retry later.
+ */
+#define CTXWIN_ERR_CAT_RATE_LIMIT 3
+
+/**
+ * Error category: quota, billing or credits exhausted; retrying soon will not help.
+ */
+#define CTXWIN_ERR_CAT_QUOTA 4
+
+/**
+ * Error category: the provider rejected the message sequence (unpaired tool calls, roles).
+ */
+#define CTXWIN_ERR_CAT_INVALID_HISTORY 5
+
+/**
  * Message kind: a system prompt or instruction (always pinned).
  */
 #define CTXWIN_KIND_SYSTEM 0
@@ -157,6 +187,34 @@ typedef int32_t ctxwin_status;
 typedef struct ctxwin_window ctxwin_window;
 
 /**
+ * What a provider error says, as far as context management is concerned.
+ *
+ * The numbers are filled only for `CTXWIN_ERR_CAT_CONTEXT_OVERFLOW` and
+ * `CTXWIN_ERR_CAT_OUTPUT_LIMIT`, and only when the message states them; a number the
+ * message does not state is -1.
+ */
+typedef struct ctxwin_error_info {
+  /**
+   * One of `CTXWIN_ERR_CAT_*`.
+   */
+  int32_t category;
+  /**
+   * The model's maximum (context window, or maximum output tokens), or -1.
+   */
+  int64_t limit;
+  /**
+   * What the request had (prompt tokens, or prompt plus requested completion when the
+   * provider counts both), or -1.
+   */
+  int64_t actual;
+  /**
+   * How far over the limit the request was (`actual - limit` when both are known, else
+   * what the message states), or -1.
+   */
+  int64_t excess;
+} ctxwin_error_info;
+
+/**
  * A token count and whether it is exact.
  *
  * `exact` is true when the count comes from the model's public tokenizer (OpenAI's
@@ -198,6 +256,36 @@ typedef struct ctxwin_turn_info {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Classifies an error body or message a provider returned: a context overflow, an output
+ * limit, a rate limit, a quota, a rejected history, or something else; and reads the token
+ * numbers the message states.
+ *
+ * Understands OpenAI (Chat and Responses), Azure, Anthropic, Gemini and Vertex AI, Bedrock,
+ * Mistral, OpenRouter, llama.cpp, vLLM, Ollama and other OpenAI-compatible servers, as a
+ * raw JSON body, a plain message or a log line embedding an escaped body. For example "This
+ * model's maximum context length is 128000 tokens. However, your messages resulted in 130512
+ * tokens." gives `CTXWIN_ERR_CAT_CONTEXT_OVERFLOW`, limit 128000, actual 130512, excess
+ * 2512. "Rate limit exceeded" and "quota exceeded" are not overflows. Only the first 256 KiB
+ * of `text` are examined.
+ *
+ * Parameters:
+ * - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty (category
+ *   OTHER).
+ * - `out`: caller-owned; written only on success. Numbers the message does not state are -1.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `out`, or NULL `text` with a
+ * length) or `CTXWIN_STATUS_INVALID_UTF8`.
+ *
+ * Thread-safety: safe to call from any number of threads at once.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `text` is NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_error_info *out);
 
 /**
  * Counts the tokens of `text` for `model`.
@@ -272,6 +360,36 @@ int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
  * Since: 0.1
  */
 const char *ctxwin_status_str(int32_t code);
+
+/**
+ * Classifies an error body or message a provider returned: a context overflow, an output
+ * limit, a rate limit, a quota, a rejected history, or something else; and reads the token
+ * numbers the message states.
+ *
+ * Understands OpenAI (Chat and Responses), Azure, Anthropic, Gemini and Vertex AI, Bedrock,
+ * Mistral, OpenRouter, llama.cpp, vLLM, Ollama and other OpenAI-compatible servers, as a
+ * raw JSON body, a plain message or a log line embedding an escaped body. For example "This
+ * model's maximum context length is 128000 tokens. However, your messages resulted in 130512
+ * tokens." gives `CTXWIN_ERR_CAT_CONTEXT_OVERFLOW`, limit 128000, actual 130512, excess
+ * 2512. "Rate limit exceeded" and "quota exceeded" are not overflows. Only the first 256 KiB
+ * of `text` are examined.
+ *
+ * Parameters:
+ * - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty (category
+ *   OTHER).
+ * - `out`: caller-owned; written only on success. Numbers the message does not state are -1.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `out`, or NULL `text` with a
+ * length) or `CTXWIN_STATUS_INVALID_UTF8`.
+ *
+ * Thread-safety: safe to call from any number of threads at once.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `text` is NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_error_info *out);
 
 /**
  * Counts the tokens of `text` for `model`.

@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod classify;
 pub mod config;
 pub mod error;
 pub mod ffi;

@@ -9,12 +9,14 @@
 
 pub mod boundary;
 pub mod buffer;
+pub mod classify;
 pub mod count;
 pub mod error;
 pub mod handle;
 pub mod version;
 pub mod window;
 
+pub use classify::ctxwin_error_info;
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;
 pub use handle::ctxwin_window;
