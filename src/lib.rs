@@ -14,8 +14,11 @@ pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod message;
+pub mod pairing;
 pub mod strategy;
+pub mod tally;
 pub mod tokens;
+pub mod view;
 pub mod window;
 
 pub use error::{Error, ErrorKind, Result};

@@ -7,53 +7,19 @@
 //! strategy is enforced, so it is a function of the ledger's contents and settings, never of
 //! the order of calls.
 
+use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
-use crate::message::{CountSource, Kind, Message};
-use crate::strategy::sliding;
-use crate::tokens::{Count, Model, saturate_u32};
-
-/// Token totals split by exactness, so a sum knows whether it is exact.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Tally {
-    exact: u64,
-    estimated: u64,
-}
-
-impl Tally {
-    fn add(&mut self, count: Count) {
-        let tokens = u64::from(count.tokens);
-        if count.exact {
-            self.exact += tokens;
-        } else {
-            self.estimated += tokens;
-        }
-    }
-
-    fn sub(&mut self, count: Count) {
-        let tokens = u64::from(count.tokens);
-        if count.exact {
-            self.exact -= tokens;
-        } else {
-            self.estimated -= tokens;
-        }
-    }
-
-    fn minus(self, other: Tally) -> Tally {
-        Tally {
-            exact: self.exact - other.exact,
-            estimated: self.estimated - other.estimated,
-        }
-    }
-
-    fn tokens(self) -> u64 {
-        self.exact + self.estimated
-    }
-
-    fn is_exact(self) -> bool {
-        self.estimated == 0
-    }
-}
+use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::pairing;
+use crate::strategy::plan::{Costs, Limits};
+use crate::strategy::tiered::Keep;
+use crate::strategy::{drop_oldest, monologue, sliding, tiered};
+use crate::view::render::Renderer;
+use crate::view::{ItemType, Overlay, ViewItem};
+use std::ops::Range;
+use crate::tally::Tally;
+use crate::tokens::{Count, Model};
 
 /// Where a turn starts, and the history tokens of all turns before it (a prefix sum, so any
 /// run of turns is summed in O(1)).
@@ -102,6 +68,14 @@ pub struct Window {
     /// Turns dropped by hand: the boundary never moves before this turn.
     forced_first_live: usize,
     generation: u32,
+    /// Indices of the pinned messages, ascending.
+    pinned_indices: Vec<usize>,
+    /// Completed turns (all but the newest) whose tool pairs the view repairs, ascending.
+    defective_turns: Vec<usize>,
+    /// Turns before this one were compacted by hand ([`Window::compact`]).
+    compacted_through: usize,
+    /// The computed view, when it is not simply the pinned messages + `[start, count)`.
+    overlay: Option<Overlay>,
 }
 
 impl Window {
@@ -118,6 +92,10 @@ impl Window {
             first_live_turn: 0,
             forced_first_live: 0,
             generation: 0,
+            pinned_indices: Vec::new(),
+            defective_turns: Vec::new(),
+            compacted_through: 0,
+            overlay: None,
         }
     }
 
@@ -197,14 +175,67 @@ impl Window {
         self.append(Message::new(kind, count, CountSource::Caller, None));
     }
 
+    /// Appends a tool call or tool result carrying the provider's call id, and returns its
+    /// count. Calls and results pair by id within a turn; several calls in one turn are
+    /// parallel calls.
+    ///
+    /// Errors (nothing is appended): a kind other than TOOL_CALL or TOOL_RESULT, an empty
+    /// id, no turn yet, a call reusing an id of its turn, a result for a call already
+    /// answered, or a result whose call never came in this turn.
+    pub fn push_tool(&mut self, kind: Kind, call_id: &str, text: &str) -> Result<Count> {
+        if !matches!(kind, Kind::ToolCall | Kind::ToolResult) {
+            return Err(Error::invalid_arg(format!(
+                "push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}",
+                kind.code()
+            )));
+        }
+        if call_id.is_empty() {
+            return Err(Error::invalid_arg("call id must not be empty"));
+        }
+        let Some(turn) = self.turns.len().checked_sub(1) else {
+            return Err(Error::invalid_arg(format!(
+                "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
+            )));
+        };
+        let count = self.model.count(text);
+        let text = self.settings.retain_text.then(|| Box::from(text));
+        let extras = MessageExtras {
+            call_id: Some(call_id.into()),
+            raw_json: None,
+        };
+        self.append(Message::new(kind, count, CountSource::Library, text).with_extras(extras));
+        let index = self.messages.len() - 1;
+        let range = self.turn_range(turn);
+        let defect = pairing::analyze(&self.messages, range.start, range.end, false)
+            .into_iter()
+            .find(|d| d.index == index);
+        if let Some(defect) = defect {
+            self.remove_from(index);
+            let why = match defect.problem {
+                pairing::Problem::DuplicateCall => "a call with this id was already pushed in this turn",
+                pairing::Problem::DuplicateResult => "this call was already answered",
+                _ => "no call with this id was pushed in this turn",
+            };
+            return Err(Error::invalid_arg(format!("tool call id '{call_id}': {why}")));
+        }
+        Ok(count)
+    }
+
     fn append(&mut self, message: Message) {
         if message.kind() == Kind::User {
+            if let Some(previous) = self.turns.len().checked_sub(1) {
+                let range = self.turn_range(previous);
+                if !pairing::analyze(&self.messages, range.start, range.end, true).is_empty() {
+                    self.defective_turns.push(previous);
+                }
+            }
             self.turns.push(TurnStart {
                 first: self.messages.len(),
                 before: self.history,
             });
         }
         if self.is_pinned(self.messages.len(), message.kind()) {
+            self.pinned_indices.push(self.messages.len());
             self.pinned.add(message.count());
         } else {
             self.history.add(message.count());
@@ -213,7 +244,7 @@ impl Window {
     }
 
     /// True for SYSTEM messages and messages before the first USER message.
-    fn is_pinned(&self, index: usize, kind: Kind) -> bool {
+    pub(crate) fn is_pinned(&self, index: usize, kind: Kind) -> bool {
         kind == Kind::System || self.turns.first().is_none_or(|turn| index < turn.first)
     }
 
@@ -221,9 +252,74 @@ impl Window {
     /// this call pruned. Succeeds even when the newest turn alone exceeds the budget: it is
     /// never dropped, and [`Window::live_tokens`] shows the overrun.
     pub fn end_turn(&mut self) -> usize {
-        let before = self.first_live_turn;
+        let before = self.dead_turns();
         self.enforce();
-        self.first_live_turn.saturating_sub(before)
+        self.dead_turns().saturating_sub(before)
+    }
+
+    /// Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
+    /// fired: `monologue` strips every turn older than `keep_recent_turns`; `tiered` cuts
+    /// every long tool output (but the newest turn's) and goes on to L2/L3 only while still
+    /// over; `sliding` and `drop_oldest` drop only what their limits require. The choice is
+    /// recorded, so later turns do not undo it. Returns how many ledger messages this call
+    /// took out of the view or replaced by a shorter form.
+    pub fn compact(&mut self) -> usize {
+        let before = self.verbatim();
+        self.record_compaction();
+        self.enforce();
+        before.saturating_sub(self.verbatim())
+    }
+
+    fn record_compaction(&mut self) {
+        let through = match self.settings.strategy {
+            StrategyName::Monologue => self.turns.len().saturating_sub(self.settings.keep_recent_turns as usize),
+            StrategyName::Tiered => self.turns.len(),
+            StrategyName::Sliding | StrategyName::DropOldest => 0,
+        };
+        self.compacted_through = self.compacted_through.max(through);
+    }
+
+    /// Shrinks the view after the provider rejected a request as too long: by the error's
+    /// excess plus a margin (10% of the excess plus 1% of the limit, at least 64 tokens; 10%
+    /// of the view's history when the error states no excess), first with the configured
+    /// strategy as [`Window::compact`] does, then by dropping the oldest turns. Returns how
+    /// many ledger messages left the view or were shortened.
+    ///
+    /// Errors (the window is left as it was): `info` is not a context overflow, or even the
+    /// newest turn alone is over the target.
+    pub fn recover(&mut self, info: &ErrorInfo) -> Result<usize> {
+        if info.category != ErrorCategory::ContextOverflow {
+            return Err(Error::invalid_arg(format!(
+                "recover needs a context overflow error (category {}), not category {}",
+                ErrorCategory::ContextOverflow as i32,
+                info.category as i32
+            )));
+        }
+        let current = self.view_history().tokens();
+        let stated = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
+        let margin = (stated(info.excess).unwrap_or(0) / 10 + stated(info.limit).unwrap_or(0) / 100).max(64);
+        let need = stated(info.excess).unwrap_or(current / 10).saturating_add(margin);
+        let target = current.saturating_sub(need);
+        let saved = self.clone();
+        let before = self.verbatim();
+        self.record_compaction();
+        self.enforce();
+        while self.view_history().tokens() > target {
+            if self.first_live_turn + 1 >= self.turns.len() {
+                let newest = self.view_history().tokens();
+                *self = saved;
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!(
+                        "cannot shrink the view by {need} tokens (to {target} history tokens): \
+                         the newest turn alone takes {newest}"
+                    ),
+                ));
+            }
+            self.forced_first_live = self.first_live_turn + 1;
+            self.enforce();
+        }
+        Ok(before.saturating_sub(self.verbatim()))
     }
 
     /// Prunes one more turn than the strategy requires. The newest turn is never dropped.
@@ -251,6 +347,13 @@ impl Window {
                 ),
             ));
         }
+        self.remove_from(message_count);
+        self.enforce();
+        Ok(())
+    }
+
+    /// Removes the messages from `message_count` on, without enforcing.
+    fn remove_from(&mut self, message_count: usize) {
         while self.messages.len() > message_count {
             let index = self.messages.len() - 1;
             let kind = self.messages[index].kind();
@@ -265,8 +368,11 @@ impl Window {
             }
             self.messages.pop();
         }
-        self.enforce();
-        Ok(())
+        let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
+        self.pinned_indices.truncate(pinned);
+        let newest = self.turns.len().saturating_sub(1);
+        let defective = self.defective_turns.partition_point(|&t| t < newest);
+        self.defective_turns.truncate(defective);
     }
 
     /// Removes every message; settings, model and overhead stay.
@@ -276,24 +382,84 @@ impl Window {
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.forced_first_live = 0;
+        self.pinned_indices.clear();
+        self.defective_turns.clear();
+        self.compacted_through = 0;
         self.enforce();
     }
 
-    /// Recomputes the boundary from the whole ledger and bumps the generation if it moved.
+    /// Recomputes the boundary and the view from the whole ledger and bumps the generation
+    /// if either changed.
     fn enforce(&mut self) {
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
-        let next = match self.settings.strategy {
-            StrategyName::Sliding => sliding::first_live_turn(
-                self.turns.len(),
-                |k| self.history_from(k).tokens(),
-                self.available_for_history(),
-                self.forced_first_live,
-            ),
-        };
-        if next != self.first_live_turn {
-            self.first_live_turn = next;
+        self.compacted_through = self.compacted_through.min(self.turns.len());
+        let (first_live_turn, overlay) = self.plan_view();
+        if first_live_turn != self.first_live_turn || overlay != self.overlay {
             self.generation = self.generation.wrapping_add(1);
         }
+        self.first_live_turn = first_live_turn;
+        self.overlay = overlay;
+    }
+
+    /// The first live turn and, unless the view is simply the pinned messages +
+    /// `[start, count)`, the computed view. The sliding window without tool pairs to repair
+    /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
+    /// O(messages).
+    fn plan_view(&self) -> (usize, Option<Overlay>) {
+        let turn_count = self.turns.len();
+        let available = self.available_for_history();
+        let settings = &self.settings;
+        let mut costs = Costs::new(Renderer::new(self));
+        let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
+        let plan = match settings.strategy {
+            StrategyName::Sliding => {
+                let first = sliding::first_live_turn(
+                    turn_count,
+                    |k| self.history_from(k).tokens(),
+                    available,
+                    self.forced_first_live,
+                );
+                if !self.repairs_from(first) {
+                    return (first, None);
+                }
+                let limits = Limits { tokens: available, items: None, turns: None };
+                drop_oldest::plan(&mut costs, first, turn_count, &limits)
+            }
+            StrategyName::DropOldest => {
+                let limits = Limits {
+                    tokens,
+                    items: settings.message_threshold.map(u64::from),
+                    turns: settings.turn_threshold.map(u64::from),
+                };
+                drop_oldest::plan(&mut costs, self.forced_first_live, turn_count, &limits)
+            }
+            StrategyName::Tiered => {
+                let limits = Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None };
+                let keep = Keep {
+                    first: settings.keep_first as usize,
+                    recent: settings.keep_recent as usize,
+                };
+                tiered::plan(&mut costs, self.forced_first_live, turn_count, &limits, keep, self.compacted_through)
+            }
+            StrategyName::Monologue => {
+                let limits = Limits { tokens, items: None, turns: None };
+                let keep = settings.keep_recent_turns as usize;
+                monologue::plan(&mut costs, self.forced_first_live, turn_count, &limits, keep, self.compacted_through)
+            }
+        };
+        let overlay = plan.build(costs.renderer());
+        (overlay.first_live_turn(turn_count).min(turn_count.saturating_sub(1)), Some(overlay))
+    }
+
+    /// True when a turn from `first` on has tool pairs the view must repair.
+    fn repairs_from(&self, first: usize) -> bool {
+        if self.defective_turns.last().is_some_and(|&t| t >= first) {
+            return true;
+        }
+        self.turns.len().checked_sub(1).is_some_and(|newest| {
+            let range = self.turn_range(newest);
+            !pairing::analyze(&self.messages, range.start, range.end, false).is_empty()
+        })
     }
 
     /// Tokens live history may use under the budget.
@@ -390,29 +556,127 @@ impl Window {
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: tally_count(tokens),
-            live: turn >= self.first_live_turn,
+            tokens: tokens.count(),
+            live: match &self.overlay {
+                Some(overlay) => overlay.is_live(turn),
+                None => turn >= self.first_live_turn,
+            },
         })
     }
 
     /// Tokens of the next request: overhead + pinned messages + live history. Not exact if
     /// any of them is an estimate.
     pub fn live_tokens(&self) -> Count {
+        if let Some(overlay) = &self.overlay {
+            let mut total = overlay.total();
+            total.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
+            return total.count();
+        }
         let mut total = self.fixed_cost();
         let history = self.history_from(self.first_live_turn);
         total.exact += history.exact;
         total.estimated += history.estimated;
-        tally_count(total)
-    }
-}
-
-fn tally_count(tally: Tally) -> Count {
-    Count {
-        tokens: saturate_u32(tally.tokens()),
-        exact: tally.is_exact(),
+        total.count()
     }
 }
 
 fn non_negative(what: &str, value: i32) -> Result<u32> {
     u32::try_from(value).map_err(|_| Error::invalid_arg(format!("{what} must not be negative (got {value})")))
+}
+
+impl Window {
+    /// Items in the view: what to send. With `sliding` and no tool pairs to repair, exactly
+    /// the pinned messages before `start` followed by messages `[start, count)`.
+    pub fn view_len(&self) -> usize {
+        match &self.overlay {
+            Some(overlay) => overlay.items.len(),
+            None => self.pinned_before(self.start()).len() + self.messages.len() - self.start(),
+        }
+    }
+
+    /// Item `i` of the view. O(1) for a computed view, O(log messages) otherwise.
+    pub fn view_item(&self, i: usize) -> Option<ViewItem<'_>> {
+        let Some(overlay) = &self.overlay else {
+            let pinned = self.pinned_before(self.start());
+            let index = match pinned.get(i) {
+                Some(&index) => index,
+                None => self.start() + (i - pinned.len()),
+            };
+            let message = self.messages.get(index)?;
+            return Some(ViewItem {
+                item_type: ItemType::Message,
+                kind: message.kind(),
+                index,
+                text: message.text(),
+                tokens: message.count(),
+            });
+        };
+        let item = overlay.items.get(i)?;
+        Some(ViewItem {
+            item_type: item.item_type,
+            kind: item.kind,
+            index: item.index,
+            text: item.text.as_deref().or_else(|| self.messages[item.index].text().filter(|_| item.item_type == ItemType::Message)),
+            tokens: item.tokens,
+        })
+    }
+
+    /// History tokens of the view (pinned messages excluded), which the budget caps.
+    pub fn view_history(&self) -> Tally {
+        match &self.overlay {
+            Some(overlay) => overlay.history(),
+            None => self.history_from(self.first_live_turn),
+        }
+    }
+
+    /// How many history tokens the view is over the budget: 0 whenever the strategy could
+    /// fit it, more only when the newest turn alone is over.
+    pub fn overrun(&self) -> u64 {
+        self.view_history().tokens().saturating_sub(self.available_for_history())
+    }
+
+    /// The tool pairing problems of what was pushed, in ledger order (the newest turn's
+    /// unanswered calls are not problems: it may still be running).
+    pub fn pairing_defects(&self) -> Vec<pairing::Defect> {
+        let newest = self.turns.len().saturating_sub(1);
+        let mut defects = Vec::new();
+        for turn in 0..self.turns.len() {
+            let range = self.turn_range(turn);
+            defects.extend(pairing::analyze(&self.messages, range.start, range.end, turn < newest));
+        }
+        defects
+    }
+
+    /// Ledger messages the view sends as pushed.
+    fn verbatim(&self) -> usize {
+        match &self.overlay {
+            Some(overlay) => overlay.verbatim(),
+            None => self.view_len(),
+        }
+    }
+
+    /// Turns whose USER message is not sent.
+    fn dead_turns(&self) -> usize {
+        match &self.overlay {
+            Some(overlay) => overlay.dead_turns(),
+            None => self.first_live_turn,
+        }
+    }
+
+    /// Every message, in ledger order.
+    pub(crate) fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The ledger indices of turn `turn`.
+    pub(crate) fn turn_range(&self, turn: usize) -> Range<usize> {
+        let first = self.turns[turn].first;
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
+        first..end
+    }
+
+    /// The indices of the pinned messages before ledger index `end`.
+    pub(crate) fn pinned_before(&self, end: usize) -> &[usize] {
+        &self.pinned_indices[..self.pinned_indices.partition_point(|&i| i < end)]
+    }
 }
