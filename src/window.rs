@@ -12,7 +12,7 @@ use crate::config::{Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing;
-use crate::strategy::plan::{Costs, Limits};
+use crate::strategy::plan::{Costs, Limits, Plan};
 use crate::strategy::tiered::Keep;
 use crate::strategy::{drop_oldest, monologue, sliding, tiered};
 use crate::view::render::Renderer;
@@ -221,12 +221,17 @@ impl Window {
         Ok(count)
     }
 
+    /// Appends `message`. A USER message completes the previous turn: if that turn left tool
+    /// calls unanswered, the view is rebuilt with the same plan so that their cancelled
+    /// results are in place before the next request (the boundary does not move).
     fn append(&mut self, message: Message) {
+        let mut repair = false;
         if message.kind() == Kind::User {
             if let Some(previous) = self.turns.len().checked_sub(1) {
                 let range = self.turn_range(previous);
                 if !pairing::analyze(&self.messages, range.start, range.end, true).is_empty() {
                     self.defective_turns.push(previous);
+                    repair = previous >= self.first_live_turn;
                 }
             }
             self.turns.push(TurnStart {
@@ -241,6 +246,22 @@ impl Window {
             self.history.add(message.count());
         }
         self.messages.push(message);
+        if repair {
+            self.rebuild_view();
+        }
+    }
+
+    /// Rebuilds the view with the current plan, extended to turns pushed since.
+    fn rebuild_view(&mut self) {
+        let plan = match &self.overlay {
+            Some(overlay) => overlay.plan.clone().extended(self.turns.len()),
+            None => Plan::whole_from(self.first_live_turn, self.turns.len()),
+        };
+        let overlay = Some(plan.build(&Renderer::new(self)));
+        if overlay != self.overlay {
+            self.generation = self.generation.wrapping_add(1);
+        }
+        self.overlay = overlay;
     }
 
     /// True for SYSTEM messages and messages before the first USER message.
@@ -569,6 +590,9 @@ impl Window {
     pub fn live_tokens(&self) -> Count {
         if let Some(overlay) = &self.overlay {
             let mut total = overlay.total();
+            for message in &self.messages[overlay.through..] {
+                total.add(message.count());
+            }
             total.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
             return total.count();
         }
@@ -586,10 +610,11 @@ fn non_negative(what: &str, value: i32) -> Result<u32> {
 
 impl Window {
     /// Items in the view: what to send. With `sliding` and no tool pairs to repair, exactly
-    /// the pinned messages before `start` followed by messages `[start, count)`.
+    /// the pinned messages before `start` followed by messages `[start, count)`. Messages
+    /// pushed since the strategy last ran are at the end, as pushed.
     pub fn view_len(&self) -> usize {
         match &self.overlay {
-            Some(overlay) => overlay.items.len(),
+            Some(overlay) => overlay.items.len() + self.messages.len() - overlay.through,
             None => self.pinned_before(self.start()).len() + self.messages.len() - self.start(),
         }
     }
@@ -598,33 +623,51 @@ impl Window {
     pub fn view_item(&self, i: usize) -> Option<ViewItem<'_>> {
         let Some(overlay) = &self.overlay else {
             let pinned = self.pinned_before(self.start());
-            let index = match pinned.get(i) {
-                Some(&index) => index,
-                None => self.start() + (i - pinned.len()),
+            return match pinned.get(i) {
+                Some(&index) => self.message_item(index),
+                None => self.message_item(self.start() + (i - pinned.len())),
             };
-            let message = self.messages.get(index)?;
-            return Some(ViewItem {
-                item_type: ItemType::Message,
-                kind: message.kind(),
-                index,
-                text: message.text(),
-                tokens: message.count(),
-            });
         };
-        let item = overlay.items.get(i)?;
+        let Some(item) = overlay.items.get(i) else {
+            return self.message_item(overlay.through + (i - overlay.items.len()));
+        };
+        let text = match item.item_type {
+            ItemType::Message => self.messages[item.index].text(),
+            ItemType::Truncated | ItemType::Synthetic => item.text.as_deref(),
+        };
         Some(ViewItem {
             item_type: item.item_type,
             kind: item.kind,
             index: item.index,
-            text: item.text.as_deref().or_else(|| self.messages[item.index].text().filter(|_| item.item_type == ItemType::Message)),
+            text,
             tokens: item.tokens,
+        })
+    }
+
+    fn message_item(&self, index: usize) -> Option<ViewItem<'_>> {
+        let message = self.messages.get(index)?;
+        Some(ViewItem {
+            item_type: ItemType::Message,
+            kind: message.kind(),
+            index,
+            text: message.text(),
+            tokens: message.count(),
         })
     }
 
     /// History tokens of the view (pinned messages excluded), which the budget caps.
     pub fn view_history(&self) -> Tally {
         match &self.overlay {
-            Some(overlay) => overlay.history(),
+            Some(overlay) => {
+                let mut history = overlay.history();
+                for index in overlay.through..self.messages.len() {
+                    let message = &self.messages[index];
+                    if !self.is_pinned(index, message.kind()) {
+                        history.add(message.count());
+                    }
+                }
+                history
+            }
             None => self.history_from(self.first_live_turn),
         }
     }
@@ -650,7 +693,7 @@ impl Window {
     /// Ledger messages the view sends as pushed.
     fn verbatim(&self) -> usize {
         match &self.overlay {
-            Some(overlay) => overlay.verbatim(),
+            Some(overlay) => overlay.verbatim() + self.messages.len() - overlay.through,
             None => self.view_len(),
         }
     }

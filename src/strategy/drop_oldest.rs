@@ -20,9 +20,5 @@ pub fn plan(costs: &mut Costs<'_>, floor: usize, turn_count: usize, limits: &Lim
         }
         first = turn;
     }
-    Plan {
-        prefix: first,
-        treatments: vec![Treatment::Whole; turn_count - first],
-        marker: None,
-    }
+    Plan::whole_from(first, turn_count)
 }

@@ -100,21 +100,43 @@ impl Plan {
     /// prefix, then each turn from `prefix` on. O(pinned messages + turns from `prefix`).
     pub fn build(self, renderer: &Renderer<'_>) -> Overlay {
         let window = renderer.window();
+        let mut items = Vec::new();
+        self.render(renderer, &mut items);
+        Overlay::new(items, self, window.message_count())
+    }
+
+    /// The plan sending turns from `prefix` on whole, extended with whole turns up to
+    /// `turn_count`.
+    pub fn whole_from(prefix: usize, turn_count: usize) -> Plan {
+        Plan {
+            prefix,
+            treatments: vec![Treatment::Whole; turn_count.saturating_sub(prefix)],
+            marker: None,
+        }
+    }
+
+    /// This plan, with turns added since sent whole.
+    pub fn extended(mut self, turn_count: usize) -> Plan {
+        let planned = self.prefix + self.treatments.len();
+        self.treatments.extend((planned..turn_count).map(|_| Treatment::Whole));
+        self
+    }
+
+    fn render(&self, renderer: &Renderer<'_>, items: &mut Vec<Item>) {
+        let window = renderer.window();
         let prefix_end = if self.prefix < window.turn_count() {
             window.turn_range(self.prefix).start
         } else {
             window.message_count()
         };
-        let mut items: Vec<Item> =
-            window.pinned_before(prefix_end).iter().map(|&i| renderer.message_item(i, false)).collect();
+        items.extend(window.pinned_before(prefix_end).iter().map(|&i| renderer.message_item(i, false)));
         for (offset, &treatment) in self.treatments.iter().enumerate() {
             let turn = self.prefix + offset;
             if let Some((_, removed)) = self.marker.filter(|&(before, _)| before == turn) {
                 items.push(renderer.marker(window.turn_range(turn).start, removed));
             }
-            renderer.render(turn, treatment, &mut items);
+            renderer.render(turn, treatment, items);
         }
-        Overlay::new(items, self.prefix, self.treatments)
     }
 }
 
@@ -176,6 +198,11 @@ impl Draft {
     /// from `prefix` on.
     pub fn mark(&mut self, turn: usize) {
         self.plan.marker = Some((turn, 0));
+    }
+
+    /// Removes the compaction marker.
+    pub fn unmark(&mut self) {
+        self.plan.marker = None;
     }
 
     /// The draft's cost, the marker included.

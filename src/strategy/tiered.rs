@@ -69,6 +69,10 @@ pub fn plan(
         draft.set(costs, turn, Treatment::Dropped);
         draft.mark(turn.min(first_end));
     }
+    if !draft.fits(costs, limits) {
+        // Only the newest turn is left and it alone is over: the marker would only add to it.
+        draft.unmark();
+    }
     draft.finish()
 }
 

@@ -8,7 +8,7 @@ pub mod text;
 use crate::message::Kind;
 use crate::tally::Tally;
 use crate::tokens::Count;
-use render::Treatment;
+use crate::strategy::plan::Plan;
 
 /// What an item of the view is. The numbers are the `CTXWIN_ITEM_*` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,26 +55,22 @@ pub struct ViewItem<'a> {
     pub tokens: Count,
 }
 
-/// A computed view over the whole ledger: turns before `prefix` are dropped, the others are
-/// treated as `treatments` says.
+/// A computed view over the whole ledger: the items a plan yields.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Overlay {
     /// The items, in ledger order.
     pub items: Vec<Item>,
-    /// Turns before this one are dropped.
-    pub prefix: usize,
-    /// How each turn from `prefix` on is sent.
-    pub treatments: Vec<Treatment>,
+    /// The plan they come from.
+    pub plan: Plan,
+    /// The ledger's message count when the view was computed. Messages pushed since follow
+    /// the items as pushed, until the strategy runs again.
+    pub through: usize,
 }
 
 impl Overlay {
-    /// An overlay of `items` for the plan `prefix` + `treatments`.
-    pub fn new(items: Vec<Item>, prefix: usize, treatments: Vec<Treatment>) -> Overlay {
-        Overlay {
-            items,
-            prefix,
-            treatments,
-        }
+    /// The `items` of `plan`, computed over the first `through` messages.
+    pub fn new(items: Vec<Item>, plan: Plan, through: usize) -> Overlay {
+        Overlay { items, plan, through }
     }
 
     /// Tokens of the items that count against the history budget.
@@ -102,18 +98,18 @@ impl Overlay {
 
     /// True when turn `turn`'s USER message is sent as itself.
     pub fn is_live(&self, turn: usize) -> bool {
-        turn.checked_sub(self.prefix)
-            .and_then(|t| self.treatments.get(t))
+        turn.checked_sub(self.plan.prefix)
+            .and_then(|t| self.plan.treatments.get(t))
             .is_some_and(|treatment| treatment.keeps_user_message())
     }
 
     /// The first turn whose USER message is sent, or `turn_count` when none is.
     pub fn first_live_turn(&self, turn_count: usize) -> usize {
-        (self.prefix..turn_count).find(|&t| self.is_live(t)).unwrap_or(turn_count)
+        (self.plan.prefix..turn_count).find(|&t| self.is_live(t)).unwrap_or(turn_count)
     }
 
     /// Turns whose USER message is not sent.
     pub fn dead_turns(&self) -> usize {
-        self.prefix + self.treatments.iter().filter(|t| !t.keeps_user_message()).count()
+        self.plan.prefix + self.plan.treatments.iter().filter(|t| !t.keeps_user_message()).count()
     }
 }
