@@ -50,6 +50,7 @@ int main(void) {
     suite_errors();
     suite_long_sessions();
     suite_classify();
+    suite_view();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

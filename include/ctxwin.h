@@ -85,6 +85,23 @@
 #define CTXWIN_ERR_CAT_INVALID_HISTORY 5
 
 /**
+ * View item type: a message of the ledger, sent as pushed.
+ */
+#define CTXWIN_ITEM_MESSAGE 0
+
+/**
+ * View item type: a message of the ledger with its text shortened (a long tool output cut
+ * to head and tail).
+ */
+#define CTXWIN_ITEM_TRUNCATED 1
+
+/**
+ * View item type: an item the library wrote (a `[Summary]` of a turn, the
+ * `[Context compacted: …]` marker, or the cancelled result of an unanswered tool call).
+ */
+#define CTXWIN_ITEM_SYNTHETIC 2
+
+/**
  * Message kind: a system prompt or instruction (always pinned).
  */
 #define CTXWIN_KIND_SYSTEM 0
@@ -232,6 +249,45 @@ typedef struct ctxwin_count {
 } ctxwin_count;
 
 /**
+ * One item of the view.
+ *
+ * `index` is the ledger index the item stands for: the message itself for MESSAGE and
+ * TRUNCATED; for SYNTHETIC, the summarized turn's USER message (a summary, kind USER), the
+ * first removed message (the marker, kind USER), or the unanswered TOOL_CALL (a cancelled
+ * result, kind TOOL_RESULT: answer it with that call's id).
+ *
+ * `text` is borrowed, NOT NUL-terminated (use `text_len`), and valid until the next
+ * mutating call on the window or `ctxwin_window_free`. It is NULL with `text_len` 0 for a
+ * message whose text the window did not keep (`retain_text` false, `push_counted`).
+ */
+typedef struct ctxwin_item {
+  /**
+   * One of `CTXWIN_ITEM_*`.
+   */
+  int32_t type;
+  /**
+   * One of `CTXWIN_KIND_*`.
+   */
+  int32_t kind;
+  /**
+   * The ledger index the item stands for (see above).
+   */
+  size_t index;
+  /**
+   * The item's text (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *text;
+  /**
+   * Bytes of `text`.
+   */
+  size_t text_len;
+  /**
+   * The item's tokens.
+   */
+  struct ctxwin_count tokens;
+} ctxwin_item;
+
+/**
  * What the ledger reports about one turn.
  */
 typedef struct ctxwin_turn_info {
@@ -286,6 +342,57 @@ extern "C" {
  * `text` is NULL or valid for `len` bytes; `out` is NULL or writable.
  */
 ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_error_info *out);
+
+/**
+ * Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
+ * fired: `monologue` strips every turn older than `keep_recent_turns` to its user message and
+ * final answer; `tiered` cuts every tool output longer than `tool_output_max_lines` (but the
+ * newest turn's) and goes on to summaries and dropping only while still over; `sliding` and
+ * `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
+ * not undo it (`ctxwin_window_truncate` and `ctxwin_window_reset` do). The ledger is never
+ * changed, only the view.
+ *
+ * Parameters: `removed` may be NULL; otherwise receives how many ledger messages this call
+ * took out of the view or replaced by a shorter form.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `removed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_compact(struct ctxwin_window *w, size_t *removed);
+
+/**
+ * Shrinks the view after the provider rejected the request as too long, so the retry fits.
+ *
+ * Takes what `ctxwin_classify_error` read from the error: the view shrinks by at least
+ * `excess` plus a margin (10% of the excess plus 1% of `limit`, at least 64 tokens; when
+ * `excess` is -1, by 10% of the view's history tokens plus the margin). It first runs the
+ * configured strategy as `ctxwin_window_compact` does, then drops the oldest turns. The
+ * newest turn is never dropped. Choices are recorded as for `ctxwin_window_compact`.
+ *
+ * Parameters: `info` is borrowed; `removed` may be NULL, otherwise receives how many ledger
+ * messages left the view or were shortened.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (NULL `w` or `info`);
+ * `CTXWIN_STATUS_INVALID_ARG` when `info` is not a context overflow or has an unknown
+ * category; `CTXWIN_STATUS_OUT_OF_RANGE` when even the newest turn alone is too large
+ * (`ctxwin_window_last_error` says by how much). On failure the window is unchanged.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `info` is NULL or readable; `removed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_recover(struct ctxwin_window *w,
+                                    const struct ctxwin_error_info *info,
+                                    size_t *removed);
 
 /**
  * Counts the tokens of `text` for `model`.
@@ -390,6 +497,57 @@ const char *ctxwin_status_str(int32_t code);
  * `text` is NULL or valid for `len` bytes; `out` is NULL or writable.
  */
 ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_error_info *out);
+
+/**
+ * Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
+ * fired: `monologue` strips every turn older than `keep_recent_turns` to its user message and
+ * final answer; `tiered` cuts every tool output longer than `tool_output_max_lines` (but the
+ * newest turn's) and goes on to summaries and dropping only while still over; `sliding` and
+ * `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
+ * not undo it (`ctxwin_window_truncate` and `ctxwin_window_reset` do). The ledger is never
+ * changed, only the view.
+ *
+ * Parameters: `removed` may be NULL; otherwise receives how many ledger messages this call
+ * took out of the view or replaced by a shorter form.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `removed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_compact(struct ctxwin_window *w, size_t *removed);
+
+/**
+ * Shrinks the view after the provider rejected the request as too long, so the retry fits.
+ *
+ * Takes what `ctxwin_classify_error` read from the error: the view shrinks by at least
+ * `excess` plus a margin (10% of the excess plus 1% of `limit`, at least 64 tokens; when
+ * `excess` is -1, by 10% of the view's history tokens plus the margin). It first runs the
+ * configured strategy as `ctxwin_window_compact` does, then drops the oldest turns. The
+ * newest turn is never dropped. Choices are recorded as for `ctxwin_window_compact`.
+ *
+ * Parameters: `info` is borrowed; `removed` may be NULL, otherwise receives how many ledger
+ * messages left the view or were shortened.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (NULL `w` or `info`);
+ * `CTXWIN_STATUS_INVALID_ARG` when `info` is not a context overflow or has an unknown
+ * category; `CTXWIN_STATUS_OUT_OF_RANGE` when even the newest turn alone is too large
+ * (`ctxwin_window_last_error` says by how much). On failure the window is unchanged.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `info` is NULL or readable; `removed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_recover(struct ctxwin_window *w,
+                                    const struct ctxwin_error_info *info,
+                                    size_t *removed);
 
 /**
  * Counts the tokens of `text` for `model`.
@@ -485,6 +643,76 @@ const char *ctxwin_version(void);
  * Since: 0.1
  */
 uint32_t ctxwin_version_number(void);
+
+/**
+ * Items in the view: what the next request sends, pinned messages included.
+ *
+ * With the `sliding` strategy and well-paired tool calls, the view is exactly the pinned
+ * messages before `ctxwin_window_start` followed by messages `[start, count)`, so a request
+ * builder may keep looping from `start`. Other strategies (and tool pairs the view repairs)
+ * add truncated and synthetic items: iterate the view instead. Messages pushed since the
+ * strategy last ran are at the end, as pushed.
+ *
+ * Returns 0 for NULL or a poisoned window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+size_t ctxwin_window_view_len(const struct ctxwin_window *w);
+
+/**
+ * Reads item `i` of the view (0-based, below `ctxwin_window_view_len`).
+ *
+ * Parameters: `out` is caller-owned, written only on success; its `text` is borrowed from
+ * the window until the next mutating call on it or `ctxwin_window_free`.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `i >= ctxwin_window_view_len(w)`. O(1) for computed views, O(log messages) otherwise.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_view_get(const struct ctxwin_window *w,
+                                     size_t i,
+                                     struct ctxwin_item *out);
+
+/**
+ * Writes a JSON report of the tool pairing problems in what was pushed, and what the view
+ * does about each, for example
+ * `{"valid":false,"problems":[{"index":7,"turn":1,"call_id":"call_2","problem":"unanswered_call","repair":"the view answers it with a synthetic cancelled result"}],"over_budget_by":0}`.
+ *
+ * Problems are `orphan_result` (a result whose call is not earlier in its turn),
+ * `duplicate_result`, `duplicate_call` (the view leaves these out) and `unanswered_call` (a
+ * call of a completed turn without a result; the newest turn may still be running, so its
+ * calls are not reported). Tool messages pushed without a call id are not checked.
+ * `over_budget_by` is how many history tokens the view exceeds the budget by: 0 unless the
+ * newest turn alone is over.
+ *
+ * Parameters: `buf`, `cap`, `needed` as for every string out: at most `cap` bytes including
+ * a NUL; `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_validate(const struct ctxwin_window *w,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *needed);
 
 /**
  * Creates an empty window for `model` with the default settings (strategy `sliding`,
@@ -659,6 +887,41 @@ ctxwin_status ctxwin_window_push(struct ctxwin_window *w,
 ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
                                          int32_t kind,
                                          struct ctxwin_count count);
+
+/**
+ * Appends a tool call or a tool result carrying the provider's call id (OpenAI's
+ * `tool_call_id`, Anthropic's `tool_use_id`), and counts its text. A result answers the call
+ * with the same id in the same turn; several calls in one turn are parallel calls, answered
+ * in any order. The view keeps each call with its results, and answers a call left
+ * unanswered when its turn ends with a synthetic cancelled result.
+ *
+ * Parameters:
+ * - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
+ * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
+ * - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
+ *   unless `retain_text` is false.
+ * - `out`: may be NULL; otherwise receives the message's count on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+ * reusing an id of its turn, a second result for a call, or a result whose call never came
+ * in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `call_id` is NULL or valid for `id_len` bytes; `text` is
+ * NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_tool(struct ctxwin_window *w,
+                                      int32_t kind,
+                                      const char *call_id,
+                                      size_t id_len,
+                                      const char *text,
+                                      size_t len,
+                                      struct ctxwin_count *out);
 
 /**
  * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
@@ -883,6 +1146,76 @@ const char *ctxwin_version(void);
 uint32_t ctxwin_version_number(void);
 
 /**
+ * Items in the view: what the next request sends, pinned messages included.
+ *
+ * With the `sliding` strategy and well-paired tool calls, the view is exactly the pinned
+ * messages before `ctxwin_window_start` followed by messages `[start, count)`, so a request
+ * builder may keep looping from `start`. Other strategies (and tool pairs the view repairs)
+ * add truncated and synthetic items: iterate the view instead. Messages pushed since the
+ * strategy last ran are at the end, as pushed.
+ *
+ * Returns 0 for NULL or a poisoned window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+size_t ctxwin_window_view_len(const struct ctxwin_window *w);
+
+/**
+ * Reads item `i` of the view (0-based, below `ctxwin_window_view_len`).
+ *
+ * Parameters: `out` is caller-owned, written only on success; its `text` is borrowed from
+ * the window until the next mutating call on it or `ctxwin_window_free`.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `i >= ctxwin_window_view_len(w)`. O(1) for computed views, O(log messages) otherwise.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_view_get(const struct ctxwin_window *w,
+                                     size_t i,
+                                     struct ctxwin_item *out);
+
+/**
+ * Writes a JSON report of the tool pairing problems in what was pushed, and what the view
+ * does about each, for example
+ * `{"valid":false,"problems":[{"index":7,"turn":1,"call_id":"call_2","problem":"unanswered_call","repair":"the view answers it with a synthetic cancelled result"}],"over_budget_by":0}`.
+ *
+ * Problems are `orphan_result` (a result whose call is not earlier in its turn),
+ * `duplicate_result`, `duplicate_call` (the view leaves these out) and `unanswered_call` (a
+ * call of a completed turn without a result; the newest turn may still be running, so its
+ * calls are not reported). Tool messages pushed without a call id are not checked.
+ * `over_budget_by` is how many history tokens the view exceeds the budget by: 0 unless the
+ * newest turn alone is over.
+ *
+ * Parameters: `buf`, `cap`, `needed` as for every string out: at most `cap` bytes including
+ * a NUL; `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_validate(const struct ctxwin_window *w,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *needed);
+
+/**
  * Creates an empty window for `model` with the default settings (strategy `sliding`,
  * history budget 100000 tokens, texts retained, no overhead).
  *
@@ -1055,6 +1388,41 @@ ctxwin_status ctxwin_window_push(struct ctxwin_window *w,
 ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
                                          int32_t kind,
                                          struct ctxwin_count count);
+
+/**
+ * Appends a tool call or a tool result carrying the provider's call id (OpenAI's
+ * `tool_call_id`, Anthropic's `tool_use_id`), and counts its text. A result answers the call
+ * with the same id in the same turn; several calls in one turn are parallel calls, answered
+ * in any order. The view keeps each call with its results, and answers a call left
+ * unanswered when its turn ends with a synthetic cancelled result.
+ *
+ * Parameters:
+ * - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
+ * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
+ * - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
+ *   unless `retain_text` is false.
+ * - `out`: may be NULL; otherwise receives the message's count on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+ * reusing an id of its turn, a second result for a call, or a result whose call never came
+ * in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `call_id` is NULL or valid for `id_len` bytes; `text` is
+ * NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_tool(struct ctxwin_window *w,
+                                      int32_t kind,
+                                      const char *call_id,
+                                      size_t id_len,
+                                      const char *text,
+                                      size_t len,
+                                      struct ctxwin_count *out);
 
 /**
  * Marks the current turn complete and enforces the strategy: with `sliding`, drops the

@@ -15,6 +15,7 @@ pub mod error;
 pub mod ffi;
 pub mod message;
 pub mod pairing;
+pub mod report;
 pub mod strategy;
 pub mod tally;
 pub mod tokens;

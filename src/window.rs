@@ -690,6 +690,12 @@ impl Window {
         defects
     }
 
+    /// The turn holding ledger index `index`, if any (messages before the first USER message
+    /// belong to none).
+    pub fn turn_of(&self, index: usize) -> Option<usize> {
+        self.turns.partition_point(|turn| turn.first <= index).checked_sub(1)
+    }
+
     /// Ledger messages the view sends as pushed.
     fn verbatim(&self) -> usize {
         match &self.overlay {

@@ -446,25 +446,3 @@ fn tiered_keeps_every_invariant() {
 fn monologue_keeps_every_invariant() {
     run("monologue");
 }
-
-#[test]
-#[ignore]
-fn debug_seed() {
-    let strategy: &str = &std::env::var("S").unwrap();
-    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
-    let manual = std::env::var("M").is_ok();
-    let mut rng = Rng(seed | 1);
-    let config = settings(&mut rng, strategy);
-    let steps = conversation(&mut rng, manual);
-    println!("{config}");
-    let mut window = Window::new(MODEL);
-    window.configure(&config).unwrap();
-    for step in &steps {
-        match step { Step::Push(k, t) => println!("push {k:?} {}", t.len()), Step::Tool(k, id, t) => println!("tool {k:?} {id} {}", t.len()), s => println!("{s:?}") }
-        apply(&mut window, step);
-        if !matches!(step, Step::Push(..) | Step::Tool(..)) {
-            for item in snapshot(&window) { println!("   {:?} {:?} {} {:?} {}", item.0, item.1, item.2, item.3.map(|t| t.chars().take(40).collect::<String>()), item.4); }
-            println!("   gen {} start {} hist {}", window.generation(), window.start(), window.view_history().tokens());
-        }
-    }
-}

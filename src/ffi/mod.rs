@@ -10,14 +10,17 @@
 pub mod boundary;
 pub mod buffer;
 pub mod classify;
+pub mod compaction;
 pub mod count;
 pub mod error;
 pub mod handle;
 pub mod version;
+pub mod view;
 pub mod window;
 
 pub use classify::ctxwin_error_info;
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;
 pub use handle::ctxwin_window;
+pub use view::ctxwin_item;
 pub use window::ctxwin_turn_info;

@@ -305,6 +305,56 @@ pub unsafe extern "C" fn ctxwin_window_push_counted(w: *mut ctxwin_window, kind:
     }
 }
 
+/// Appends a tool call or a tool result carrying the provider's call id (OpenAI's
+/// `tool_call_id`, Anthropic's `tool_use_id`), and counts its text. A result answers the call
+/// with the same id in the same turn; several calls in one turn are parallel calls, answered
+/// in any order. The view keeps each call with its results, and answers a call left
+/// unanswered when its turn ends with a synthetic cancelled result.
+///
+/// Parameters:
+/// - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
+/// - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
+/// - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
+///   unless `retain_text` is false.
+/// - `out`: may be NULL; otherwise receives the message's count on success.
+///
+/// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+/// `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+/// reusing an id of its turn, a second result for a call, or a result whose call never came
+/// in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `call_id` is NULL or valid for `id_len` bytes; `text` is
+/// NULL or valid for `len` bytes; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_push_tool(
+    w: *mut ctxwin_window,
+    kind: i32,
+    call_id: *const c_char,
+    id_len: usize,
+    text: *const c_char,
+    len: usize,
+    out: *mut ctxwin_count,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            let kind = kind_arg(kind)?;
+            // SAFETY: forwarded from this function's contract.
+            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, str_arg(text, len, "text")?) };
+            let count = window.push_tool(kind, call_id, text)?;
+            // SAFETY: `out` is NULL or writable per this function's contract.
+            if let Some(out) = unsafe { out.as_mut() } {
+                *out = count.into();
+            }
+            Ok(())
+        })
+    }
+}
+
 /// Marks the current turn complete and enforces the strategy: with `sliding`, drops the
 /// oldest whole turns while live history exceeds the budget. The newest turn is never
 /// dropped, so this succeeds even when it alone is over budget (`ctxwin_window_live_tokens`
