@@ -12,7 +12,7 @@ use crate::config::{Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing;
-use crate::strategy::plan::{Costs, Limits, Plan};
+use crate::strategy::plan::{CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::Keep;
 use crate::strategy::{drop_oldest, monologue, sliding, tiered};
 use crate::view::render::Renderer;
@@ -76,6 +76,8 @@ pub struct Window {
     compacted_through: usize,
     /// The computed view, when it is not simply the pinned messages + `[start, count)`.
     overlay: Option<Overlay>,
+    /// What completed turns cost under each treatment.
+    costs: CostCache,
 }
 
 impl Window {
@@ -96,6 +98,7 @@ impl Window {
             defective_turns: Vec::new(),
             compacted_through: 0,
             overlay: None,
+            costs: CostCache::default(),
         }
     }
 
@@ -113,6 +116,7 @@ impl Window {
     /// valid. Re-enforces the strategy.
     pub fn configure(&mut self, json: &str) -> Result<()> {
         self.settings = self.settings.with_json(json)?;
+        self.costs.clear();
         self.enforce();
         Ok(())
     }
@@ -157,6 +161,7 @@ impl Window {
             message.set_count(count);
         }
         self.model = next;
+        self.costs.clear();
         self.rebuild_tallies();
         self.enforce();
     }
@@ -389,6 +394,7 @@ impl Window {
             }
             self.messages.pop();
         }
+        self.costs.forget_from(self.turns.len().saturating_sub(1));
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
         self.pinned_indices.truncate(pinned);
         let newest = self.turns.len().saturating_sub(1);
@@ -406,6 +412,7 @@ impl Window {
         self.pinned_indices.clear();
         self.defective_turns.clear();
         self.compacted_through = 0;
+        self.costs.clear();
         self.enforce();
     }
 
@@ -414,7 +421,9 @@ impl Window {
     fn enforce(&mut self) {
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
         self.compacted_through = self.compacted_through.min(self.turns.len());
-        let (first_live_turn, overlay) = self.plan_view();
+        let mut costs = std::mem::take(&mut self.costs);
+        let (first_live_turn, overlay) = self.plan_view(&mut costs);
+        self.costs = costs;
         if first_live_turn != self.first_live_turn || overlay != self.overlay {
             self.generation = self.generation.wrapping_add(1);
         }
@@ -426,11 +435,11 @@ impl Window {
     /// `[start, count)`, the computed view. The sliding window without tool pairs to repair
     /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
     /// O(messages).
-    fn plan_view(&self) -> (usize, Option<Overlay>) {
+    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
         let turn_count = self.turns.len();
         let available = self.available_for_history();
         let settings = &self.settings;
-        let mut costs = Costs::new(Renderer::new(self));
+        let mut costs = Costs::new(Renderer::new(self), cache);
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
         let plan = match settings.strategy {
             StrategyName::Sliding => {

@@ -54,6 +54,8 @@ enum Step {
     Compact,
     Recover(i64),
     SetBudget(i32),
+    /// Rewind to this many thousandths of the messages.
+    Truncate(usize),
 }
 
 fn text(rng: &mut Rng) -> String {
@@ -76,7 +78,8 @@ fn tool_output(rng: &mut Rng) -> String {
 
 /// A random conversation: a pinned head, then turns of assistant text, thinking, pinned
 /// system messages and steps of parallel tool calls whose results come in any order, some
-/// never.
+/// never. With `manual`, also compactions, recoveries, budget changes and rewinds between
+/// turns.
 fn conversation(rng: &mut Rng, manual: bool) -> Vec<Step> {
     let mut steps = Vec::new();
     for _ in 0..rng.below(3) {
@@ -123,6 +126,9 @@ fn conversation(rng: &mut Rng, manual: bool) -> Vec<Step> {
         }
         if manual && rng.chance(10) {
             steps.push(Step::SetBudget(rng.below(600) as i32));
+        }
+        if manual && rng.chance(8) {
+            steps.push(Step::Truncate(rng.below(1001) as usize));
         }
     }
     steps.push(Step::EndTurn);
@@ -195,6 +201,10 @@ fn apply(window: &mut Window, step: &Step) -> bool {
         }
         Step::SetBudget(budget) => {
             window.set_budget(*budget).unwrap();
+            true
+        }
+        Step::Truncate(thousandths) => {
+            window.truncate(window.message_count() * thousandths / 1000).unwrap();
             true
         }
     }
@@ -394,8 +404,10 @@ fn run(strategy: &'static str) {
                     _ => window.settings().token_threshold.map_or(budget, |t| u64::from(t).min(budget)),
                 };
                 check_invariants(&window, &view, Some(limit));
-                // Pushing appends to the view as pushed; any other change bumps the generation.
-                let mut pushed = previous.0.clone();
+                // Pushing appends to the view as pushed and a rewind cuts it; any other change
+                // bumps the generation.
+                let count = window.message_count();
+                let mut pushed: Snapshot = previous.0.iter().filter(|item| item.2 < count).cloned().collect();
                 pushed.extend((previous.2..window.message_count()).map(|index| {
                     let message = window.message(index).unwrap();
                     let text = message.text().map(str::to_owned);

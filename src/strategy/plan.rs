@@ -2,7 +2,6 @@
 
 use crate::view::render::{Renderer, Treatment};
 use crate::view::{Item, Overlay};
-use std::collections::HashMap;
 
 /// What a part of the view costs against the history budget.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,19 +32,42 @@ impl Limits {
     }
 }
 
-/// The cost of each turn under each treatment, rendered once and remembered.
+/// What each completed turn costs under each treatment, kept between runs of the strategy:
+/// a completed turn changes only by truncate, a model change or new settings, which clear it
+/// ([`CostCache::forget_from`], [`CostCache::clear`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CostCache {
+    turns: Vec<[Option<Cost>; Treatment::ALL.len()]>,
+}
+
+impl CostCache {
+    /// Forgets turn `turn` and every later one.
+    pub fn forget_from(&mut self, turn: usize) {
+        self.turns.truncate(turn);
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.turns.clear();
+    }
+}
+
+/// The cost of each turn under each treatment, rendered once and remembered; completed turns
+/// are remembered across runs in a [`CostCache`].
 pub struct Costs<'a> {
     renderer: Renderer<'a>,
-    memo: HashMap<(usize, Treatment), Cost>,
+    cache: &'a mut CostCache,
+    newest: Vec<Option<Cost>>,
     scratch: Vec<Item>,
 }
 
 impl<'a> Costs<'a> {
-    /// Costs over `renderer`'s window.
-    pub fn new(renderer: Renderer<'a>) -> Costs<'a> {
+    /// Costs over `renderer`'s window, remembering completed turns in `cache`.
+    pub fn new(renderer: Renderer<'a>, cache: &'a mut CostCache) -> Costs<'a> {
         Costs {
             renderer,
-            memo: HashMap::new(),
+            cache,
+            newest: vec![None; Treatment::ALL.len()],
             scratch: Vec::new(),
         }
     }
@@ -57,13 +79,23 @@ impl<'a> Costs<'a> {
 
     /// What turn `turn` costs under `treatment`.
     pub fn of(&mut self, turn: usize, treatment: Treatment) -> Cost {
-        if let Some(&cost) = self.memo.get(&(turn, treatment)) {
+        let completed = turn + 1 < self.renderer.window().turn_count();
+        let slot = match completed {
+            true => {
+                if self.cache.turns.len() <= turn {
+                    self.cache.turns.resize(turn + 1, [None; Treatment::ALL.len()]);
+                }
+                &mut self.cache.turns[turn][treatment as usize]
+            }
+            false => &mut self.newest[treatment as usize],
+        };
+        if let Some(cost) = *slot {
             return cost;
         }
         self.scratch.clear();
         self.renderer.render(turn, treatment, &mut self.scratch);
         let cost = history_cost(&self.scratch);
-        self.memo.insert((turn, treatment), cost);
+        *slot = Some(cost);
         cost
     }
 

@@ -24,6 +24,15 @@ pub enum Treatment {
 }
 
 impl Treatment {
+    /// Every treatment; `treatment as usize` indexes it.
+    pub const ALL: [Treatment; 5] = [
+        Treatment::Whole,
+        Treatment::OutputsTruncated,
+        Treatment::Stripped,
+        Treatment::Summarized,
+        Treatment::Dropped,
+    ];
+
     /// True when the turn's USER message is sent as itself.
     pub fn keeps_user_message(self) -> bool {
         matches!(self, Treatment::Whole | Treatment::OutputsTruncated | Treatment::Stripped)
