@@ -95,3 +95,97 @@ fn groups(costs: &Costs<'_>, floor: usize, turn_count: usize, keep: Keep) -> (us
     }
     (first_end, recent_start)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::message::Kind;
+    use crate::view::ItemType;
+    use crate::window::Window;
+
+    /// A window of `turns` turns, each a question, a tool call with a 30-line output and an
+    /// answer; counts are estimates (bytes / 4).
+    fn session(turns: usize, settings: &str) -> Window {
+        let mut window = Window::new("estimated-model");
+        window.configure(settings).unwrap();
+        window.push(Kind::System, "You are terse.");
+        let output: String = (0..30).map(|i| format!("line {i} of the output\n")).collect();
+        for t in 0..turns {
+            window.push(Kind::User, &format!("Question number {t}: what does this module do?"));
+            window.push_tool(Kind::ToolCall, &format!("call_{t}"), "read module").unwrap();
+            window.push_tool(Kind::ToolResult, &format!("call_{t}"), &output).unwrap();
+            window.push(Kind::Assistant, &format!("Answer {t}: it parses the configuration."));
+            window.end_turn();
+        }
+        window
+    }
+
+    fn items(window: &Window) -> Vec<(ItemType, Kind, usize, String)> {
+        (0..window.view_len())
+            .map(|i| {
+                let item = window.view_item(i).unwrap();
+                (item.item_type, item.kind, item.index, item.text.unwrap_or("").to_owned())
+            })
+            .collect()
+    }
+
+    const KEEP: &str = r#""tool_output_max_lines":4,"keep_first":1,"keep_recent":4"#;
+
+    fn tiered(budget: u64) -> Window {
+        session(6, &format!(r#"{{"strategy":"tiered","history_budget":{budget},{KEEP}}}"#))
+    }
+
+    fn count(view: &[(ItemType, Kind, usize, String)], prefix: &str) -> usize {
+        view.iter().filter(|item| item.3.starts_with(prefix)).count()
+    }
+
+    /// History tokens with every tool output but the newest turn's cut (L1 applied to all).
+    fn after_l1() -> u64 {
+        let mut window = tiered(1_000_000);
+        window.compact();
+        window.view_history().tokens()
+    }
+
+    #[test]
+    fn l1_alone_when_cutting_outputs_is_enough() {
+        let window = tiered(after_l1());
+        let view = items(&window);
+        assert_eq!(view.iter().filter(|item| item.0 == ItemType::Truncated).count(), 5, "all but the newest turn's");
+        assert!(view.iter().all(|item| item.0 != ItemType::Synthetic));
+        let cut = view.iter().filter(|i| i.0 == ItemType::Truncated);
+        assert!(cut.clone().all(|i| i.3.contains("[... 26 lines truncated ...]")));
+        assert!(items(&tiered(1_000_000)).iter().all(|item| item.0 == ItemType::Message), "nothing fires under budget");
+    }
+
+    #[test]
+    fn l2_summarizes_the_oldest_middle_turn_first() {
+        let view = items(&tiered(after_l1() - 1));
+        assert_eq!(count(&view, "[Summary]"), 1, "{view:?}");
+        assert_eq!(count(&view, "[Context compacted"), 0);
+        // Turn 0 holds the first message (keep_first) and turn 5 the last four: the oldest
+        // turn of the middle is turn 1, whose USER message is index 5.
+        let summary = view.iter().find(|item| item.3.starts_with("[Summary]")).unwrap();
+        assert_eq!((summary.0, summary.1, summary.2), (ItemType::Synthetic, Kind::User, 5));
+        assert!(summary.3.contains("Question number 1") && summary.3.contains("1 tool call"));
+        assert!(!view.iter().any(|item| (5..9).contains(&item.2) && item.0 != ItemType::Synthetic));
+    }
+
+    #[test]
+    fn l3_comes_only_after_every_middle_turn_is_summarized() {
+        let highest_with_marker = (1..after_l1())
+            .rev()
+            .find(|&budget| count(&items(&tiered(budget)), "[Context compacted") > 0)
+            .unwrap();
+        let before = items(&tiered(highest_with_marker + 1));
+        assert_eq!(count(&before, "[Summary]"), 4, "turns 1 to 4 summarized first: {before:?}");
+        let window = tiered(highest_with_marker);
+        let view = items(&window);
+        assert_eq!(count(&view, "[Context compacted"), 1);
+        assert_eq!(count(&view, "[Summary]"), 0, "the middle is dropped, summaries included");
+        let sent: Vec<usize> = view.iter().filter(|i| i.0 != ItemType::Synthetic).map(|i| i.2).collect();
+        assert!((1..5).chain(21..25).all(|i| sent.contains(&i)), "first and recent turns stay: {view:?}");
+        let marker = view.iter().find(|item| item.3.starts_with("[Context compacted")).unwrap();
+        assert_eq!(marker.3, "[Context compacted: 16 messages removed to fit context window]");
+        assert_eq!(marker.2, 5, "the marker stands where the middle began");
+        assert!(window.view_history().tokens() <= highest_with_marker);
+    }
+}
