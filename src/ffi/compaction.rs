@@ -1,6 +1,6 @@
 //! Compaction on demand: a manual `/compact`, and recovery from a provider's overflow error.
 
-use super::boundary::{ffi_boundary, in_arg, try_mut};
+use super::boundary::{ffi_boundary, in_arg, try_mut, write_optional};
 use super::classify::ctxwin_error_info;
 use super::error::ctxwin_status;
 use super::handle::ctxwin_window;
@@ -31,9 +31,7 @@ pub unsafe extern "C" fn ctxwin_window_compact(w: *mut ctxwin_window, removed: *
         try_mut!(w).update(|window| {
             let count = window.compact();
             // SAFETY: `removed` is NULL or writable per this function's contract.
-            if let Some(out) = unsafe { removed.as_mut() } {
-                *out = count;
-            }
+            unsafe { write_optional(removed, count) };
             Ok(())
         })
     }
@@ -73,9 +71,7 @@ pub unsafe extern "C" fn ctxwin_window_recover(
             let info = ErrorInfo::try_from(*unsafe { in_arg(info, "info") }?)?;
             let count = window.recover(&info)?;
             // SAFETY: `removed` is NULL or writable per this function's contract.
-            if let Some(out) = unsafe { removed.as_mut() } {
-                *out = count;
-            }
+            unsafe { write_optional(removed, count) };
             Ok(())
         })
     }

@@ -5,7 +5,7 @@
 //! `CTXWIN_STATUS_NULL_ARG` (or 0 for functions returning a value); a failure leaves the
 //! window unchanged and `ctxwin_window_last_error` explains it.
 
-use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref};
+use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
 use super::buffer::write_str;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
@@ -272,9 +272,7 @@ pub unsafe extern "C" fn ctxwin_window_push(
             let text = unsafe { str_arg(text, len, "text") }?;
             let count = window.push(kind, text);
             // SAFETY: `out` is NULL or writable per this function's contract.
-            if let Some(out) = unsafe { out.as_mut() } {
-                *out = count.into();
-            }
+            unsafe { write_optional(out, count.into()) };
             Ok(())
         })
     }
@@ -347,9 +345,7 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
             let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, str_arg(text, len, "text")?) };
             let count = window.push_tool(kind, call_id, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
-            if let Some(out) = unsafe { out.as_mut() } {
-                *out = count.into();
-            }
+            unsafe { write_optional(out, count.into()) };
             Ok(())
         })
     }
@@ -376,9 +372,7 @@ pub unsafe extern "C" fn ctxwin_window_end_turn(w: *mut ctxwin_window, pruned_tu
         try_mut!(w).update(|window| {
             let pruned = window.end_turn();
             // SAFETY: `pruned_turns` is NULL or writable per this function's contract.
-            if let Some(out) = unsafe { pruned_turns.as_mut() } {
-                *out = pruned;
-            }
+            unsafe { write_optional(pruned_turns, pruned) };
             Ok(())
         })
     }

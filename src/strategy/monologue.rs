@@ -18,8 +18,7 @@ pub fn plan(
     stripped_by_hand: usize,
 ) -> Plan {
     let newest = turn_count.saturating_sub(1);
-    let strip = |turn: usize, upto: usize| if turn < upto && turn < newest { Treatment::Stripped } else { Treatment::Whole };
-    let mut draft = Draft::new(costs, floor, turn_count, |turn| strip(turn, stripped_by_hand));
+    let mut draft = Draft::compacted_by_hand(costs, floor, turn_count, Treatment::Stripped, stripped_by_hand);
     if draft.fits(costs, limits) {
         return draft.finish();
     }

@@ -201,6 +201,21 @@ impl Draft {
         draft
     }
 
+    /// A draft sending the turns before `by_hand` (but the newest) as `treatment`, as a
+    /// manual compaction recorded, and the others whole.
+    pub fn compacted_by_hand(
+        costs: &mut Costs<'_>,
+        prefix: usize,
+        turn_count: usize,
+        treatment: Treatment,
+        by_hand: usize,
+    ) -> Draft {
+        let newest = turn_count.saturating_sub(1);
+        Draft::new(costs, prefix, turn_count, |turn| {
+            if turn < by_hand && turn < newest { treatment } else { Treatment::Whole }
+        })
+    }
+
     /// How turn `turn` (at least `prefix`) is sent.
     pub fn treatment(&self, turn: usize) -> Treatment {
         self.plan.treatments[turn - self.plan.prefix]

@@ -29,8 +29,7 @@ pub fn plan(
     truncated_by_hand: usize,
 ) -> Plan {
     let newest = turn_count.saturating_sub(1);
-    let cut = |turn: usize, upto: usize| if turn < upto && turn < newest { Treatment::OutputsTruncated } else { Treatment::Whole };
-    let mut draft = Draft::new(costs, floor, turn_count, |turn| cut(turn, truncated_by_hand));
+    let mut draft = Draft::compacted_by_hand(costs, floor, turn_count, Treatment::OutputsTruncated, truncated_by_hand);
     if draft.fits(costs, limits) {
         return draft.finish();
     }
