@@ -12,6 +12,7 @@
 //!   is over, which `overrun` then reports;
 //! - at most one compaction marker;
 //! - the generation changed whenever the view did.
+//!
 //! Sliding and drop_oldest are also compared with a straightforward reference that drops the
 //! oldest turn one at a time, and every strategy with a replay of the ledger into a fresh
 //! window (the view is a function of the contents, not of the order of calls).
@@ -210,8 +211,11 @@ fn apply(window: &mut Window, step: &Step) -> bool {
     }
 }
 
-/// What one view item stands for, for comparisons.
-type Snapshot = Vec<(ItemType, Kind, usize, Option<String>, u32)>;
+/// What one view item stands for, for comparisons: type, kind, index, text, tokens.
+type SnapshotItem = (ItemType, Kind, usize, Option<String>, u32);
+
+/// The whole view.
+type Snapshot = Vec<SnapshotItem>;
 
 fn snapshot(window: &Window) -> Snapshot {
     (0..window.view_len())
@@ -222,19 +226,30 @@ fn snapshot(window: &Window) -> Snapshot {
         .collect()
 }
 
-fn first_user(window: &Window) -> usize {
-    (0..window.message_count())
-        .find(|&i| window.message(i).unwrap().kind() == Kind::User)
-        .unwrap_or(window.message_count())
+/// Which messages are pinned and which turn holds each, computed once per check from the
+/// definitions (before the first USER message, or SYSTEM; a turn starts at each USER).
+struct Layout {
+    pinned: Vec<bool>,
+    turn: Vec<Option<usize>>,
 }
 
-fn is_pinned(window: &Window, index: usize) -> bool {
-    index < first_user(window) || window.message(index).unwrap().kind() == Kind::System
-}
-
-/// The turn holding ledger index `index`, if any.
-fn turn_of(window: &Window, index: usize) -> Option<usize> {
-    (0..window.turn_count()).rev().find(|&t| window.turn_info(t).unwrap().first_message <= index)
+impl Layout {
+    fn of(window: &Window) -> Layout {
+        let mut layout = Layout {
+            pinned: Vec::new(),
+            turn: Vec::new(),
+        };
+        let mut turn: Option<usize> = None;
+        for index in 0..window.message_count() {
+            let kind = window.message(index).unwrap().kind();
+            if kind == Kind::User {
+                turn = Some(turn.map_or(0, |t| t + 1));
+            }
+            layout.pinned.push(turn.is_none() || kind == Kind::System);
+            layout.turn.push(turn);
+        }
+        layout
+    }
 }
 
 /// History tokens the newest turn alone takes.
@@ -248,6 +263,9 @@ fn newest_turn_tokens(window: &Window) -> u64 {
 /// Checks every invariant of the current view; `limit` is the history token limit, `None`
 /// between a push and the strategy's next run (pushes are not held to the budget).
 fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
+    let layout = Layout::of(window);
+    let is_pinned = |index: usize| layout.pinned[index];
+    let turn_of = |index: usize| layout.turn[index];
     let newest = window.turn_count().checked_sub(1);
     let call_id = |index: usize| window.message(index).unwrap().call_id().map(str::to_owned);
     // Ledger order, and pinned messages present as themselves.
@@ -258,19 +276,19 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
         .map(|item| item.2)
         .collect();
     assert!(ordered.windows(2).all(|w| w[0] <= w[1]), "items out of ledger order");
-    for index in (0..window.message_count()).filter(|&i| is_pinned(window, i)) {
+    for index in (0..window.message_count()).filter(|&i| is_pinned(i)) {
         assert!(view.iter().any(|item| item.0 == ItemType::Message && item.2 == index), "pinned {index} missing");
     }
     // The first non-pinned item is a user message.
     let history: Vec<_> = view
         .iter()
-        .filter(|item| !(item.0 == ItemType::Message && is_pinned(window, item.2)))
+        .filter(|item| !(item.0 == ItemType::Message && is_pinned(item.2)))
         .collect();
     if let Some(first) = history.first() {
         assert_eq!(first.1, Kind::User, "first history item {first:?}");
     }
     // Tool pairs.
-    let sent = |pred: &dyn Fn(&(ItemType, Kind, usize, Option<String>, u32)) -> bool| view.iter().position(pred);
+    let sent = |pred: &dyn Fn(&SnapshotItem) -> bool| view.iter().position(pred);
     for (position, item) in view.iter().enumerate() {
         match (item.0, item.1) {
             (ItemType::Synthetic, Kind::ToolResult) => {
@@ -279,14 +297,14 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
             }
             (_, Kind::ToolResult) => {
                 let Some(id) = call_id(item.2) else { continue };
-                let turn = turn_of(window, item.2);
+                let turn = turn_of(item.2);
                 let call = sent(&|c| {
-                    c.1 == Kind::ToolCall && c.0 != ItemType::Synthetic && call_id(c.2).as_ref() == Some(&id) && turn_of(window, c.2) == turn
+                    c.1 == Kind::ToolCall && c.0 != ItemType::Synthetic && call_id(c.2).as_ref() == Some(&id) && turn_of(c.2) == turn
                 });
                 assert!(call.is_some_and(|c| c < position), "result {} without its call", item.2);
             }
             (_, Kind::ToolCall) => {
-                let turn = turn_of(window, item.2);
+                let turn = turn_of(item.2);
                 if turn == newest {
                     continue;
                 }
@@ -294,7 +312,7 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
                 let answered = view[position..].iter().any(|r| {
                     r.1 == Kind::ToolResult
                         && ((r.0 == ItemType::Synthetic && r.2 == item.2)
-                            || (r.0 != ItemType::Synthetic && call_id(r.2).as_ref() == Some(&id) && turn_of(window, r.2) == turn))
+                            || (r.0 != ItemType::Synthetic && call_id(r.2).as_ref() == Some(&id) && turn_of(r.2) == turn))
                 });
                 assert!(answered, "call {} without its result", item.2);
             }
@@ -323,6 +341,7 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
 /// The reference for `sliding` and `drop_oldest` without manual steps: drop the oldest turn
 /// one at a time while a limit is exceeded, never the newest. Returns the first kept turn.
 fn reference_first_turn(window: &Window, tokens: u64, messages: Option<u64>, turns: Option<u64>) -> usize {
+    let layout = Layout::of(window);
     let turn_count = window.turn_count();
     let mut first = 0;
     let over = |first: usize| {
@@ -343,7 +362,7 @@ fn reference_first_turn(window: &Window, tokens: u64, messages: Option<u64>, tur
         let cancelled = window
             .pairing_defects()
             .iter()
-            .filter(|d| turn_of(window, d.index).is_some_and(|t| t >= first))
+            .filter(|d| layout.turn[d.index].is_some_and(|t| t >= first))
             .count() as u64;
         sum += cancelled * u64::from(ctxwin::Model::resolve(MODEL).count(ctxwin::view::text::CANCELLED_RESULT).tokens);
         items += cancelled;
@@ -367,7 +386,8 @@ fn check_reference(window: &Window, view: &Snapshot) {
     let start = if first == 0 { 0 } else { window.turn_info(first).unwrap().first_message };
     assert_eq!(window.start(), start, "start differs from the reference");
     // Pinned messages before start, then everything from start, with only repairs added.
-    let expected: Vec<usize> = (0..window.message_count()).filter(|&i| i >= start || is_pinned(window, i)).collect();
+    let pinned = Layout::of(window).pinned;
+    let expected: Vec<usize> = (0..window.message_count()).filter(|&i| i >= start || pinned[i]).collect();
     let sent: Vec<usize> = view.iter().filter(|item| item.0 == ItemType::Message).map(|item| item.2).collect();
     assert_eq!(sent, expected, "messages sent differ from the reference");
     assert!(view.iter().all(|item| item.0 == ItemType::Message || item.3.as_deref() == Some(ctxwin::view::text::CANCELLED_RESULT)));
