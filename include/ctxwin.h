@@ -304,7 +304,8 @@ typedef struct ctxwin_turn_info {
    */
   struct ctxwin_count tokens;
   /**
-   * True when the turn is sent; false when it was pruned.
+   * True when the turn's USER message is sent as itself; false when the turn was pruned
+   * (or, with `tiered`, summarized).
    */
   bool live;
 } ctxwin_turn_info;
@@ -771,10 +772,16 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * Applies settings from a JSON object, for example
  * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
  *
- * Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
- * counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
- * caps overhead + pinned messages + history). Keys the design reserves for later strategies
- * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
+ * Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue"), `history_budget` (0 to
+ * INT32_MAX), `retain_text` (false keeps counts only for messages pushed from now on),
+ * `budget_includes_overhead` (true: the budget caps overhead + pinned messages + history);
+ * the strategies' `token_threshold`, `message_threshold`, `turn_threshold` (1 to INT32_MAX,
+ * or null for none), `keep_first`, `keep_recent`, `keep_recent_turns` (0 to INT32_MAX) and
+ * `tool_output_max_lines` (1 to INT32_MAX); see the README's "Strategies". With `tiered`,
+ * `keep_first + keep_recent` above `message_threshold` is a contradiction (INVALID_ARG naming
+ * the keys). Keys the design reserves for later strategies (`threshold`, `summary_budget`,
+ * `context_limit`, strategy "summary") return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and
+ * bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *
@@ -925,11 +932,13 @@ ctxwin_status ctxwin_window_push_tool(struct ctxwin_window *w,
 
 /**
  * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
- * oldest whole turns while live history exceeds the budget. The newest turn is never
- * dropped, so this succeeds even when it alone is over budget (`ctxwin_window_live_tokens`
- * shows the overrun).
+ * oldest whole turns while live history exceeds the budget; the other strategies fire on
+ * their own thresholds (README "Strategies") and rebuild the view. The newest turn is never
+ * dropped or shortened, so this succeeds even when it alone is over budget
+ * (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
  *
- * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call pruned.
+ * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call took
+ * out of the view (turns whose USER message is no longer sent as itself).
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
  *
@@ -946,7 +955,10 @@ ctxwin_status ctxwin_window_end_turn(struct ctxwin_window *w, size_t *pruned_tur
  * `context_window_start`: the index of the first live message, where the request builder
  * starts iterating. 0 when nothing was pruned, otherwise the index of a USER message.
  * Pinned messages before it (the head before the first USER message, SYSTEM messages) are
- * still sent: an agent looping from here sends those itself. O(1); never fails.
+ * still sent: an agent looping from here sends those itself. With strategies other than
+ * `sliding` it is the first USER message the view sends as itself, and the view may hold
+ * truncated, summarized or synthetic items after it: iterate `ctxwin_window_view_get`
+ * instead. O(1); never fails.
  *
  * Returns 0 for NULL or a poisoned window.
  *
@@ -1272,10 +1284,16 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * Applies settings from a JSON object, for example
  * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
  *
- * Keys: `strategy` ("sliding"), `history_budget` (0 to INT32_MAX), `retain_text` (false keeps
- * counts only for messages pushed from now on), `budget_includes_overhead` (true: the budget
- * caps overhead + pinned messages + history). Keys the design reserves for later strategies
- * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
+ * Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue"), `history_budget` (0 to
+ * INT32_MAX), `retain_text` (false keeps counts only for messages pushed from now on),
+ * `budget_includes_overhead` (true: the budget caps overhead + pinned messages + history);
+ * the strategies' `token_threshold`, `message_threshold`, `turn_threshold` (1 to INT32_MAX,
+ * or null for none), `keep_first`, `keep_recent`, `keep_recent_turns` (0 to INT32_MAX) and
+ * `tool_output_max_lines` (1 to INT32_MAX); see the README's "Strategies". With `tiered`,
+ * `keep_first + keep_recent` above `message_threshold` is a contradiction (INVALID_ARG naming
+ * the keys). Keys the design reserves for later strategies (`threshold`, `summary_budget`,
+ * `context_limit`, strategy "summary") return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and
+ * bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *
@@ -1426,11 +1444,13 @@ ctxwin_status ctxwin_window_push_tool(struct ctxwin_window *w,
 
 /**
  * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
- * oldest whole turns while live history exceeds the budget. The newest turn is never
- * dropped, so this succeeds even when it alone is over budget (`ctxwin_window_live_tokens`
- * shows the overrun).
+ * oldest whole turns while live history exceeds the budget; the other strategies fire on
+ * their own thresholds (README "Strategies") and rebuild the view. The newest turn is never
+ * dropped or shortened, so this succeeds even when it alone is over budget
+ * (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
  *
- * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call pruned.
+ * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call took
+ * out of the view (turns whose USER message is no longer sent as itself).
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
  *
@@ -1447,7 +1467,10 @@ ctxwin_status ctxwin_window_end_turn(struct ctxwin_window *w, size_t *pruned_tur
  * `context_window_start`: the index of the first live message, where the request builder
  * starts iterating. 0 when nothing was pruned, otherwise the index of a USER message.
  * Pinned messages before it (the head before the first USER message, SYSTEM messages) are
- * still sent: an agent looping from here sends those itself. O(1); never fails.
+ * still sent: an agent looping from here sends those itself. With strategies other than
+ * `sliding` it is the first USER message the view sends as itself, and the view may hold
+ * truncated, summarized or synthetic items after it: iterate `ctxwin_window_view_get`
+ * instead. O(1); never fails.
  *
  * Returns 0 for NULL or a poisoned window.
  *

@@ -38,7 +38,8 @@ pub struct TurnInfo {
     pub message_count: usize,
     /// History tokens of the turn (pinned SYSTEM messages inside it excluded).
     pub tokens: Count,
-    /// True when the turn is sent; false when the window pruned it.
+    /// True when the turn's USER message is sent as itself; false when the window pruned (or
+    /// summarized) it.
     pub live: bool,
 }
 
