@@ -64,6 +64,7 @@ static void sliding_view_is_pinned_plus_start_to_count(void) {
     CHECK(first.text != NULL && memcmp(first.text, "You are a careful agent.", first.text_len) == 0);
     ctxwin_item item;
     CHECK_STATUS(ctxwin_window_view_get(w, n, &item), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(ctxwin_window_view_get(w, SIZE_MAX, &item), CTXWIN_STATUS_OUT_OF_RANGE);
     CHECK(strstr(last_error(w), "view item") != NULL);
     CHECK_STATUS(ctxwin_window_view_get(w, 0, NULL), CTXWIN_STATUS_NULL_ARG);
     CHECK(ctxwin_window_view_len(NULL) == 0);
@@ -85,6 +86,8 @@ static void parallel_calls_pair_and_unanswered_ones_are_cancelled(void) {
     ctxwin_item cancelled = item_at(w, 4);
     CHECK(cancelled.type == CTXWIN_ITEM_SYNTHETIC && cancelled.kind == CTXWIN_KIND_TOOL_RESULT);
     CHECK(cancelled.index == 1 && item_says(&cancelled, "cancelled")); /* answers call_a */
+    CHECK_STATUS(ctxwin_window_view_get(w, SIZE_MAX, &cancelled), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(cancelled.index == 1); /* untouched on failure */
     CHECK(item_at(w, 5).kind == CTXWIN_KIND_USER);
     CHECK_OK(ctxwin_window_validate(w, NULL, 0, &needed));
     CHECK(needed > 0 && needed < sizeof report);

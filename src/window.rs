@@ -635,11 +635,11 @@ impl Window {
             let pinned = self.pinned_before(self.start());
             return match pinned.get(i) {
                 Some(&index) => self.message_item(index),
-                None => self.message_item(self.start() + (i - pinned.len())),
+                None => self.message_item(self.start().checked_add(i - pinned.len())?),
             };
         };
         let Some(item) = overlay.items.get(i) else {
-            return self.message_item(overlay.through + (i - overlay.items.len()));
+            return self.message_item(overlay.through.checked_add(i - overlay.items.len())?);
         };
         let text = match item.item_type {
             ItemType::Message => self.messages[item.index].text(),
