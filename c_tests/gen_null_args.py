@@ -39,11 +39,17 @@ SAMPLE_TEXT = {
     "json": "{}",
     "text": "hello",
     "path": "target/c/null_args_window.json",
+    "call_id": "call_1",
 }
 # Input arrays `(const T *ptr, size_t n)`: a valid one-element array by element type.
 SAMPLE_ARRAY = {"int64_t": "sample_ids"}
 # Out-parameter types: a zero-initialised local receives the result.
-OUT_TYPES = {"size_t", "int32_t", "uint32_t", "int64_t", "bool", "ctxwin_count", "ctxwin_turn_info"}
+OUT_TYPES = {
+    "size_t", "int32_t", "uint32_t", "int64_t", "bool",
+    "ctxwin_count", "ctxwin_turn_info", "ctxwin_item", "ctxwin_error_info",
+}
+# Input structs passed by pointer: a valid value by type.
+IN_TYPES = {"ctxwin_error_info": "sample_error"}
 # By-value parameters: a valid value by type, with per-name overrides.
 BY_VALUE = {
     "int32_t": "1",
@@ -125,6 +131,8 @@ def classify(fname, params):
             i += 1
         elif ctype.endswith(" *") and ctype[:-2] in OUT_TYPES:
             roles.append(("out", i))
+        elif ctype.startswith("const ") and ctype.endswith(" *") and ctype[len("const "):-2] in IN_TYPES:
+            roles.append(("in", i))
         elif "*" in ctype:
             raise Unknown(f"{fname}: no rule for pointer parameter '{ctype} {name}'")
         elif ctype not in BY_VALUE and name not in BY_NAME:
@@ -153,6 +161,8 @@ def arguments(params, roles, null_at, null_len):
             args += (["NULL", null_len] if i == null_at else [SAMPLE_ARRAY[ctype[len("const "):-2]], "1"])
         elif role == "out":
             args.append("NULL" if i == null_at else f"&out_{name}")
+        elif role == "in":
+            args.append("NULL" if i == null_at else "&" + IN_TYPES[ctype[len("const "):-2]])
         else:
             args.append(BY_NAME.get(name, BY_VALUE.get(ctype)))
         i += 2 if i in paired else 1
@@ -197,8 +207,9 @@ def test_case(fname, ret, params, doc, roles, role, index, null_len):
         "    char buffer[256];",
         "    const ctxwin_count one_token = {1, true};",
         "    const int64_t sample_ids[1] = {1};",
+        "    const ctxwin_error_info sample_error = {CTXWIN_ERR_CAT_CONTEXT_OVERFLOW, 100, 150, 50};",
         "    size_t messages_before = ctxwin_window_message_count(w);",
-        "    (void)created; (void)buffer; (void)one_token; (void)sample_ids;",
+        "    (void)created; (void)buffer; (void)one_token; (void)sample_ids; (void)sample_error;",
     ]
     if expect is None:
         lines.append(f"    {'(void)' if ret != 'void' else ''}{call};")

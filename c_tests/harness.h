@@ -47,6 +47,8 @@ void suite_limits(void);
 void suite_threads(void);
 /* Generated from the header by c_tests/gen_null_args.py (target/c/null_args.c). */
 void suite_null_args(void);
+void suite_classify(void);
+void suite_view(void);
 
 /* Helpers shared by the suites. */
 ctxwin_window *new_window(const char *model);

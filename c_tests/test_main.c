@@ -61,6 +61,8 @@ int main(void) {
     run_suite("limits", suite_limits);
     run_suite("threads", suite_threads);
     run_suite("null_args", suite_null_args);
+    run_suite("classify", suite_classify);
+    run_suite("view", suite_view);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

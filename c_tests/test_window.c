@@ -219,9 +219,9 @@ static void configure_is_all_or_nothing(void) {
     CHECK_STATUS(ctxwin_window_configure(w, bad, strlen(bad)), CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "colour") != NULL);
     CHECK(ctxwin_window_first_live_turn(w) == 0); /* budget 5 was not applied */
-    const char *later = "{\"strategy\": \"tiered\"}";
-    CHECK_STATUS(ctxwin_window_configure(w, later, strlen(later)), CTXWIN_STATUS_UNSUPPORTED);
-    CHECK(strstr(last_error(w), "tiered") != NULL);
+    const char *fraction = "{\"strategy\": \"summary\", \"threshold\": 1.5}";
+    CHECK_STATUS(ctxwin_window_configure(w, fraction, strlen(fraction)), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "threshold") != NULL);
     const char *unknown = "{\"strategy\": \"fifo\"}";
     CHECK_STATUS(ctxwin_window_configure(w, unknown, strlen(unknown)), CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "strategy") != NULL);

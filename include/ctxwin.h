@@ -55,6 +55,53 @@
 
 
 /**
+ * Error category: anything else (authentication, server errors, unknown wording).
+ */
+#define CTXWIN_ERR_CAT_OTHER 0
+
+/**
+ * Error category: the prompt does not fit in the model's context window.
+ */
+#define CTXWIN_ERR_CAT_CONTEXT_OVERFLOW 1
+
+/**
+ * Error category: the requested output (`max_tokens`) is larger than the model allows.
+ */
+#define CTXWIN_ERR_CAT_OUTPUT_LIMIT 2
+
+/**
+ * Error category: a transient rate limit (requests or tokens per minute); retry later.
+ */
+#define CTXWIN_ERR_CAT_RATE_LIMIT 3
+
+/**
+ * Error category: quota, billing or credits exhausted; retrying soon will not help.
+ */
+#define CTXWIN_ERR_CAT_QUOTA 4
+
+/**
+ * Error category: the provider rejected the message sequence (unpaired tool calls, roles).
+ */
+#define CTXWIN_ERR_CAT_INVALID_HISTORY 5
+
+/**
+ * View item type: a message of the ledger, sent as pushed.
+ */
+#define CTXWIN_ITEM_MESSAGE 0
+
+/**
+ * View item type: a message of the ledger with its text shortened (a long tool output cut
+ * to head and tail).
+ */
+#define CTXWIN_ITEM_TRUNCATED 1
+
+/**
+ * View item type: an item the library wrote (a `[Summary]` of a turn, the
+ * `[Context compacted: …]` marker, or the cancelled result of an unanswered tool call).
+ */
+#define CTXWIN_ITEM_SYNTHETIC 2
+
+/**
  * Message kind: a system prompt or instruction (always pinned).
  */
 #define CTXWIN_KIND_SYSTEM 0
@@ -163,6 +210,34 @@ typedef int32_t ctxwin_status;
 typedef struct ctxwin_window ctxwin_window;
 
 /**
+ * What a provider error says, as far as context management is concerned.
+ *
+ * The numbers are filled only for `CTXWIN_ERR_CAT_CONTEXT_OVERFLOW` and
+ * `CTXWIN_ERR_CAT_OUTPUT_LIMIT`, and only when the message states them; a number the
+ * message does not state is -1.
+ */
+typedef struct ctxwin_error_info {
+  /**
+   * One of `CTXWIN_ERR_CAT_*`.
+   */
+  int32_t category;
+  /**
+   * The model's maximum (context window, or maximum output tokens), or -1.
+   */
+  int64_t limit;
+  /**
+   * What the request had (prompt tokens, or prompt plus requested completion when the
+   * provider counts both), or -1.
+   */
+  int64_t actual;
+  /**
+   * How far over the limit the request was (`actual - limit` when both are known, else
+   * what the message states), or -1.
+   */
+  int64_t excess;
+} ctxwin_error_info;
+
+/**
  * A token count and whether it is exact.
  *
  * `exact` is true when the count comes from the model's public tokenizer (OpenAI's
@@ -178,6 +253,45 @@ typedef struct ctxwin_count {
    */
   bool exact;
 } ctxwin_count;
+
+/**
+ * One item of the view.
+ *
+ * `index` is the ledger index the item stands for: the message itself for MESSAGE and
+ * TRUNCATED; for SYNTHETIC, the summarized turn's USER message (a summary, kind USER), the
+ * first removed message (the marker, kind USER), or the unanswered TOOL_CALL (a cancelled
+ * result, kind TOOL_RESULT: answer it with that call's id).
+ *
+ * `text` is borrowed, NOT NUL-terminated (use `text_len`), and valid until the next
+ * mutating call on the window or `ctxwin_window_free`. It is NULL with `text_len` 0 for a
+ * message whose text the window did not keep (`retain_text` false, `push_counted`).
+ */
+typedef struct ctxwin_item {
+  /**
+   * One of `CTXWIN_ITEM_*`.
+   */
+  int32_t type;
+  /**
+   * One of `CTXWIN_KIND_*`.
+   */
+  int32_t kind;
+  /**
+   * The ledger index the item stands for (see above).
+   */
+  size_t index;
+  /**
+   * The item's text (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *text;
+  /**
+   * Bytes of `text`.
+   */
+  size_t text_len;
+  /**
+   * The item's tokens.
+   */
+  struct ctxwin_count tokens;
+} ctxwin_item;
 
 /**
  * What the ledger reports about one turn.
@@ -196,7 +310,8 @@ typedef struct ctxwin_turn_info {
    */
   struct ctxwin_count tokens;
   /**
-   * True when the turn is sent; false when it was pruned.
+   * True when the turn's USER message is sent as itself; false when the turn was pruned
+   * (or, with `tiered`, summarized).
    */
   bool live;
 } ctxwin_turn_info;
@@ -204,6 +319,87 @@ typedef struct ctxwin_turn_info {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Classifies an error body or message a provider returned: a context overflow, an output
+ * limit, a rate limit, a quota, a rejected history, or something else; and reads the token
+ * numbers the message states.
+ *
+ * Understands OpenAI (Chat and Responses), Azure, Anthropic, Gemini and Vertex AI, Bedrock,
+ * Mistral, OpenRouter, llama.cpp, vLLM, Ollama and other OpenAI-compatible servers, as a
+ * raw JSON body, a plain message or a log line embedding an escaped body. For example "This
+ * model's maximum context length is 128000 tokens. However, your messages resulted in 130512
+ * tokens." gives `CTXWIN_ERR_CAT_CONTEXT_OVERFLOW`, limit 128000, actual 130512, excess
+ * 2512. "Rate limit exceeded" and "quota exceeded" are not overflows. Only the first 256 KiB
+ * of `text` are examined.
+ *
+ * Parameters:
+ * - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty (category
+ *   OTHER).
+ * - `out`: caller-owned; written only on success. Numbers the message does not state are -1.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `out`, or NULL `text` with a
+ * length) or `CTXWIN_STATUS_INVALID_UTF8`.
+ *
+ * Thread-safety: safe to call from any number of threads at once.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `text` is NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_error_info *out);
+
+/**
+ * Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
+ * fired: `monologue` strips every turn older than `keep_recent_turns` to its user message and
+ * final answer; `tiered` cuts every tool output longer than `tool_output_max_lines` (but the
+ * newest turn's) and goes on to summaries and dropping only while still over; `sliding` and
+ * `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
+ * not undo it (`ctxwin_window_truncate` and `ctxwin_window_reset` do). The ledger is never
+ * changed, only the view.
+ *
+ * Parameters: `removed` may be NULL; otherwise receives how many ledger messages this call
+ * took out of the view or replaced by a shorter form.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `removed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_compact(struct ctxwin_window *w, size_t *removed);
+
+/**
+ * Shrinks the view after the provider rejected the request as too long, so the retry fits.
+ *
+ * Takes what `ctxwin_classify_error` read from the error: the view shrinks by at least
+ * `excess` plus a margin (10% of the excess plus 1% of `limit`, at least 64 tokens; when
+ * `excess` is -1, by 10% of the view's history tokens plus the margin). It first runs the
+ * configured strategy as `ctxwin_window_compact` does, then drops the oldest turns. The
+ * newest turn is never dropped. Choices are recorded as for `ctxwin_window_compact`.
+ *
+ * Parameters: `info` is borrowed; `removed` may be NULL, otherwise receives how many ledger
+ * messages left the view or were shortened.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (NULL `w` or `info`);
+ * `CTXWIN_STATUS_INVALID_ARG` when `info` is not a context overflow or has an unknown
+ * category; `CTXWIN_STATUS_OUT_OF_RANGE` when even the newest turn alone is too large
+ * (`ctxwin_window_last_error` says by how much). On failure the window is unchanged.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `info` is NULL or readable; `removed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_recover(struct ctxwin_window *w,
+                                    const struct ctxwin_error_info *info,
+                                    size_t *removed);
 
 /**
  * Counts the tokens of `text` for `model`.
@@ -709,6 +905,76 @@ const char *ctxwin_version(void);
 uint32_t ctxwin_version_number(void);
 
 /**
+ * Items in the view: what the next request sends, pinned messages included.
+ *
+ * With the `sliding` strategy and well-paired tool calls, the view is exactly the pinned
+ * messages before `ctxwin_window_start` followed by messages `[start, count)`, so a request
+ * builder may keep looping from `start`. Other strategies (and tool pairs the view repairs)
+ * add truncated and synthetic items: iterate the view instead. Messages pushed since the
+ * strategy last ran are at the end, as pushed.
+ *
+ * Returns 0 for NULL or a poisoned window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+size_t ctxwin_window_view_len(const struct ctxwin_window *w);
+
+/**
+ * Reads item `i` of the view (0-based, below `ctxwin_window_view_len`).
+ *
+ * Parameters: `out` is caller-owned, written only on success; its `text` is borrowed from
+ * the window until the next mutating call on it or `ctxwin_window_free`.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `i >= ctxwin_window_view_len(w)`. O(1) for computed views, O(log messages) otherwise.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_view_get(const struct ctxwin_window *w,
+                                     size_t i,
+                                     struct ctxwin_item *out);
+
+/**
+ * Writes a JSON report of the tool pairing problems in what was pushed, and what the view
+ * does about each, for example
+ * `{"valid":false,"problems":[{"index":7,"turn":1,"call_id":"call_2","problem":"unanswered_call","repair":"the view answers it with a synthetic cancelled result"}],"over_budget_by":0}`.
+ *
+ * Problems are `orphan_result` (a result whose call is not earlier in its turn),
+ * `duplicate_result`, `duplicate_call` (the view leaves these out) and `unanswered_call` (a
+ * call of a completed turn without a result; the newest turn may still be running, so its
+ * calls are not reported). Tool messages pushed without a call id are not checked.
+ * `over_budget_by` is how many history tokens the view exceeds the budget by: 0 unless the
+ * newest turn alone is over.
+ *
+ * Parameters: `buf`, `cap`, `needed` as for every string out: at most `cap` bytes including
+ * a NUL; `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_validate(const struct ctxwin_window *w,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *needed);
+
+/**
  * Creates an empty window for `model` with the default settings (strategy `sliding`,
  * history budget 100000 tokens, texts retained, no overhead).
  *
@@ -765,14 +1031,18 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * Applies settings from a JSON object, for example
  * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
  *
- * Keys: `strategy` ("sliding" or "summary"), `history_budget` (0 to INT32_MAX), `retain_text`
- * (false keeps counts only for messages pushed from now on), `budget_includes_overhead` (true:
- * the budget caps overhead + pinned messages + summary + history), `summary_budget` (tokens,
- * default 2000), `threshold` (above 0, at most 1; default 0.85), `context_limit` (tokens,
- * overrides the model table; 0 = use the table), `max_message_bytes` (the largest text
- * `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no limit).
- * Keys the design reserves for later strategies
- * return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
+ * Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue" or "summary"),
+ * `history_budget` (0 to INT32_MAX), `retain_text` (false keeps counts only for messages
+ * pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
+ * messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
+ * `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
+ * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
+ * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
+ * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
+ * (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
+ * (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+ * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
+ * limit). Unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *
@@ -889,12 +1159,49 @@ ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
                                          struct ctxwin_count count);
 
 /**
- * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
- * oldest whole turns while live history exceeds the budget. The newest turn is never
- * dropped, so this succeeds even when it alone is over budget (`ctxwin_window_live_tokens`
- * shows the overrun).
+ * Appends a tool call or a tool result carrying the provider's call id (OpenAI's
+ * `tool_call_id`, Anthropic's `tool_use_id`), and counts its text. A result answers the call
+ * with the same id in the same turn; several calls in one turn are parallel calls, answered
+ * in any order. The view keeps each call with its results, and answers a call left
+ * unanswered when its turn ends with a synthetic cancelled result.
  *
- * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call pruned.
+ * Parameters:
+ * - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
+ * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
+ * - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
+ *   unless `retain_text` is false.
+ * - `out`: may be NULL; otherwise receives the message's count on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+ * reusing an id of its turn, a second result for a call, or a result whose call never came
+ * in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.1
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `call_id` is NULL or valid for `id_len` bytes; `text` is
+ * NULL or valid for `len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_tool(struct ctxwin_window *w,
+                                      int32_t kind,
+                                      const char *call_id,
+                                      size_t id_len,
+                                      const char *text,
+                                      size_t len,
+                                      struct ctxwin_count *out);
+
+/**
+ * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
+ * oldest whole turns while live history exceeds the budget; the other strategies fire on
+ * their own thresholds (README "Strategies") and rebuild the view. The newest turn is never
+ * dropped or shortened, so this succeeds even when it alone is over budget
+ * (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
+ *
+ * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call took
+ * out of the view (turns whose USER message is no longer sent as itself).
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
  *
@@ -911,7 +1218,10 @@ ctxwin_status ctxwin_window_end_turn(struct ctxwin_window *w, size_t *pruned_tur
  * `context_window_start`: the index of the first live message, where the request builder
  * starts iterating. 0 when nothing was pruned, otherwise the index of a USER message.
  * Pinned messages before it (the head before the first USER message, SYSTEM messages) are
- * still sent: an agent looping from here sends those itself. O(1); never fails.
+ * still sent: an agent looping from here sends those itself. With strategies other than
+ * `sliding` it is the first USER message the view sends as itself, and the view may hold
+ * truncated, summarized or synthetic items after it: iterate `ctxwin_window_view_get`
+ * instead. O(1); never fails.
  *
  * Returns 0 for NULL or a poisoned window.
  *

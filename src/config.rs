@@ -22,6 +22,12 @@ pub enum StrategyName {
     /// Archive compaction: at `threshold` of the context limit, ask the agent's LLM for a
     /// summary of every turn but the newest; the summary replaces them.
     Summary,
+    /// Drop the oldest whole turns while any threshold (tokens, messages, turns) is exceeded.
+    DropOldest,
+    /// Truncate long tool outputs, then summarize old turns, then drop the middle.
+    Tiered,
+    /// Strip old turns to their user message and final answer.
+    Monologue,
 }
 
 impl StrategyName {
@@ -30,23 +36,24 @@ impl StrategyName {
         match self {
             StrategyName::Sliding => "sliding",
             StrategyName::Summary => "summary",
+            StrategyName::DropOldest => "drop_oldest",
+            StrategyName::Tiered => "tiered",
+            StrategyName::Monologue => "monologue",
         }
     }
 }
 
-/// Strategy names the design fixes that this version does not provide yet.
-const PLANNED_STRATEGIES: [&str; 3] = ["drop_oldest", "tiered", "monologue"];
-
-/// Configuration keys the design fixes that this version does not accept yet.
-const PLANNED_KEYS: [&str; 7] = [
-    "token_threshold",
-    "message_threshold",
-    "turn_threshold",
-    "keep_first",
-    "keep_recent",
-    "keep_recent_turns",
-    "tool_output_max_lines",
-];
+/// Defaults of the compaction keys.
+pub mod defaults {
+    /// Messages at the start of the history that tiered compaction keeps (whole turns).
+    pub const KEEP_FIRST: u32 = 1;
+    /// Messages at the end of the history that tiered compaction keeps (whole turns).
+    pub const KEEP_RECENT: u32 = 10;
+    /// Newest turns monologue compaction keeps whole.
+    pub const KEEP_RECENT_TURNS: u32 = 2;
+    /// Lines of a tool output tiered compaction keeps (head and tail).
+    pub const TOOL_OUTPUT_MAX_LINES: u32 = 40;
+}
 
 /// A fraction in (0, 1]: never NaN, so it compares like an integer.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
@@ -92,6 +99,21 @@ pub struct Settings {
     pub context_limit: Option<u32>,
     /// The largest message text `push` accepts (`max_message_bytes`; 0 = no limit).
     pub max_message_bytes: MessageLimit,
+    /// History tokens above which `drop_oldest`, `tiered` and `monologue` fire (the budget
+    /// when unset; the budget still caps the view).
+    pub token_threshold: Option<u32>,
+    /// History messages in the view above which `drop_oldest` fires.
+    pub message_threshold: Option<u32>,
+    /// Live turns above which `drop_oldest` fires.
+    pub turn_threshold: Option<u32>,
+    /// Messages at the start of the history `tiered` keeps, rounded up to whole turns.
+    pub keep_first: u32,
+    /// Messages at the end of the history `tiered` keeps, rounded up to whole turns.
+    pub keep_recent: u32,
+    /// Newest turns `monologue` keeps whole.
+    pub keep_recent_turns: u32,
+    /// Tool outputs longer than this many lines are cut to head and tail by `tiered`.
+    pub tool_output_max_lines: u32,
 }
 
 impl Default for Settings {
@@ -105,6 +127,13 @@ impl Default for Settings {
             threshold: DEFAULT_THRESHOLD,
             context_limit: None,
             max_message_bytes: MessageLimit::default(),
+            token_threshold: None,
+            message_threshold: None,
+            turn_threshold: None,
+            keep_first: defaults::KEEP_FIRST,
+            keep_recent: defaults::KEEP_RECENT,
+            keep_recent_turns: defaults::KEEP_RECENT_TURNS,
+            tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
         }
     }
 }
@@ -128,6 +157,7 @@ impl Settings {
         for (key, value) in object {
             next.apply(key, value)?;
         }
+        next.check_consistent()?;
         Ok(next)
     }
 
@@ -143,7 +173,28 @@ impl Settings {
             "threshold": self.threshold.get(),
             "context_limit": self.context_limit.unwrap_or(0),
             "max_message_bytes": self.max_message_bytes.as_bytes(),
+            "token_threshold": self.token_threshold,
+            "message_threshold": self.message_threshold,
+            "turn_threshold": self.turn_threshold,
+            "keep_first": self.keep_first,
+            "keep_recent": self.keep_recent,
+            "keep_recent_turns": self.keep_recent_turns,
+            "tool_output_max_lines": self.tool_output_max_lines,
         })
+    }
+
+    /// Rejects combinations no conversation can satisfy.
+    fn check_consistent(&self) -> Result<()> {
+        if let Some(threshold) = self.message_threshold {
+            let kept = u64::from(self.keep_first) + u64::from(self.keep_recent);
+            if self.strategy == StrategyName::Tiered && kept > u64::from(threshold) {
+                return Err(Error::invalid_arg(format!(
+                    "configuration keys 'keep_first' + 'keep_recent' ({kept}) exceed 'message_threshold' ({threshold}): \
+                     tiered compaction could never keep what they ask for"
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
@@ -156,12 +207,13 @@ impl Settings {
             "threshold" => self.threshold = parse_fraction(key, value)?,
             "context_limit" => self.context_limit = Some(parse_tokens(key, value)?).filter(|&limit| limit > 0),
             "max_message_bytes" => self.max_message_bytes = MessageLimit::from_bytes(parse_bytes(key, value)?),
-            planned if PLANNED_KEYS.contains(&planned) => {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    format!("configuration key '{planned}' is not supported by this version"),
-                ));
-            }
+            "token_threshold" => self.token_threshold = parse_threshold(key, value)?,
+            "message_threshold" => self.message_threshold = parse_threshold(key, value)?,
+            "turn_threshold" => self.turn_threshold = parse_threshold(key, value)?,
+            "keep_first" => self.keep_first = parse_tokens(key, value)?,
+            "keep_recent" => self.keep_recent = parse_tokens(key, value)?,
+            "keep_recent_turns" => self.keep_recent_turns = parse_tokens(key, value)?,
+            "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
         }
         Ok(())
@@ -175,17 +227,32 @@ fn parse_strategy(value: &Value) -> Result<StrategyName> {
     match name {
         "sliding" => Ok(StrategyName::Sliding),
         "summary" => Ok(StrategyName::Summary),
-        planned if PLANNED_STRATEGIES.contains(&planned) => Err(Error::new(
-            ErrorKind::Unsupported,
-            format!("strategy '{planned}' is not supported by this version"),
-        )),
+        "drop_oldest" => Ok(StrategyName::DropOldest),
+        "tiered" => Ok(StrategyName::Tiered),
+        "monologue" => Ok(StrategyName::Monologue),
         other => Err(Error::invalid_arg(format!(
             "configuration key 'strategy': unknown strategy '{other}' (expected sliding, drop_oldest, tiered, monologue or summary)"
         ))),
     }
 }
 
-/// A token amount: a whole number from 0 to `i32::MAX` (the C API's token range).
+/// A threshold: `null` (none) or a whole number from 1 to `i32::MAX`.
+fn parse_threshold(key: &str, value: &Value) -> Result<Option<u32>> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    parse_positive(key, value).map(Some)
+}
+
+/// A whole number from 1 to `i32::MAX`.
+fn parse_positive(key: &str, value: &Value) -> Result<u32> {
+    match parse_tokens(key, value)? {
+        0 => Err(Error::invalid_arg(format!("configuration key '{key}' must be at least 1 (got 0)"))),
+        n => Ok(n),
+    }
+}
+
+/// A whole number from 0 to `i32::MAX` (the C API's token range).
 fn parse_tokens(key: &str, value: &Value) -> Result<u32> {
     value
         .as_u64()
@@ -246,6 +313,8 @@ mod tests {
     fn to_value_round_trips_through_with_value() {
         for json in [
             r#"{}"#,
+            r#"{"strategy":"tiered","token_threshold":900,"message_threshold":30,"keep_first":2,"keep_recent":6}"#,
+            r#"{"strategy":"drop_oldest","turn_threshold":4,"keep_recent_turns":3,"tool_output_max_lines":12}"#,
             r#"{"strategy":"summary","summary_budget":1,"threshold":0.123456789,"context_limit":9}"#,
             r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
             r#"{"max_message_bytes":0}"#,
@@ -265,6 +334,26 @@ mod tests {
     }
 
     #[test]
+    fn compaction_keys() {
+        let settings = Settings::default()
+            .with_json(
+                r#"{"strategy":"tiered","token_threshold":900,"message_threshold":30,"turn_threshold":null,
+                    "keep_first":2,"keep_recent":6,"keep_recent_turns":3,"tool_output_max_lines":12}"#,
+            )
+            .unwrap();
+        assert_eq!(settings.strategy, StrategyName::Tiered);
+        assert_eq!(settings.token_threshold, Some(900));
+        assert_eq!(settings.message_threshold, Some(30));
+        assert_eq!(settings.turn_threshold, None);
+        assert_eq!((settings.keep_first, settings.keep_recent), (2, 6));
+        assert_eq!((settings.keep_recent_turns, settings.tool_output_max_lines), (3, 12));
+        for (name, strategy) in [("drop_oldest", StrategyName::DropOldest), ("monologue", StrategyName::Monologue)] {
+            let json = format!(r#"{{"strategy":"{name}"}}"#);
+            assert_eq!(Settings::default().with_json(&json).unwrap().strategy, strategy);
+        }
+    }
+
+    #[test]
     fn errors_name_the_key_and_change_nothing() {
         let cases = [
             (r#"{"history_budget":-1}"#, ErrorKind::InvalidArg, "history_budget"),
@@ -274,13 +363,21 @@ mod tests {
             (r#"{"max_message_bytes":"64M"}"#, ErrorKind::InvalidArg, "max_message_bytes"),
             (r#"{"retain_text":"yes"}"#, ErrorKind::InvalidArg, "retain_text"),
             (r#"{"strategy":"lru"}"#, ErrorKind::InvalidArg, "lru"),
-            (r#"{"strategy":"tiered"}"#, ErrorKind::Unsupported, "tiered"),
-            (r#"{"keep_first":2}"#, ErrorKind::Unsupported, "keep_first"),
             (r#"{"threshold":0}"#, ErrorKind::InvalidArg, "threshold"),
             (r#"{"threshold":1.5}"#, ErrorKind::InvalidArg, "threshold"),
             (r#"{"threshold":"high"}"#, ErrorKind::InvalidArg, "threshold"),
             (r#"{"summary_budget":-3}"#, ErrorKind::InvalidArg, "summary_budget"),
             (r#"{"context_limit":true}"#, ErrorKind::InvalidArg, "context_limit"),
+            (r#"{"keep_first":-2}"#, ErrorKind::InvalidArg, "keep_first"),
+            (r#"{"token_threshold":-1}"#, ErrorKind::InvalidArg, "token_threshold"),
+            (r#"{"message_threshold":0}"#, ErrorKind::InvalidArg, "message_threshold"),
+            (r#"{"turn_threshold":"3"}"#, ErrorKind::InvalidArg, "turn_threshold"),
+            (r#"{"tool_output_max_lines":0}"#, ErrorKind::InvalidArg, "tool_output_max_lines"),
+            (
+                r#"{"strategy":"tiered","keep_first":4,"keep_recent":8,"message_threshold":10}"#,
+                ErrorKind::InvalidArg,
+                "keep_recent",
+            ),
             (r#"{"history_budget":10,"bogus":1}"#, ErrorKind::InvalidArg, "bogus"),
             (r#"[1,2]"#, ErrorKind::InvalidArg, "object"),
             (r#"{"history_budget":"#, ErrorKind::Parse, "JSON"),

@@ -9,16 +9,21 @@
 
 #![deny(missing_docs)]
 
+pub mod classify;
 pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod json;
 pub mod limits;
 pub mod message;
+pub mod pairing;
 pub mod persist;
+pub mod report;
 pub mod strategy;
 pub mod summary;
+pub mod tally;
 pub mod tokens;
+pub mod view;
 pub mod window;
 
 pub use error::{Error, ErrorKind, Result};

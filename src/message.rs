@@ -134,6 +134,11 @@ impl Message {
         self.extras().and_then(|extras| extras.media)
     }
 
+    /// The tool call id of a TOOL_CALL or TOOL_RESULT message, if it has one.
+    pub fn call_id(&self) -> Option<&str> {
+        self.extras.as_ref()?.call_id.as_deref()
+    }
+
     /// The message's kind.
     pub fn kind(&self) -> Kind {
         self.kind

@@ -11,56 +11,26 @@
 //! newest compaction record is a floor under the first live turn, and its summary is sent
 //! right after the pinned head.
 
+use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::FormatSet;
-use crate::message::{CountSource, Kind, Message};
-use crate::strategy::sliding;
+use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::pairing;
+use crate::strategy::plan::{CostCache, Costs, Limits, Plan};
+use crate::strategy::tiered::Keep;
+use crate::strategy::{drop_oldest, monologue, sliding, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
+use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, saturate_u32};
+use crate::view::render::Renderer;
+use crate::view::{ItemType, Overlay, ViewItem};
+use std::ops::Range;
 
 mod restore;
 mod summarize;
 
 pub use restore::SavedWindow;
-
-/// Token totals split by exactness, so a sum knows whether it is exact.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Tally {
-    exact: u64,
-    estimated: u64,
-}
-
-impl Tally {
-    fn add(&mut self, count: Count) {
-        let tokens = u64::from(count.tokens);
-        if count.exact {
-            self.exact += tokens;
-        } else {
-            self.estimated += tokens;
-        }
-    }
-
-    fn sub(&mut self, count: Count) {
-        let tokens = u64::from(count.tokens);
-        if count.exact {
-            self.exact -= tokens;
-        } else {
-            self.estimated -= tokens;
-        }
-    }
-
-    fn minus(self, other: Tally) -> Tally {
-        Tally {
-            exact: self.exact - other.exact,
-            estimated: self.estimated - other.estimated,
-        }
-    }
-
-    fn is_exact(self) -> bool {
-        self.estimated == 0
-    }
-}
 
 /// Where a turn starts, and the history tokens of all turns before it (a prefix sum, so any
 /// run of turns is summed in O(1)).
@@ -79,7 +49,8 @@ pub struct TurnInfo {
     pub message_count: usize,
     /// History tokens of the turn (pinned SYSTEM messages inside it excluded).
     pub tokens: Count,
-    /// True when the turn is sent; false when the window pruned it.
+    /// True when the turn's USER message is sent as itself; false when the window pruned (or
+    /// summarized) it.
     pub live: bool,
 }
 
@@ -119,6 +90,19 @@ pub struct Window {
     prompt_total: Option<u64>,
     /// The provider formats the messages pushed as JSON are compatible with.
     wire_formats: FormatSet,
+    /// Indices of the pinned messages, ascending.
+    pinned_indices: Vec<usize>,
+    /// Completed turns (all but the newest) whose tool pairs the view repairs, ascending.
+    defective_turns: Vec<usize>,
+    /// Turns before this one were compacted by hand ([`Window::compact`]).
+    compacted_through: usize,
+    /// The computed view, when it is not simply the pinned messages + `[start, count)`.
+    overlay: Option<Overlay>,
+    /// What completed turns cost under each treatment.
+    costs: CostCache,
+    /// Messages in the ledger when the strategy last ran: later pushes sit at the end of the
+    /// view as pushed until the next `end_turn` (saved, so a restore replays exactly).
+    enforced_messages: usize,
 }
 
 impl Window {
@@ -140,6 +124,12 @@ impl Window {
             pending_summary: None,
             prompt_total: None,
             wire_formats: FormatSet::ANY,
+            pinned_indices: Vec::new(),
+            defective_turns: Vec::new(),
+            compacted_through: 0,
+            overlay: None,
+            costs: CostCache::default(),
+            enforced_messages: 0,
         }
     }
 
@@ -157,6 +147,7 @@ impl Window {
     /// valid. Re-enforces the strategy.
     pub fn configure(&mut self, json: &str) -> Result<()> {
         self.settings = self.settings.with_json(json)?;
+        self.costs.clear();
         self.enforce();
         Ok(())
     }
@@ -206,6 +197,7 @@ impl Window {
         }
         self.model = next;
         self.calibration = Calibration::default();
+        self.costs.clear();
         self.rebuild_tallies();
         self.enforce();
     }
@@ -268,6 +260,8 @@ impl Window {
             )
         })?;
         self.calibration.observe(real, request.estimated);
+        self.rebuild_tallies();
+        self.costs.clear();
         self.enforce();
         Ok(())
     }
@@ -282,8 +276,10 @@ impl Window {
         self.calibration
     }
 
-    /// `count` as the window uses it: estimates scaled by the calibration.
-    fn calibrated(&self, count: Count) -> Count {
+    /// `count` as the window uses it: estimates scaled by the calibration. Every total the
+    /// window keeps sums these, so a new ratio re-sums the cached counts (nothing is
+    /// recounted).
+    pub(crate) fn calibrated(&self, count: Count) -> Count {
         if count.exact {
             count
         } else {
@@ -312,19 +308,93 @@ impl Window {
         self.wire_formats
     }
 
+    /// Appends a tool call or tool result carrying the provider's call id, and returns its
+    /// count. Calls and results pair by id within a turn; several calls in one turn are
+    /// parallel calls.
+    ///
+    /// Errors (nothing is appended): a kind other than TOOL_CALL or TOOL_RESULT, an empty
+    /// id, no turn yet, a call reusing an id of its turn, a result for a call already
+    /// answered, or a result whose call never came in this turn.
+    pub fn push_tool(&mut self, kind: Kind, call_id: &str, text: &str) -> Result<Count> {
+        if !matches!(kind, Kind::ToolCall | Kind::ToolResult) {
+            return Err(Error::invalid_arg(format!(
+                "push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}",
+                kind.code()
+            )));
+        }
+        if call_id.is_empty() {
+            return Err(Error::invalid_arg("call id must not be empty"));
+        }
+        let Some(turn) = self.turns.len().checked_sub(1) else {
+            return Err(Error::invalid_arg(format!(
+                "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
+            )));
+        };
+        let count = self.model.count(text);
+        let text = self.settings.retain_text.then(|| Box::from(text));
+        let extras = MessageExtras {
+            call_id: Some(call_id.into()),
+            ..MessageExtras::default()
+        };
+        self.append(Message::new(kind, count, CountSource::Library, text).with_extras(extras));
+        let index = self.messages.len() - 1;
+        let range = self.turn_range(turn);
+        let defect = pairing::analyze(&self.messages, range.start, range.end, false)
+            .into_iter()
+            .find(|d| d.index == index);
+        if let Some(defect) = defect {
+            self.remove_from(index);
+            let why = match defect.problem {
+                pairing::Problem::DuplicateCall => "a call with this id was already pushed in this turn",
+                pairing::Problem::DuplicateResult => "this call was already answered",
+                _ => "no call with this id was pushed in this turn",
+            };
+            return Err(Error::invalid_arg(format!("tool call id '{call_id}': {why}")));
+        }
+        Ok(count)
+    }
+
+    /// Appends `message`. A USER message completes the previous turn: if that turn left tool
+    /// calls unanswered, the view is rebuilt with the same plan so that their cancelled
+    /// results are in place before the next request (the boundary does not move).
     fn append(&mut self, message: Message) {
+        let mut repair = false;
         if message.kind() == Kind::User {
+            if let Some(previous) = self.turns.len().checked_sub(1) {
+                let range = self.turn_range(previous);
+                if !pairing::analyze(&self.messages, range.start, range.end, true).is_empty() {
+                    self.defective_turns.push(previous);
+                    repair = previous >= self.first_live_turn;
+                }
+            }
             self.turns.push(TurnStart {
                 first: self.messages.len(),
                 before: self.history,
             });
         }
         if self.is_pinned(self.messages.len(), message.kind()) {
-            self.pinned.add(message.count());
+            self.pinned_indices.push(self.messages.len());
+            self.pinned.add(self.calibrated(message.count()));
         } else {
-            self.history.add(message.count());
+            self.history.add(self.calibrated(message.count()));
         }
         self.messages.push(message);
+        if repair {
+            self.rebuild_view();
+        }
+    }
+
+    /// Rebuilds the view with the current plan, extended to turns pushed since.
+    fn rebuild_view(&mut self) {
+        let plan = match &self.overlay {
+            Some(overlay) => overlay.plan.clone().extended(self.turns.len()),
+            None => Plan::whole_from(self.first_live_turn, self.turns.len()),
+        };
+        let overlay = Some(plan.build(&Renderer::new(self)));
+        if overlay != self.overlay {
+            self.generation = self.generation.wrapping_add(1);
+        }
+        self.overlay = overlay;
     }
 
     /// True when message `index` is pinned: a SYSTEM message, or one before the first USER
@@ -334,7 +404,7 @@ impl Window {
     }
 
     /// True for SYSTEM messages and messages before the first USER message.
-    fn is_pinned(&self, index: usize, kind: Kind) -> bool {
+    pub(crate) fn is_pinned(&self, index: usize, kind: Kind) -> bool {
         kind == Kind::System || self.turns.first().is_none_or(|turn| index < turn.first)
     }
 
@@ -342,9 +412,74 @@ impl Window {
     /// this call pruned. Succeeds even when the newest turn alone exceeds the budget: it is
     /// never dropped, and [`Window::live_tokens`] shows the overrun.
     pub fn end_turn(&mut self) -> usize {
-        let before = self.first_live_turn;
+        let before = self.dead_turns();
         self.enforce();
-        self.first_live_turn.saturating_sub(before)
+        self.dead_turns().saturating_sub(before)
+    }
+
+    /// Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
+    /// fired: `monologue` strips every turn older than `keep_recent_turns`; `tiered` cuts
+    /// every long tool output (but the newest turn's) and goes on to L2/L3 only while still
+    /// over; `sliding` and `drop_oldest` drop only what their limits require. The choice is
+    /// recorded, so later turns do not undo it. Returns how many ledger messages this call
+    /// took out of the view or replaced by a shorter form.
+    pub fn compact(&mut self) -> usize {
+        let before = self.verbatim();
+        self.record_compaction();
+        self.enforce();
+        before.saturating_sub(self.verbatim())
+    }
+
+    fn record_compaction(&mut self) {
+        let through = match self.settings.strategy {
+            StrategyName::Monologue => self.turns.len().saturating_sub(self.settings.keep_recent_turns as usize),
+            StrategyName::Tiered => self.turns.len(),
+            StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Summary => 0,
+        };
+        self.compacted_through = self.compacted_through.max(through);
+    }
+
+    /// Shrinks the view after the provider rejected a request as too long: by the error's
+    /// excess plus a margin (10% of the excess plus 1% of the limit, at least 64 tokens; 10%
+    /// of the view's history when the error states no excess), first with the configured
+    /// strategy as [`Window::compact`] does, then by dropping the oldest turns. Returns how
+    /// many ledger messages left the view or were shortened.
+    ///
+    /// Errors (the window is left as it was): `info` is not a context overflow, or even the
+    /// newest turn alone is over the target.
+    pub fn recover(&mut self, info: &ErrorInfo) -> Result<usize> {
+        if info.category != ErrorCategory::ContextOverflow {
+            return Err(Error::invalid_arg(format!(
+                "recover needs a context overflow error (category {}), not category {}",
+                ErrorCategory::ContextOverflow as i32,
+                info.category as i32
+            )));
+        }
+        let current = self.view_history().tokens();
+        let stated = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
+        let margin = (stated(info.excess).unwrap_or(0) / 10 + stated(info.limit).unwrap_or(0) / 100).max(64);
+        let need = stated(info.excess).unwrap_or(current / 10).saturating_add(margin);
+        let target = current.saturating_sub(need);
+        let saved = self.clone();
+        let before = self.verbatim();
+        self.record_compaction();
+        self.enforce();
+        while self.view_history().tokens() > target {
+            if self.first_live_turn + 1 >= self.turns.len() {
+                let newest = self.view_history().tokens();
+                *self = saved;
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!(
+                        "cannot shrink the view by {need} tokens (to {target} history tokens): \
+                         the newest turn alone takes {newest}"
+                    ),
+                ));
+            }
+            self.forced_first_live = self.first_live_turn + 1;
+            self.enforce();
+        }
+        Ok(before.saturating_sub(self.verbatim()))
     }
 
     /// Prunes one more turn than the strategy requires. The newest turn is never dropped.
@@ -372,10 +507,22 @@ impl Window {
                 ),
             ));
         }
+        self.remove_from(message_count);
+        self.forget_after_rewind();
+        if self.messages.is_empty() {
+            self.wire_formats = FormatSet::ANY;
+        }
+        self.enforce();
+        Ok(())
+    }
+
+    /// Removes the messages from `message_count` on, without enforcing.
+    fn remove_from(&mut self, message_count: usize) {
+        self.enforced_messages = self.enforced_messages.min(message_count);
         while self.messages.len() > message_count {
             let index = self.messages.len() - 1;
             let kind = self.messages[index].kind();
-            let count = self.messages[index].count();
+            let count = self.calibrated(self.messages[index].count());
             if self.is_pinned(index, kind) {
                 self.pinned.sub(count);
             } else {
@@ -386,12 +533,12 @@ impl Window {
             }
             self.messages.pop();
         }
-        self.forget_after_rewind();
-        if self.messages.is_empty() {
-            self.wire_formats = FormatSet::ANY;
-        }
-        self.enforce();
-        Ok(())
+        self.costs.forget_from(self.turns.len().saturating_sub(1));
+        let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
+        self.pinned_indices.truncate(pinned);
+        let newest = self.turns.len().saturating_sub(1);
+        let defective = self.defective_turns.partition_point(|&t| t < newest);
+        self.defective_turns.truncate(defective);
     }
 
     /// After a rewind: drops the compaction records whose archived range is no longer
@@ -430,30 +577,87 @@ impl Window {
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.forced_first_live = 0;
+        self.pinned_indices.clear();
+        self.defective_turns.clear();
+        self.compacted_through = 0;
+        self.costs.clear();
         self.forget_after_rewind();
         self.wire_formats = FormatSet::ANY;
         self.enforce();
     }
 
-    /// Recomputes the boundary from the whole ledger and bumps the generation if it moved.
-    /// Turns dropped by hand and turns archived by a summary are a floor under it. The
-    /// `summary` strategy keeps the history budget as a backstop: it archives only when the
-    /// agent's LLM answers a summary request.
+    /// Recomputes the boundary and the view from the whole ledger and bumps the generation
+    /// if either changed.
     fn enforce(&mut self) {
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
-        let floor = self.forced_first_live.max(self.archived_turns());
-        let next = match self.settings.strategy {
-            StrategyName::Sliding | StrategyName::Summary => sliding::first_live_turn(
-                self.turns.len(),
-                |k| self.tokens_of(self.history_from(k)),
-                self.available_for_history(),
-                floor,
-            ),
-        };
-        if next != self.first_live_turn {
-            self.first_live_turn = next;
+        self.compacted_through = self.compacted_through.min(self.turns.len());
+        let mut costs = std::mem::take(&mut self.costs);
+        let (first_live_turn, overlay) = self.plan_view(&mut costs);
+        self.costs = costs;
+        self.enforced_messages = self.messages.len();
+        if first_live_turn != self.first_live_turn || overlay != self.overlay {
             self.bump_generation();
         }
+        self.first_live_turn = first_live_turn;
+        self.overlay = overlay;
+    }
+
+    /// The first live turn and, unless the view is simply the pinned messages +
+    /// `[start, count)`, the computed view. The sliding window without tool pairs to repair
+    /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
+    /// O(messages).
+    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
+        let turn_count = self.turns.len();
+        let available = self.available_for_history();
+        let settings = &self.settings;
+        let mut costs = Costs::new(Renderer::new(self), cache);
+        // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
+        let floor = self.forced_first_live.max(self.archived_turns());
+        let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
+        let plan = match settings.strategy {
+            StrategyName::Sliding | StrategyName::Summary => {
+                let first = sliding::first_live_turn(turn_count, |k| self.history_from(k).tokens(), available, floor);
+                if !self.repairs_from(first) {
+                    return (first, None);
+                }
+                let limits = Limits { tokens: available, items: None, turns: None };
+                drop_oldest::plan(&mut costs, first, turn_count, &limits)
+            }
+            StrategyName::DropOldest => {
+                let limits = Limits {
+                    tokens,
+                    items: settings.message_threshold.map(u64::from),
+                    turns: settings.turn_threshold.map(u64::from),
+                };
+                drop_oldest::plan(&mut costs, floor, turn_count, &limits)
+            }
+            StrategyName::Tiered => {
+                let limits = Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None };
+                let keep = Keep {
+                    first: settings.keep_first as usize,
+                    recent: settings.keep_recent as usize,
+                };
+                tiered::plan(&mut costs, floor, turn_count, &limits, keep, self.compacted_through)
+            }
+            StrategyName::Monologue => {
+                let limits = Limits { tokens, items: None, turns: None };
+                let keep = settings.keep_recent_turns as usize;
+                monologue::plan(&mut costs, floor, turn_count, &limits, keep, self.compacted_through)
+            }
+        };
+        let overlay = plan.build(costs.renderer());
+        (overlay.first_live_turn(turn_count).min(turn_count.saturating_sub(1)), Some(overlay))
+    }
+
+    /// True when a turn from `first` on has tool pairs the view must repair.
+    fn repairs_from(&self, first: usize) -> bool {
+        if self.defective_turns.last().is_some_and(|&t| t >= first) {
+            return true;
+        }
+        self.turns.len().checked_sub(1).is_some_and(|newest| {
+            let range = self.turn_range(newest);
+            !pairing::analyze(&self.messages, range.start, range.end, false).is_empty()
+        })
     }
 
     /// Marks a change of the boundary or of the summary.
@@ -465,7 +669,7 @@ impl Window {
     fn available_for_history(&self) -> u64 {
         let budget = u64::from(self.settings.history_budget);
         if self.settings.budget_includes_overhead {
-            budget.saturating_sub(self.tokens_of(self.fixed_cost()))
+            budget.saturating_sub(self.fixed_cost().tokens())
         } else {
             budget
         }
@@ -479,7 +683,7 @@ impl Window {
             estimated: self.pinned.estimated,
         };
         if let Some(summary) = self.summary() {
-            cost.add(summary.summary_tokens);
+            cost.add(self.calibrated(summary.summary_tokens));
         }
         cost
     }
@@ -509,7 +713,7 @@ impl Window {
                 self.turns[next_turn].before = self.history;
                 next_turn += 1;
             }
-            let (kind, count) = (self.messages[index].kind(), self.messages[index].count());
+            let (kind, count) = (self.messages[index].kind(), self.calibrated(self.messages[index].count()));
             if self.is_pinned(index, kind) {
                 self.pinned.add(count);
             } else {
@@ -537,6 +741,18 @@ impl Window {
     /// before this turn.
     pub fn forced_first_live(&self) -> usize {
         self.forced_first_live
+    }
+
+    /// Turns compacted by hand with [`Window::compact`] (or [`Window::recover`]): later turns
+    /// do not undo it.
+    pub fn compacted_through(&self) -> usize {
+        self.compacted_through
+    }
+
+    /// Messages in the ledger when the strategy last ran; later pushes sit at the end of the
+    /// view as pushed.
+    pub fn enforced_messages(&self) -> usize {
+        self.enforced_messages
     }
 
     /// Increments whenever the boundary moves or the summary changes, so a UI knows to redraw
@@ -576,34 +792,189 @@ impl Window {
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: self.count_of(tokens),
-            live: turn >= self.first_live_turn,
+            tokens: tokens.count(),
+            live: match &self.overlay {
+                Some(overlay) => overlay.is_live(turn),
+                None => turn >= self.first_live_turn,
+            },
         })
     }
 
     /// Tokens of the next request: overhead + pinned messages + summary + live history. Not
     /// exact if any of them is an estimate.
     pub fn live_tokens(&self) -> Count {
+        if let Some(overlay) = &self.overlay {
+            let mut total = overlay.total();
+            for message in &self.messages[overlay.through..] {
+                total.add(self.calibrated(message.count()));
+            }
+            total.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
+            if let Some(summary) = self.summary() {
+                total.add(self.calibrated(summary.summary_tokens));
+            }
+            return total.count();
+        }
         let mut total = self.fixed_cost();
         let history = self.history_from(self.first_live_turn);
         total.exact += history.exact;
         total.estimated += history.estimated;
-        self.count_of(total)
-    }
-
-    /// Tokens of `tally`, estimates scaled by the calibration.
-    fn tokens_of(&self, tally: Tally) -> u64 {
-        tally.exact + self.calibration.apply(tally.estimated)
-    }
-
-    fn count_of(&self, tally: Tally) -> Count {
-        Count {
-            tokens: saturate_u32(self.tokens_of(tally)),
-            exact: tally.is_exact(),
-        }
+        total.count()
     }
 }
 
 fn non_negative(what: &str, value: i32) -> Result<u32> {
     u32::try_from(value).map_err(|_| Error::invalid_arg(format!("{what} must not be negative (got {value})")))
+}
+
+impl Window {
+    /// Items in the view: what to send. With `sliding` and no tool pairs to repair, exactly
+    /// the pinned messages before `start` followed by messages `[start, count)`. Messages
+    /// pushed since the strategy last ran are at the end, as pushed.
+    pub fn view_len(&self) -> usize {
+        let summary = usize::from(self.summary().is_some());
+        summary
+            + match &self.overlay {
+                Some(overlay) => overlay.items.len() + self.messages.len() - overlay.through,
+                None => self.pinned_before(self.start()).len() + self.messages.len() - self.start(),
+            }
+    }
+
+    /// Item `i` of the view. O(1) for a computed view, O(log messages) otherwise. The summary
+    /// in place, if any, is a synthetic USER item right after the leading pinned items; its
+    /// `index` is the first archived message.
+    pub fn view_item(&self, i: usize) -> Option<ViewItem<'_>> {
+        let Some((position, record)) = self.summary_position().zip(self.summary()) else {
+            return self.ledger_view_item(i);
+        };
+        match i.cmp(&position) {
+            std::cmp::Ordering::Less => self.ledger_view_item(i),
+            std::cmp::Ordering::Equal => Some(ViewItem {
+                item_type: ItemType::Synthetic,
+                kind: Kind::User,
+                index: record.first_archived,
+                text: Some(&record.summary),
+                tokens: self.calibrated(record.summary_tokens),
+            }),
+            std::cmp::Ordering::Greater => self.ledger_view_item(i - 1),
+        }
+    }
+
+    /// Where the summary item stands in the view: after the pinned items that lead it.
+    fn summary_position(&self) -> Option<usize> {
+        self.summary()?;
+        Some(match &self.overlay {
+            Some(overlay) => overlay.items.iter().take_while(|item| item.pinned).count(),
+            None => self.pinned_before(self.start()).len(),
+        })
+    }
+
+    /// Item `i` of the view of the ledger's own messages (the summary item left out).
+    fn ledger_view_item(&self, i: usize) -> Option<ViewItem<'_>> {
+        let Some(overlay) = &self.overlay else {
+            let pinned = self.pinned_before(self.start());
+            return match pinned.get(i) {
+                Some(&index) => self.message_item(index),
+                None => self.message_item(self.start().checked_add(i - pinned.len())?),
+            };
+        };
+        let Some(item) = overlay.items.get(i) else {
+            return self.message_item(overlay.through.checked_add(i - overlay.items.len())?);
+        };
+        let text = match item.item_type {
+            ItemType::Message => self.messages[item.index].text(),
+            ItemType::Truncated | ItemType::Synthetic => item.text.as_deref(),
+        };
+        Some(ViewItem {
+            item_type: item.item_type,
+            kind: item.kind,
+            index: item.index,
+            text,
+            tokens: item.tokens,
+        })
+    }
+
+    fn message_item(&self, index: usize) -> Option<ViewItem<'_>> {
+        let message = self.messages.get(index)?;
+        Some(ViewItem {
+            item_type: ItemType::Message,
+            kind: message.kind(),
+            index,
+            text: message.text(),
+            tokens: self.calibrated(message.count()),
+        })
+    }
+
+    /// History tokens of the view (pinned messages excluded), which the budget caps.
+    pub fn view_history(&self) -> Tally {
+        match &self.overlay {
+            Some(overlay) => {
+                let mut history = overlay.history();
+                for index in overlay.through..self.messages.len() {
+                    let message = &self.messages[index];
+                    if !self.is_pinned(index, message.kind()) {
+                        history.add(self.calibrated(message.count()));
+                    }
+                }
+                history
+            }
+            None => self.history_from(self.first_live_turn),
+        }
+    }
+
+    /// How many history tokens the view is over the budget: 0 whenever the strategy could
+    /// fit it, more only when the newest turn alone is over.
+    pub fn overrun(&self) -> u64 {
+        self.view_history().tokens().saturating_sub(self.available_for_history())
+    }
+
+    /// The tool pairing problems of what was pushed, in ledger order (the newest turn's
+    /// unanswered calls are not problems: it may still be running).
+    pub fn pairing_defects(&self) -> Vec<pairing::Defect> {
+        let newest = self.turns.len().saturating_sub(1);
+        let mut defects = Vec::new();
+        for turn in 0..self.turns.len() {
+            let range = self.turn_range(turn);
+            defects.extend(pairing::analyze(&self.messages, range.start, range.end, turn < newest));
+        }
+        defects
+    }
+
+    /// The turn holding ledger index `index`, if any (messages before the first USER message
+    /// belong to none).
+    pub fn turn_of(&self, index: usize) -> Option<usize> {
+        self.turns.partition_point(|turn| turn.first <= index).checked_sub(1)
+    }
+
+    /// Ledger messages the view sends as pushed.
+    fn verbatim(&self) -> usize {
+        match &self.overlay {
+            Some(overlay) => overlay.verbatim() + self.messages.len() - overlay.through,
+            None => self.view_len(),
+        }
+    }
+
+    /// Turns whose USER message is not sent.
+    fn dead_turns(&self) -> usize {
+        match &self.overlay {
+            Some(overlay) => overlay.dead_turns(),
+            None => self.first_live_turn,
+        }
+    }
+
+    /// Every message, in ledger order.
+    pub(crate) fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// The ledger indices of turn `turn`.
+    pub(crate) fn turn_range(&self, turn: usize) -> Range<usize> {
+        let first = self.turns[turn].first;
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
+        first..end
+    }
+
+    /// The indices of the pinned messages before ledger index `end`.
+    pub(crate) fn pinned_before(&self, end: usize) -> &[usize] {
+        &self.pinned_indices[..self.pinned_indices.partition_point(|&i| i < end)]
+    }
 }

@@ -135,3 +135,23 @@ pub unsafe fn out_arg<'a, T>(ptr: *mut T, name: &str) -> Result<&'a mut T, FfiEr
     // SAFETY: forwarded from this function's contract.
     unsafe { ptr.as_mut() }.ok_or_else(|| FfiError::new(ctxwin_status::NullArg, format!("{name} is NULL")))
 }
+
+/// Borrows the required in-parameter `ptr`.
+///
+/// # Safety
+/// `ptr` is NULL or points to a readable `T` that stays unchanged during the call.
+pub unsafe fn in_arg<'a, T>(ptr: *const T, name: &str) -> Result<&'a T, FfiError> {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { ptr.as_ref() }.ok_or_else(|| FfiError::new(ctxwin_status::NullArg, format!("{name} is NULL")))
+}
+
+/// Stores `value` in the optional out-parameter `ptr`; NULL stores nothing.
+///
+/// # Safety
+/// `ptr` is NULL or points to a writable `T`.
+pub unsafe fn write_optional<T>(ptr: *mut T, value: T) {
+    // SAFETY: forwarded from this function's contract.
+    if let Some(out) = unsafe { ptr.as_mut() } {
+        *out = value;
+    }
+}

@@ -9,6 +9,8 @@
 
 pub mod boundary;
 pub mod buffer;
+pub mod classify;
+pub mod compaction;
 pub mod count;
 pub mod error;
 pub mod handle;
@@ -16,12 +18,15 @@ pub mod persist;
 pub mod summary;
 pub mod json;
 pub mod version;
+pub mod view;
 pub mod window;
 
 #[cfg(test)]
 mod poison_tests;
 
+pub use classify::ctxwin_error_info;
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;
 pub use handle::ctxwin_window;
+pub use view::ctxwin_item;
 pub use window::ctxwin_turn_info;

@@ -5,7 +5,7 @@
 //! `CTXWIN_STATUS_NULL_ARG` (or 0 for functions returning a value); a failure leaves the
 //! window unchanged and `ctxwin_window_last_error` explains it.
 
-use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref};
+use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
 use super::buffer::OutBuffer;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
@@ -42,7 +42,8 @@ pub struct ctxwin_turn_info {
     pub message_count: usize,
     /// History tokens of the turn (pinned SYSTEM messages excluded).
     pub tokens: ctxwin_count,
-    /// True when the turn is sent; false when it was pruned.
+    /// True when the turn's USER message is sent as itself; false when the turn was pruned
+    /// (or, with `tiered`, summarized).
     pub live: bool,
 }
 
@@ -147,14 +148,18 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// Applies settings from a JSON object, for example
 /// `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
 ///
-/// Keys: `strategy` ("sliding" or "summary"), `history_budget` (0 to INT32_MAX), `retain_text`
-/// (false keeps counts only for messages pushed from now on), `budget_includes_overhead` (true:
-/// the budget caps overhead + pinned messages + summary + history), `summary_budget` (tokens,
-/// default 2000), `threshold` (above 0, at most 1; default 0.85), `context_limit` (tokens,
-/// overrides the model table; 0 = use the table), `max_message_bytes` (the largest text
-/// `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no limit).
-/// Keys the design reserves for later strategies
-/// return `CTXWIN_STATUS_UNSUPPORTED`; unknown keys and bad values return
+/// Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue" or "summary"),
+/// `history_budget` (0 to INT32_MAX), `retain_text` (false keeps counts only for messages
+/// pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
+/// messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
+/// `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
+/// `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
+/// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
+/// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
+/// (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
+/// (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+/// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
+/// limit). Unknown keys and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
 ///
@@ -283,9 +288,7 @@ pub unsafe extern "C" fn ctxwin_window_push(
             let text = unsafe { str_arg(text, len, "text") }?;
             let count = window.push(kind, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
-            if let Some(out) = unsafe { out.as_mut() } {
-                *out = count.into();
-            }
+            unsafe { write_optional(out, count.into()) };
             Ok(())
         })
     }
@@ -316,12 +319,62 @@ pub unsafe extern "C" fn ctxwin_window_push_counted(w: *mut ctxwin_window, kind:
     }
 }
 
-/// Marks the current turn complete and enforces the strategy: with `sliding`, drops the
-/// oldest whole turns while live history exceeds the budget. The newest turn is never
-/// dropped, so this succeeds even when it alone is over budget (`ctxwin_window_live_tokens`
-/// shows the overrun).
+/// Appends a tool call or a tool result carrying the provider's call id (OpenAI's
+/// `tool_call_id`, Anthropic's `tool_use_id`), and counts its text. A result answers the call
+/// with the same id in the same turn; several calls in one turn are parallel calls, answered
+/// in any order. The view keeps each call with its results, and answers a call left
+/// unanswered when its turn ends with a synthetic cancelled result.
 ///
-/// Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call pruned.
+/// Parameters:
+/// - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
+/// - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
+/// - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
+///   unless `retain_text` is false.
+/// - `out`: may be NULL; otherwise receives the message's count on success.
+///
+/// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+/// `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+/// reusing an id of its turn, a second result for a call, or a result whose call never came
+/// in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.1
+///
+/// # Safety
+/// `w` is NULL or a live handle; `call_id` is NULL or valid for `id_len` bytes; `text` is
+/// NULL or valid for `len` bytes; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_push_tool(
+    w: *mut ctxwin_window,
+    kind: i32,
+    call_id: *const c_char,
+    id_len: usize,
+    text: *const c_char,
+    len: usize,
+    out: *mut ctxwin_count,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            let kind = kind_arg(kind)?;
+            // SAFETY: forwarded from this function's contract.
+            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, str_arg(text, len, "text")?) };
+            let count = window.push_tool(kind, call_id, text)?;
+            // SAFETY: `out` is NULL or writable per this function's contract.
+            unsafe { write_optional(out, count.into()) };
+            Ok(())
+        })
+    }
+}
+
+/// Marks the current turn complete and enforces the strategy: with `sliding`, drops the
+/// oldest whole turns while live history exceeds the budget; the other strategies fire on
+/// their own thresholds (README "Strategies") and rebuild the view. The newest turn is never
+/// dropped or shortened, so this succeeds even when it alone is over budget
+/// (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
+///
+/// Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call took
+/// out of the view (turns whose USER message is no longer sent as itself).
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
 ///
@@ -337,9 +390,7 @@ pub unsafe extern "C" fn ctxwin_window_end_turn(w: *mut ctxwin_window, pruned_tu
         try_mut!(w).update(|window| {
             let pruned = window.end_turn();
             // SAFETY: `pruned_turns` is NULL or writable per this function's contract.
-            if let Some(out) = unsafe { pruned_turns.as_mut() } {
-                *out = pruned;
-            }
+            unsafe { write_optional(pruned_turns, pruned) };
             Ok(())
         })
     }
@@ -348,7 +399,10 @@ pub unsafe extern "C" fn ctxwin_window_end_turn(w: *mut ctxwin_window, pruned_tu
 /// `context_window_start`: the index of the first live message, where the request builder
 /// starts iterating. 0 when nothing was pruned, otherwise the index of a USER message.
 /// Pinned messages before it (the head before the first USER message, SYSTEM messages) are
-/// still sent: an agent looping from here sends those itself. O(1); never fails.
+/// still sent: an agent looping from here sends those itself. With strategies other than
+/// `sliding` it is the first USER message the view sends as itself, and the view may hold
+/// truncated, summarized or synthetic items after it: iterate `ctxwin_window_view_get`
+/// instead. O(1); never fails.
 ///
 /// Returns 0 for NULL or a poisoned window.
 ///

@@ -1,34 +1,46 @@
-//! What `render_json` sends: the one place that decides which items make up the request.
+//! What `render_json` sends: the window's view, as messages to render.
 //!
-//! Today that is the pinned messages plus the live messages `[start, count)`, in ledger
-//! order. When the view (truncated copies, synthetic summary items) lands, this function
-//! returns it instead; [`render_json`](super::render_json) already renders modified and
-//! synthetic items from their kind and text.
+//! A view item that is a ledger message unchanged is sent as that message (rendered from its
+//! original JSON when it has one); a truncated copy, a summary or a synthetic "cancelled"
+//! result becomes a new message of its kind and text, keeping the tool call id of the ledger
+//! message it stands for.
 
-use crate::message::Message;
+use crate::message::{CountSource, Message, MessageExtras};
+use crate::view::ItemType;
 use crate::window::Window;
 use std::borrow::Cow;
 
 /// One item of what is sent.
 #[derive(Clone, Debug)]
 pub struct SendItem<'a> {
-    /// The ledger index of the message the item comes from; `None` for an item with no
-    /// ledger message behind it.
+    /// The ledger index of the message the item is, unchanged; `None` for a truncated copy
+    /// or a synthetic item.
     pub source: Option<usize>,
     /// The message to send: the ledger's own (borrowed), or a modified or synthetic copy.
     pub message: Cow<'a, Message>,
 }
 
-/// The items of the next request, in order: pinned messages (the head before the first USER
-/// message and SYSTEM messages anywhere) and every message from `start` on. O(messages).
+/// The items of the next request, in order: the window's view. O(view items).
 pub fn items_to_send(window: &Window) -> Vec<SendItem<'_>> {
-    let start = window.start();
-    (0..window.message_count())
-        .filter(|&index| index >= start || window.is_pinned_at(index))
-        .filter_map(|index| {
+    (0..window.view_len())
+        .filter_map(|i| window.view_item(i))
+        .filter_map(|item| {
+            let ledger = window.message(item.index);
+            if item.item_type == ItemType::Message {
+                return Some(SendItem {
+                    source: Some(item.index),
+                    message: Cow::Borrowed(ledger?),
+                });
+            }
+            let extras = MessageExtras {
+                call_id: ledger.and_then(Message::call_id).map(Into::into),
+                ..MessageExtras::default()
+            };
+            let text = item.text.map(Into::into);
+            let message = Message::new(item.kind, item.tokens, CountSource::Library, text).with_extras(extras);
             Some(SendItem {
-                source: Some(index),
-                message: Cow::Borrowed(window.message(index)?),
+                source: None,
+                message: Cow::Owned(message),
             })
         })
         .collect()

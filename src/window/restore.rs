@@ -22,11 +22,14 @@ pub struct SavedWindow {
     pub overhead: Overhead,
     /// The ledger, with counts as they were (not recounted).
     pub messages: Vec<Message>,
-    /// The first live turn. Saved rather than recomputed: pushes do not move the boundary
-    /// until `end_turn`, so a window saved mid-turn must not be re-enforced.
+    /// Messages in the ledger when the strategy last ran; the rest were pushed since.
+    pub enforced_messages: usize,
+    /// The first live turn, checked against the replay.
     pub first_live_turn: usize,
     /// Turns dropped by hand.
     pub forced_first_live: usize,
+    /// Turns compacted by hand (`compact`).
+    pub compacted_through: usize,
     /// Compaction records, oldest first.
     pub compactions: Vec<CompactionRecord>,
     /// The provider's last prompt total.
@@ -40,36 +43,49 @@ pub struct SavedWindow {
 }
 
 impl Window {
-    /// The window `saved` describes. Fails with PARSE, naming the field, when the boundary,
-    /// the forced floor or the compaction records do not fit the ledger.
+    /// The window `saved` describes, rebuilt the way it was built: the messages the strategy
+    /// last saw are pushed and the strategy runs, then the later messages are pushed. The
+    /// recorded choices (forced drops, manual compaction, summaries, calibration) are in
+    /// place first, so the view is exactly the saved window's. Fails with PARSE, naming the
+    /// field, when the saved boundary, floors or records do not fit the ledger.
     pub fn restore(saved: SavedWindow) -> Result<Window> {
+        if saved.enforced_messages > saved.messages.len() {
+            return Err(inconsistent(format!(
+                "enforced_messages {} is past the {} saved messages",
+                saved.enforced_messages,
+                saved.messages.len()
+            )));
+        }
         let mut window = Window::new(&saved.model);
         window.settings = saved.settings;
         window.overhead = saved.overhead;
-        for message in saved.messages {
+        window.calibration = saved.calibration;
+        window.forced_first_live = saved.forced_first_live;
+        window.compacted_through = saved.compacted_through;
+        window.compactions = saved.compactions;
+        let mut messages = saved.messages.into_iter();
+        for message in messages.by_ref().take(saved.enforced_messages) {
             window.append(message);
         }
-        if saved.forced_first_live > window.turns.len().saturating_sub(1) {
+        if window.forced_first_live > window.turns.len().saturating_sub(1) {
             return Err(inconsistent(format!(
                 "forced_first_live {} is past the newest of {} turns",
-                saved.forced_first_live,
+                window.forced_first_live,
                 window.turns.len()
             )));
         }
-        window.check_records(&saved.compactions)?;
-        let floor = saved.forced_first_live.max(saved.compactions.last().map_or(0, |r| r.archived_turns));
-        if saved.first_live_turn < floor || saved.first_live_turn > window.turns.len().saturating_sub(1) {
+        window.check_records(&window.compactions)?;
+        window.enforce();
+        for message in messages {
+            window.append(message);
+        }
+        if window.first_live_turn != saved.first_live_turn {
             return Err(inconsistent(format!(
-                "first_live_turn {} is not between the floor {floor} and the newest of {} turns",
-                saved.first_live_turn,
-                window.turns.len()
+                "first_live_turn {} does not match the ledger, whose strategy gives {}",
+                saved.first_live_turn, window.first_live_turn
             )));
         }
-        window.first_live_turn = saved.first_live_turn;
-        window.forced_first_live = saved.forced_first_live;
-        window.compactions = saved.compactions;
         window.prompt_total = saved.prompt_total;
-        window.calibration = saved.calibration;
         window.wire_formats = saved.wire_formats;
         window.generation = saved.generation;
         Ok(window)

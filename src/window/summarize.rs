@@ -59,7 +59,7 @@ impl Window {
             return false;
         }
         match self.settings.strategy {
-            StrategyName::Sliding => true,
+            StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => true,
             StrategyName::Summary => {
                 let trigger = self.settings.threshold.of(self.context_limit());
                 u64::from(self.live_tokens().tokens) >= trigger || self.prompt_total.is_some_and(|total| total >= trigger)
@@ -70,7 +70,9 @@ impl Window {
     /// One past the last turn a summary would archive now.
     fn summary_target(&self) -> usize {
         match self.settings.strategy {
-            StrategyName::Sliding => self.first_live_turn,
+            StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => {
+                self.first_live_turn
+            }
             StrategyName::Summary => self.turns.len().saturating_sub(1).max(self.first_live_turn),
         }
     }
@@ -161,7 +163,7 @@ impl Window {
             ));
         }
         let previous = self.summary().map_or(0, |record| u64::from(record.summary_tokens.tokens));
-        let archived = self.tokens_of(self.history_from(pending.first_turn).minus(self.history_from(pending.end_turn)));
+        let archived = self.history_from(pending.first_turn).minus(self.history_from(pending.end_turn)).tokens();
         if u64::from(tokens.tokens) > previous + archived {
             return Err(Error::new(
                 ErrorKind::OutOfRange,

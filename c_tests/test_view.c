@@ -1,0 +1,261 @@
+/* The view, tool call pairs, the compaction strategies and recovery from overflow errors. */
+#include "harness.h"
+
+static ctxwin_item item_at(const ctxwin_window *w, size_t i) {
+    ctxwin_item item;
+    memset(&item, 0, sizeof item);
+    CHECK_OK(ctxwin_window_view_get(w, i, &item));
+    return item;
+}
+
+static int item_says(const ctxwin_item *item, const char *needle) {
+    char text[4096];
+    size_t n = item->text_len < sizeof text - 1 ? item->text_len : sizeof text - 1;
+    if (item->text == NULL) return 0;
+    memcpy(text, item->text, n);
+    text[n] = '\0';
+    return strstr(text, needle) != NULL;
+}
+
+static ctxwin_status push_tool(ctxwin_window *w, int32_t kind, const char *id, const char *text) {
+    return ctxwin_window_push_tool(w, kind, id, strlen(id), text, strlen(text), NULL);
+}
+
+static ctxwin_status configure(ctxwin_window *w, const char *json) {
+    return ctxwin_window_configure(w, json, strlen(json));
+}
+
+static int64_t history_tokens(const ctxwin_window *w) {
+    int64_t sum = 0;
+    size_t first_user = ctxwin_window_message_count(w);
+    ctxwin_turn_info first_turn;
+    if (ctxwin_window_turn_info(w, 0, &first_turn) == CTXWIN_OK) first_user = first_turn.first_message;
+    for (size_t i = 0; i < ctxwin_window_view_len(w); i++) {
+        ctxwin_item item = item_at(w, i);
+        int pinned = item.type == CTXWIN_ITEM_MESSAGE && (item.kind == CTXWIN_KIND_SYSTEM || item.index < first_user);
+        if (!pinned) sum += item.tokens.tokens;
+    }
+    return sum;
+}
+
+static void sliding_view_is_pinned_plus_start_to_count(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(ctxwin_window_set_budget(w, 60));
+    CHECK_OK(push_str(w, CTXWIN_KIND_SYSTEM, "You are a careful agent."));
+    for (int t = 0; t < 12; t++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Read the next file and summarise it for me."));
+        if (t == 3) CHECK_OK(push_str(w, CTXWIN_KIND_SYSTEM, "Reminder: be brief."));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Here is the summary of that file."));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    size_t start = ctxwin_window_start(w), count = ctxwin_window_message_count(w);
+    CHECK(start > 0);
+    size_t expected[64], n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (i >= start || i == 0 || i == 8) expected[n++] = i; /* 0 and 8 are SYSTEM */
+    }
+    CHECK(ctxwin_window_view_len(w) == n);
+    for (size_t i = 0; i < n && i < ctxwin_window_view_len(w); i++) {
+        ctxwin_item item = item_at(w, i);
+        CHECK(item.type == CTXWIN_ITEM_MESSAGE && item.index == expected[i]);
+    }
+    ctxwin_item first = item_at(w, 0);
+    CHECK(first.kind == CTXWIN_KIND_SYSTEM && first.text_len == strlen("You are a careful agent."));
+    CHECK(first.text != NULL && memcmp(first.text, "You are a careful agent.", first.text_len) == 0);
+    ctxwin_item item;
+    CHECK_STATUS(ctxwin_window_view_get(w, n, &item), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(ctxwin_window_view_get(w, SIZE_MAX, &item), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(w), "view item") != NULL);
+    CHECK_STATUS(ctxwin_window_view_get(w, 0, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK(ctxwin_window_view_len(NULL) == 0);
+    ctxwin_window_free(w);
+}
+
+static void parallel_calls_pair_and_unanswered_ones_are_cancelled(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Check both services."));
+    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, "call_a", "{\"service\":\"api\"}"));
+    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, "call_b", "{\"service\":\"db\"}"));
+    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_RESULT, "call_b", "db: up"));
+    char report[1024];
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_validate(w, report, sizeof report, &needed));
+    CHECK(strstr(report, "\"valid\":true") != NULL); /* the newest turn may still be running */
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "And now?")); /* the call to api was never answered */
+    CHECK(ctxwin_window_view_len(w) == 6);
+    ctxwin_item cancelled = item_at(w, 4);
+    CHECK(cancelled.type == CTXWIN_ITEM_SYNTHETIC && cancelled.kind == CTXWIN_KIND_TOOL_RESULT);
+    CHECK(cancelled.index == 1 && item_says(&cancelled, "cancelled")); /* answers call_a */
+    CHECK_STATUS(ctxwin_window_view_get(w, SIZE_MAX, &cancelled), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(cancelled.index == 1); /* untouched on failure */
+    CHECK(item_at(w, 5).kind == CTXWIN_KIND_USER);
+    CHECK_OK(ctxwin_window_validate(w, NULL, 0, &needed));
+    CHECK(needed > 0 && needed < sizeof report);
+    CHECK_OK(ctxwin_window_validate(w, report, sizeof report, NULL));
+    CHECK(strstr(report, "\"valid\":false") != NULL);
+    CHECK(strstr(report, "\"problem\":\"unanswered_call\"") != NULL && strstr(report, "\"call_id\":\"call_a\"") != NULL);
+    CHECK_STATUS(ctxwin_window_validate(w, report, 8, &needed), CTXWIN_STATUS_BUFFER_TOO_SMALL);
+    CHECK(strlen(report) == 7);
+    ctxwin_window_free(w);
+}
+
+static void bad_tool_messages_are_refused_and_nothing_is_lost(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_STATUS(push_tool(w, CTXWIN_KIND_TOOL_CALL, "early", "x"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "USER") != NULL);
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "go"));
+    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, "c1", "ls"));
+    size_t count = ctxwin_window_message_count(w);
+    CHECK_STATUS(push_tool(w, CTXWIN_KIND_TOOL_RESULT, "ghost", "?"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "ghost") != NULL && strstr(last_error(w), "no call with this id") != NULL);
+    CHECK_STATUS(push_tool(w, CTXWIN_KIND_TOOL_CALL, "c1", "ls again"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "c1") != NULL && strstr(last_error(w), "already pushed") != NULL);
+    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_RESULT, "c1", "a b c"));
+    CHECK_STATUS(push_tool(w, CTXWIN_KIND_TOOL_RESULT, "c1", "a b c"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "already answered") != NULL);
+    CHECK_STATUS(push_tool(w, CTXWIN_KIND_ASSISTANT, "c2", "x"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(push_tool(w, CTXWIN_KIND_TOOL_CALL, "", "x"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "empty") != NULL);
+    CHECK_STATUS(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_CALL, NULL, 3, "x", 1, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_CALL, "\xff", 1, "x", 1, NULL), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK_STATUS(ctxwin_window_push_tool(NULL, CTXWIN_KIND_TOOL_CALL, "a", 1, "x", 1, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK(ctxwin_window_message_count(w) == count + 1); /* only the good result went in */
+    ctxwin_window_free(w);
+}
+
+static void tiered_compact_cuts_long_tool_outputs(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"strategy\":\"tiered\",\"tool_output_max_lines\":4}"));
+    char output[2048] = "";
+    for (int i = 0; i < 50; i++) strcat(output, "file.c: ok\n");
+    for (int t = 0; t < 2; t++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Build it."));
+        CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, t == 0 ? "b0" : "b1", "make"));
+        CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_RESULT, t == 0 ? "b0" : "b1", output));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Built."));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    CHECK(ctxwin_window_view_len(w) == 8);
+    CHECK(item_at(w, 2).type == CTXWIN_ITEM_MESSAGE); /* under budget: nothing cut yet */
+    uint32_t gen = ctxwin_window_generation(w);
+    size_t removed = 99;
+    CHECK_OK(ctxwin_window_compact(w, &removed));
+    CHECK(removed == 1); /* the first build log; the newest turn stays whole */
+    CHECK(ctxwin_window_generation(w) != gen);
+    ctxwin_item cut = item_at(w, 2);
+    CHECK(cut.type == CTXWIN_ITEM_TRUNCATED && cut.index == 2 && cut.kind == CTXWIN_KIND_TOOL_RESULT);
+    CHECK(item_says(&cut, "[... 46 lines truncated ...]"));
+    ctxwin_item newest = item_at(w, 6);
+    CHECK(newest.type == CTXWIN_ITEM_MESSAGE && newest.index == 6);
+    ctxwin_window_free(w);
+}
+
+static void monologue_compact_keeps_questions_and_answers(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"strategy\":\"monologue\",\"keep_recent_turns\":1}"));
+    for (int t = 0; t < 3; t++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Why does the test fail?"));
+        CHECK_OK(push_str(w, CTXWIN_KIND_THINKING, "Let me look at the log first."));
+        CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, t == 0 ? "r0" : t == 1 ? "r1" : "r2", "cat log"));
+        CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_RESULT, t == 0 ? "r0" : t == 1 ? "r1" : "r2", "assertion failed"));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "An off-by-one in the loop."));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    size_t removed = 0;
+    CHECK_OK(ctxwin_window_compact(w, &removed));
+    CHECK(removed == 6); /* thinking, call and result of the two older turns */
+    CHECK(ctxwin_window_view_len(w) == 2 + 2 + 5);
+    CHECK(item_at(w, 0).index == 0 && item_at(w, 1).index == 4 && item_at(w, 1).kind == CTXWIN_KIND_ASSISTANT);
+    CHECK(item_at(w, 4).index == 10);
+    ctxwin_turn_info info;
+    CHECK_OK(ctxwin_window_turn_info(w, 0, &info));
+    CHECK(info.live); /* its question is still sent */
+    ctxwin_window_free(w);
+}
+
+static void drop_oldest_honours_every_threshold(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"strategy\":\"drop_oldest\",\"message_threshold\":5,\"turn_threshold\":3}"));
+    size_t pruned = 0, total = 0;
+    for (int t = 0; t < 6; t++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "next"));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "done"));
+        CHECK_OK(ctxwin_window_end_turn(w, &pruned));
+        total += pruned;
+    }
+    /* five messages at most: two whole turns of two */
+    CHECK(ctxwin_window_first_live_turn(w) == 4 && total == 4);
+    CHECK(ctxwin_window_view_len(w) == 4 && ctxwin_window_start(w) == 8);
+    CHECK(item_at(w, 0).kind == CTXWIN_KIND_USER);
+    ctxwin_window_free(w);
+}
+
+static void recover_shrinks_by_the_excess(void) {
+    const char *error =
+        "{\"error\":{\"message\":\"This model's maximum context length is 1000 tokens. However, your "
+        "messages resulted in 1100 tokens.\",\"code\":\"context_length_exceeded\"}}";
+    ctxwin_error_info info;
+    CHECK_OK(ctxwin_classify_error(error, strlen(error), &info));
+    CHECK(info.category == CTXWIN_ERR_CAT_CONTEXT_OVERFLOW && info.excess == 100);
+    ctxwin_window *w = new_window("gpt-4o");
+    for (int t = 0; t < 30; t++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Please look at the next part of the repository for me."));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Looked at it; it is fine and needs no change."));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    int64_t before = history_tokens(w);
+    size_t removed = 0;
+    CHECK_OK(ctxwin_window_recover(w, &info, &removed));
+    CHECK(removed > 0 && history_tokens(w) <= before - info.excess);
+    CHECK(item_at(w, 0).kind == CTXWIN_KIND_USER);
+
+    ctxwin_error_info rate;
+    CHECK_OK(ctxwin_classify_error("Rate limit exceeded", 19, &rate));
+    CHECK_STATUS(ctxwin_window_recover(w, &rate, NULL), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "context overflow") != NULL);
+    CHECK_STATUS(ctxwin_window_recover(w, NULL, NULL), CTXWIN_STATUS_NULL_ARG);
+    ctxwin_error_info bogus = {42, -1, -1, -1};
+    CHECK_STATUS(ctxwin_window_recover(w, &bogus, NULL), CTXWIN_STATUS_INVALID_ARG);
+
+    /* Only the newest turn left: a clear error and nothing changes. */
+    ctxwin_error_info huge = info;
+    huge.excess = 1000000;
+    size_t len = ctxwin_window_view_len(w);
+    uint32_t gen = ctxwin_window_generation(w);
+    CHECK_STATUS(ctxwin_window_recover(w, &huge, &removed), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(w), "newest turn") != NULL);
+    CHECK(ctxwin_window_view_len(w) == len && ctxwin_window_generation(w) == gen);
+    ctxwin_window_free(w);
+}
+
+static void strategy_settings_are_checked(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hi"));
+    struct { const char *json; int32_t status; const char *names; } cases[] = {
+        {"{\"strategy\":\"lru\"}", CTXWIN_STATUS_INVALID_ARG, "lru"},
+        {"{\"strategy\":\"drop_oldest\",\"token_threshold\":-5}", CTXWIN_STATUS_INVALID_ARG, "token_threshold"},
+        {"{\"turn_threshold\":0}", CTXWIN_STATUS_INVALID_ARG, "turn_threshold"},
+        {"{\"keep_recent_turns\":-1}", CTXWIN_STATUS_INVALID_ARG, "keep_recent_turns"},
+        {"{\"strategy\":\"tiered\",\"keep_first\":3,\"keep_recent\":9,\"message_threshold\":8}",
+         CTXWIN_STATUS_INVALID_ARG, "message_threshold"},
+        {"{\"threshold\":0}", CTXWIN_STATUS_INVALID_ARG, "threshold"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_STATUS(configure(w, cases[i].json), cases[i].status);
+        CHECK(strstr(last_error(w), cases[i].names) != NULL);
+    }
+    CHECK(ctxwin_window_message_count(w) == 1 && ctxwin_window_view_len(w) == 1);
+    ctxwin_window_free(w);
+}
+
+void suite_view(void) {
+    harness_run("sliding_view_is_pinned_plus_start_to_count", sliding_view_is_pinned_plus_start_to_count);
+    harness_run("parallel_calls_pair_and_unanswered_ones_are_cancelled",
+                parallel_calls_pair_and_unanswered_ones_are_cancelled);
+    harness_run("bad_tool_messages_are_refused_and_nothing_is_lost", bad_tool_messages_are_refused_and_nothing_is_lost);
+    harness_run("tiered_compact_cuts_long_tool_outputs", tiered_compact_cuts_long_tool_outputs);
+    harness_run("monologue_compact_keeps_questions_and_answers", monologue_compact_keeps_questions_and_answers);
+    harness_run("drop_oldest_honours_every_threshold", drop_oldest_honours_every_threshold);
+    harness_run("recover_shrinks_by_the_excess", recover_shrinks_by_the_excess);
+    harness_run("strategy_settings_are_checked", strategy_settings_are_checked);
+}

@@ -1,0 +1,480 @@
+//! The view's invariants, property-tested on 100,000 random conversations per strategy:
+//! random kinds, parallel tool calls (some left unanswered), huge tool outputs, pinned
+//! messages, tiny budgets and thresholds, manual compactions and overflow recoveries.
+//!
+//! After every operation that enforces the strategy, the view must satisfy:
+//! - no tool result without its call before it;
+//! - no call without all its results, except in the newest (unfinished) turn;
+//! - the first non-pinned item is a user message;
+//! - every pinned message is present as itself, and items follow ledger order;
+//! - the newest turn is whole (every message, untruncated);
+//! - history tokens within the budget (and the token threshold) unless the newest turn alone
+//!   is over, which `overrun` then reports;
+//! - at most one compaction marker;
+//! - the generation changed whenever the view did.
+//!
+//! Sliding and drop_oldest are also compared with a straightforward reference that drops the
+//! oldest turn one at a time, and every strategy with a replay of the ledger into a fresh
+//! window (the view is a function of the contents, not of the order of calls).
+
+use ctxwin::Kind;
+use ctxwin::Window;
+use ctxwin::classify::{ErrorCategory, ErrorInfo};
+use ctxwin::view::ItemType;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const CONVERSATIONS: u32 = 100_000;
+const MODEL: &str = "test-model-estimated";
+
+/// A small, fast generator driven by one proptest seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// One step of a scripted session.
+#[derive(Clone, Debug)]
+enum Step {
+    Push(Kind, String),
+    Tool(Kind, String, String),
+    EndTurn,
+    Compact,
+    Recover(i64),
+    SetBudget(i32),
+    /// Rewind to this many thousandths of the messages.
+    Truncate(usize),
+}
+
+fn text(rng: &mut Rng) -> String {
+    let words = 1 + rng.below(40) as usize;
+    let mut text = String::new();
+    for i in 0..words {
+        text.push_str(if i % 7 == 6 { "word\n" } else { "word " });
+    }
+    text
+}
+
+fn tool_output(rng: &mut Rng) -> String {
+    if rng.chance(25) {
+        let lines = 20 + rng.below(180);
+        (0..lines).map(|i| format!("output line {i}\n")).collect()
+    } else {
+        text(rng)
+    }
+}
+
+/// A random conversation: a pinned head, then turns of assistant text, thinking, pinned
+/// system messages and steps of parallel tool calls whose results come in any order, some
+/// never. With `manual`, also compactions, recoveries, budget changes and rewinds between
+/// turns.
+fn conversation(rng: &mut Rng, manual: bool) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for _ in 0..rng.below(3) {
+        let kind = [Kind::System, Kind::Assistant, Kind::Thinking][rng.below(3) as usize];
+        steps.push(Step::Push(kind, text(rng)));
+    }
+    let turns = 1 + rng.below(8);
+    let mut id = 0;
+    for _ in 0..turns {
+        steps.push(Step::Push(Kind::User, text(rng)));
+        for _ in 0..rng.below(5) {
+            match rng.below(5) {
+                0 => steps.push(Step::Push(Kind::Assistant, text(rng))),
+                1 => steps.push(Step::Push(Kind::Thinking, text(rng))),
+                2 if rng.chance(30) => steps.push(Step::Push(Kind::System, text(rng))),
+                _ => {
+                    let calls: Vec<String> = (0..1 + rng.below(3))
+                        .map(|_| {
+                            id += 1;
+                            format!("call_{id}")
+                        })
+                        .collect();
+                    for call in &calls {
+                        steps.push(Step::Tool(Kind::ToolCall, call.clone(), text(rng)));
+                    }
+                    let mut answered: Vec<&String> = calls.iter().filter(|_| !rng.chance(10)).collect();
+                    if answered.len() > 1 && rng.chance(50) {
+                        answered.reverse();
+                    }
+                    for call in answered {
+                        steps.push(Step::Tool(Kind::ToolResult, call.clone(), tool_output(rng)));
+                    }
+                }
+            }
+        }
+        if rng.chance(85) {
+            steps.push(Step::EndTurn);
+        }
+        if manual && rng.chance(15) {
+            steps.push(Step::Compact);
+        }
+        if manual && rng.chance(10) {
+            steps.push(Step::Recover(1 + rng.below(300) as i64));
+        }
+        if manual && rng.chance(10) {
+            steps.push(Step::SetBudget(rng.below(600) as i32));
+        }
+        if manual && rng.chance(8) {
+            steps.push(Step::Truncate(rng.below(1001) as usize));
+        }
+    }
+    steps.push(Step::EndTurn);
+    steps
+}
+
+/// Random settings for `strategy`, with tiny budgets and thresholds.
+fn settings(rng: &mut Rng, strategy: &str) -> String {
+    let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{}"#, rng.below(700));
+    let mut key = |rng: &mut Rng, name: &str, low: u64, span: u64| {
+        if rng.chance(50) {
+            json.push_str(&format!(r#","{name}":{}"#, low + rng.below(span)));
+        }
+    };
+    match strategy {
+        "drop_oldest" => {
+            key(rng, "token_threshold", 1, 600);
+            key(rng, "message_threshold", 1, 30);
+            key(rng, "turn_threshold", 1, 6);
+        }
+        "tiered" => {
+            key(rng, "token_threshold", 1, 600);
+            key(rng, "keep_first", 0, 6);
+            key(rng, "keep_recent", 0, 12);
+            key(rng, "tool_output_max_lines", 1, 20);
+        }
+        "monologue" => {
+            key(rng, "token_threshold", 1, 600);
+            key(rng, "keep_recent_turns", 0, 4);
+        }
+        _ => {}
+    }
+    json.push('}');
+    json
+}
+
+/// Applies `step`; true when it ran the strategy (a failed recovery leaves the window as it
+/// was, so it did not).
+fn apply(window: &mut Window, step: &Step) -> bool {
+    match step {
+        Step::Push(kind, text) => {
+            window.push(*kind, text).unwrap();
+            false
+        }
+        Step::Tool(kind, id, text) => {
+            window.push_tool(*kind, id, text).expect("well-formed tool message");
+            false
+        }
+        Step::EndTurn => {
+            window.end_turn();
+            true
+        }
+        Step::Compact => {
+            window.compact();
+            true
+        }
+        Step::Recover(excess) => {
+            let info = ErrorInfo {
+                category: ErrorCategory::ContextOverflow,
+                limit: None,
+                actual: None,
+                excess: Some(*excess),
+            };
+            let before = window.view_history().tokens();
+            let recovered = window.recover(&info).is_ok();
+            if recovered {
+                assert!(window.view_history().tokens() + (*excess as u64) <= before, "recover shrank too little");
+            }
+            recovered
+        }
+        Step::SetBudget(budget) => {
+            window.set_budget(*budget).unwrap();
+            true
+        }
+        Step::Truncate(thousandths) => {
+            window.truncate(window.message_count() * thousandths / 1000).unwrap();
+            true
+        }
+    }
+}
+
+/// What one view item stands for, for comparisons: type, kind, index, text, tokens.
+type SnapshotItem = (ItemType, Kind, usize, Option<String>, u32);
+
+/// The whole view.
+type Snapshot = Vec<SnapshotItem>;
+
+fn snapshot(window: &Window) -> Snapshot {
+    (0..window.view_len())
+        .map(|i| {
+            let item = window.view_item(i).expect("item within view_len");
+            (item.item_type, item.kind, item.index, item.text.map(str::to_owned), item.tokens.tokens)
+        })
+        .collect()
+}
+
+/// Which messages are pinned and which turn holds each, computed once per check from the
+/// definitions (before the first USER message, or SYSTEM; a turn starts at each USER).
+struct Layout {
+    pinned: Vec<bool>,
+    turn: Vec<Option<usize>>,
+}
+
+impl Layout {
+    fn of(window: &Window) -> Layout {
+        let mut layout = Layout {
+            pinned: Vec::new(),
+            turn: Vec::new(),
+        };
+        let mut turn: Option<usize> = None;
+        for index in 0..window.message_count() {
+            let kind = window.message(index).unwrap().kind();
+            if kind == Kind::User {
+                turn = Some(turn.map_or(0, |t| t + 1));
+            }
+            layout.pinned.push(turn.is_none() || kind == Kind::System);
+            layout.turn.push(turn);
+        }
+        layout
+    }
+}
+
+/// History tokens the newest turn alone takes.
+fn newest_turn_tokens(window: &Window) -> u64 {
+    match window.turn_count().checked_sub(1) {
+        Some(newest) => u64::from(window.turn_info(newest).unwrap().tokens.tokens),
+        None => 0,
+    }
+}
+
+/// Checks every invariant of the current view; `limit` is the history token limit, `None`
+/// between a push and the strategy's next run (pushes are not held to the budget).
+fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
+    let layout = Layout::of(window);
+    let is_pinned = |index: usize| layout.pinned[index];
+    let turn_of = |index: usize| layout.turn[index];
+    let newest = window.turn_count().checked_sub(1);
+    let call_id = |index: usize| window.message(index).unwrap().call_id().map(str::to_owned);
+    // Ledger order, and pinned messages present as themselves.
+    // (A cancelled result stands at the end of its call's run of tool messages.)
+    let ordered: Vec<usize> = view
+        .iter()
+        .filter(|item| !(item.0 == ItemType::Synthetic && item.1 == Kind::ToolResult))
+        .map(|item| item.2)
+        .collect();
+    assert!(ordered.windows(2).all(|w| w[0] <= w[1]), "items out of ledger order");
+    for index in (0..window.message_count()).filter(|&i| is_pinned(i)) {
+        assert!(view.iter().any(|item| item.0 == ItemType::Message && item.2 == index), "pinned {index} missing");
+    }
+    // The first non-pinned item is a user message.
+    let history: Vec<_> = view
+        .iter()
+        .filter(|item| !(item.0 == ItemType::Message && is_pinned(item.2)))
+        .collect();
+    if let Some(first) = history.first() {
+        assert_eq!(first.1, Kind::User, "first history item {first:?}");
+    }
+    // Tool pairs.
+    let sent = |pred: &dyn Fn(&SnapshotItem) -> bool| view.iter().position(pred);
+    for (position, item) in view.iter().enumerate() {
+        match (item.0, item.1) {
+            (ItemType::Synthetic, Kind::ToolResult) => {
+                let call = sent(&|c| c.1 == Kind::ToolCall && c.2 == item.2);
+                assert!(call.is_some_and(|c| c < position), "cancelled result without its call");
+            }
+            (_, Kind::ToolResult) => {
+                let Some(id) = call_id(item.2) else { continue };
+                let turn = turn_of(item.2);
+                let call = sent(&|c| {
+                    c.1 == Kind::ToolCall && c.0 != ItemType::Synthetic && call_id(c.2).as_ref() == Some(&id) && turn_of(c.2) == turn
+                });
+                assert!(call.is_some_and(|c| c < position), "result {} without its call", item.2);
+            }
+            (_, Kind::ToolCall) => {
+                let turn = turn_of(item.2);
+                if turn == newest {
+                    continue;
+                }
+                let Some(id) = call_id(item.2) else { continue };
+                let answered = view[position..].iter().any(|r| {
+                    r.1 == Kind::ToolResult
+                        && ((r.0 == ItemType::Synthetic && r.2 == item.2)
+                            || (r.0 != ItemType::Synthetic && call_id(r.2).as_ref() == Some(&id) && turn_of(r.2) == turn))
+                });
+                assert!(answered, "call {} without its result", item.2);
+            }
+            _ => {}
+        }
+    }
+    // The newest turn whole.
+    if let Some(newest) = newest {
+        let info = window.turn_info(newest).unwrap();
+        for index in info.first_message..info.first_message + info.message_count {
+            assert!(view.iter().any(|item| item.0 == ItemType::Message && item.2 == index), "newest turn lost {index}");
+        }
+    }
+    // Budget, or a report of why not.
+    let tokens = window.view_history().tokens();
+    let sum: u64 = history.iter().map(|item| u64::from(item.4)).sum();
+    assert_eq!(tokens, sum, "view_history disagrees with the items");
+    if let Some(limit) = limit.filter(|&limit| tokens > limit) {
+        assert!(newest_turn_tokens(window) > limit, "over the limit ({tokens} > {limit}) though the newest turn fits");
+    }
+    assert_eq!(window.overrun(), tokens.saturating_sub(u64::from(window.settings().history_budget)));
+    let markers = view.iter().filter(|item| item.3.as_deref().is_some_and(|t| t.starts_with("[Context compacted:"))).count();
+    assert!(markers <= 1, "{markers} markers");
+}
+
+/// The reference for `sliding` and `drop_oldest` without manual steps: drop the oldest turn
+/// one at a time while a limit is exceeded, never the newest. Returns the first kept turn.
+fn reference_first_turn(window: &Window, tokens: u64, messages: Option<u64>, turns: Option<u64>) -> usize {
+    let layout = Layout::of(window);
+    let turn_count = window.turn_count();
+    let mut first = 0;
+    let over = |first: usize| {
+        let live = first..turn_count;
+        let mut sum = 0u64;
+        let mut items = 0u64;
+        for t in live.clone() {
+            let info = window.turn_info(t).unwrap();
+            for index in info.first_message..info.first_message + info.message_count {
+                let message = window.message(index).unwrap();
+                if message.kind() != Kind::System {
+                    sum += u64::from(message.count().tokens);
+                    items += 1;
+                }
+            }
+        }
+        // Calls of completed turns left unanswered get a cancelled result each.
+        let cancelled = window
+            .pairing_defects()
+            .iter()
+            .filter(|d| layout.turn[d.index].is_some_and(|t| t >= first))
+            .count() as u64;
+        sum += cancelled * u64::from(ctxwin::Model::resolve(MODEL).count(ctxwin::view::text::CANCELLED_RESULT).tokens);
+        items += cancelled;
+        sum > tokens || messages.is_some_and(|m| items > m) || turns.is_some_and(|t| live.len() as u64 > t)
+    };
+    while first + 1 < turn_count && over(first) {
+        first += 1;
+    }
+    first
+}
+
+fn check_reference(window: &Window, view: &Snapshot) {
+    let settings = window.settings();
+    let budget = u64::from(settings.history_budget);
+    let first = reference_first_turn(
+        window,
+        settings.token_threshold.map_or(budget, |t| u64::from(t).min(budget)),
+        settings.message_threshold.map(u64::from),
+        settings.turn_threshold.map(u64::from),
+    );
+    let start = if first == 0 { 0 } else { window.turn_info(first).unwrap().first_message };
+    assert_eq!(window.start(), start, "start differs from the reference");
+    // Pinned messages before start, then everything from start, with only repairs added.
+    let pinned = Layout::of(window).pinned;
+    let expected: Vec<usize> = (0..window.message_count()).filter(|&i| i >= start || pinned[i]).collect();
+    let sent: Vec<usize> = view.iter().filter(|item| item.0 == ItemType::Message).map(|item| item.2).collect();
+    assert_eq!(sent, expected, "messages sent differ from the reference");
+    assert!(view.iter().all(|item| item.0 == ItemType::Message || item.3.as_deref() == Some(ctxwin::view::text::CANCELLED_RESULT)));
+}
+
+fn run(strategy: &'static str) {
+    let checked = AtomicUsize::new(0);
+    let mut runner = TestRunner::new(Config {
+        cases: CONVERSATIONS,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&(any::<u64>(), any::<bool>()), |(seed, manual)| {
+            let mut rng = Rng(seed | 1);
+            let config = settings(&mut rng, strategy);
+            let steps = conversation(&mut rng, manual);
+            let mut window = Window::new(MODEL);
+            window.configure(&config).unwrap();
+            let mut previous = (snapshot(&window), window.generation(), window.message_count());
+            for step in &steps {
+                let enforced = apply(&mut window, step);
+                if matches!(step, Step::Push(Kind::User, _)) {
+                    // A new turn: the request about to be sent must pair its tools already.
+                    check_invariants(&window, &snapshot(&window), None);
+                }
+                if !enforced {
+                    continue;
+                }
+                let view = snapshot(&window);
+                let budget = u64::from(window.settings().history_budget);
+                let limit = match strategy {
+                    "sliding" => budget,
+                    _ => window.settings().token_threshold.map_or(budget, |t| u64::from(t).min(budget)),
+                };
+                check_invariants(&window, &view, Some(limit));
+                // Pushing appends to the view as pushed and a rewind cuts it; any other change
+                // bumps the generation.
+                let count = window.message_count();
+                let mut pushed: Snapshot = previous.0.iter().filter(|item| item.2 < count).cloned().collect();
+                pushed.extend((previous.2..window.message_count()).map(|index| {
+                    let message = window.message(index).unwrap();
+                    let text = message.text().map(str::to_owned);
+                    (ItemType::Message, message.kind(), index, text, message.count().tokens)
+                }));
+                if view != pushed {
+                    assert_ne!(window.generation(), previous.1, "the view changed but the generation did not");
+                }
+                if !manual && matches!(strategy, "sliding" | "drop_oldest") {
+                    check_reference(&window, &view);
+                }
+                previous = (view, window.generation(), window.message_count());
+            }
+            if !manual {
+                let mut replay = Window::new(MODEL);
+                replay.configure(&config).unwrap();
+                for step in steps.iter().filter(|s| !matches!(s, Step::EndTurn)) {
+                    apply(&mut replay, step);
+                }
+                replay.end_turn();
+                assert_eq!(snapshot(&replay), previous.0, "a replay of the ledger gives another view");
+            }
+            checked.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        })
+        .unwrap_or_else(|failure| panic!("{strategy}: {failure}"));
+    let checked = checked.load(Ordering::Relaxed);
+    println!("{strategy}: checked {checked} random conversations");
+    assert!(checked >= CONVERSATIONS as usize);
+}
+
+#[test]
+fn sliding_keeps_every_invariant() {
+    run("sliding");
+}
+
+#[test]
+fn drop_oldest_keeps_every_invariant() {
+    run("drop_oldest");
+}
+
+#[test]
+fn tiered_keeps_every_invariant() {
+    run("tiered");
+}
+
+#[test]
+fn monologue_keeps_every_invariant() {
+    run("monologue");
+}
