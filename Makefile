@@ -34,7 +34,7 @@ HELGRIND := valgrind --quiet --tool=helgrind --error-exitcode=1
 FUZZ_SECONDS ?= 60
 FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
-.PHONY: all lib header check-header test check-all rust-test c-test header-compile snippet examples \
+.PHONY: all lib header check-header test check-all rust-test tiktoken-reference c-test header-compile snippet examples \
 	valgrind asan helgrind fuzz crash-test demo bench bench-memory symbols check-symbols install \
 	install-test clean
 
@@ -65,7 +65,7 @@ check-header: lib
 	@diff -u include/ctxwin.h "$(GENERATED_HEADER)" \
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
-test: rust-test check-header check-symbols header-compile snippet examples c-test valgrind asan \
+test: rust-test tiktoken-reference check-header check-symbols header-compile snippet examples c-test valgrind asan \
 	crash-test install-test
 
 # make test plus the slow checks: the thread checker and a fuzzing run of every target.
@@ -73,6 +73,19 @@ check-all: test helgrind fuzz
 
 rust-test:
 	$(CARGO) test --release
+
+# Exact counts against OpenAI's own Python tiktoken on 100,000 generated strings, for every
+# encoding. Offline: tiktoken is handed the vocabulary files the tiktoken-rs crate ships.
+TIKTOKEN_PY := target/py-tiktoken
+$(TIKTOKEN_PY)/.installed:
+	python3 -m pip install --quiet --disable-pip-version-check --target $(TIKTOKEN_PY) tiktoken==0.14.0
+	touch $@
+
+tiktoken-reference: $(TIKTOKEN_PY)/.installed
+	$(CARGO) build --release --example gen_corpus --example count_corpus
+	mkdir -p $(OUT)
+	$(RELEASE)/examples/gen_corpus --seed 1 --count 100000 > $(OUT)/corpus.jsonl
+	PYTHONPATH=$(TIKTOKEN_PY) python3 tests/tiktoken_reference.py $(OUT)/corpus.jsonl $(RELEASE)/examples/count_corpus
 
 header-compile: lib
 	mkdir -p $(OUT)

@@ -4,11 +4,21 @@
 use std::env;
 use std::path::PathBuf;
 
+// The exact counter's tables (vocabularies, Unicode classes), generated from tiktoken-rs's
+// vocabularies and regex-syntax's Unicode data.
+#[path = "src/tokens/bpe/build_tables.rs"]
+mod build_tables;
+
 fn main() {
     let crate_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=src/ffi");
+    println!("cargo:rerun-if-changed=src/tokens/bpe/build_tables.rs");
+    println!("cargo:rerun-if-changed=src/tokens/bpe/layout.rs");
+    if let Err(err) = build_tables::generate(&out_dir) {
+        panic!("generating the token counter's tables failed: {err}");
+    }
 
     let mut config =
         cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml is readable and valid");

@@ -14,28 +14,16 @@ use ctxwin::tokens::Encoding;
 use ctxwin::{Kind, Window};
 use std::path::Path;
 
+#[path = "../tests/support/corpus.rs"]
+mod corpus;
+use corpus::Rng;
+
 const SESSIONS: usize = 300;
 const OBSERVED_REQUESTS: usize = 5;
 const MESSAGES_PER_REQUEST: usize = 6;
 const HELD_OUT: usize = 30;
 /// Messages under this many true tokens are not scored: one token off is not a percentage.
 const MIN_TOKENS: usize = 20;
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Prose in several scripts, written for this benchmark.
 const PROSE: &[&str] = &[
@@ -106,13 +94,13 @@ fn error_percent(estimate: usize, truth: usize) -> f64 {
 fn main() {
     let sources = Sources::load();
     let truth = |text: &str| Encoding::O200kBase.count(text);
-    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut rng = Rng::new(0x5eed_1234_abcd_0001);
     let (mut bytes4, mut raw, mut calibrated) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..SESSIONS {
         // Each session favours a few kinds of content, as real sessions do.
         let weights: Vec<usize> = (0..sources.kinds.len()).map(|_| rng.below(4) * rng.below(4)).collect();
         let total: usize = weights.iter().sum::<usize>().max(1);
-        let mut pick = |rng: &mut Rng| {
+        let pick = |rng: &mut Rng| {
             let mut r = rng.below(total);
             weights.iter().position(|&w| {
                 let hit = r < w;

@@ -5,14 +5,14 @@
 //! process on first use.
 
 mod calibration;
+mod bpe;
 mod display;
-mod encoding;
 mod estimate;
 mod models;
 
 pub use calibration::Calibration;
 pub use display::format_count;
-pub use encoding::Encoding;
+pub use bpe::Encoding;
 pub use models::Model;
 
 /// A token count and whether it is exact.

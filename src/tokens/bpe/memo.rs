@@ -1,0 +1,146 @@
+//! A per-thread memo of the token counts of pieces.
+//!
+//! Text repeats its words, identifiers and indentation runs. The memo is
+//! direct-mapped, bounded (fixed entry counts; pieces of at most
+//! [`MAX_PIECE_LEN`] bytes; about 0.5 MB per counting thread, freed when the
+//! thread exits) and exact: an entry is used only when the whole piece
+//! matches. Short pieces are stored inline, so the common case (a frequent
+//! word) is answered from one cache line instead of the vocabulary's large
+//! tables. Being thread-local, the memo needs no locking; its contents never
+//! change any result.
+
+use std::cell::RefCell;
+
+use super::vocab::Vocab;
+
+/// Longest piece whose count is remembered.
+const MAX_PIECE_LEN: usize = 256;
+/// Longest piece stored inline (fills a 64-byte entry).
+const INLINE_LEN: usize = 48;
+/// Number of remembered short pieces (a power of two).
+const SHORT_ENTRIES: usize = 4096;
+/// Number of remembered long pieces (a power of two).
+const LONG_ENTRIES: usize = 1024;
+
+/// A remembered count of a piece of at most [`INLINE_LEN`] bytes.
+#[derive(Clone, Copy)]
+struct ShortEntry {
+    hash: u64,
+    count: u32,
+    len: u8,
+    vocab: u8,
+    piece: [u8; INLINE_LEN],
+}
+
+/// A remembered count of a longer piece.
+struct LongEntry {
+    hash: u64,
+    vocab: u8,
+    count: usize,
+    piece: Vec<u8>,
+}
+
+/// The memo of one thread. Its tables are empty until first used, and stay
+/// empty (remembering nothing) in the fallback used during thread teardown.
+pub(super) struct Memo {
+    short: Vec<ShortEntry>,
+    long: Vec<LongEntry>,
+}
+
+thread_local! {
+    static MEMO: RefCell<Memo> = const { RefCell::new(Memo::new()) };
+}
+
+/// Runs `work` once with this thread's memo (or with a memo that remembers
+/// nothing, if the thread-local one is unavailable).
+pub(super) fn with_memo<R>(mut work: impl FnMut(&mut Memo) -> R) -> R {
+    let done = MEMO.try_with(|memo| {
+        let mut memo = memo.try_borrow_mut().ok()?;
+        memo.allocate();
+        Some(work(&mut memo))
+    });
+    match done {
+        Ok(Some(result)) => result,
+        _ => work(&mut Memo::new()),
+    }
+}
+
+impl Memo {
+    /// A memo with empty tables (allocated by [`Memo::allocate`]).
+    const fn new() -> Self {
+        Memo {
+            short: Vec::new(),
+            long: Vec::new(),
+        }
+    }
+
+    fn allocate(&mut self) {
+        if self.short.is_empty() {
+            let empty = ShortEntry {
+                hash: 0,
+                count: 0,
+                len: 0,
+                vocab: u8::MAX,
+                piece: [0; INLINE_LEN],
+            };
+            self.short = vec![empty; SHORT_ENTRIES];
+            self.long = (0..LONG_ENTRIES)
+                .map(|_| LongEntry {
+                    hash: 0,
+                    vocab: u8::MAX,
+                    count: 0,
+                    piece: Vec::new(),
+                })
+                .collect();
+        }
+    }
+
+    /// The remembered count of `piece` (with key hash `hash`) under `vocab`.
+    #[inline]
+    pub(super) fn piece_count(&self, vocab: &Vocab, piece: &[u8], hash: u64) -> Option<usize> {
+        if piece.len() <= INLINE_LEN {
+            let entry = self.short.get(index(hash, SHORT_ENTRIES))?;
+            let hit = entry.hash == hash
+                && entry.vocab == vocab.id()
+                && usize::from(entry.len) == piece.len()
+                && entry.piece.get(..piece.len()) == Some(piece);
+            hit.then_some(entry.count as usize)
+        } else {
+            let entry = self.long.get(index(hash, LONG_ENTRIES))?;
+            let hit = entry.hash == hash && entry.vocab == vocab.id() && entry.piece == piece;
+            hit.then_some(entry.count)
+        }
+    }
+
+    /// Remembers the count of a piece (pieces longer than [`MAX_PIECE_LEN`]
+    /// are not kept).
+    #[inline]
+    pub(super) fn remember_piece(&mut self, vocab: &Vocab, piece: &[u8], hash: u64, count: usize) {
+        if piece.len() <= INLINE_LEN {
+            if let (Some(entry), Ok(count)) = (
+                self.short.get_mut(index(hash, SHORT_ENTRIES)),
+                u32::try_from(count),
+            ) {
+                entry.hash = hash;
+                entry.count = count;
+                entry.len = piece.len() as u8;
+                entry.vocab = vocab.id();
+                entry.piece[..piece.len()].copy_from_slice(piece);
+            }
+        } else if piece.len() <= MAX_PIECE_LEN {
+            if let Some(entry) = self.long.get_mut(index(hash, LONG_ENTRIES)) {
+                entry.hash = hash;
+                entry.vocab = vocab.id();
+                entry.count = count;
+                entry.piece.clear();
+                entry.piece.extend_from_slice(piece);
+            }
+        }
+    }
+}
+
+/// Slot of a hash in a table of `entries` (a power of two) entries.
+#[inline(always)]
+fn index(hash: u64, entries: usize) -> usize {
+    (hash >> 40) as usize & (entries - 1)
+}

@@ -1,0 +1,68 @@
+//! Pre-tokenizer of cl100k_base:
+//!
+//! ```text
+//! '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+
+//! |\s++$|\s*[\r\n]|\s+(?!\S)|\s
+//! ```
+
+use super::super::layout::{
+    CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_NEWLINE, CLASS_NUMBER, CLASS_UPPER,
+};
+use super::super::unicode::{LETTERS, NUMBERS, PUNCTUATION, class_at, is_in};
+use super::contraction::case_insensitive_len;
+use super::{Pretokenizer, WhitespaceRun, bounded_run_end, run_end};
+
+/// The cl100k splitting regex.
+pub(in super::super) struct Cl100k;
+
+impl Pretokenizer for Cl100k {
+    #[inline]
+    fn piece_end(text: &[u8], start: usize) -> usize {
+        let contraction = case_insensitive_len(text, start);
+        if contraction > 0 {
+            return start + contraction;
+        }
+        let (class, len) = class_at(text, start);
+        match class {
+            CLASS_UPPER | CLASS_LOWER | CLASS_LETTER_OTHER => run_end(text, start, LETTERS),
+            CLASS_NUMBER => bounded_run_end(text, start, NUMBERS, 3),
+            CLASS_NEWLINE => whitespace(text, start),
+            // Other, mark or non-newline space: a possessive one-character
+            // prefix of a letter run, else punctuation or white space.
+            _ => {
+                let next = start + len;
+                let next_class = class_at(text, next).0;
+                if is_in(LETTERS, next_class) {
+                    run_end(text, next, LETTERS)
+                } else if is_in(PUNCTUATION, class) {
+                    punctuation(text, start)
+                } else if text[start] == b' ' && is_in(PUNCTUATION, next_class) {
+                    punctuation(text, next)
+                } else {
+                    whitespace(text, start)
+                }
+            }
+        }
+    }
+}
+
+/// `[^\s\p{L}\p{N}]++[\r\n]*+` matched at `i`.
+#[inline]
+fn punctuation(text: &[u8], i: usize) -> usize {
+    let mut end = run_end(text, i, PUNCTUATION);
+    while matches!(text.get(end), Some(b'\r' | b'\n')) {
+        end += 1;
+    }
+    end
+}
+
+/// `\s++$`, then `\s*[\r\n]`, then `\s+(?!\S)`, then `\s`, matched at `start`.
+#[inline]
+fn whitespace(text: &[u8], start: usize) -> usize {
+    let run = WhitespaceRun::scan(text, start);
+    if run.end == text.len() {
+        return run.end;
+    }
+    run.last_newline_end
+        .unwrap_or_else(|| run.lookahead_split(text, start))
+}

@@ -1,0 +1,96 @@
+//! Pre-tokenizers: hand-written equivalents of tiktoken's splitting regexes.
+//!
+//! Each one returns, for a position in the text, where the regex match that
+//! `find_iter` yields at that position ends. The regexes are leftmost-first
+//! backtracking patterns (fancy-regex); every alternative is emulated in order
+//! with its exact greedy / possessive / look-ahead behaviour, and every
+//! character starts a match of some alternative, so nothing is ever skipped.
+
+mod cl100k;
+mod contraction;
+mod o200k;
+mod r50k;
+
+pub(super) use cl100k::Cl100k;
+pub(super) use o200k::O200k;
+pub(super) use r50k::R50k;
+
+use super::layout::CLASS_NEWLINE;
+use super::unicode::{ClassSet, WHITESPACE, class_at, is_in};
+
+/// Splits text into the pieces of one encoding's regex.
+pub(super) trait Pretokenizer {
+    /// End of the piece that starts at `start` (a character boundary before the
+    /// end of `text`, which is valid UTF-8). Always greater than `start`.
+    fn piece_end(text: &[u8], start: usize) -> usize;
+}
+
+/// End of the longest run of characters of `set` starting at `i`.
+#[inline(always)]
+fn run_end(text: &[u8], mut i: usize, set: ClassSet) -> usize {
+    loop {
+        let (class, len) = class_at(text, i);
+        if !is_in(set, class) {
+            return i;
+        }
+        i += len;
+    }
+}
+
+/// End of the longest run of at most `max` characters of `set` starting at `i`.
+#[inline(always)]
+fn bounded_run_end(text: &[u8], mut i: usize, set: ClassSet, max: usize) -> usize {
+    for _ in 0..max {
+        let (class, len) = class_at(text, i);
+        if !is_in(set, class) {
+            break;
+        }
+        i += len;
+    }
+    i
+}
+
+/// A maximal run of white space, as the whitespace alternatives see it.
+struct WhitespaceRun {
+    /// End of the run.
+    end: usize,
+    /// Start of the run's last character.
+    last_char_start: usize,
+    /// End of the run's last `\r` or `\n`, if it has one.
+    last_newline_end: Option<usize>,
+}
+
+impl WhitespaceRun {
+    /// Scans the run starting at `start` (which must be white space).
+    #[inline]
+    fn scan(text: &[u8], start: usize) -> Self {
+        let mut run = WhitespaceRun {
+            end: start,
+            last_char_start: start,
+            last_newline_end: None,
+        };
+        loop {
+            let (class, len) = class_at(text, run.end);
+            if !is_in(WHITESPACE, class) {
+                return run;
+            }
+            run.last_char_start = run.end;
+            run.end += len;
+            if class == CLASS_NEWLINE {
+                run.last_newline_end = Some(run.end);
+            }
+        }
+    }
+
+    /// `\s+(?!\S)` falling back to `\s+` (or `\s`, the same then): the whole
+    /// run if it ends the text or is one character, else all but its last
+    /// character, which then prefixes the next piece.
+    #[inline]
+    fn lookahead_split(&self, text: &[u8], start: usize) -> usize {
+        if self.end == text.len() || self.last_char_start == start {
+            self.end
+        } else {
+            self.last_char_start
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Pre-tokenizer of o200k_base / o200k_harmony:
+//!
+//! ```text
+//! [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//! |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//! |\p{N}{1,3}
+//! | ?[^\s\p{L}\p{N}]+[\r\n/]*
+//! |\s*[\r\n]+
+//! |\s+(?!\S)
+//! |\s+
+//! ```
+//!
+//! Nothing here is possessive: the two word alternatives backtrack over their
+//! optional prefix and over the overlap between the "upper" and "lower"
+//! classes (`\p{Lm}`, `\p{Lo}`, `\p{M}` are in both), which [`lower_word`]
+//! and [`upper_word`] reproduce.
+
+use super::super::layout::{
+    CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_MARK, CLASS_NUMBER, CLASS_OTHER, CLASS_SPACE,
+    CLASS_UPPER,
+};
+use super::super::unicode::{
+    LOWER_LIKE, NUMBERS, PUNCTUATION, UPPER_AND_LOWER_LIKE, UPPER_LIKE, class_at, is_in,
+};
+use super::contraction::case_insensitive_len;
+use super::{Pretokenizer, WhitespaceRun, bounded_run_end, run_end};
+
+/// The o200k splitting regex.
+pub(in super::super) struct O200k;
+
+impl Pretokenizer for O200k {
+    #[inline]
+    fn piece_end(text: &[u8], start: usize) -> usize {
+        let (class, len) = class_at(text, start);
+        let after_prefix = start + len;
+        match class {
+            CLASS_UPPER | CLASS_LOWER | CLASS_LETTER_OTHER => lower_word(text, start)
+                .or_else(|| upper_word(text, start))
+                .unwrap_or(after_prefix),
+            CLASS_NUMBER => bounded_run_end(text, start, NUMBERS, 3),
+            // A mark may be the optional prefix and also a word character.
+            CLASS_MARK => lower_word(text, after_prefix)
+                .or_else(|| lower_word(text, start))
+                .or_else(|| upper_word(text, after_prefix))
+                .or_else(|| upper_word(text, start))
+                .unwrap_or_else(|| punctuation(text, start)),
+            CLASS_OTHER => lower_word(text, after_prefix)
+                .or_else(|| upper_word(text, after_prefix))
+                .unwrap_or_else(|| punctuation(text, start)),
+            CLASS_SPACE => lower_word(text, after_prefix)
+                .or_else(|| upper_word(text, after_prefix))
+                .unwrap_or_else(|| {
+                    if text[start] == b' ' && is_in(PUNCTUATION, class_at(text, after_prefix).0) {
+                        punctuation(text, after_prefix)
+                    } else {
+                        whitespace(text, start)
+                    }
+                }),
+            _ => whitespace(text, start),
+        }
+    }
+}
+
+/// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+` + contraction,
+/// matched at `i`. The greedy upper run backs off until a lower-like character
+/// follows: either the character after the run is lower-case, or the lower
+/// part is the run's last upper-and-lower-like character alone.
+#[inline]
+fn lower_word(text: &[u8], i: usize) -> Option<usize> {
+    let mut end = i;
+    let mut last_both_end = None;
+    let (mut class, mut len) = class_at(text, end);
+    while is_in(UPPER_LIKE, class) {
+        end += len;
+        if is_in(UPPER_AND_LOWER_LIKE, class) {
+            last_both_end = Some(end);
+        }
+        (class, len) = class_at(text, end);
+    }
+    let word_end = if class == CLASS_LOWER {
+        run_end(text, end, LOWER_LIKE)
+    } else {
+        last_both_end?
+    };
+    Some(word_end + case_insensitive_len(text, word_end))
+}
+
+/// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*` + contraction,
+/// matched at `i`.
+#[inline]
+fn upper_word(text: &[u8], i: usize) -> Option<usize> {
+    if !is_in(UPPER_LIKE, class_at(text, i).0) {
+        return None;
+    }
+    let word_end = run_end(text, run_end(text, i, UPPER_LIKE), LOWER_LIKE);
+    Some(word_end + case_insensitive_len(text, word_end))
+}
+
+/// `[^\s\p{L}\p{N}]+[\r\n/]*` matched at `i`.
+#[inline]
+fn punctuation(text: &[u8], i: usize) -> usize {
+    let mut end = run_end(text, i, PUNCTUATION);
+    while matches!(text.get(end), Some(b'\r' | b'\n' | b'/')) {
+        end += 1;
+    }
+    end
+}
+
+/// `\s*[\r\n]+`, then `\s+(?!\S)`, then `\s+`, matched at `start`.
+#[inline]
+fn whitespace(text: &[u8], start: usize) -> usize {
+    let run = WhitespaceRun::scan(text, start);
+    // `\s*[\r\n]+` backs off to the run's last newline.
+    run.last_newline_end
+        .unwrap_or_else(|| run.lookahead_split(text, start))
+}

@@ -1,0 +1,195 @@
+//! The mergeable-token vocabularies: byte string → rank, in tables built at
+//! compile time (see `layout`), so looking a token up needs no initialisation.
+
+use super::layout::{
+    MERGE_KEY_MASK, NO_PAIR, SINGLE_BYTE_BASE, SLOT_BYTES, hash_tag, merge_hash, merge_joined,
+    merge_key, slot_len, slot_offset, slot_rank, slot_tag,
+};
+
+/// A read-only vocabulary: an open-addressing hash table from token bytes to
+/// rank, a direct table for one- and two-byte strings, and a hash table from
+/// pairs of tokens to the token joining them.
+pub(super) struct Vocab {
+    id: u8,
+    slots: &'static [u8],
+    blob: &'static [u8],
+    short: &'static [u8],
+    merges: &'static [u8],
+    sides: &'static [u8],
+    mask: usize,
+    merge_mask: usize,
+}
+
+macro_rules! vocab {
+    ($id:literal, $name:literal) => {
+        Vocab::new(
+            $id,
+            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_slots.bin")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_blob.bin")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_short.bin")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_merges.bin")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_sides.bin")),
+        )
+    };
+}
+
+/// Mergeable ranks of o200k_base (and o200k_harmony).
+pub(super) static O200K: Vocab = vocab!(0, "o200k");
+/// Mergeable ranks of cl100k_base.
+pub(super) static CL100K: Vocab = vocab!(1, "cl100k");
+/// Mergeable ranks of p50k_base.
+pub(super) static P50K: Vocab = vocab!(2, "p50k");
+/// Mergeable ranks of r50k_base.
+pub(super) static R50K: Vocab = vocab!(3, "r50k");
+
+impl Vocab {
+    /// Wraps the tables written by the build step.
+    const fn new(
+        id: u8,
+        slots: &'static [u8],
+        blob: &'static [u8],
+        short: &'static [u8],
+        merges: &'static [u8],
+        sides: &'static [u8],
+    ) -> Self {
+        Vocab {
+            id,
+            slots,
+            blob,
+            short,
+            merges,
+            sides,
+            mask: slots.len() / SLOT_BYTES - 1,
+            merge_mask: merges.len() / SLOT_BYTES - 1,
+        }
+    }
+
+    /// Whether the tokens `left` and `right` can be the halves of a token at
+    /// all; `false` means [`Vocab::joined`] is `None`, at the cost of two bit
+    /// tests in a small table.
+    #[inline(always)]
+    pub(super) fn may_join(&self, left: u32, right: u32) -> bool {
+        let side_len = self.sides.len() / 2;
+        let bit = |offset: usize, rank: u32| {
+            let rank = rank as usize;
+            rank / 8 < side_len
+                && self
+                    .sides
+                    .get(offset + rank / 8)
+                    .is_some_and(|byte| byte >> (rank % 8) & 1 != 0)
+        };
+        bit(0, left) && bit(side_len, right)
+    }
+
+    /// Rank of the token whose bytes are those of token `left` followed by
+    /// those of token `right`, if there is one.
+    #[inline]
+    pub(super) fn joined(&self, left: u32, right: u32) -> Option<u32> {
+        let key = merge_key(left, right);
+        let mut index = merge_hash(left, right) as usize & self.merge_mask;
+        loop {
+            let slot = self
+                .read(self.merges, index * SLOT_BYTES)
+                .map_or(0, u64::from_le_bytes);
+            if slot == 0 {
+                return None;
+            }
+            if slot & MERGE_KEY_MASK == key {
+                return Some(merge_joined(slot));
+            }
+            index = (index + 1) & self.merge_mask;
+        }
+    }
+
+    /// A small number distinguishing this vocabulary from the others.
+    #[inline(always)]
+    pub(super) fn id(&self) -> u8 {
+        self.id
+    }
+
+    /// Rank of the single-byte token `[byte]` (every byte is a token).
+    #[inline(always)]
+    pub(super) fn byte_rank(&self, byte: u8) -> u32 {
+        self.short_entry(SINGLE_BYTE_BASE + usize::from(byte))
+            .unwrap_or(NO_PAIR)
+    }
+
+    /// Rank of the token whose bytes are exactly `key` (of at least three
+    /// bytes; see [`Vocab::pair_rank`] and [`Vocab::byte_rank`] for shorter
+    /// ones), given its [`key_hash`](super::layout::key_hash) `hash`.
+    #[inline]
+    pub(super) fn rank_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
+        let tag = hash_tag(hash);
+        let mut index = hash as usize & self.mask;
+        loop {
+            let slot = self.slot(index);
+            let len = slot_len(slot);
+            if len == 0 {
+                return None;
+            }
+            if len == key.len() && slot_tag(slot) == tag {
+                let offset = slot_offset(slot);
+                if self
+                    .blob
+                    .get(offset..offset + len)
+                    .is_some_and(|token| same_bytes(token, key))
+                {
+                    return Some(slot_rank(slot));
+                }
+            }
+            index = (index + 1) & self.mask;
+        }
+    }
+
+    /// Rank of the two-byte token `[first, second]`, if there is one.
+    #[inline(always)]
+    pub(super) fn pair_rank(&self, first: u8, second: u8) -> Option<u32> {
+        self.short_entry(usize::from(first) << 8 | usize::from(second))
+    }
+
+    #[inline(always)]
+    fn short_entry(&self, index: usize) -> Option<u32> {
+        let rank = u32::from_le_bytes(self.read(self.short, index * 4)?);
+        (rank != NO_PAIR).then_some(rank)
+    }
+
+    #[inline(always)]
+    fn slot(&self, index: usize) -> u64 {
+        self.read(self.slots, index * SLOT_BYTES)
+            .map_or(0, u64::from_le_bytes)
+    }
+
+    #[inline(always)]
+    fn read<const N: usize>(&self, table: &[u8], start: usize) -> Option<[u8; N]> {
+        let mut word = [0u8; N];
+        word.copy_from_slice(table.get(start..start + N)?);
+        Some(word)
+    }
+}
+
+/// Equality of two byte strings of the same length, without a `memcmp` call
+/// for the short keys that dominate.
+#[inline(always)]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |s: &[u8], at: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    };
+    match len {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1],
+        4..=8 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        9..=16 => word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8),
+        _ => a == b,
+    }
+}
