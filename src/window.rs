@@ -279,7 +279,7 @@ impl Window {
     /// `count` as the window uses it: estimates scaled by the calibration. Every total the
     /// window keeps sums these, so a new ratio re-sums the cached counts (nothing is
     /// recounted).
-    pub(crate) fn calibrated(&self, count: Count) -> Count {
+    pub fn calibrated(&self, count: Count) -> Count {
         if count.exact {
             count
         } else {

@@ -12,7 +12,7 @@ pub struct Report {
     /// Tokens of the system prompt (overhead) and of the pinned messages.
     system: u64,
     tools: u64,
-    /// No strategy of this version keeps a summary; the slot is reported for the layout.
+    /// Tokens of the summary in place (none unless the transcript's window holds one).
     summary: u64,
     history: u64,
     limit: Option<u64>,
@@ -59,8 +59,8 @@ impl Report {
         Report {
             system: u64::from(overhead.system) + pinned,
             tools: u64::from(overhead.tools),
-            summary: 0,
-            history: turns.iter().filter(|t| t.live).map(|t| u64::from(t.tokens.tokens)).sum(),
+            summary: window.summary().map_or(0, |record| u64::from(window.calibrated(record.summary_tokens).tokens)),
+            history: window.view_history().tokens(),
             limit: window.model().context_limit().map(u64::from),
             start: window.start(),
             first_live_turn: window.first_live_turn(),
