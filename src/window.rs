@@ -237,7 +237,6 @@ impl Window {
         }
         let reported = u64::try_from(prompt_tokens)
             .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
-        self.record_prompt_total(reported);
         let mut request = self.overhead_tally();
         if let Some(summary) = self.summary() {
             request.add(summary.summary_tokens);
@@ -248,6 +247,7 @@ impl Window {
             }
         }
         if request.estimated == 0 {
+            self.record_prompt_total(reported);
             return Ok(());
         }
         let real = reported.checked_sub(request.exact).filter(|&real| real > 0).ok_or_else(|| {
@@ -259,6 +259,8 @@ impl Window {
                 ),
             )
         })?;
+        // Only an accepted report is recorded: a refused one changes nothing.
+        self.record_prompt_total(reported);
         self.calibration.observe(real, request.estimated);
         self.rebuild_tallies();
         self.costs.clear();
