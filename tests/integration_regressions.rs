@@ -53,3 +53,21 @@ fn a_new_calibration_bumps_the_generation_of_a_sliding_view() {
     assert_ne!(window.view_item(0).unwrap().tokens, tokens);
     assert_ne!(window.generation(), generation, "the view changed but the generation did not");
 }
+
+/// The calibration sums did not survive export and import: serde_json's default float
+/// parser may be off by one unit in the last place, so an import of `417.40000000000003`
+/// read back `417.4` and the restored window exported something else (the crate now reads
+/// floats with `float_roundtrip`).
+#[test]
+fn calibration_sums_survive_export_and_import_to_the_bit() {
+    let mut window = Window::new("claude-sonnet-4-5");
+    window.push(Kind::User, "Please read src/lib.rs.").unwrap();
+    window.end_turn();
+    let mut saved: serde_json::Value = serde_json::from_str(&ctxwin::persist::export(&window)).unwrap();
+    saved["calibration"] = serde_json::json!({"real": 417.40000000000003, "estimated": 537.8});
+    let saved = saved.to_string();
+    assert!(saved.contains("417.40000000000003"), "{saved}");
+    let restored = ctxwin::persist::import(&saved).unwrap();
+    assert_eq!(restored.calibration().state(), (417.40000000000003, 537.8));
+    assert_eq!(ctxwin::persist::export(&restored), saved);
+}
