@@ -473,7 +473,7 @@ impl Window {
         let Some(target) = current.checked_sub(need) else {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
-                format!("cannot shrink the view by {need} tokens: its history holds only {current}"),
+                format!("cannot shrink the view by {need} tokens: its whole history, the newest turn included, holds only {current}"),
             ));
         };
         let saved = self.clone();
