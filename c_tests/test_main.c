@@ -63,6 +63,7 @@ int main(void) {
     run_suite("null_args", suite_null_args);
     run_suite("classify", suite_classify);
     run_suite("view", suite_view);
+    run_suite("integration", suite_integration);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

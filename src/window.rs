@@ -237,7 +237,6 @@ impl Window {
         }
         let reported = u64::try_from(prompt_tokens)
             .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
-        self.record_prompt_total(reported);
         let mut request = self.overhead_tally();
         if let Some(summary) = self.summary() {
             request.add(summary.summary_tokens);
@@ -248,6 +247,7 @@ impl Window {
             }
         }
         if request.estimated == 0 {
+            self.record_prompt_total(reported);
             return Ok(());
         }
         let real = reported.checked_sub(request.exact).filter(|&real| real > 0).ok_or_else(|| {
@@ -259,10 +259,19 @@ impl Window {
                 ),
             )
         })?;
+        // Only an accepted report is recorded: a refused one changes nothing.
+        self.record_prompt_total(reported);
+        let (ratio, generation) = (self.calibration.ratio(), self.generation);
         self.calibration.observe(real, request.estimated);
         self.rebuild_tallies();
         self.costs.clear();
         self.enforce();
+        // A new ratio changes the tokens of the estimated items even when the boundary stays
+        // (a computed view's items already differ, which bumped it), and the generation
+        // marks every change of the view.
+        if self.generation == generation && self.calibration.ratio() != ratio {
+            self.bump_generation();
+        }
         Ok(())
     }
 
@@ -459,7 +468,14 @@ impl Window {
         let stated = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
         let margin = (stated(info.excess).unwrap_or(0) / 10 + stated(info.limit).unwrap_or(0) / 100).max(64);
         let need = stated(info.excess).unwrap_or(current / 10).saturating_add(margin);
-        let target = current.saturating_sub(need);
+        // Success promises a view `need` tokens smaller: impossible when the history holds
+        // less (the overflow is in the overhead or the pinned messages).
+        let Some(target) = current.checked_sub(need) else {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("cannot shrink the view by {need} tokens: its whole history, the newest turn included, holds only {current}"),
+            ));
+        };
         let saved = self.clone();
         let before = self.verbatim();
         self.record_compaction();

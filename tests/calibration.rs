@@ -72,6 +72,9 @@ fn bad_reports_are_refused_and_change_nothing() {
     }
     assert_eq!(window.live_tokens(), before);
     assert_eq!(window.calibration_ratio(), 1.0);
+    // Regression: a refused report used to be recorded as the provider's prompt total
+    // (which the summary strategy's trigger watches).
+    assert_eq!(window.prompt_total(), None);
 }
 
 #[test]

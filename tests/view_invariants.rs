@@ -11,7 +11,14 @@
 //! - history tokens within the budget (and the token threshold) unless the newest turn alone
 //!   is over, which `overrun` then reports;
 //! - at most one compaction marker;
-//! - the generation changed whenever the view did.
+//! - the generation changed whenever the view did;
+//! - the summary in place, if any, appears exactly once, right after the leading pinned
+//!   items, and no message it archived is sent;
+//! - live tokens are the overhead plus the tokens of every item.
+//!
+//! The manual steps also ask for summaries (answered with a short text built from the
+//! request) and report provider usage (calibrating the estimated model), under every
+//! strategy, `summary` included.
 //!
 //! Sliding and drop_oldest are also compared with a straightforward reference that drops the
 //! oldest turn one at a time, and every strategy with a replay of the ledger into a fresh
@@ -57,6 +64,11 @@ enum Step {
     SetBudget(i32),
     /// Rewind to this many thousandths of the messages.
     Truncate(usize),
+    /// Ask for a summary and answer with this many words of the request.
+    Summarize(usize),
+    /// Report a prompt total of this many thousandths of the live tokens for the request
+    /// from `start` to the end.
+    Observe(u64),
 }
 
 fn text(rng: &mut Rng) -> String {
@@ -79,9 +91,9 @@ fn tool_output(rng: &mut Rng) -> String {
 
 /// A random conversation: a pinned head, then turns of assistant text, thinking, pinned
 /// system messages and steps of parallel tool calls whose results come in any order, some
-/// never. With `manual`, also compactions, recoveries, budget changes and rewinds between
-/// turns.
-fn conversation(rng: &mut Rng, manual: bool) -> Vec<Step> {
+/// never. With `manual`, also compactions, recoveries, budget changes, rewinds, summaries
+/// (more of them with `summaries`) and usage reports between turns.
+fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
     let mut steps = Vec::new();
     for _ in 0..rng.below(3) {
         let kind = [Kind::System, Kind::Assistant, Kind::Thinking][rng.below(3) as usize];
@@ -131,6 +143,13 @@ fn conversation(rng: &mut Rng, manual: bool) -> Vec<Step> {
         if manual && rng.chance(8) {
             steps.push(Step::Truncate(rng.below(1001) as usize));
         }
+        if manual && rng.chance(if summaries { 45 } else { 20 }) {
+            let span = if rng.chance(80) { 6 } else { 60 };
+            steps.push(Step::Summarize(1 + rng.below(span) as usize));
+        }
+        if manual && rng.chance(15) {
+            steps.push(Step::Observe(500 + rng.below(1500)));
+        }
     }
     steps.push(Step::EndTurn);
     steps
@@ -144,6 +163,7 @@ fn settings(rng: &mut Rng, strategy: &str) -> String {
             json.push_str(&format!(r#","{name}":{}"#, low + rng.below(span)));
         }
     };
+    key(rng, "summary_budget", 1, 300);
     match strategy {
         "drop_oldest" => {
             key(rng, "token_threshold", 1, 600);
@@ -159,6 +179,12 @@ fn settings(rng: &mut Rng, strategy: &str) -> String {
         "monologue" => {
             key(rng, "token_threshold", 1, 600);
             key(rng, "keep_recent_turns", 0, 4);
+        }
+        "summary" => {
+            key(rng, "context_limit", 300, 3000);
+            if rng.chance(50) {
+                json.push_str(&format!(r#","threshold":0.{}"#, 1 + rng.below(9)));
+            }
         }
         _ => {}
     }
@@ -208,6 +234,49 @@ fn apply(window: &mut Window, step: &Step) -> bool {
             window.truncate(window.message_count() * thousandths / 1000).unwrap();
             true
         }
+        Step::Summarize(words) => summarize(window, *words),
+        Step::Observe(thousandths) => {
+            let reported = i64::from(window.live_tokens().tokens) * *thousandths as i64 / 1000;
+            let before = ctxwin::persist::export(window);
+            let result = window.observe_usage(window.start(), window.message_count(), reported);
+            if result.is_err() {
+                assert_eq!(ctxwin::persist::export(window), before, "a refused usage report changed the window");
+            }
+            result.is_ok()
+        }
+    }
+}
+
+/// Asks for a summary and answers with the last `words` words of the request (so the
+/// answer is built from it); true when the summary was accepted. A refusal changes nothing.
+fn summarize(window: &mut Window, words: usize) -> bool {
+    let Ok(request) = window.summary_request() else {
+        return false;
+    };
+    let mut answer: Vec<&str> = request.split_whitespace().rev().take(words).collect();
+    answer.reverse();
+    let answer = answer.join(" ");
+    let before = ctxwin::persist::export(window);
+    let records = window.compactions().len();
+    match window.set_summary(window.generation(), &answer, 7) {
+        Ok(()) => {
+            assert_eq!(window.compactions().len(), records + 1);
+            assert_eq!(window.summary().map(|r| &*r.summary), Some(answer.as_str()));
+            true
+        }
+        Err(_) => {
+            assert_eq!(ctxwin::persist::export(window), before, "a refused summary changed the window");
+            false
+        }
+    }
+}
+
+/// `count` as the window uses it: estimates scaled by the learned calibration.
+fn calibrated(window: &Window, count: ctxwin::Count) -> u32 {
+    if count.exact {
+        count.tokens
+    } else {
+        u32::try_from(window.calibration().apply(u64::from(count.tokens))).unwrap_or(u32::MAX)
     }
 }
 
@@ -268,21 +337,46 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     let turn_of = |index: usize| layout.turn[index];
     let newest = window.turn_count().checked_sub(1);
     let call_id = |index: usize| window.message(index).unwrap().call_id().map(str::to_owned);
+    let is_summary = |item: &SnapshotItem| {
+        window.summary().is_some_and(|record| {
+            item.0 == ItemType::Synthetic && item.1 == Kind::User && item.2 == record.first_archived && item.3.as_deref() == Some(&*record.summary)
+        })
+    };
     // Ledger order, and pinned messages present as themselves.
-    // (A cancelled result stands at the end of its call's run of tool messages.)
+    // (A cancelled result stands at the end of its call's run of tool messages; the summary
+    // stands for the archived turns, after the pinned messages among them.)
     let ordered: Vec<usize> = view
         .iter()
-        .filter(|item| !(item.0 == ItemType::Synthetic && item.1 == Kind::ToolResult))
+        .filter(|item| !(item.0 == ItemType::Synthetic && item.1 == Kind::ToolResult) && !is_summary(item))
         .map(|item| item.2)
         .collect();
     assert!(ordered.windows(2).all(|w| w[0] <= w[1]), "items out of ledger order");
     for index in (0..window.message_count()).filter(|&i| is_pinned(i)) {
         assert!(view.iter().any(|item| item.0 == ItemType::Message && item.2 == index), "pinned {index} missing");
     }
-    // The first non-pinned item is a user message.
+    // The summary in place: exactly once, right after the leading pinned items, and nothing
+    // it archived is sent.
+    let summaries: Vec<usize> = view.iter().enumerate().filter(|(_, item)| is_summary(item)).map(|(i, _)| i).collect();
+    let leading_pinned = view.iter().take_while(|item| item.0 == ItemType::Message && is_pinned(item.2)).count();
+    match window.summary() {
+        Some(record) => {
+            assert_eq!(summaries, vec![leading_pinned], "the summary is not right after the pinned head");
+            let archived_end = window.turn_info(record.archived_turns).unwrap().first_message;
+            assert_eq!(record.last_archived + 1, archived_end);
+            for item in view.iter().filter(|item| !is_summary(item) && !(item.0 == ItemType::Message && is_pinned(item.2))) {
+                assert!(item.2 >= archived_end, "archived message {} is sent: {item:?}", item.2);
+            }
+        }
+        None => assert!(summaries.is_empty()),
+    }
+    // Live tokens: the overhead and every item.
+    let overhead = u64::from(window.overhead().system) + u64::from(window.overhead().tools);
+    let items: u64 = view.iter().map(|item| u64::from(item.4)).sum();
+    assert_eq!(u64::from(window.live_tokens().tokens), overhead + items, "live tokens disagree with the items");
+    // The first non-pinned item (after the summary) is a user message.
     let history: Vec<_> = view
         .iter()
-        .filter(|item| !(item.0 == ItemType::Message && is_pinned(item.2)))
+        .filter(|item| !(item.0 == ItemType::Message && is_pinned(item.2)) && !is_summary(item))
         .collect();
     if let Some(first) = history.first() {
         assert_eq!(first.1, Kind::User, "first history item {first:?}");
@@ -395,8 +489,10 @@ fn check_reference(window: &Window, view: &Snapshot) {
 
 fn run(strategy: &'static str) {
     let checked = AtomicUsize::new(0);
+    // CTXWIN_VIEW_CASES overrides the number of conversations (quicker runs while iterating).
+    let cases = std::env::var("CTXWIN_VIEW_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(CONVERSATIONS);
     let mut runner = TestRunner::new(Config {
-        cases: CONVERSATIONS,
+        cases,
         failure_persistence: None,
         ..Config::default()
     });
@@ -404,9 +500,12 @@ fn run(strategy: &'static str) {
         .run(&(any::<u64>(), any::<bool>()), |(seed, manual)| {
             let mut rng = Rng(seed | 1);
             let config = settings(&mut rng, strategy);
-            let steps = conversation(&mut rng, manual);
+            let steps = conversation(&mut rng, manual, strategy == "summary");
             let mut window = Window::new(MODEL);
             window.configure(&config).unwrap();
+            if rng.chance(30) {
+                window.set_overhead(rng.below(200) as i32, rng.below(200) as i32).unwrap();
+            }
             let mut previous = (snapshot(&window), window.generation(), window.message_count());
             for step in &steps {
                 let enforced = apply(&mut window, step);
@@ -431,7 +530,7 @@ fn run(strategy: &'static str) {
                 pushed.extend((previous.2..window.message_count()).map(|index| {
                     let message = window.message(index).unwrap();
                     let text = message.text().map(str::to_owned);
-                    (ItemType::Message, message.kind(), index, text, message.count().tokens)
+                    (ItemType::Message, message.kind(), index, text, calibrated(&window, message.count()))
                 }));
                 if view != pushed {
                     assert_ne!(window.generation(), previous.1, "the view changed but the generation did not");
@@ -456,7 +555,7 @@ fn run(strategy: &'static str) {
         .unwrap_or_else(|failure| panic!("{strategy}: {failure}"));
     let checked = checked.load(Ordering::Relaxed);
     println!("{strategy}: checked {checked} random conversations");
-    assert!(checked >= CONVERSATIONS as usize);
+    assert!(checked >= cases as usize);
 }
 
 #[test]
@@ -477,4 +576,9 @@ fn tiered_keeps_every_invariant() {
 #[test]
 fn monologue_keeps_every_invariant() {
     run("monologue");
+}
+
+#[test]
+fn summary_keeps_every_invariant() {
+    run("summary");
 }

@@ -76,7 +76,12 @@ pub fn select(content: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
 
 /// A Gemini content for a ledger message that has no wire JSON of its own. SYSTEM goes in
 /// the request's `systemInstruction`, so it has no form here.
-pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value> {
+///
+/// A result names the function it answers: `name` (from the call or result pushed as JSON),
+/// else the call id (which for Gemini's id-less calls is the name). A call id that is not
+/// the name is sent as the response's `id`, and a truncated result's leading name line is
+/// not repeated in its body.
+pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>, name: Option<&str>) -> Option<Value> {
     Some(match kind {
         Kind::User => json!({"role": "user", "parts": [{"text": text}]}),
         Kind::Assistant => json!({"role": "model", "parts": [{"text": text}]}),
@@ -87,8 +92,16 @@ pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value
             json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": args}}]})
         }
         Kind::ToolResult => {
-            let name = call_id.unwrap_or_default();
-            json!({"role": "user", "parts": [{"functionResponse": {"name": name, "response": {"result": text}}}]})
+            let name = name.or(call_id).unwrap_or_default();
+            let body = match text.split_once('\n') {
+                Some((first, rest)) if first == name => rest,
+                _ => text,
+            };
+            let mut response = json!({"name": name, "response": {"result": body}});
+            if let Some(id) = call_id.filter(|&id| id != name) {
+                response["id"] = json!(id);
+            }
+            json!({"role": "user", "parts": [{"functionResponse": response}]})
         }
         Kind::System => return None,
     })

@@ -41,7 +41,7 @@ pub fn render_json(window: &Window) -> Result<String> {
             }
             continue;
         }
-        if let Some(message) = synthesize(format, &items[next])? {
+        if let Some(message) = synthesize(window, format, &items[next])? {
             rendered.push(Cow::Owned(message));
         }
         next += 1;
@@ -95,7 +95,7 @@ fn select(format: Format, message: &mut Map<String, Value>, keep: &dyn Fn(usize)
 }
 
 /// `item` as a message of its kind in `format`, or `None` when the format has none.
-fn synthesize(format: Format, item: &SendItem<'_>) -> Result<Option<String>> {
+fn synthesize(window: &Window, format: Format, item: &SendItem<'_>) -> Result<Option<String>> {
     let message: &Message = &item.message;
     let text = message.text().ok_or_else(|| {
         let which = item.source.map_or_else(|| "an item".to_owned(), |index| format!("message {index}"));
@@ -109,7 +109,16 @@ fn synthesize(format: Format, item: &SendItem<'_>) -> Result<Option<String>> {
         Format::OpenAiChat => chat::synthesize(message.kind(), text, call_id),
         Format::Anthropic => anthropic::synthesize(message.kind(), text, call_id),
         Format::OpenAiResponses => responses::synthesize(message.kind(), text, call_id),
-        Format::Gemini => gemini::synthesize(message.kind(), text, call_id),
+        Format::Gemini => gemini::synthesize(message.kind(), text, call_id, function_name(window, item)),
     };
     Ok(value.map(|value| value.to_string()))
+}
+
+/// The function name of the tool call or result `item` stands for, when that ledger message
+/// was pushed as JSON (whose tool messages' texts start with the function's name); Gemini
+/// answers a call by name, which its id need not be.
+fn function_name<'w>(window: &'w Window, item: &SendItem<'_>) -> Option<&'w str> {
+    let message = window.message(item.stands_for)?;
+    message.extras()?.wire?;
+    Some(parts::split_call(message.text()?).0)
 }

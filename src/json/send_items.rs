@@ -16,6 +16,10 @@ pub struct SendItem<'a> {
     /// The ledger index of the message the item is, unchanged; `None` for a truncated copy
     /// or a synthetic item.
     pub source: Option<usize>,
+    /// The ledger index the item stands for: the message itself, the message a truncated
+    /// copy shortens, the call a cancelled result answers, the first message a summary or
+    /// marker replaces.
+    pub stands_for: usize,
     /// The message to send: the ledger's own (borrowed), or a modified or synthetic copy.
     pub message: Cow<'a, Message>,
 }
@@ -29,6 +33,7 @@ pub fn items_to_send(window: &Window) -> Vec<SendItem<'_>> {
             if item.item_type == ItemType::Message {
                 return Some(SendItem {
                     source: Some(item.index),
+                    stands_for: item.index,
                     message: Cow::Borrowed(ledger?),
                 });
             }
@@ -40,6 +45,7 @@ pub fn items_to_send(window: &Window) -> Vec<SendItem<'_>> {
             let message = Message::new(item.kind, item.tokens, CountSource::Library, text).with_extras(extras);
             Some(SendItem {
                 source: None,
+                stands_for: item.index,
                 message: Cow::Owned(message),
             })
         })
