@@ -347,7 +347,7 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     // stands for the archived turns, after the pinned messages among them.)
     let ordered: Vec<usize> = view
         .iter()
-        .filter(|item| !(item.0 == ItemType::Synthetic && item.1 == Kind::ToolResult) && !is_summary(item))
+        .filter(|item| !(is_summary(item) || item.0 == ItemType::Synthetic && item.1 == Kind::ToolResult))
         .map(|item| item.2)
         .collect();
     assert!(ordered.windows(2).all(|w| w[0] <= w[1]), "items out of ledger order");
@@ -363,7 +363,7 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
             assert_eq!(summaries, vec![leading_pinned], "the summary is not right after the pinned head");
             let archived_end = window.turn_info(record.archived_turns).unwrap().first_message;
             assert_eq!(record.last_archived + 1, archived_end);
-            for item in view.iter().filter(|item| !is_summary(item) && !(item.0 == ItemType::Message && is_pinned(item.2))) {
+            for item in view.iter().filter(|item| !(is_summary(item) || item.0 == ItemType::Message && is_pinned(item.2))) {
                 assert!(item.2 >= archived_end, "archived message {} is sent: {item:?}", item.2);
             }
         }
@@ -376,7 +376,7 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     // The first non-pinned item (after the summary) is a user message.
     let history: Vec<_> = view
         .iter()
-        .filter(|item| !(item.0 == ItemType::Message && is_pinned(item.2)) && !is_summary(item))
+        .filter(|item| !(is_summary(item) || item.0 == ItemType::Message && is_pinned(item.2)))
         .collect();
     if let Some(first) = history.first() {
         assert_eq!(first.1, Kind::User, "first history item {first:?}");

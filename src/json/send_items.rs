@@ -31,10 +31,10 @@ pub fn items_to_send(window: &Window) -> Vec<SendItem<'_>> {
         .filter_map(|item| {
             let ledger = window.message(item.index);
             if item.item_type == ItemType::Message {
-                return Some(SendItem {
+                return ledger.map(|message| SendItem {
                     source: Some(item.index),
                     stands_for: item.index,
-                    message: Cow::Borrowed(ledger?),
+                    message: Cow::Borrowed(message),
                 });
             }
             let extras = MessageExtras {
