@@ -1,8 +1,9 @@
-//! Reading a transcript file: a JSON array of messages, a request body that holds one, or
-//! JSON Lines. Errors say which line of the file is wrong.
+//! Reading a transcript file, as the `ctxwin` program does: a JSON array of messages, a
+//! request body that holds one, or JSON Lines. Errors say which line of the file is wrong.
+//! In the library (not the program) so that tests and the fuzzer reach it without a process.
 
-use ctxwin::Window;
-use ctxwin::json;
+use crate::json;
+use crate::window::Window;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -16,9 +17,12 @@ pub struct Extras {
     pub tools: Option<String>,
 }
 
-/// Pushes the messages of `text` (the contents of `name`) into `window`.
+/// Pushes the messages of `text` (the contents of `name`) into `window`, and returns the
+/// request's system prompt and tool definitions when `text` is a request body. All or
+/// nothing: on an error nothing is pushed, and the message starts with `name` and names the
+/// file's line.
 pub fn load(window: &mut Window, name: &str, text: &str) -> Result<Extras, String> {
-    let located = |e: ctxwin::Error| format!("{name}: {e}");
+    let located = |e: crate::Error| format!("{name}: {e}");
     match serde_json::from_str::<&RawValue>(text) {
         Ok(raw) if raw.get().starts_with('[') => {
             json::push_json(window, text).map_err(located)?;
