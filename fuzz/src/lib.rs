@@ -11,7 +11,11 @@
 use ctxwin::ffi::count::ctxwin_count;
 use ctxwin::ffi::error::ctxwin_status;
 use ctxwin::ffi::handle::ctxwin_window;
+use ctxwin::ffi::json::ctxwin_window_render_json;
+use ctxwin::ffi::persist::ctxwin_window_export;
+use ctxwin::ffi::view::{ctxwin_item, ctxwin_window_validate, ctxwin_window_view_get, ctxwin_window_view_len};
 use ctxwin::ffi::window::*;
+use serde_json::Value;
 use std::ffi::c_char;
 use std::ptr::null_mut;
 
@@ -94,6 +98,52 @@ impl Window {
             kinds: Vec::new(),
             overhead: 0,
         }
+    }
+
+    /// Takes ownership of a live handle made elsewhere (an import), with the shadow read
+    /// from its export: the kinds of its messages and its overhead.
+    pub fn adopt(raw: *mut ctxwin_window) -> Window {
+        assert!(!raw.is_null());
+        let mut window = Window {
+            raw,
+            kinds: Vec::new(),
+            overhead: 0,
+        };
+        window.resync();
+        window.check_invariants();
+        window
+    }
+
+    /// Rereads the shadow from the window's export, after a call that added messages the
+    /// caller cannot predict (push_json, restore).
+    pub fn resync(&mut self) {
+        let saved: Value = serde_json::from_str(&export(self.raw)).expect("export is JSON");
+        self.kinds = saved["messages"]
+            .as_array()
+            .expect("export has messages")
+            .iter()
+            .map(|m| m["kind"].as_i64().expect("a message has a kind") as i32)
+            .collect();
+        let overhead = &saved["overhead"];
+        self.overhead = overhead["system"].as_i64().unwrap_or(0) + overhead["tools"].as_i64().unwrap_or(0);
+    }
+
+    /// The kinds of the messages the window holds (the shadow).
+    pub fn kinds(&self) -> &[i32] {
+        &self.kinds
+    }
+
+    /// Runs `call`, which may add messages (push_json, push_tool, restore): on failure the
+    /// window must be as it was, on success the shadow is reread from the export.
+    pub fn call_adding_messages(&mut self, call: impl FnOnce(*mut ctxwin_window) -> ctxwin_status) -> ctxwin_status {
+        let before = self.observe();
+        let status = call(self.raw);
+        if status == ctxwin_status::Ok {
+            self.resync();
+        } else {
+            assert_eq!(self.observe(), before, "a failed call changed the window");
+        }
+        self.settle(status)
     }
 
     /// The handle, for calls the helpers below do not wrap.
@@ -254,4 +304,134 @@ pub fn text_entry_point(data: &[u8], call: impl FnOnce(*mut ctxwin_window, *cons
     let mut window = seeded_window(&mut input);
     let text = input.rest();
     window.call_keeping_messages(|w| call(w, text.as_ptr().cast(), text.len()));
+}
+
+/// A string-out call (`buf, cap, needed`) made twice, as the README shows: the length, then
+/// the text. Checks the contract: the query succeeds, `needed` is the same both times, the
+/// text fits in `needed + 1` bytes, is NUL-terminated and UTF-8; a buffer one byte short is
+/// BUFFER_TOO_SMALL. `None` when the call fails (its status is returned).
+pub fn text_out(call: impl Fn(*mut c_char, usize, *mut usize) -> ctxwin_status) -> Result<String, ctxwin_status> {
+    let mut needed = usize::MAX;
+    let status = call(std::ptr::null_mut(), 0, &mut needed);
+    if status != ctxwin_status::Ok {
+        return Err(status);
+    }
+    assert_ne!(needed, usize::MAX, "needed not written");
+    let mut buf = vec![0xffu8; needed + 1];
+    let mut again = usize::MAX;
+    let status = call(buf.as_mut_ptr().cast(), buf.len(), &mut again);
+    assert_eq!(status, ctxwin_status::Ok, "the text did not fit in needed + 1 bytes");
+    assert_eq!(again, needed, "needed changed between the query and the call");
+    assert_eq!(buf[needed], 0, "not NUL-terminated");
+    buf.truncate(needed);
+    if needed > 0 {
+        let mut short = vec![0u8; needed];
+        let mut third = 0;
+        assert_eq!(call(short.as_mut_ptr().cast(), short.len(), &mut third), ctxwin_status::BufferTooSmall);
+        assert_eq!(third, needed);
+    }
+    Ok(String::from_utf8(buf).expect("text out is UTF-8"))
+}
+
+/// The window's export (`ctxwin_window_export`), which must succeed and be JSON.
+pub fn export(w: *const ctxwin_window) -> String {
+    // SAFETY: a live handle; the buffers are the helper's.
+    let text = text_out(|buf, cap, needed| unsafe { ctxwin_window_export(w, buf, cap, needed) }).expect("export succeeds");
+    serde_json::from_str::<Value>(&text).expect("export is valid JSON");
+    text
+}
+
+/// `ctxwin_window_render_json`: when it succeeds, a JSON array.
+pub fn render_json(w: *const ctxwin_window) -> Result<Value, ctxwin_status> {
+    // SAFETY: a live handle; the buffers are the helper's.
+    let text = text_out(|buf, cap, needed| unsafe { ctxwin_window_render_json(w, buf, cap, needed) })?;
+    let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("render_json is not JSON ({e}): {text}"));
+    assert!(value.is_array(), "render_json is not an array: {text}");
+    Ok(value)
+}
+
+/// `ctxwin_window_validate`, which must succeed and write a JSON report.
+pub fn validate(w: *const ctxwin_window) -> Value {
+    // SAFETY: a live handle; the buffers are the helper's.
+    let text = text_out(|buf, cap, needed| unsafe { ctxwin_window_validate(w, buf, cap, needed) }).expect("validate succeeds");
+    let report: Value = serde_json::from_str(&text).expect("validate writes JSON");
+    assert!(report["valid"].is_boolean() && report["problems"].is_array(), "{text}");
+    report
+}
+
+/// One item of the view, copied out of the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// `CTXWIN_ITEM_*`.
+    pub item_type: i32,
+    /// `CTXWIN_KIND_*`.
+    pub kind: i32,
+    /// The ledger index it stands for.
+    pub index: usize,
+    /// Its text, or `None` when the window kept none.
+    pub text: Option<String>,
+    /// Its tokens.
+    pub tokens: i32,
+}
+
+/// Every item of the view through `view_len`/`view_get`, checked: each read succeeds, the
+/// one past the end is OUT_OF_RANGE, types and kinds are known, every index is a ledger
+/// index, `text` is NULL exactly with no text and otherwise `text_len` bytes of UTF-8, and
+/// tokens are not negative.
+pub fn view(w: *const ctxwin_window) -> Vec<Item> {
+    // SAFETY (every call below): a live handle, a writable item.
+    let (len, count) = unsafe { (ctxwin_window_view_len(w), ctxwin_window_message_count(w)) };
+    let mut items = Vec::with_capacity(len);
+    for i in 0..len {
+        let mut raw = ctxwin_item {
+            r#type: -1,
+            kind: -1,
+            index: usize::MAX,
+            text: std::ptr::null(),
+            text_len: usize::MAX,
+            tokens: ctxwin_count { tokens: -1, exact: false },
+        };
+        assert_eq!(unsafe { ctxwin_window_view_get(w, i, &mut raw) }, ctxwin_status::Ok, "view_get({i}) of {len}");
+        assert!((0..=2).contains(&raw.r#type), "item {i}: type {}", raw.r#type);
+        assert!((0..=5).contains(&raw.kind), "item {i}: kind {}", raw.kind);
+        assert!(raw.index < count, "item {i}: index {} of {count} messages", raw.index);
+        assert!(raw.tokens.tokens >= 0, "item {i}: {} tokens", raw.tokens.tokens);
+        let text = if raw.text.is_null() {
+            assert_eq!(raw.text_len, 0, "item {i}: NULL text with a length");
+            None
+        } else {
+            assert!(raw.text_len <= isize::MAX as usize);
+            // SAFETY: the item's text is valid for text_len bytes until the next mutating call.
+            let bytes = unsafe { std::slice::from_raw_parts(raw.text.cast::<u8>(), raw.text_len) };
+            Some(std::str::from_utf8(bytes).expect("item text is UTF-8").to_owned())
+        };
+        items.push(Item {
+            item_type: raw.r#type,
+            kind: raw.kind,
+            index: raw.index,
+            text,
+            tokens: raw.tokens.tokens,
+        });
+    }
+    let mut past = ctxwin_item {
+        r#type: -1,
+        kind: -1,
+        index: 0,
+        text: std::ptr::null(),
+        text_len: 0,
+        tokens: ctxwin_count::default(),
+    };
+    assert_eq!(unsafe { ctxwin_window_view_get(w, len, &mut past) }, ctxwin_status::OutOfRange);
+    assert_eq!(past.r#type, -1, "view_get wrote its out on failure");
+    items
+}
+
+/// Everything a caller can read about a window, checked: the view, render_json (JSON when it
+/// succeeds), validate and export.
+pub fn read_everything(w: *const ctxwin_window) -> Vec<Item> {
+    let items = view(w);
+    let _ = render_json(w);
+    validate(w);
+    export(w);
+    items
 }

@@ -26,6 +26,7 @@ mod render;
 mod responses;
 mod send_items;
 mod tools;
+pub mod transcript;
 
 pub use format::{Format, FormatSet};
 pub use image::{ImageRule, base64_dimensions, dimensions};

@@ -236,6 +236,15 @@ fn read_wire_part(message: &Fields) -> Result<WirePart> {
     Ok(WirePart { index, of })
 }
 
+/// A message's provider JSON, which render_json sends verbatim: a JSON object, as every
+/// pushed wire message was, or a corrupted document would be sent as broken JSON.
+fn read_raw_json(message: &Fields, raw: &str) -> Result<Box<str>> {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(_)) => Ok(Box::from(raw)),
+        _ => Err(message.wrong("raw_json", "a JSON object (the message as pushed)")),
+    }
+}
+
 fn read_message(value: &Value, path: &str) -> Result<Message> {
     let fields = Fields::of(value, path)?;
     let kind = Kind::from_code(fields.whole("kind", 5)? as i32).ok_or_else(|| fields.wrong("kind", "0 to 5"))?;
@@ -251,7 +260,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
     let text = fields.optional_string("text")?.map(Box::from);
     let extras = MessageExtras {
         call_id: fields.optional_string("call_id")?.map(Box::from),
-        raw_json: fields.optional_string("raw_json")?.map(Box::from),
+        raw_json: fields.optional_string("raw_json")?.map(|raw| read_raw_json(&fields, raw)).transpose()?,
         external_id: fields.optional_i64("external_id")?,
         wire: fields.optional("wire").map(|_| read_wire_part(&fields)).transpose()?,
         media: fields
@@ -422,6 +431,24 @@ mod tests {
             assert_eq!(err.kind(), kind, "{}", err.message());
             assert!(err.message().contains(needle), "{needle}: {}", err.message());
         }
+    }
+
+    /// Found by the import fuzz target: a raw_json that is not JSON was imported, and
+    /// render_json then sent it as broken JSON.
+    #[test]
+    fn a_raw_json_that_is_not_an_object_is_refused() {
+        let mut window = Window::new("gpt-4o");
+        crate::json::push_json(&mut window, r#"[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"}]"#).unwrap();
+        let saved: Value = serde_json::from_str(&export(&window)).unwrap();
+        for raw in [r#"{"role":"user","content":"hi"}m"#, "[1]", "7", ""] {
+            let mut doc = saved.clone();
+            doc["messages"][1]["raw_json"] = json!(raw);
+            let err = import(&doc.to_string()).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Parse, "{raw}: {}", err.message());
+            assert!(err.message().contains("messages[1].raw_json"), "{}", err.message());
+        }
+        let restored = import(&saved.to_string()).unwrap();
+        assert_eq!(crate::json::render_json(&restored).unwrap(), crate::json::render_json(&window).unwrap());
     }
 
     #[test]

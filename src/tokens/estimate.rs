@@ -56,9 +56,16 @@ impl Family {
     }
 }
 
-/// Estimated tokens of `text` for a model of `family`, rounded up.
+/// Estimated tokens of `text` for a model of `family`, rounded up: at least 1 for any text
+/// (a lone space, priced 0 because a space usually rides on the next word, is still a
+/// token) and never more than its bytes (byte-level tokenizers never produce more than one
+/// token per byte, and rounding a one-letter word priced 1.05 up must not claim otherwise).
 pub fn estimate(text: &str, family: Family) -> u64 {
-    (base_estimate(text) * family.factor()).ceil() as u64
+    if text.is_empty() {
+        return 0;
+    }
+    let estimate = (base_estimate(text) * family.factor()).ceil() as u64;
+    estimate.clamp(1, text.len() as u64)
 }
 
 /// What a run of characters is made of.
@@ -203,5 +210,18 @@ mod tests {
         let word = estimate("hello", Family::Google);
         let sentence = estimate("hello there, how are you today?", Family::Google);
         assert!(word >= 1 && sentence > word);
+    }
+
+    /// Found by the count_text fuzz target: "s" for a Claude model was 2 tokens (0.909 a
+    /// word times 1.15), more tokens than bytes; "\t" (a lone space) was 0 tokens.
+    #[test]
+    fn an_estimate_is_between_one_and_the_byte_count() {
+        let families = [Family::Anthropic, Family::Google, Family::Meta, Family::Mistral, Family::Other];
+        for text in ["s", "é", "ab", "é!", "\u{301}", "x\u{301}y", "a1", "!", "  ", "\t", " ", "\u{3000}"] {
+            for family in families {
+                let tokens = estimate(text, family);
+                assert!(tokens >= 1 && tokens <= text.len() as u64, "{text:?} {family:?}: {tokens}");
+            }
+        }
     }
 }

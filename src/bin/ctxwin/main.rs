@@ -2,9 +2,9 @@
 
 mod args;
 mod inspect;
-mod transcript;
 
 use ctxwin::Window;
+use ctxwin::json::transcript;
 use std::io::Read;
 use std::process::ExitCode;
 

@@ -1,8 +1,9 @@
-//! Reading a transcript file: a JSON array of messages, a request body that holds one, or
-//! JSON Lines. Errors say which line of the file is wrong.
+//! Reading a transcript file, as the `ctxwin` program does: a JSON array of messages, a
+//! request body that holds one, or JSON Lines. Errors say which line of the file is wrong.
+//! In the library (not the program) so that tests and the fuzzer reach it without a process.
 
-use ctxwin::Window;
-use ctxwin::json;
+use crate::json;
+use crate::window::Window;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -16,9 +17,12 @@ pub struct Extras {
     pub tools: Option<String>,
 }
 
-/// Pushes the messages of `text` (the contents of `name`) into `window`.
+/// Pushes the messages of `text` (the contents of `name`) into `window`, and returns the
+/// request's system prompt and tool definitions when `text` is a request body. All or
+/// nothing: on an error nothing is pushed, and the message starts with `name` and names the
+/// file's line.
 pub fn load(window: &mut Window, name: &str, text: &str) -> Result<Extras, String> {
-    let located = |e: ctxwin::Error| format!("{name}: {e}");
+    let located = |e: crate::Error| format!("{name}: {e}");
     match serde_json::from_str::<&RawValue>(text) {
         Ok(raw) if raw.get().starts_with('[') => {
             json::push_json(window, text).map_err(located)?;
@@ -46,10 +50,12 @@ fn is_request_body(raw: &RawValue) -> bool {
 fn request_body(window: &mut Window, text: &str) -> Result<Extras, String> {
     let body: std::collections::HashMap<String, &RawValue> =
         serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+    // The first key holding an array, as is_request_body found (`{"messages": 1, "input": [...]}`
+    // is a Responses body).
     let messages = MESSAGE_KEYS
         .iter()
-        .find_map(|key| body.get(*key))
-        .expect("is_request_body found the messages");
+        .find_map(|key| body.get(*key).filter(|raw| raw.get().starts_with('[')))
+        .ok_or("invalid JSON: no message array")?;
     json::push_json(window, &blank_outside(text, messages.get())).map_err(|e| e.to_string())?;
     let value = |key: &str| body.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
     let system = ["system", "systemInstruction", "instructions"]
@@ -128,6 +134,14 @@ mod tests {
         let extras = load(&mut window, "t.json", body).unwrap();
         assert_eq!(extras.system, "Be brief.");
         assert!(extras.tools.unwrap().contains("ls"));
+        assert_eq!(window.message_count(), 1);
+    }
+
+    #[test]
+    fn the_message_array_is_the_key_that_holds_an_array() {
+        let mut window = Window::new("gpt-4o");
+        let body = r#"{"messages": 1, "input": [{"type":"message","role":"user","content":"hi"}]}"#;
+        load(&mut window, "t.json", body).unwrap();
         assert_eq!(window.message_count(), 1);
     }
 }
