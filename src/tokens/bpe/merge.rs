@@ -17,8 +17,6 @@ use super::vocab::Vocab;
 
 /// Longest piece merged with the array scan (at most 256: offsets are bytes).
 const SMALL_PIECE: usize = 128;
-/// Array size for the common short pieces (less to initialise per piece).
-const SHORT_PIECE: usize = 24;
 
 /// "No merge possible" rank.
 const NO_MERGE: u32 = u32::MAX;
@@ -26,12 +24,44 @@ const NO_MERGE: u32 = u32::MAX;
 /// Number of tokens the merging of `piece` (at least two bytes) ends with.
 pub(super) fn merged_count(vocab: &Vocab, piece: &[u8]) -> usize {
     let pairs = PairRanks { vocab, piece };
-    if piece.len() <= SHORT_PIECE {
-        count_small::<SHORT_PIECE>(&pairs)
-    } else if piece.len() <= SMALL_PIECE {
-        count_small::<SMALL_PIECE>(&pairs)
-    } else {
-        count_large(&pairs)
+    if piece.len() > SMALL_PIECE {
+        return count_large(&pairs);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: `avx2::count_small` only requires the AVX2 instructions it is
+        // compiled with, and the CPU has them (checked just above).
+        return unsafe { avx2::count_small(&pairs) };
+    }
+    count_small_any(&pairs)
+}
+
+/// [`count_small`] with the smallest array size that fits the piece (at most
+/// [`SMALL_PIECE`] bytes): every scan covers the whole array, so it should not
+/// be much longer than the piece.
+#[inline(always)]
+fn count_small_any(pairs: &PairRanks) -> usize {
+    match pairs.piece.len() {
+        0..=8 => count_small::<8>(pairs),
+        9..=16 => count_small::<16>(pairs),
+        17..=32 => count_small::<32>(pairs),
+        33..=64 => count_small::<64>(pairs),
+        _ => count_small::<SMALL_PIECE>(pairs),
+    }
+}
+
+/// The array merge compiled for AVX2, whose 8-lane unsigned minimum makes the
+/// best-pair scan several times cheaper than with the SSE2 baseline. The code
+/// is the same safe Rust; only the instructions the compiler may use differ.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{PairRanks, count_small_any};
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn count_small(pairs: &PairRanks) -> usize {
+        count_small_any(pairs)
     }
 }
 
@@ -79,6 +109,7 @@ impl PairRanks<'_> {
 /// bits), or is [`NO_MERGE`] (also for offsets that are no longer part
 /// starts). The best merge, lowest rank and leftmost on ties, is then one
 /// branch-free minimum over a short array, and no array ever shifts.
+#[inline(always)]
 fn count_small<const N: usize>(pairs: &PairRanks) -> usize {
     let len = pairs.piece.len();
     let packed = |rank: u32, start: usize| {
@@ -99,10 +130,12 @@ fn count_small<const N: usize>(pairs: &PairRanks) -> usize {
         prev[start] = start.wrapping_sub(1) as u8;
     }
     let end_of = |next: &[u8; N], start: usize| next.get(start).map_or(len, |&e| e as usize);
-    let live = &mut key[..len - 1];
     let mut parts = len;
     loop {
-        let best = live.iter().fold(NO_MERGE, |best, &k| best.min(k));
+        // Keys from `len - 1` on are NO_MERGE forever; scanning the whole
+        // array gives the compiler a fixed trip count to vectorise without a
+        // scalar tail.
+        let best = key.iter().fold(NO_MERGE, |best, &k| best.min(k));
         if best == NO_MERGE {
             return parts;
         }
@@ -114,11 +147,11 @@ fn count_small<const N: usize>(pairs: &PairRanks) -> usize {
         if let Some(slot) = prev.get_mut(after) {
             *slot = left as u8;
         }
-        if let Some(slot) = live.get_mut(right) {
+        if let Some(slot) = key.get_mut(right) {
             *slot = NO_MERGE;
         }
         parts -= 1;
-        if let Some(slot) = live.get_mut(left) {
+        if let Some(slot) = key.get_mut(left) {
             let rank = if after < len {
                 pairs.join(token[left], token[after])
             } else {
@@ -128,7 +161,7 @@ fn count_small<const N: usize>(pairs: &PairRanks) -> usize {
         }
         if left > 0 {
             let before = prev[left] as usize;
-            if let (Some(slot), Some(&preceding)) = (live.get_mut(before), token.get(before)) {
+            if let (Some(slot), Some(&preceding)) = (key.get_mut(before), token.get(before)) {
                 *slot = packed(pairs.join(preceding, token[left]), before);
             }
         }
@@ -233,11 +266,23 @@ mod tests {
                     let pairs = PairRanks { vocab, piece };
                     let large = count_large(&pairs);
                     assert_eq!(count_small::<SMALL_PIECE>(&pairs), large, "{piece:?}");
-                    if len <= SHORT_PIECE {
-                        assert_eq!(count_small::<SHORT_PIECE>(&pairs), large, "{piece:?}");
+                    if len <= 8 {
+                        assert_eq!(count_small::<8>(&pairs), large, "{piece:?}");
                     }
+                    if len <= 32 {
+                        assert_eq!(count_small::<32>(&pairs), large, "{piece:?}");
+                    }
+                    assert_eq!(count_small_any(&pairs), large, "{piece:?}");
+                    #[cfg(target_arch = "x86_64")]
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        // SAFETY: AVX2 is available (checked just above).
+                        let vector = unsafe { avx2::count_small(&pairs) };
+                        assert_eq!(vector, large, "{piece:?}");
+                    }
+                    assert_eq!(merged_count(vocab, piece), large, "{piece:?}");
                 }
             }
         }
     }
+
 }
