@@ -13,6 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::memo::JoinCache;
 use super::vocab::Vocab;
 
 /// Longest piece merged with the array scan (at most 256: offsets are bytes).
@@ -22,25 +23,29 @@ const SMALL_PIECE: usize = 128;
 const NO_MERGE: u32 = u32::MAX;
 
 /// Number of tokens the merging of `piece` (at least two bytes) ends with.
-pub(super) fn merged_count(vocab: &Vocab, piece: &[u8]) -> usize {
-    let pairs = PairRanks { vocab, piece };
+pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
+    let pairs = &mut PairRanks {
+        vocab,
+        piece,
+        joins,
+    };
     if piece.len() > SMALL_PIECE {
-        return count_large(&pairs);
+        return count_large(pairs);
     }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `avx2::count_small` only requires the AVX2 instructions it is
         // compiled with, and the CPU has them (checked just above).
-        return unsafe { avx2::count_small(&pairs) };
+        return unsafe { avx2::count_small(pairs) };
     }
-    count_small_any(&pairs)
+    count_small_any(pairs)
 }
 
 /// [`count_small`] with the smallest array size that fits the piece (at most
 /// [`SMALL_PIECE`] bytes): every scan covers the whole array, so it should not
 /// be much longer than the piece.
 #[inline(always)]
-fn count_small_any(pairs: &PairRanks) -> usize {
+fn count_small_any(pairs: &mut PairRanks) -> usize {
     match pairs.piece.len() {
         0..=8 => count_small::<8>(pairs),
         9..=16 => count_small::<16>(pairs),
@@ -60,7 +65,7 @@ mod avx2 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn count_small(pairs: &PairRanks) -> usize {
+    pub(super) unsafe fn count_small(pairs: &mut PairRanks) -> usize {
         count_small_any(pairs)
     }
 }
@@ -69,6 +74,7 @@ mod avx2 {
 struct PairRanks<'a> {
     vocab: &'a Vocab,
     piece: &'a [u8],
+    joins: &'a mut JoinCache,
 }
 
 impl PairRanks<'_> {
@@ -92,12 +98,14 @@ impl PairRanks<'_> {
     /// Rank of the token joining adjacent parts that are the tokens `left` and
     /// `right`, or [`NO_MERGE`].
     #[inline(always)]
-    fn join(&self, left: u32, right: u32) -> u32 {
+    fn join(&mut self, left: u32, right: u32) -> u32 {
         let vocab = self.vocab;
         if !vocab.may_join(left, right) {
             return NO_MERGE;
         }
-        vocab.joined(left, right).unwrap_or(NO_MERGE)
+        self.joins
+            .joined(vocab, left, right, || vocab.joined(left, right))
+            .unwrap_or(NO_MERGE)
     }
 }
 
@@ -110,7 +118,7 @@ impl PairRanks<'_> {
 /// starts). The best merge, lowest rank and leftmost on ties, is then one
 /// branch-free minimum over a short array, and no array ever shifts.
 #[inline(always)]
-fn count_small<const N: usize>(pairs: &PairRanks) -> usize {
+fn count_small<const N: usize>(pairs: &mut PairRanks) -> usize {
     let len = pairs.piece.len();
     let packed = |rank: u32, start: usize| {
         if rank == NO_MERGE {
@@ -170,7 +178,7 @@ fn count_small<const N: usize>(pairs: &PairRanks) -> usize {
 
 /// Merges with a min-heap of candidate pairs over a doubly linked list of
 /// parts, for pieces of any length.
-fn count_large(pairs: &PairRanks) -> usize {
+fn count_large(pairs: &mut PairRanks) -> usize {
     let len = pairs.piece.len();
     // Same representation as `count_small`, in vectors: next[s], prev[s] and
     // token[s] for the part starting at s, rank[s] the rank of joining it with
@@ -227,6 +235,7 @@ fn count_large(pairs: &PairRanks) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::memo::Memo;
     use super::super::vocab::{CL100K, O200K, P50K, R50K};
     use super::*;
 
@@ -256,33 +265,45 @@ mod tests {
         samples
     }
 
-    /// The array scan and the heap agree on every prefix they can both handle.
+    /// The array scan and the heap agree on every prefix they can both handle,
+    /// with a join cache that is shared by all of them (so it answers most
+    /// joins, across vocabularies) and without one.
     #[test]
     fn small_and_large_merges_agree() {
+        let mut cache = JoinCache::allocated();
         for vocab in [&O200K, &CL100K, &P50K, &R50K] {
             for sample in samples() {
                 for len in 2..=sample.len().min(SMALL_PIECE) {
                     let piece = &sample[..len];
-                    let pairs = PairRanks { vocab, piece };
-                    let large = count_large(&pairs);
-                    assert_eq!(count_small::<SMALL_PIECE>(&pairs), large, "{piece:?}");
+                    let mut uncached = Memo::new().joins;
+                    let large = count_large(&mut PairRanks {
+                        vocab,
+                        piece,
+                        joins: &mut uncached,
+                    });
+                    let pairs = &mut PairRanks {
+                        vocab,
+                        piece,
+                        joins: &mut cache,
+                    };
+                    assert_eq!(count_large(pairs), large, "{piece:?}");
+                    assert_eq!(count_small::<SMALL_PIECE>(pairs), large, "{piece:?}");
                     if len <= 8 {
-                        assert_eq!(count_small::<8>(&pairs), large, "{piece:?}");
+                        assert_eq!(count_small::<8>(pairs), large, "{piece:?}");
                     }
                     if len <= 32 {
-                        assert_eq!(count_small::<32>(&pairs), large, "{piece:?}");
+                        assert_eq!(count_small::<32>(pairs), large, "{piece:?}");
                     }
-                    assert_eq!(count_small_any(&pairs), large, "{piece:?}");
+                    assert_eq!(count_small_any(pairs), large, "{piece:?}");
                     #[cfg(target_arch = "x86_64")]
                     if std::arch::is_x86_feature_detected!("avx2") {
                         // SAFETY: AVX2 is available (checked just above).
-                        let vector = unsafe { avx2::count_small(&pairs) };
+                        let vector = unsafe { avx2::count_small(pairs) };
                         assert_eq!(vector, large, "{piece:?}");
                     }
-                    assert_eq!(merged_count(vocab, piece), large, "{piece:?}");
+                    assert_eq!(merged_count(vocab, piece, pairs.joins), large, "{piece:?}");
                 }
             }
         }
     }
-
 }
