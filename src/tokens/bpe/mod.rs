@@ -116,7 +116,7 @@ fn piece_tokens(vocab: &Vocab, piece: &[u8]) -> usize {
                     let count = if vocab.rank_hashed(piece, hash).is_some() {
                         1
                     } else {
-                        merge::merged_count(vocab, piece)
+                        merge::merged_count(vocab, piece, &mut memo.joins)
                     };
                     memo.remember_piece(vocab, piece, hash, count);
                     count
