@@ -71,3 +71,30 @@ fn calibration_sums_survive_export_and_import_to_the_bit() {
     assert_eq!(restored.calibration().state(), (417.40000000000003, 537.8));
     assert_eq!(ctxwin::persist::export(&restored), saved);
 }
+
+/// A summary request handed out before a restart is still answerable after it: the pending
+/// request is saved with the window.
+#[test]
+fn a_pending_summary_request_survives_export_and_import() {
+    let mut window = Window::new("gpt-4o");
+    window.set_budget(60).unwrap();
+    for turn in 0..6 {
+        window.push(Kind::User, &format!("turn {turn}: please refactor module {turn} and run its tests")).unwrap();
+        window.push_counted(Kind::ToolResult, Count::exact(25));
+        window.end_turn();
+    }
+    assert!(window.needs_summary());
+    window.summary_request().unwrap();
+    let generation = window.generation();
+    let mut restored = ctxwin::persist::import(&ctxwin::persist::export(&window)).unwrap();
+    assert_eq!(restored.pending_summary(), window.pending_summary());
+    restored.set_summary(generation, "Refactored modules 0 to 3.", 1).unwrap();
+    window.set_summary(generation, "Refactored modules 0 to 3.", 1).unwrap();
+    assert_eq!(ctxwin::persist::export(&restored), ctxwin::persist::export(&window));
+    // A pending request that does not fit the ledger is refused.
+    let mut doc: serde_json::Value = serde_json::from_str(&ctxwin::persist::export(&restored)).unwrap();
+    doc["pending_summary"] = serde_json::json!({"generation": 0, "first_turn": 3, "end_turn": 99});
+    let err = ctxwin::persist::import(&doc.to_string()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Parse);
+    assert!(err.message().contains("pending_summary"), "{err}");
+}

@@ -5,6 +5,7 @@
 //!  "model":"gpt-4o", "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "compacted_through":0,
 //!  "enforced_messages":12, "prompt_total":null,
+//!  "pending_summary":{"generation":7,"first_turn":2,"end_turn":5},
 //!  "calibration":{"real":0.0,"estimated":0.0}, "wire_formats":15,
 //!  "messages":[{"kind":1,"tokens":12,"exact":true,"source":"library","text":"…",
 //!               "call_id":"…","raw_json":"…","external_id":42,
@@ -24,7 +25,7 @@ use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart};
-use crate::summary::CompactionRecord;
+use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, Count};
 use crate::window::{Overhead, SavedWindow, Window};
 use fields::{Fields, parse_error};
@@ -113,6 +114,9 @@ fn write_window(window: &Window) -> Value {
         "compacted_through": window.compacted_through(),
         "enforced_messages": window.enforced_messages(),
         "prompt_total": window.prompt_total(),
+        "pending_summary": window.pending_summary().map(|p| json!({
+            "generation": p.generation, "first_turn": p.first_turn, "end_turn": p.end_turn,
+        })),
         "calibration": {"real": window.calibration().state().0, "estimated": window.calibration().state().1},
         "wire_formats": window.wire_formats().bits(),
         "messages": (0..window.message_count())
@@ -140,6 +144,7 @@ fn read_window(value: &Value) -> Result<Window> {
         compacted_through: fields.index("compacted_through")?,
         enforced_messages: fields.index("enforced_messages")?,
         prompt_total: fields.optional_whole("prompt_total", u64::MAX)?,
+        pending_summary: read_pending_summary(&fields)?,
         wire_formats: FormatSet::from_bits(fields.whole("wire_formats", u64::from(u8::MAX))?)
             .ok_or_else(|| fields.wrong("wire_formats", "a set of provider formats (0 to 15)"))?,
         calibration: read_calibration(&Fields::of(fields.value("calibration")?, "calibration")?)?,
@@ -157,6 +162,21 @@ fn read_window(value: &Value) -> Result<Window> {
             .collect::<Result<_>>()?,
     };
     Window::restore(saved)
+}
+
+/// The summary request awaiting its answer, if any: `null` or its generation and turns.
+fn read_pending_summary(fields: &Fields) -> Result<Option<PendingSummary>> {
+    match fields.optional("pending_summary") {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => {
+            let pending = Fields::of(value, fields.path_of("pending_summary"))?;
+            Ok(Some(PendingSummary {
+                generation: pending.whole("generation", u64::from(u32::MAX))? as u32,
+                first_turn: pending.index("first_turn")?,
+                end_turn: pending.index("end_turn")?,
+            }))
+        }
+    }
 }
 
 /// The learned calibration sums: finite and non-negative.

@@ -6,7 +6,7 @@ use super::Window;
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
-use crate::summary::CompactionRecord;
+use crate::summary::{CompactionRecord, PendingSummary};
 use crate::json::FormatSet;
 use crate::tokens::Calibration;
 use crate::window::Overhead;
@@ -34,6 +34,8 @@ pub struct SavedWindow {
     pub compactions: Vec<CompactionRecord>,
     /// The provider's last prompt total.
     pub prompt_total: Option<u64>,
+    /// The summary request awaiting its answer.
+    pub pending_summary: Option<PendingSummary>,
     /// What the window learned from provider usage.
     pub calibration: Calibration,
     /// The provider formats the JSON-pushed messages fit.
@@ -85,6 +87,17 @@ impl Window {
                 saved.first_live_turn, window.first_live_turn
             )));
         }
+        if let Some(pending) = saved.pending_summary {
+            if pending.first_turn >= pending.end_turn || pending.end_turn > window.turns.len() {
+                return Err(inconsistent(format!(
+                    "pending_summary covers turns {}..{}, not within the {} turns",
+                    pending.first_turn,
+                    pending.end_turn,
+                    window.turns.len()
+                )));
+            }
+        }
+        window.pending_summary = saved.pending_summary;
         window.prompt_total = saved.prompt_total;
         window.wire_formats = saved.wire_formats;
         window.generation = saved.generation;

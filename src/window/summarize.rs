@@ -46,6 +46,11 @@ impl Window {
         self.prompt_total = Some(prompt_tokens);
     }
 
+    /// The summary request handed out and not yet answered, if any.
+    pub fn pending_summary(&self) -> Option<PendingSummary> {
+        self.pending_summary
+    }
+
     /// The last prompt total recorded with [`Window::record_prompt_total`].
     pub fn prompt_total(&self) -> Option<u64> {
         self.prompt_total
