@@ -7,7 +7,8 @@
 //!
 //! The files written, all read by the module with `include_bytes!`:
 //! `bpe_class_index.bin`, `bpe_class_pages.bin` and, per vocabulary `V` in
-//! `o200k`, `cl100k`, `p50k`, `r50k`: `bpe_V_slots.bin`, `bpe_V_blob.bin`, `bpe_V_short.bin`, `bpe_V_merges.bin`, `bpe_V_sides.bin`.
+//! `o200k`, `cl100k`, `p50k`, `r50k`: `bpe_V_slots.bin`, `bpe_V_blob.bin`, `bpe_V_short.bin`, `bpe_V_merges.bin`, `bpe_V_sides.bin`,
+//! `bpe_V_char_index.bin`, `bpe_V_char_pages.bin`, `bpe_V_char_entries.bin`.
 
 use std::collections::{HashMap, HashSet};
 use std::error::Error;
@@ -112,7 +113,13 @@ fn write_vocab_table(out_dir: &Path, name: &str, tokens: &[(u32, Vec<u8>)]) -> B
             _ => {}
         }
     }
-    let (merges, sides) = merge_table(name, tokens)?;
+    let rank_of: HashMap<&[u8], u32> = tokens
+        .iter()
+        .map(|(rank, bytes)| (bytes.as_slice(), *rank))
+        .collect();
+    let splits = token_splits(tokens, &rank_of);
+    write_char_table(out_dir, name, tokens, &rank_of, &splits)?;
+    let (merges, sides) = merge_table(name, tokens, splits)?;
     fs::write(out_dir.join(format!("bpe_{name}_sides.bin")), sides)?;
     let merge_bytes: Vec<u8> = merges.iter().flat_map(|slot| slot.to_le_bytes()).collect();
     fs::write(out_dir.join(format!("bpe_{name}_merges.bin")), merge_bytes)?;
@@ -124,23 +131,29 @@ fn write_vocab_table(out_dir: &Path, name: &str, tokens: &[(u32, Vec<u8>)]) -> B
     Ok(())
 }
 
-/// The table of every pair of tokens whose concatenation is a token, and the
-/// bit sets of the ranks that occur as left and as right half of such a pair.
-fn merge_table(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u64>, Vec<u8>)> {
-    let rank_of: HashMap<&[u8], u32> = tokens
-        .iter()
-        .map(|(rank, bytes)| (bytes.as_slice(), *rank))
-        .collect();
-    let mut merges = Vec::new();
+/// Every way a token splits into two tokens, as `(left, right, joined)` ranks.
+fn token_splits(tokens: &[(u32, Vec<u8>)], rank_of: &HashMap<&[u8], u32>) -> Vec<(u32, u32, u32)> {
+    let mut splits = Vec::new();
     for (joined, bytes) in tokens {
         for split in 1..bytes.len() {
             if let (Some(&left), Some(&right)) =
                 (rank_of.get(&bytes[..split]), rank_of.get(&bytes[split..]))
             {
-                merges.push((left, right, *joined));
+                splits.push((left, right, *joined));
             }
         }
     }
+    splits
+}
+
+/// The table of every pair of tokens whose concatenation is a token (from
+/// [`token_splits`]), and the bit sets of the ranks that occur as left and as
+/// right half of such a pair.
+fn merge_table(
+    name: &str,
+    tokens: &[(u32, Vec<u8>)],
+    merges: Vec<(u32, u32, u32)>,
+) -> BuildResult<(Vec<u64>, Vec<u8>)> {
     if tokens
         .iter()
         .any(|(rank, _)| *rank > layout::MAX_MERGE_RANK)
@@ -169,6 +182,152 @@ fn merge_table(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u64>, 
         slots[index] = layout::pack_merge(left, right, joined);
     }
     Ok((slots, sides))
+}
+
+/// Writes the character table of one vocabulary (see `layout`, "Character
+/// table"): for each character of two or three UTF-8 bytes that is a token,
+/// its rank and the neighbouring bytes next to which it must still be merged
+/// from bytes.
+///
+/// Merging may start from such a character `c` as one part, instead of its
+/// bytes, when that cannot change the result. Let `M` be the highest rank of
+/// the merges that build `c` from its bytes on their own. Until `c` is
+/// complete, some merge inside it of rank at most `M` is always possible, so
+/// nothing of rank above `M` touches its bytes, and merges elsewhere happen
+/// as they would with `c` already whole. Hence the result is the same if no
+/// token of rank at most `M` could join a part of `c` with the outside (a
+/// token ending in a proper prefix of `c`, or starting with a proper suffix)
+/// and no token of rank at most `M` joins `c` whole with a neighbour (which
+/// pre-forming would allow earlier). Which such tokens exist depends on the
+/// byte next to `c`, so the table keeps, per character, the bit set of the
+/// preceding bytes (continuation bytes) and of the following bytes (lead
+/// bytes) for which one does; merging uses the whole character only when
+/// neither neighbour is in its set. The tests compare the counts with
+/// tiktoken on text made of such characters.
+fn write_char_table(
+    out_dir: &Path,
+    name: &str,
+    tokens: &[(u32, Vec<u8>)],
+    rank_of: &HashMap<&[u8], u32>,
+    splits: &[(u32, u32, u32)],
+) -> BuildResult<()> {
+    fn lower<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key: K, rank: u32) {
+        let entry = map.entry(key).or_insert(rank);
+        *entry = (*entry).min(rank);
+    }
+    // (part, byte) -> lowest rank of a token made of more bytes ending in
+    // `byte` followed by `part` (of one or two bytes), and of one starting
+    // with `part` followed by `byte`.
+    let mut ending_in: HashMap<(&[u8], u8), u32> = HashMap::new();
+    let mut starting_with: HashMap<(&[u8], u8), u32> = HashMap::new();
+    for (rank, bytes) in tokens {
+        for len in 1..bytes.len().min(3) {
+            let cut = bytes.len() - len;
+            lower(&mut ending_in, (&bytes[cut..], bytes[cut - 1]), *rank);
+            lower(&mut starting_with, (&bytes[..len], bytes[len]), *rank);
+        }
+    }
+    let bytes_of: HashMap<u32, &[u8]> = tokens
+        .iter()
+        .map(|(rank, bytes)| (*rank, bytes.as_slice()))
+        .collect();
+    // (token, byte) -> lowest rank of a token joining a part that ends in
+    // `byte` with `token`, and `token` with a part that starts with `byte`.
+    let mut joined_after: HashMap<(u32, u8), u32> = HashMap::new();
+    let mut joined_before: HashMap<(u32, u8), u32> = HashMap::new();
+    for &(left, right, joined) in splits {
+        if let Some(&last) = bytes_of.get(&left).and_then(|bytes| bytes.last()) {
+            lower(&mut joined_after, (right, last), joined);
+        }
+        if let Some(&first) = bytes_of.get(&right).and_then(|bytes| bytes.first()) {
+            lower(&mut joined_before, (left, first), joined);
+        }
+    }
+    fn reaches<K: std::hash::Hash + Eq>(map: &HashMap<K, u32>, key: K, limit: u32) -> bool {
+        map.get(&key).is_some_and(|&rank| rank <= limit)
+    }
+
+    let mut entries: Vec<[u64; 3]> = vec![[0; 3]]; // id 0: no entry
+    let mut ids = vec![0u16; layout::CHAR_TABLE_CODE_POINTS];
+    for code_point in 0x80..layout::CHAR_TABLE_CODE_POINTS as u32 {
+        let Some(c) = char::from_u32(code_point) else {
+            continue;
+        };
+        let mut buf = [0u8; 4];
+        let bytes = c.encode_utf8(&mut buf).as_bytes();
+        let (Some(&rank), Some(limit)) = (rank_of.get(bytes), highest_merge(bytes, rank_of)) else {
+            continue;
+        };
+        let mut before = 0u64;
+        for byte in layout::CONTINUATION_BYTES {
+            let straddles = (1..bytes.len())
+                .any(|len| reaches(&ending_in, (&bytes[..len], byte), limit))
+                || reaches(&joined_after, (rank, byte), limit);
+            if straddles {
+                before |= 1 << (byte - layout::CONTINUATION_BYTES.start());
+            }
+        }
+        let mut after = 0u64;
+        for byte in layout::LEAD_BYTES {
+            let straddles = (1..bytes.len())
+                .any(|cut| reaches(&starting_with, (&bytes[cut..], byte), limit))
+                || reaches(&joined_before, (rank, byte), limit);
+            if straddles {
+                after |= 1 << (byte - layout::LEAD_BYTES.start());
+            }
+        }
+        ids[code_point as usize] = u16::try_from(entries.len())
+            .map_err(|_| format!("{name}: too many character tokens"))?;
+        entries.push([u64::from(rank), before, after]);
+    }
+
+    let mut page_ids: HashMap<&[u16], u8> = HashMap::new();
+    let mut pages: Vec<u16> = Vec::new();
+    let mut index = Vec::new();
+    for page in ids.chunks(layout::CHAR_PAGE_SIZE) {
+        let next_id = page_ids.len();
+        let id = match page_ids.get(page) {
+            Some(&id) => id,
+            None => {
+                let id = u8::try_from(next_id).map_err(|_| "more than 256 character pages")?;
+                page_ids.insert(page, id);
+                pages.extend_from_slice(page);
+                id
+            }
+        };
+        index.push(id);
+    }
+    let page_bytes: Vec<u8> = pages.iter().flat_map(|id| id.to_le_bytes()).collect();
+    let entry_bytes: Vec<u8> = entries
+        .iter()
+        .flatten()
+        .flat_map(|word| word.to_le_bytes())
+        .collect();
+    fs::write(out_dir.join(format!("bpe_{name}_char_index.bin")), index)?;
+    fs::write(
+        out_dir.join(format!("bpe_{name}_char_pages.bin")),
+        page_bytes,
+    )?;
+    fs::write(
+        out_dir.join(format!("bpe_{name}_char_entries.bin")),
+        entry_bytes,
+    )?;
+    Ok(())
+}
+
+/// Merges `bytes` on their own exactly as tiktoken does; if they end as one
+/// token, the highest rank of the merges made on the way.
+fn highest_merge(bytes: &[u8], rank_of: &HashMap<&[u8], u32>) -> Option<u32> {
+    let mut bounds: Vec<usize> = (0..=bytes.len()).collect();
+    let mut highest = 0;
+    while bounds.len() > 2 {
+        let best = (0..bounds.len() - 2)
+            .filter_map(|i| Some((*rank_of.get(&bytes[bounds[i]..bounds[i + 2]])?, i)))
+            .min()?;
+        highest = highest.max(best.0);
+        bounds.remove(best.1 + 1);
+    }
+    Some(highest)
 }
 
 /// Writes the two-level code point → class table.

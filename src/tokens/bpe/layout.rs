@@ -25,6 +25,20 @@
 //! the ranks that occur as the left half of such a split, then those that
 //! occur as the right half. Most pairs fail this test without a table probe.
 //!
+//! # Character table
+//!
+//! Per encoding, three files for the characters of the Basic Multilingual
+//! Plane that merging may start from as one token instead of their two or
+//! three UTF-8 bytes (why that is exact: `build_tables.rs`, `write_char_table`):
+//! `char_index` (one page number per block of [`CHAR_PAGE_SIZE`] code points),
+//! `char_pages` (pages of little-endian `u16` entry ids, `0` for none) and
+//! `char_entries` (three little-endian `u64` per id, id 0 unused): the token's
+//! rank, the bit set of the bytes before the character (bit `b - 0x80` for a
+//! continuation byte `b`) and of the bytes after it (bit `b - 0xC0` for a lead
+//! byte `b`) next to which it must still be merged from bytes. Any other
+//! neighbouring byte (ASCII) also rules it out; no neighbour (the edge of the
+//! piece) never does.
+//!
 //! # Character-class table
 //!
 //! Two files: `class_index` (one page number per block of 256 code points) and
@@ -51,6 +65,15 @@ pub const CLASS_NEWLINE: u8 = 7;
 
 /// Number of code points per page of the class table.
 pub const CLASS_PAGE_SIZE: usize = 256;
+
+/// Code points covered by the character table (the Basic Multilingual Plane).
+pub const CHAR_TABLE_CODE_POINTS: usize = 0x1_0000;
+/// Number of code points per page of the character table.
+pub const CHAR_PAGE_SIZE: usize = 256;
+/// The bytes that may precede a character in its table entry's first bit set.
+pub const CONTINUATION_BYTES: core::ops::RangeInclusive<u8> = 0x80..=0xBF;
+/// The bytes that may follow a character in its table entry's second bit set.
+pub const LEAD_BYTES: core::ops::RangeInclusive<u8> = 0xC0..=0xFF;
 
 /// Entry of the short-token table for a pair of bytes that is no token.
 pub const NO_PAIR: u32 = u32::MAX;

@@ -6,8 +6,12 @@
 //! here. Every part is a token, so the rank of joining two parts is looked up
 //! by their two ranks: a bit-set test rules most pairs out, the vocabulary's
 //! merge table answers the rest.
-//! Short pieces use a scan over small arrays on the stack; long ones use a
-//! binary heap over a linked list, so even a million-byte piece stays
+//!
+//! Merging starts from whole characters where that provably ends the same
+//! (see [`Vocab::whole_char`]): a Chinese piece then starts with a third of
+//! the parts, skipping the merges that only rebuild its characters.
+//! Short lists of parts use a scan over small arrays on the stack; long ones
+//! use a binary heap over a linked list, so even a million-byte piece stays
 //! `O(n log n)`.
 
 use std::cmp::Reverse;
@@ -16,7 +20,7 @@ use std::collections::BinaryHeap;
 use super::memo::JoinCache;
 use super::vocab::Vocab;
 
-/// Longest piece merged with the array scan (at most 256: offsets are bytes).
+/// Most parts merged with the array scan (at most 256: indices are bytes).
 const SMALL_PIECE: usize = 128;
 
 /// "No merge possible" rank.
@@ -24,34 +28,91 @@ const NO_MERGE: u32 = u32::MAX;
 
 /// Number of tokens the merging of `piece` (at least two bytes) ends with.
 pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
-    let pairs = &mut PairRanks {
+    let pairs = &mut PairRanks { vocab, joins };
+    let mut parts = InitialParts {
         vocab,
         piece,
-        joins,
+        at: 0,
     };
-    if piece.len() > SMALL_PIECE {
-        return count_large(pairs);
+    let mut first = [Part::NONE; SMALL_PIECE];
+    let mut len = 0;
+    while let Some(part) = parts.next() {
+        let Some(slot) = first.get_mut(len) else {
+            let all: Vec<Part> = first
+                .iter()
+                .copied()
+                .chain([part])
+                .chain(parts.by_ref())
+                .collect();
+            return count_large(pairs, &all);
+        };
+        *slot = part;
+        len += 1;
     }
+    let parts = &first[..len];
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: `avx2::count_small` only requires the AVX2 instructions it is
         // compiled with, and the CPU has them (checked just above).
-        return unsafe { avx2::count_small(pairs) };
+        return unsafe { avx2::count_small(pairs, parts) };
     }
-    count_small_any(pairs)
+    count_small_any(pairs, parts)
 }
 
-/// [`count_small`] with the smallest array size that fits the piece (at most
-/// [`SMALL_PIECE`] bytes): every scan covers the whole array, so it should not
-/// be much longer than the piece.
+/// A part of a piece before merging: a single byte, or a whole character.
+#[derive(Clone, Copy)]
+struct Part {
+    token: u32,
+    /// The byte, if the part is a single byte.
+    byte: Option<u8>,
+}
+
+impl Part {
+    const NONE: Part = Part {
+        token: NO_MERGE,
+        byte: None,
+    };
+}
+
+/// The parts merging starts from, left to right: every byte on its own,
+/// except the characters [`Vocab::whole_char`] allows to start whole.
+struct InitialParts<'a> {
+    vocab: &'a Vocab,
+    piece: &'a [u8],
+    at: usize,
+}
+
+impl Iterator for InitialParts<'_> {
+    type Item = Part;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Part> {
+        let byte = *self.piece.get(self.at)?;
+        if byte >= 0xC2 {
+            if let Some((token, len)) = self.vocab.whole_char(self.piece, self.at) {
+                self.at += len;
+                return Some(Part { token, byte: None });
+            }
+        }
+        self.at += 1;
+        Some(Part {
+            token: self.vocab.byte_rank(byte),
+            byte: Some(byte),
+        })
+    }
+}
+
+/// [`count_small`] with the smallest array size that fits the parts (at most
+/// [`SMALL_PIECE`]): every scan covers the whole array, so it should not be
+/// much longer than the list of parts.
 #[inline(always)]
-fn count_small_any(pairs: &mut PairRanks) -> usize {
-    match pairs.piece.len() {
-        0..=8 => count_small::<8>(pairs),
-        9..=16 => count_small::<16>(pairs),
-        17..=32 => count_small::<32>(pairs),
-        33..=64 => count_small::<64>(pairs),
-        _ => count_small::<SMALL_PIECE>(pairs),
+fn count_small_any(pairs: &mut PairRanks, parts: &[Part]) -> usize {
+    match parts.len() {
+        0..=8 => count_small::<8>(pairs, parts),
+        9..=16 => count_small::<16>(pairs, parts),
+        17..=32 => count_small::<32>(pairs, parts),
+        33..=64 => count_small::<64>(pairs, parts),
+        _ => count_small::<SMALL_PIECE>(pairs, parts),
     }
 }
 
@@ -60,38 +121,36 @@ fn count_small_any(pairs: &mut PairRanks) -> usize {
 /// is the same safe Rust; only the instructions the compiler may use differ.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{PairRanks, count_small_any};
+    use super::{PairRanks, Part, count_small_any};
 
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn count_small(pairs: &mut PairRanks) -> usize {
-        count_small_any(pairs)
+    pub(super) unsafe fn count_small(pairs: &mut PairRanks, parts: &[Part]) -> usize {
+        count_small_any(pairs, parts)
     }
 }
 
 /// Rank lookups for the parts of one piece.
 struct PairRanks<'a> {
     vocab: &'a Vocab,
-    piece: &'a [u8],
     joins: &'a mut JoinCache,
 }
 
 impl PairRanks<'_> {
-    /// Rank of the single-byte token at `offset`.
+    /// Rank of the token joining two adjacent initial parts (`right` is
+    /// `None` past the end), or [`NO_MERGE`].
     #[inline(always)]
-    fn byte(&self, offset: usize) -> u32 {
-        self.piece
-            .get(offset)
-            .map_or(NO_MERGE, |&byte| self.vocab.byte_rank(byte))
-    }
-
-    /// Rank of the two-byte token starting at `offset`, or [`NO_MERGE`].
-    #[inline(always)]
-    fn byte_pair(&self, offset: usize) -> u32 {
-        match self.piece.get(offset..offset + 2) {
-            Some(&[first, second]) => self.vocab.pair_rank(first, second).unwrap_or(NO_MERGE),
-            _ => NO_MERGE,
+    fn initial(&mut self, left: Part, right: Option<&Part>) -> u32 {
+        match (left.byte, right) {
+            (_, None) => NO_MERGE,
+            (
+                Some(first),
+                Some(&Part {
+                    byte: Some(second), ..
+                }),
+            ) => self.vocab.pair_rank(first, second).unwrap_or(NO_MERGE),
+            (_, Some(right)) => self.join(left.token, right.token),
         }
     }
 
@@ -109,17 +168,17 @@ impl PairRanks<'_> {
     }
 }
 
-/// Merges with a scan for the best pair; `2 <= piece.len() <= N <= 256`.
+/// Merges with a scan for the best pair; `1 <= parts.len() <= N <= 256`.
 ///
-/// Parts are identified by their start offset `s`, linked through `next` and
-/// `prev`, with `token[s]` their rank. `key[s]` packs the rank of joining the
-/// part at `s` with its successor above the offset itself (ranks fit in 24
-/// bits), or is [`NO_MERGE`] (also for offsets that are no longer part
+/// Parts are identified by their initial index `s`, linked through `next`
+/// and `prev`, with `token[s]` their rank. `key[s]` packs the rank of joining
+/// the part at `s` with its successor above the index itself (ranks fit in
+/// 24 bits), or is [`NO_MERGE`] (also for indices that are no longer part
 /// starts). The best merge, lowest rank and leftmost on ties, is then one
 /// branch-free minimum over a short array, and no array ever shifts.
 #[inline(always)]
-fn count_small<const N: usize>(pairs: &mut PairRanks) -> usize {
-    let len = pairs.piece.len();
+fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
+    let len = parts.len();
     let packed = |rank: u32, start: usize| {
         if rank == NO_MERGE {
             NO_MERGE
@@ -131,21 +190,21 @@ fn count_small<const N: usize>(pairs: &mut PairRanks) -> usize {
     let mut token = [NO_MERGE; N];
     let mut next = [0u8; N];
     let mut prev = [0u8; N];
-    for start in 0..len {
-        key[start] = packed(pairs.byte_pair(start), start);
-        token[start] = pairs.byte(start);
+    for (start, part) in parts.iter().enumerate().take(N) {
+        key[start] = packed(pairs.initial(*part, parts.get(start + 1)), start);
+        token[start] = part.token;
         next[start] = (start + 1) as u8;
         prev[start] = start.wrapping_sub(1) as u8;
     }
     let end_of = |next: &[u8; N], start: usize| next.get(start).map_or(len, |&e| e as usize);
-    let mut parts = len;
+    let mut remaining = len;
     loop {
         // Keys from `len - 1` on are NO_MERGE forever; scanning the whole
         // array gives the compiler a fixed trip count to vectorise without a
         // scalar tail.
         let best = key.iter().fold(NO_MERGE, |best, &k| best.min(k));
         if best == NO_MERGE {
-            return parts;
+            return remaining;
         }
         let left = (best & 0xFF) as usize;
         let right = end_of(&next, left);
@@ -158,7 +217,7 @@ fn count_small<const N: usize>(pairs: &mut PairRanks) -> usize {
         if let Some(slot) = key.get_mut(right) {
             *slot = NO_MERGE;
         }
-        parts -= 1;
+        remaining -= 1;
         if let Some(slot) = key.get_mut(left) {
             let rank = if after < len {
                 pairs.join(token[left], token[after])
@@ -177,23 +236,25 @@ fn count_small<const N: usize>(pairs: &mut PairRanks) -> usize {
 }
 
 /// Merges with a min-heap of candidate pairs over a doubly linked list of
-/// parts, for pieces of any length.
-fn count_large(pairs: &mut PairRanks) -> usize {
-    let len = pairs.piece.len();
+/// parts, for any number of parts.
+fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
+    let len = parts.len();
     // Same representation as `count_small`, in vectors: next[s], prev[s] and
     // token[s] for the part starting at s, rank[s] the rank of joining it with
     // its successor (NO_MERGE if none or if s is no longer a part start).
     let mut next: Vec<u32> = (1..=len as u32).collect();
     let mut prev: Vec<u32> = (0..len as u32).map(|s| s.wrapping_sub(1)).collect();
-    let mut token: Vec<u32> = (0..len).map(|s| pairs.byte(s)).collect();
-    let mut rank: Vec<u32> = (0..len).map(|s| pairs.byte_pair(s)).collect();
+    let mut token: Vec<u32> = parts.iter().map(|part| part.token).collect();
+    let mut rank: Vec<u32> = (0..len)
+        .map(|s| pairs.initial(parts[s], parts.get(s + 1)))
+        .collect();
     let mut heap: BinaryHeap<Reverse<(u32, u32)>> = rank
         .iter()
         .enumerate()
         .filter(|&(_, &r)| r != NO_MERGE)
         .map(|(s, &r)| Reverse((r, s as u32)))
         .collect();
-    let mut parts = len;
+    let mut remaining = len;
     let end_of = |next: &[u32], s: usize| next.get(s).map_or(len, |&e| e as usize);
     while let Some(Reverse((candidate, start))) = heap.pop() {
         let left = start as usize;
@@ -211,7 +272,7 @@ fn count_large(pairs: &mut PairRanks) -> usize {
         if let Some(slot) = rank.get_mut(right) {
             *slot = NO_MERGE;
         }
-        parts -= 1;
+        remaining -= 1;
         rank[left] = if after < len {
             pairs.join(candidate, token[after])
         } else {
@@ -230,27 +291,23 @@ fn count_large(pairs: &mut PairRanks) -> usize {
             }
         }
     }
-    parts
+    remaining
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::layout::key_hash;
     use super::super::memo::Memo;
     use super::super::vocab::{CL100K, O200K, P50K, R50K};
     use super::*;
 
+    const VOCABS: [&Vocab; 4] = [&O200K, &CL100K, &P50K, &R50K];
+
     /// Deterministic byte strings: text in several scripts, runs, and
     /// pseudo-random bytes (merging works on bytes, valid UTF-8 or not).
     fn samples() -> Vec<Vec<u8>> {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let random: Vec<u8> = (0..SMALL_PIECE)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state as u8
-            })
-            .collect();
+        let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+        let random: Vec<u8> = (0..SMALL_PIECE).map(|_| rng.next() as u8).collect();
         let texts = [
             " internationalization and the hyperparameters of tokenization",
             "敏捷的棕色狐狸跳过了懒狗上下文窗口计算令牌人工智能模型",
@@ -259,50 +316,159 @@ mod tests {
             "aGVsbG8gd29ybGQhIFRoaXMgaXMgYmFzZTY0IGVuY29kZWQgdGV4dA",
             "مُحَمَّدٌ رَسُولُ اللَّهِ وَالَّذِينَ مَعَهُ",
             "1234567890123456789012345678901234567890",
+            "Съешь же ещё этих мягких французских булок, да выпей чаю",
+            "다람쥐 헌 쳇바퀴에 타고파ひらがなカタカナ漢字",
         ];
         let mut samples: Vec<Vec<u8>> = texts.iter().map(|text| text.as_bytes().to_vec()).collect();
         samples.push(random);
         samples
     }
 
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    fn initial_parts(vocab: &Vocab, piece: &[u8]) -> Vec<Part> {
+        InitialParts {
+            vocab,
+            piece,
+            at: 0,
+        }
+        .collect()
+    }
+
+    /// Rank of the token with exactly these bytes, by plain lookups.
+    fn rank_of(vocab: &Vocab, bytes: &[u8]) -> Option<u32> {
+        match *bytes {
+            [byte] => Some(vocab.byte_rank(byte)),
+            [first, second] => vocab.pair_rank(first, second),
+            _ => vocab.rank_hashed(bytes, key_hash(bytes)),
+        }
+    }
+
+    /// tiktoken's merge written out plainly: from single bytes, join the
+    /// lowest-ranked adjacent pair (leftmost on ties) while there is one.
+    fn reference_count(vocab: &Vocab, piece: &[u8]) -> usize {
+        let mut bounds: Vec<usize> = (0..=piece.len()).collect();
+        while bounds.len() > 2 {
+            let best = (0..bounds.len() - 2)
+                .filter_map(|i| Some((rank_of(vocab, &piece[bounds[i]..bounds[i + 2]])?, i)))
+                .min();
+            match best {
+                Some((_, i)) => {
+                    bounds.remove(i + 1);
+                }
+                None => break,
+            }
+        }
+        bounds.len() - 1
+    }
+
     /// The array scan and the heap agree on every prefix they can both handle,
     /// with a join cache that is shared by all of them (so it answers most
-    /// joins, across vocabularies) and without one.
+    /// joins, across vocabularies) and without one, and with the plain merge.
     #[test]
     fn small_and_large_merges_agree() {
         let mut cache = JoinCache::allocated();
-        for vocab in [&O200K, &CL100K, &P50K, &R50K] {
+        for vocab in VOCABS {
             for sample in samples() {
                 for len in 2..=sample.len().min(SMALL_PIECE) {
                     let piece = &sample[..len];
+                    let parts = initial_parts(vocab, piece);
                     let mut uncached = Memo::new().joins;
-                    let large = count_large(&mut PairRanks {
-                        vocab,
-                        piece,
-                        joins: &mut uncached,
-                    });
+                    let large = count_large(
+                        &mut PairRanks {
+                            vocab,
+                            joins: &mut uncached,
+                        },
+                        &parts,
+                    );
+                    assert_eq!(large, reference_count(vocab, piece), "{piece:?}");
                     let pairs = &mut PairRanks {
                         vocab,
-                        piece,
                         joins: &mut cache,
                     };
-                    assert_eq!(count_large(pairs), large, "{piece:?}");
-                    assert_eq!(count_small::<SMALL_PIECE>(pairs), large, "{piece:?}");
-                    if len <= 8 {
-                        assert_eq!(count_small::<8>(pairs), large, "{piece:?}");
+                    assert_eq!(count_large(pairs, &parts), large, "{piece:?}");
+                    assert_eq!(
+                        count_small::<SMALL_PIECE>(pairs, &parts),
+                        large,
+                        "{piece:?}"
+                    );
+                    if parts.len() <= 8 {
+                        assert_eq!(count_small::<8>(pairs, &parts), large, "{piece:?}");
                     }
-                    if len <= 32 {
-                        assert_eq!(count_small::<32>(pairs), large, "{piece:?}");
+                    if parts.len() <= 32 {
+                        assert_eq!(count_small::<32>(pairs, &parts), large, "{piece:?}");
                     }
-                    assert_eq!(count_small_any(pairs), large, "{piece:?}");
+                    assert_eq!(count_small_any(pairs, &parts), large, "{piece:?}");
                     #[cfg(target_arch = "x86_64")]
                     if std::arch::is_x86_feature_detected!("avx2") {
                         // SAFETY: AVX2 is available (checked just above).
-                        let vector = unsafe { avx2::count_small(pairs) };
+                        let vector = unsafe { avx2::count_small(pairs, &parts) };
                         assert_eq!(vector, large, "{piece:?}");
                     }
                     assert_eq!(merged_count(vocab, piece, pairs.joins), large, "{piece:?}");
                 }
+            }
+        }
+    }
+
+    /// Starting from whole characters merges exactly like starting from
+    /// bytes, on strings made of the characters that may start whole (every
+    /// one of them, in random order and next to random neighbours: other such
+    /// characters, characters that are no token, ASCII), long enough to take
+    /// the heap too.
+    #[test]
+    fn whole_characters_merge_like_their_bytes() {
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut cache = JoinCache::allocated();
+        for vocab in VOCABS {
+            let mut whole: Vec<char> = (0x80..0x1_0000u32)
+                .filter_map(char::from_u32)
+                .filter(|c| vocab.whole_char(c.to_string().as_bytes(), 0).is_some())
+                .collect();
+            assert!(
+                whole.len() > 100,
+                "too few whole characters: {}",
+                whole.len()
+            );
+            let others = [
+                'a',
+                ' ',
+                '\'',
+                '.',
+                '0',
+                '\u{0301}',
+                '\u{0E01}',
+                '\u{0D15}',
+                '\u{0905}',
+                '\u{0410}',
+                '\u{4E00}',
+                '\u{FFFD}',
+                '\u{1F600}',
+            ];
+            whole.extend(others);
+            for round in 0..4000 {
+                let len = 1 + rng.next() as usize % if round % 50 == 0 { 400 } else { 40 };
+                let text: String = (0..len)
+                    .map(|_| whole[rng.next() as usize % whole.len()])
+                    .collect();
+                let piece = text.as_bytes();
+                if piece.len() < 2 {
+                    continue;
+                }
+                assert_eq!(
+                    merged_count(vocab, piece, &mut cache),
+                    reference_count(vocab, piece),
+                    "{text:?}"
+                );
             }
         }
     }

@@ -2,13 +2,15 @@
 //! compile time (see `layout`), so looking a token up needs no initialisation.
 
 use super::layout::{
-    MERGE_KEY_MASK, NO_PAIR, SINGLE_BYTE_BASE, SLOT_BYTES, hash_tag, merge_hash, merge_joined,
-    merge_key, slot_len, slot_offset, slot_rank, slot_tag,
+    CHAR_PAGE_SIZE, CONTINUATION_BYTES, LEAD_BYTES, MERGE_KEY_MASK, NO_PAIR, SINGLE_BYTE_BASE,
+    SLOT_BYTES, hash_tag, merge_hash, merge_joined, merge_key, slot_len, slot_offset, slot_rank,
+    slot_tag,
 };
 
 /// A read-only vocabulary: an open-addressing hash table from token bytes to
-/// rank, a direct table for one- and two-byte strings, and a hash table from
-/// pairs of tokens to the token joining them.
+/// rank, a direct table for one- and two-byte strings, a hash table from
+/// pairs of tokens to the token joining them, and the characters merging may
+/// start from whole.
 pub(super) struct Vocab {
     id: u8,
     slots: &'static [u8],
@@ -16,8 +18,16 @@ pub(super) struct Vocab {
     short: &'static [u8],
     merges: &'static [u8],
     sides: &'static [u8],
+    chars: CharTable,
     mask: usize,
     merge_mask: usize,
+}
+
+/// The character table (see `layout`, "Character table").
+struct CharTable {
+    index: &'static [u8],
+    pages: &'static [u8],
+    entries: &'static [u8],
 }
 
 macro_rules! vocab {
@@ -29,6 +39,16 @@ macro_rules! vocab {
             include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_short.bin")),
             include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_merges.bin")),
             include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_sides.bin")),
+            CharTable {
+                index: include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_char_index.bin")),
+                pages: include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_char_pages.bin")),
+                entries: include_bytes!(concat!(
+                    env!("OUT_DIR"),
+                    "/bpe_",
+                    $name,
+                    "_char_entries.bin"
+                )),
+            },
         )
     };
 }
@@ -51,6 +71,7 @@ impl Vocab {
         short: &'static [u8],
         merges: &'static [u8],
         sides: &'static [u8],
+        chars: CharTable,
     ) -> Self {
         Vocab {
             id,
@@ -59,6 +80,7 @@ impl Vocab {
             short,
             merges,
             sides,
+            chars,
             mask: slots.len() / SLOT_BYTES - 1,
             merge_mask: merges.len() / SLOT_BYTES - 1,
         }
@@ -145,6 +167,61 @@ impl Vocab {
     #[inline(always)]
     pub(super) fn pair_rank(&self, first: u8, second: u8) -> Option<u32> {
         self.short_entry(usize::from(first) << 8 | usize::from(second))
+    }
+
+    /// Rank and length of the character at `piece[at]` if merging may start
+    /// from it as one token rather than from its bytes (with the same
+    /// result): a character of two or three bytes that is a token, whose
+    /// neighbouring bytes in `piece` cannot merge with a part of it first.
+    #[inline]
+    pub(super) fn whole_char(&self, piece: &[u8], at: usize) -> Option<(u32, usize)> {
+        let lead = *piece.get(at)?;
+        let low_bits = |offset: usize| {
+            piece
+                .get(at + offset)
+                .filter(|&&byte| CONTINUATION_BYTES.contains(&byte))
+                .map(|&byte| u32::from(byte & 0x3F))
+        };
+        let (code_point, len) = match lead {
+            0xC2..=0xDF => (u32::from(lead & 0x1F) << 6 | low_bits(1)?, 2),
+            0xE0..=0xEF => {
+                let code_point = u32::from(lead & 0x0F) << 12 | low_bits(1)? << 6 | low_bits(2)?;
+                // An over-long encoding is not the character's bytes.
+                (code_point >= 0x800).then_some((code_point, 3))?
+            }
+            _ => return None,
+        };
+        let code_point = code_point as usize;
+        let page = usize::from(*self.chars.index.get(code_point / CHAR_PAGE_SIZE)?);
+        let id = self
+            .read(
+                self.chars.pages,
+                (page * CHAR_PAGE_SIZE + code_point % CHAR_PAGE_SIZE) * 2,
+            )
+            .map(u16::from_le_bytes)?;
+        if id == 0 {
+            return None;
+        }
+        let word = |field: usize| {
+            self.read(self.chars.entries, (usize::from(id) * 3 + field) * 8)
+                .map(u64::from_le_bytes)
+        };
+        let clear = |field: usize, byte: u8, first: u8| {
+            word(field).is_some_and(|bits| bits >> (byte - first) & 1 == 0)
+        };
+        if let Some(before) = at.checked_sub(1).and_then(|i| piece.get(i)).copied() {
+            if !(CONTINUATION_BYTES.contains(&before)
+                && clear(1, before, *CONTINUATION_BYTES.start()))
+            {
+                return None;
+            }
+        }
+        if let Some(&after) = piece.get(at + len) {
+            if !(LEAD_BYTES.contains(&after) && clear(2, after, *LEAD_BYTES.start())) {
+                return None;
+            }
+        }
+        Some((word(0)? as u32, len))
     }
 
     #[inline(always)]
