@@ -2,7 +2,7 @@
 //!
 //! Text repeats its words, identifiers and indentation runs. The memo is
 //! direct-mapped, bounded (fixed entry counts; pieces of at most
-//! [`MAX_PIECE_LEN`] bytes; at most about 0.7 MB per counting thread, join
+//! [`MAX_PIECE_LEN`] bytes; at most about 1.1 MB per counting thread, join
 //! cache included, freed when the thread exits) and exact: an entry is used
 //! only when the whole piece matches. Short pieces are stored inline, so the common case (a frequent
 //! word) is answered from one cache line instead of the vocabulary's large
@@ -22,7 +22,7 @@ const SHORT_ENTRIES: usize = 4096;
 /// Number of remembered long pieces (a power of two).
 const LONG_ENTRIES: usize = 1024;
 /// Number of remembered joins of two tokens (a power of two; 8 bytes each).
-const JOIN_ENTRIES: usize = 1 << 14;
+const JOIN_ENTRIES: usize = 1 << 16;
 
 /// A remembered count of a piece of at most [`INLINE_LEN`] bytes: one cache
 /// line, aligned to start one, so a lookup touches a single line.
