@@ -85,20 +85,22 @@ impl Encoding {
 /// Splits `text` with `P` and adds up the token counts of the pieces.
 fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
     let bytes = text.as_bytes();
-    let mut start = 0;
-    let mut tokens = 0;
-    while start < bytes.len() {
-        let end = P::piece_end(bytes, start);
-        tokens += piece_tokens(vocab, &bytes[start..end]);
-        start = end;
-    }
-    tokens
+    memo::with_memo(|memo| {
+        let mut start = 0;
+        let mut tokens = 0;
+        while start < bytes.len() {
+            let end = P::piece_end(bytes, start);
+            tokens += piece_tokens(vocab, &bytes[start..end], memo);
+            start = end;
+        }
+        tokens
+    })
 }
 
 /// Number of tokens of one piece: one if the piece is a token (as tiktoken
-/// checks first), else what merging leaves; remembered per thread.
+/// checks first), else what merging leaves; remembered in `memo`.
 #[inline]
-fn piece_tokens(vocab: &Vocab, piece: &[u8]) -> usize {
+fn piece_tokens(vocab: &Vocab, piece: &[u8], memo: &mut memo::Memo) -> usize {
     match *piece {
         [] => 0,
         [_] => 1,
@@ -111,16 +113,14 @@ fn piece_tokens(vocab: &Vocab, piece: &[u8]) -> usize {
         }
         _ => {
             let hash = layout::key_hash(piece);
-            memo::with_memo(|memo| {
-                memo.piece_count(vocab, piece, hash).unwrap_or_else(|| {
-                    let count = if vocab.rank_hashed(piece, hash).is_some() {
-                        1
-                    } else {
-                        merge::merged_count(vocab, piece, &mut memo.joins)
-                    };
-                    memo.remember_piece(vocab, piece, hash, count);
-                    count
-                })
+            memo.piece_count(vocab, piece, hash).unwrap_or_else(|| {
+                let count = if vocab.rank_hashed(piece, hash).is_some() {
+                    1
+                } else {
+                    merge::merged_count(vocab, piece, &mut memo.joins)
+                };
+                memo.remember_piece(vocab, piece, hash, count);
+                count
             })
         }
     }
