@@ -64,8 +64,9 @@ impl Encoding {
     /// Exact number of tokens tiktoken's `encode_ordinary(text)` produces for this
     /// encoding (special-token strings are ordinary text).
     ///
-    /// Thread-safe and allocation-free except for pieces longer than a few dozen
-    /// bytes that are not single tokens. The tables are static data, so there is no
+    /// Thread-safe. Allocates only the calling thread's memo (about 1 MB, once
+    /// per thread) and, for a piece of more than 128 characters that is not a
+    /// single token, its merge lists. The tables are static data, so there is no
     /// initialisation on first use. Never panics; time is `O(n log n)` in the
     /// length of the longest piece, linear otherwise.
     ///
