@@ -65,8 +65,8 @@ impl Encoding {
     /// encoding (special-token strings are ordinary text).
     ///
     /// Thread-safe. Allocates only the calling thread's memo (about 1 MB, once
-    /// per thread) and, for a piece of more than 128 characters that is not a
-    /// single token, its merge lists. The tables are static data, so there is no
+    /// per thread) and the merge lists of a piece that is not a single token and
+    /// starts merging from more than 128 parts (bytes, or whole characters). The tables are static data, so there is no
     /// initialisation on first use. Never panics; time is `O(n log n)` in the
     /// length of the longest piece, linear otherwise.
     ///
