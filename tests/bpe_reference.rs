@@ -243,6 +243,39 @@ fn every_code_point_matches() {
     }
 }
 
+/// Runs of characters that are single tokens, in random order: the counter
+/// starts merging such runs from whole characters where it can prove that
+/// ends the same, so this is where a wrong proof would show. Letters of
+/// every script with such tokens (Chinese, Japanese, Korean, Cyrillic,
+/// Indic...), next to each other, to spaces and to marks.
+#[test]
+fn runs_of_single_token_characters_match() {
+    let mut rng = Rng::new(0xC4A2);
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase, Encoding::R50kBase] {
+        let single: Vec<char> = (0x80..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|c| reference_count(encoding, &c.to_string()) == 1)
+            .collect();
+        assert!(single.len() > 100, "{}: {} single-token characters", encoding.name(), single.len());
+        for round in 0..3000 {
+            let len = 2 + rng.below(if round % 100 == 0 { 300 } else { 40 });
+            let text: String = (0..len)
+                .map(|_| match rng.below(40) {
+                    0 => ' ',
+                    1 => '\u{0301}',
+                    _ => single[rng.below(single.len())],
+                })
+                .collect();
+            assert_eq!(
+                encoding.count(&text),
+                reference_count(encoding, &text),
+                "{} differs on {text:?}",
+                encoding.name()
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Concurrency
 
