@@ -20,8 +20,9 @@ use std::collections::BinaryHeap;
 use super::memo::JoinCache;
 use super::vocab::Vocab;
 
-/// Most parts merged with the array scan (at most 256: indices are bytes).
-const SMALL_PIECE: usize = 128;
+/// Most parts merged with the array scan (indices, and the end index, are
+/// bytes).
+const SMALL_PIECE: usize = 255;
 
 /// "No merge possible" rank.
 const NO_MERGE: u32 = u32::MAX;
@@ -112,7 +113,8 @@ fn count_small_any(pairs: &mut PairRanks, parts: &[Part]) -> usize {
         9..=16 => count_small::<16>(pairs, parts),
         17..=32 => count_small::<32>(pairs, parts),
         33..=64 => count_small::<64>(pairs, parts),
-        _ => count_small::<SMALL_PIECE>(pairs, parts),
+        65..=128 => count_small::<128>(pairs, parts),
+        _ => count_small::<256>(pairs, parts),
     }
 }
 
@@ -168,7 +170,8 @@ impl PairRanks<'_> {
     }
 }
 
-/// Merges with a scan for the best pair; `1 <= parts.len() <= N <= 256`.
+/// Merges with a scan for the best pair; `1 <= parts.len() <= N` and
+/// `parts.len() < 256`.
 ///
 /// Parts are identified by their initial index `s`, linked through `next`
 /// and `prev`, with `token[s]` their rank. `key[s]` packs the rank of joining
@@ -397,7 +400,7 @@ mod tests {
                     };
                     assert_eq!(count_large(pairs, &parts), large, "{piece:?}");
                     assert_eq!(
-                        count_small::<SMALL_PIECE>(pairs, &parts),
+                        count_small::<256>(pairs, &parts),
                         large,
                         "{piece:?}"
                     );
