@@ -242,3 +242,44 @@ proptest! {
         }
     }
 }
+
+/// A Gemini functionResponse is stored as one line of JSON; tiered L1 used to cut outputs
+/// by lines only, so it was never shortened. Now its middle is cut, and render_json sends
+/// the cut text as the response's result.
+#[test]
+fn tiered_cuts_a_one_line_gemini_function_response() {
+    let rows: Vec<String> = (0..400).map(|i| format!("{{\"id\":{i},\"name\":\"row {i}\"}}")).collect();
+    let turn = |n: usize| {
+        json!([
+            {"role": "user", "parts": [{"text": format!("List the rows, take {n}.")}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "list_rows", "args": {"take": n}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "list_rows",
+                "response": {"rows": serde_json::from_str::<Value>(&format!("[{}]", rows.join(","))).unwrap()}}}]},
+            {"role": "model", "parts": [{"text": format!("There are {n} rows.")}]}
+        ])
+    };
+    let mut window = Window::new("gemini-2.5-pro");
+    window.configure(r#"{"strategy":"tiered","token_threshold":9000}"#).unwrap();
+    for n in 0..3 {
+        json::push_json(&mut window, &turn(n).to_string()).unwrap();
+        window.end_turn();
+    }
+    let result = (0..window.view_len())
+        .map(|i| window.view_item(i).unwrap())
+        .find(|item| item.kind == Kind::ToolResult)
+        .unwrap();
+    assert_eq!(result.item_type, ctxwin::view::ItemType::Truncated);
+    let text = result.text.unwrap();
+    assert!(text.contains("characters truncated ...]"), "{text}");
+    assert!(text.len() < 600, "{} bytes", text.len());
+    let rendered: Value = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
+    let response = rendered
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|content| content["parts"][0].get("functionResponse"))
+        .unwrap();
+    assert_eq!(response["name"], "list_rows");
+    // The stored text leads with the function's name, which the name field carries.
+    assert_eq!(response["response"]["result"], text.strip_prefix("list_rows\n").unwrap());
+}

@@ -9,24 +9,49 @@ pub fn marker(removed_messages: usize) -> String {
     format!("[Context compacted: {removed_messages} messages removed to fit context window]")
 }
 
-/// `text` cut to its first and last lines when it has more than `max_lines` lines: the head
-/// keeps the larger half of `max_lines`, the tail the rest, and one line
-/// `[... N lines truncated ...]` stands between them. `None` when the text is short enough.
+/// Longest line a cut tool output keeps whole. A longer line (one-line JSON, minified
+/// output, a Gemini `functionResponse`) keeps its first and last [`LINE_END_CHARS`]
+/// characters around `[... N characters truncated ...]`.
+pub const MAX_LINE_CHARS: usize = 400;
+/// Characters kept at each end of a line longer than [`MAX_LINE_CHARS`].
+const LINE_END_CHARS: usize = 150;
+
+/// `text` cut when it has more than `max_lines` lines or a line of more than
+/// [`MAX_LINE_CHARS`] characters: the first and last lines are kept (the head the larger
+/// half of `max_lines`, the tail the rest) with one line `[... N lines truncated ...]`
+/// between them, and every long line kept is cut in its middle. `None` when nothing is cut.
 pub fn head_and_tail(text: &str, max_lines: usize) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() <= max_lines {
+    let too_many = lines.len() > max_lines;
+    let is_long = |line: &&str| line.len() > MAX_LINE_CHARS && line.chars().count() > MAX_LINE_CHARS;
+    if !too_many && !lines.iter().any(is_long) {
         return None;
     }
-    let head = max_lines.div_ceil(2);
-    let tail = max_lines - head;
-    let cut = lines.len() - head - tail;
-    let mut out = lines[..head].join("\n");
-    out.push_str(&format!("\n[... {cut} lines truncated ...]"));
-    for line in &lines[lines.len() - tail..] {
-        out.push('\n');
-        out.push_str(line);
+    let (head, tail) = if too_many {
+        let head = max_lines.div_ceil(2);
+        (head, max_lines - head)
+    } else {
+        (lines.len(), 0)
+    };
+    let mut kept: Vec<String> = lines[..head].iter().map(|line| cut_line(line)).collect();
+    if too_many {
+        kept.push(format!("[... {} lines truncated ...]", lines.len() - head - tail));
     }
-    Some(out)
+    kept.extend(lines[lines.len() - tail..].iter().map(|line| cut_line(line)));
+    Some(kept.join("\n"))
+}
+
+/// `line` with its middle replaced by a count of the characters cut, if it is longer than
+/// [`MAX_LINE_CHARS`].
+fn cut_line(line: &str) -> String {
+    let chars = line.chars().count();
+    if chars <= MAX_LINE_CHARS {
+        return line.to_owned();
+    }
+    let head_end = line.char_indices().nth(LINE_END_CHARS).map_or(line.len(), |(i, _)| i);
+    let tail_start = line.char_indices().nth(chars - LINE_END_CHARS).map_or(line.len(), |(i, _)| i);
+    let cut = chars - 2 * LINE_END_CHARS;
+    format!("{}[... {cut} characters truncated ...]{}", &line[..head_end], &line[tail_start..])
 }
 
 /// Characters of a message a summary quotes.
@@ -72,6 +97,31 @@ mod tests {
         );
         assert_eq!(head_and_tail(&text, 1).unwrap(), "line 1\n[... 9 lines truncated ...]");
         assert_eq!(head_and_tail(&text, 10), None);
+    }
+
+    #[test]
+    fn long_lines_keep_both_ends_with_a_count_of_the_cut() {
+        // A one-line JSON output (a Gemini functionResponse, minified tool output).
+        let json = format!("{{\"rows\":[{}]}}", vec!["\"é\""; 300].join(","));
+        let cut = head_and_tail(&json, 40).unwrap();
+        let chars = json.chars().count();
+        assert_eq!(cut.lines().count(), 1);
+        assert!(cut.starts_with(&json.chars().take(LINE_END_CHARS).collect::<String>()));
+        let tail: String = json.chars().skip(chars - LINE_END_CHARS).collect();
+        assert!(cut.ends_with(&tail));
+        let marker = format!("[... {} characters truncated ...]", chars - 2 * LINE_END_CHARS);
+        assert_eq!(cut.chars().count(), 2 * LINE_END_CHARS + marker.chars().count());
+        assert!(cut.contains(&marker));
+        // Lines at the limit stay whole; line cuts and character cuts combine.
+        let edge = "x".repeat(MAX_LINE_CHARS);
+        assert_eq!(head_and_tail(&edge, 1), None);
+        let text = format!("{json}\nshort\nmiddle\n{edge}y");
+        let cut = head_and_tail(&text, 2).unwrap();
+        let lines: Vec<&str> = cut.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].contains("characters truncated"));
+        assert_eq!(lines[1], "[... 2 lines truncated ...]");
+        assert!(lines[2].ends_with("xxy") && lines[2].contains("[... 101 characters truncated ...]"));
     }
 
     #[test]
