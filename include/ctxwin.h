@@ -462,7 +462,7 @@ size_t ctxwin_format_count(struct ctxwin_count count, char *buf, size_t cap);
  * # Safety
  * `model` is NULL or valid for `model_len` bytes.
  */
-int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
+CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
 
 /**
  * A static description of the status code `code`.
@@ -475,7 +475,7 @@ int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
  *
  * Since: 0.1
  */
-const char *ctxwin_status_str(int32_t code);
+CTXWIN_NODISCARD const char *ctxwin_status_str(int32_t code);
 
 /**
  * Ties message `index` to the caller's id for it, typically the database row that stores
@@ -647,7 +647,7 @@ ctxwin_status ctxwin_window_load(const char *path, size_t len, struct ctxwin_win
  * # Safety
  * `w` is NULL or a live handle.
  */
-bool ctxwin_window_needs_summary(const struct ctxwin_window *w);
+CTXWIN_NODISCARD bool ctxwin_window_needs_summary(const struct ctxwin_window *w);
 
 /**
  * Writes the complete prompt to send to the agent's LLM for a summary: the turns to archive
@@ -748,7 +748,7 @@ ctxwin_status ctxwin_window_summary(const struct ctxwin_window *w,
  * # Safety
  * `w` is NULL or a live handle.
  */
-size_t ctxwin_window_compaction_count(const struct ctxwin_window *w);
+CTXWIN_NODISCARD size_t ctxwin_window_compaction_count(const struct ctxwin_window *w);
 
 /**
  * Writes compaction record `index` (0-based; its `number` is `index + 1`) as a JSON object:
@@ -893,7 +893,7 @@ ctxwin_status ctxwin_count_tools_json(const char *model,
  *
  * Since: 0.1
  */
-const char *ctxwin_version(void);
+CTXWIN_NODISCARD const char *ctxwin_version(void);
 
 /**
  * The library version as `MAJOR * 1000000 + MINOR * 1000 + PATCH`, equal to
@@ -903,7 +903,7 @@ const char *ctxwin_version(void);
  *
  * Since: 0.1
  */
-uint32_t ctxwin_version_number(void);
+CTXWIN_NODISCARD uint32_t ctxwin_version_number(void);
 
 /**
  * Items in the view: what the next request sends, pinned messages included.
@@ -923,7 +923,7 @@ uint32_t ctxwin_version_number(void);
  * # Safety
  * `w` is NULL or a live handle.
  */
-size_t ctxwin_window_view_len(const struct ctxwin_window *w);
+CTXWIN_NODISCARD size_t ctxwin_window_view_len(const struct ctxwin_window *w);
 
 /**
  * Reads item `i` of the view (0-based, below `ctxwin_window_view_len`).
@@ -1233,7 +1233,7 @@ ctxwin_status ctxwin_window_end_turn(struct ctxwin_window *w, size_t *pruned_tur
  * # Safety
  * `w` is NULL or a live handle.
  */
-size_t ctxwin_window_start(const struct ctxwin_window *w);
+CTXWIN_NODISCARD size_t ctxwin_window_start(const struct ctxwin_window *w);
 
 /**
  * A counter that changes whenever the boundary moves, so a UI knows to redraw its context
@@ -1248,7 +1248,7 @@ size_t ctxwin_window_start(const struct ctxwin_window *w);
  * # Safety
  * `w` is NULL or a live handle.
  */
-uint32_t ctxwin_window_generation(const struct ctxwin_window *w);
+CTXWIN_NODISCARD uint32_t ctxwin_window_generation(const struct ctxwin_window *w);
 
 /**
  * Messages pushed (pruned ones included: nothing is ever removed but by truncate or reset).
@@ -1262,7 +1262,7 @@ uint32_t ctxwin_window_generation(const struct ctxwin_window *w);
  * # Safety
  * `w` is NULL or a live handle.
  */
-size_t ctxwin_window_message_count(const struct ctxwin_window *w);
+CTXWIN_NODISCARD size_t ctxwin_window_message_count(const struct ctxwin_window *w);
 
 /**
  * Turns in the ledger (pruned ones included).
@@ -1276,7 +1276,7 @@ size_t ctxwin_window_message_count(const struct ctxwin_window *w);
  * # Safety
  * `w` is NULL or a live handle.
  */
-size_t ctxwin_window_turn_count(const struct ctxwin_window *w);
+CTXWIN_NODISCARD size_t ctxwin_window_turn_count(const struct ctxwin_window *w);
 
 /**
  * The index of the first live turn, which is also the number of turns pruned. O(1).
@@ -1290,7 +1290,7 @@ size_t ctxwin_window_turn_count(const struct ctxwin_window *w);
  * # Safety
  * `w` is NULL or a live handle.
  */
-size_t ctxwin_window_first_live_turn(const struct ctxwin_window *w);
+CTXWIN_NODISCARD size_t ctxwin_window_first_live_turn(const struct ctxwin_window *w);
 
 /**
  * Describes turn `turn` (0-based, pruned turns included).

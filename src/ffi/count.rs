@@ -132,6 +132,7 @@ pub unsafe extern "C" fn ctxwin_format_count(count: ctxwin_count, buf: *mut c_ch
 /// # Safety
 /// `model` is NULL or valid for `model_len` bytes.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_model_context_limit(model: *const c_char, model_len: usize) -> i32 {
     ffi_boundary! {
         // SAFETY: forwarded from this function's contract.

@@ -114,6 +114,7 @@ impl From<Error> for FfiError {
 ///
 /// Since: 0.1
 #[unsafe(no_mangle)]
+#[must_use]
 pub extern "C" fn ctxwin_status_str(code: i32) -> *const c_char {
     ffi_boundary! {
     let description = usize::try_from(code)

@@ -24,6 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) -> bool {
     ffi_boundary! { try_ref!(w).value(Window::needs_summary) }
 }
@@ -161,6 +162,7 @@ pub unsafe extern "C" fn ctxwin_window_summary(
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_compaction_count(w: *const ctxwin_window) -> usize {
     ffi_boundary! { try_ref!(w).value(|window| window.compactions().len()) }
 }

@@ -11,6 +11,7 @@ use libc::c_char;
 ///
 /// Since: 0.1
 #[unsafe(no_mangle)]
+#[must_use]
 pub extern "C" fn ctxwin_version() -> *const c_char {
     ffi_boundary! { concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast() }
 }
@@ -22,6 +23,7 @@ pub extern "C" fn ctxwin_version() -> *const c_char {
 ///
 /// Since: 0.1
 #[unsafe(no_mangle)]
+#[must_use]
 pub extern "C" fn ctxwin_version_number() -> u32 {
     ffi_boundary! { version_number() }
 }

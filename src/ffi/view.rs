@@ -80,6 +80,7 @@ impl From<ViewItem<'_>> for ctxwin_item {
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_view_len(w: *const ctxwin_window) -> usize {
     ffi_boundary! { try_ref!(w).value(Window::view_len) }
 }

@@ -413,6 +413,7 @@ pub unsafe extern "C" fn ctxwin_window_end_turn(w: *mut ctxwin_window, pruned_tu
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_start(w: *const ctxwin_window) -> usize {
     ffi_boundary! { try_ref!(w).value(Window::start) }
 }
@@ -429,6 +430,7 @@ pub unsafe extern "C" fn ctxwin_window_start(w: *const ctxwin_window) -> usize {
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_generation(w: *const ctxwin_window) -> u32 {
     ffi_boundary! { try_ref!(w).value(Window::generation) }
 }
@@ -444,6 +446,7 @@ pub unsafe extern "C" fn ctxwin_window_generation(w: *const ctxwin_window) -> u3
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_message_count(w: *const ctxwin_window) -> usize {
     ffi_boundary! { try_ref!(w).value(Window::message_count) }
 }
@@ -459,6 +462,7 @@ pub unsafe extern "C" fn ctxwin_window_message_count(w: *const ctxwin_window) ->
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_turn_count(w: *const ctxwin_window) -> usize {
     ffi_boundary! { try_ref!(w).value(Window::turn_count) }
 }
@@ -474,6 +478,7 @@ pub unsafe extern "C" fn ctxwin_window_turn_count(w: *const ctxwin_window) -> us
 /// # Safety
 /// `w` is NULL or a live handle.
 #[unsafe(no_mangle)]
+#[must_use]
 pub unsafe extern "C" fn ctxwin_window_first_live_turn(w: *const ctxwin_window) -> usize {
     ffi_boundary! { try_ref!(w).value(Window::first_live_turn) }
 }
