@@ -15,26 +15,9 @@ use proptest::test_runner::{Config, TestRunner};
 /// within a few seconds of `cargo test --release`.
 const SESSIONS: u32 = 1500;
 
-/// A small, fast generator driven by one proptest seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len() as u64) as usize]
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// The wire format a session's JSON pushes use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +48,7 @@ enum Step {
     Summarize(usize),
 }
 
-fn words(rng: &mut Rng, most: u64) -> String {
+fn words(rng: &mut Rng, most: usize) -> String {
     let n = 1 + rng.below(most);
     let mut text = String::new();
     for i in 0..n {
@@ -150,7 +133,7 @@ fn plain_turn(rng: &mut Rng, counted: bool, id: &mut u32, steps: &mut Vec<Step>)
         match rng.below(5) {
             0 => steps.push(Step::Push(Kind::Assistant, words(rng, 20))),
             1 => steps.push(Step::Push(Kind::Thinking, words(rng, 20))),
-            2 if counted => steps.push(Step::Counted([Kind::Assistant, Kind::ToolResult, Kind::System][rng.below(3) as usize], rng.below(200) as u32)),
+            2 if counted => steps.push(Step::Counted(rng.pick(&[Kind::Assistant, Kind::ToolResult, Kind::System]), rng.below(200) as u32)),
             _ => {
                 let calls: Vec<String> = (0..1 + rng.below(3))
                     .map(|_| {
@@ -176,7 +159,7 @@ const STRATEGIES: [&str; 5] = ["sliding", "drop_oldest", "tiered", "monologue", 
 /// A configuration object for `strategy`, with small budgets and thresholds.
 fn configuration(rng: &mut Rng, strategy: &str) -> String {
     let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{}"#, 50 + rng.below(700));
-    let mut key = |rng: &mut Rng, name: &str, low: u64, span: u64| {
+    let mut key = |rng: &mut Rng, name: &str, low: usize, span: usize| {
         if rng.chance(40) {
             json.push_str(&format!(r#","{name}":{}"#, low + rng.below(span)));
         }
@@ -205,7 +188,7 @@ fn session(rng: &mut Rng) -> (&'static str, String, Vec<Step>) {
     let model = rng.pick(&["claude-sonnet-4-5", "gpt-4o", "test-model-estimated"]);
     let strategy = rng.pick(&STRATEGIES);
     let config = configuration(rng, strategy);
-    let wire = [Wire::Plain, Wire::OpenAi, Wire::Anthropic][rng.below(3) as usize];
+    let wire = rng.pick(&[Wire::Plain, Wire::OpenAi, Wire::Anthropic]);
     let mut steps = Vec::new();
     if rng.chance(50) {
         steps.push(Step::Push(Kind::System, words(rng, 30)));
@@ -227,14 +210,14 @@ fn session(rng: &mut Rng) -> (&'static str, String, Vec<Step>) {
                 0 => Step::Compact,
                 1 => Step::Recover(1 + rng.below(400) as i64),
                 2 => Step::DropOldestTurn,
-                3 => Step::Truncate(500 + rng.below(501) as usize),
+                3 => Step::Truncate(500 + rng.below(501)),
                 4 => {
                     let strategy = rng.pick(&STRATEGIES);
                     Step::Configure(configuration(rng, strategy))
                 }
                 5 => Step::SetOverhead(rng.below(300) as i32, rng.below(300) as i32),
-                6 | 7 => Step::Observe(500 + rng.below(1500)),
-                _ => Step::Summarize(1 + rng.below(8) as usize),
+                6 | 7 => Step::Observe(500 + rng.below(1500) as u64),
+                _ => Step::Summarize(1 + rng.below(8)),
             });
         }
     }
@@ -343,13 +326,13 @@ fn assert_same(original: &Window, restored: &Window, when: &str) {
 }
 
 fn run_session(seed: u64) {
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let (model, config, steps) = session(&mut rng);
     let mut window = Window::new(model);
     // A configuration may be refused (keep_first + keep_recent over message_threshold): the
     // session then runs with the defaults.
     let _ = window.configure(&config);
-    let split = rng.below(steps.len() as u64 + 1) as usize;
+    let split = rng.below(steps.len() + 1);
     for step in &steps[..split] {
         let _ = apply(&mut window, step);
     }

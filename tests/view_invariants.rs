@@ -35,23 +35,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const CONVERSATIONS: u32 = 100_000;
 const MODEL: &str = "test-model-estimated";
 
-/// A small, fast generator driven by one proptest seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// One step of a scripted session.
 #[derive(Clone, Debug)]
@@ -72,7 +58,7 @@ enum Step {
 }
 
 fn text(rng: &mut Rng) -> String {
-    let words = 1 + rng.below(40) as usize;
+    let words = 1 + rng.below(40);
     let mut text = String::new();
     for i in 0..words {
         text.push_str(if i % 7 == 6 { "word\n" } else { "word " });
@@ -96,7 +82,7 @@ fn tool_output(rng: &mut Rng) -> String {
 fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
     let mut steps = Vec::new();
     for _ in 0..rng.below(3) {
-        let kind = [Kind::System, Kind::Assistant, Kind::Thinking][rng.below(3) as usize];
+        let kind = rng.pick(&[Kind::System, Kind::Assistant, Kind::Thinking]);
         steps.push(Step::Push(kind, text(rng)));
     }
     let turns = 1 + rng.below(8);
@@ -141,14 +127,14 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
             steps.push(Step::SetBudget(rng.below(600) as i32));
         }
         if manual && rng.chance(8) {
-            steps.push(Step::Truncate(rng.below(1001) as usize));
+            steps.push(Step::Truncate(rng.below(1001)));
         }
         if manual && rng.chance(if summaries { 45 } else { 20 }) {
             let span = if rng.chance(80) { 6 } else { 60 };
-            steps.push(Step::Summarize(1 + rng.below(span) as usize));
+            steps.push(Step::Summarize(1 + rng.below(span)));
         }
         if manual && rng.chance(15) {
-            steps.push(Step::Observe(500 + rng.below(1500)));
+            steps.push(Step::Observe(500 + rng.below(1500) as u64));
         }
     }
     steps.push(Step::EndTurn);
@@ -158,7 +144,7 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
 /// Random settings for `strategy`, with tiny budgets and thresholds.
 fn settings(rng: &mut Rng, strategy: &str) -> String {
     let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{}"#, rng.below(700));
-    let mut key = |rng: &mut Rng, name: &str, low: u64, span: u64| {
+    let mut key = |rng: &mut Rng, name: &str, low: usize, span: usize| {
         if rng.chance(50) {
             json.push_str(&format!(r#","{name}":{}"#, low + rng.below(span)));
         }
@@ -498,7 +484,7 @@ fn run(strategy: &'static str) {
     });
     runner
         .run(&(any::<u64>(), any::<bool>()), |(seed, manual)| {
-            let mut rng = Rng(seed | 1);
+            let mut rng = Rng::new(seed);
             let config = settings(&mut rng, strategy);
             let steps = conversation(&mut rng, manual, strategy == "summary");
             let mut window = Window::new(MODEL);
