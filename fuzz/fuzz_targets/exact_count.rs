@@ -1,0 +1,58 @@
+//! The exact counter against tiktoken-rs, its reference, in every encoding: on the input
+//! itself when it is UTF-8, and on text whose characters the input picks (two bytes each)
+//! from the characters that are single tokens, ASCII letters, a space and a combining mark.
+//! That second text is where merging starts from whole characters, so it is where a wrong
+//! character table would show.
+#![no_main]
+use std::sync::OnceLock;
+
+use ctxwin::tokens::Encoding;
+use libfuzzer_sys::fuzz_target;
+use tiktoken_rs::CoreBPE;
+
+fn reference(encoding: Encoding) -> &'static CoreBPE {
+    match encoding {
+        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+        Encoding::O200kHarmony => tiktoken_rs::o200k_harmony_singleton(),
+        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        Encoding::P50kBase => tiktoken_rs::p50k_base_singleton(),
+        Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
+    }
+}
+
+/// Characters of the Basic Multilingual Plane beyond ASCII that are one token in o200k_base
+/// or cl100k_base, then ASCII letters, a space and U+0301.
+fn pool() -> &'static [char] {
+    static POOL: OnceLock<Vec<char>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let single = |c: &char, encoding| reference(encoding).encode_ordinary(&c.to_string()).len() == 1;
+        let mut pool: Vec<char> = (0x80..0x1_0000u32)
+            .filter_map(char::from_u32)
+            .filter(|c| single(c, Encoding::O200kBase) || single(c, Encoding::Cl100kBase))
+            .collect();
+        pool.extend(('a'..='z').chain('A'..='Z').chain([' ', '\u{0301}']));
+        pool
+    })
+}
+
+fn check(text: &str) {
+    for encoding in Encoding::ALL {
+        let expected = reference(encoding).encode_ordinary(text).len();
+        assert_eq!(encoding.count(text), expected, "{} on {text:?}", encoding.name());
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        check(text);
+    }
+    let pool = pool();
+    let picked: String = data
+        .chunks(2)
+        .map(|pair| {
+            let index = u16::from_le_bytes([pair[0], pair.get(1).copied().unwrap_or(0)]);
+            pool[usize::from(index) % pool.len()]
+        })
+        .collect();
+    check(&picked);
+});
