@@ -22,7 +22,7 @@ use super::vocab::Vocab;
 
 /// Most parts merged with the array scan (indices, and the end index, are
 /// bytes).
-const SMALL_PIECE: usize = 255;
+const SMALL_PARTS: usize = 255;
 
 /// "No merge possible" rank.
 const NO_MERGE: u32 = u32::MAX;
@@ -35,7 +35,7 @@ pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -
         piece,
         at: 0,
     };
-    let mut first = [Part::NONE; SMALL_PIECE];
+    let mut first = [Part::NONE; SMALL_PARTS];
     let mut len = 0;
     while let Some(part) = parts.next() {
         let Some(slot) = first.get_mut(len) else {
@@ -63,12 +63,14 @@ pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -
 /// A part of a piece before merging: a single byte, or a whole character.
 #[derive(Clone, Copy)]
 struct Part {
+    /// Rank of the token the part is.
     token: u32,
     /// The byte, if the part is a single byte.
     byte: Option<u8>,
 }
 
 impl Part {
+    /// Filler for the unused end of a fixed-size array of parts.
     const NONE: Part = Part {
         token: NO_MERGE,
         byte: None,
@@ -104,7 +106,7 @@ impl Iterator for InitialParts<'_> {
 }
 
 /// [`count_small`] with the smallest array size that fits the parts (at most
-/// [`SMALL_PIECE`]): every scan covers the whole array, so it should not be
+/// [`SMALL_PARTS`]): every scan covers the whole array, so it should not be
 /// much longer than the list of parts.
 #[inline(always)]
 fn count_small_any(pairs: &mut PairRanks, parts: &[Part]) -> usize {
@@ -310,7 +312,7 @@ mod tests {
     /// pseudo-random bytes (merging works on bytes, valid UTF-8 or not).
     fn samples() -> Vec<Vec<u8>> {
         let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
-        let random: Vec<u8> = (0..SMALL_PIECE).map(|_| rng.next() as u8).collect();
+        let random: Vec<u8> = (0..SMALL_PARTS).map(|_| rng.next() as u8).collect();
         let texts = [
             " internationalization and the hyperparameters of tokenization",
             "敏捷的棕色狐狸跳过了懒狗上下文窗口计算令牌人工智能模型",
@@ -382,7 +384,7 @@ mod tests {
         let mut cache = JoinCache::allocated();
         for vocab in VOCABS {
             for sample in samples() {
-                for len in 2..=sample.len().min(SMALL_PIECE) {
+                for len in 2..=sample.len().min(SMALL_PARTS) {
                     let piece = &sample[..len];
                     let parts = initial_parts(vocab, piece);
                     let mut uncached = Memo::new().joins;
