@@ -202,8 +202,10 @@ fn merge_table(
 /// byte next to `c`, so the table keeps, per character, the bit set of the
 /// preceding bytes (continuation bytes) and of the following bytes (lead
 /// bytes) for which one does; merging uses the whole character only when
-/// neither neighbour is in its set. The tests compare the counts with
-/// tiktoken on text made of such characters.
+/// neither neighbour is in its set. Nothing in the argument depends on what
+/// the neighbours are made of, so it applies to one character after another
+/// and a piece may start with many of them whole. The tests compare the
+/// counts with tiktoken on text made of such characters.
 fn write_char_table(
     out_dir: &Path,
     name: &str,
