@@ -257,7 +257,10 @@ fn write_char_table(
         };
         let mut buf = [0u8; 4];
         let bytes = c.encode_utf8(&mut buf).as_bytes();
-        let (Some(&rank), Some(limit)) = (rank_of.get(bytes), highest_merge(bytes, rank_of)) else {
+        let Some(&rank) = rank_of.get(bytes) else {
+            continue;
+        };
+        let Some(limit) = highest_merge(bytes, rank_of) else {
             continue;
         };
         let mut before = 0u64;
@@ -283,22 +286,7 @@ fn write_char_table(
         entries.push([u64::from(rank), before, after]);
     }
 
-    let mut page_ids: HashMap<&[u16], u8> = HashMap::new();
-    let mut pages: Vec<u16> = Vec::new();
-    let mut index = Vec::new();
-    for page in ids.chunks(layout::CHAR_PAGE_SIZE) {
-        let next_id = page_ids.len();
-        let id = match page_ids.get(page) {
-            Some(&id) => id,
-            None => {
-                let id = u8::try_from(next_id).map_err(|_| "more than 256 character pages")?;
-                page_ids.insert(page, id);
-                pages.extend_from_slice(page);
-                id
-            }
-        };
-        index.push(id);
-    }
+    let (index, pages) = paged(&ids, layout::CHAR_PAGE_SIZE, "character")?;
     let page_bytes: Vec<u8> = pages.iter().flat_map(|id| id.to_le_bytes()).collect();
     let entry_bytes: Vec<u8> = entries
         .iter()
@@ -375,15 +363,29 @@ fn write_class_tables(out_dir: &Path) -> BuildResult<()> {
         }
     }
 
-    let mut page_ids: HashMap<&[u8], u8> = HashMap::new();
+    let (index, pages) = paged(&classes, layout::CLASS_PAGE_SIZE, "class")?;
+    fs::write(out_dir.join("bpe_class_index.bin"), index)?;
+    fs::write(out_dir.join("bpe_class_pages.bin"), pages)?;
+    Ok(())
+}
+
+/// A table indexed by code point, split into pages of `page_size` entries with the
+/// repeated pages stored once: the page number of each page (the index), and the distinct
+/// pages one after another. `what` names the table in the error for more than 256 pages.
+fn paged<T: Copy + Eq + std::hash::Hash>(
+    values: &[T],
+    page_size: usize,
+    what: &str,
+) -> BuildResult<(Vec<u8>, Vec<T>)> {
+    let mut page_ids: HashMap<&[T], u8> = HashMap::new();
     let mut pages = Vec::new();
-    let mut index = Vec::with_capacity(CODE_POINTS / layout::CLASS_PAGE_SIZE);
-    for page in classes.chunks(layout::CLASS_PAGE_SIZE) {
+    let mut index = Vec::with_capacity(values.len() / page_size);
+    for page in values.chunks(page_size) {
         let next_id = page_ids.len();
         let id = match page_ids.get(page) {
             Some(&id) => id,
             None => {
-                let id = u8::try_from(next_id).map_err(|_| "more than 256 distinct class pages")?;
+                let id = u8::try_from(next_id).map_err(|_| format!("more than 256 distinct {what} pages"))?;
                 page_ids.insert(page, id);
                 pages.extend_from_slice(page);
                 id
@@ -391,9 +393,7 @@ fn write_class_tables(out_dir: &Path) -> BuildResult<()> {
         };
         index.push(id);
     }
-    fs::write(out_dir.join("bpe_class_index.bin"), index)?;
-    fs::write(out_dir.join("bpe_class_pages.bin"), pages)?;
-    Ok(())
+    Ok((index, pages))
 }
 
 /// The code point ranges of a single-class regex, as `regex-syntax` parses it.
