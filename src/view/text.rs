@@ -23,8 +23,7 @@ const LINE_END_CHARS: usize = 150;
 pub fn head_and_tail(text: &str, max_lines: usize) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let too_many = lines.len() > max_lines;
-    let is_long = |line: &&str| line.len() > MAX_LINE_CHARS && line.chars().count() > MAX_LINE_CHARS;
-    if !too_many && !lines.iter().any(is_long) {
+    if !too_many && !lines.iter().any(|line| is_long(line)) {
         return None;
     }
     let (head, tail) = if too_many {
@@ -41,13 +40,19 @@ pub fn head_and_tail(text: &str, max_lines: usize) -> Option<String> {
     Some(kept.join("\n"))
 }
 
+/// Whether `line` has more than [`MAX_LINE_CHARS`] characters (counted only when it has
+/// more bytes than that).
+fn is_long(line: &str) -> bool {
+    line.len() > MAX_LINE_CHARS && line.chars().count() > MAX_LINE_CHARS
+}
+
 /// `line` with its middle replaced by a count of the characters cut, if it is longer than
 /// [`MAX_LINE_CHARS`].
 fn cut_line(line: &str) -> String {
-    let chars = line.chars().count();
-    if chars <= MAX_LINE_CHARS {
+    if !is_long(line) {
         return line.to_owned();
     }
+    let chars = line.chars().count();
     let head_end = line.char_indices().nth(LINE_END_CHARS).map_or(line.len(), |(i, _)| i);
     let tail_start = line.char_indices().nth(chars - LINE_END_CHARS).map_or(line.len(), |(i, _)| i);
     let cut = chars - 2 * LINE_END_CHARS;
