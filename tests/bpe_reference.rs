@@ -9,6 +9,9 @@ use ctxwin::tokens::Encoding;
 mod corpus;
 use corpus::Rng;
 use proptest::prelude::*;
+#[path = "support/reference.rs"]
+mod reference;
+use reference::reference;
 use tiktoken_rs::CoreBPE;
 
 const ALL: [Encoding; 5] = [
@@ -18,16 +21,6 @@ const ALL: [Encoding; 5] = [
     Encoding::P50kBase,
     Encoding::R50kBase,
 ];
-
-fn reference(encoding: Encoding) -> &'static CoreBPE {
-    match encoding {
-        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-        Encoding::O200kHarmony => tiktoken_rs::o200k_harmony_singleton(),
-        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        Encoding::P50kBase => tiktoken_rs::p50k_base_singleton(),
-        Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
-    }
-}
 
 fn reference_count(encoding: Encoding, text: &str) -> usize {
     reference(encoding).encode_ordinary(text).len()

@@ -8,17 +8,9 @@ use std::sync::OnceLock;
 
 use ctxwin::tokens::Encoding;
 use libfuzzer_sys::fuzz_target;
-use tiktoken_rs::CoreBPE;
-
-fn reference(encoding: Encoding) -> &'static CoreBPE {
-    match encoding {
-        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
-        Encoding::O200kHarmony => tiktoken_rs::o200k_harmony_singleton(),
-        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
-        Encoding::P50kBase => tiktoken_rs::p50k_base_singleton(),
-        Encoding::R50kBase => tiktoken_rs::r50k_base_singleton(),
-    }
-}
+#[path = "../../tests/support/reference.rs"]
+mod reference;
+use reference::reference;
 
 /// Characters of the Basic Multilingual Plane beyond ASCII that are one token in o200k_base
 /// or cl100k_base, then ASCII letters, a space and U+0301.
