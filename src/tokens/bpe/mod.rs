@@ -66,7 +66,7 @@ impl Encoding {
     ///
     /// Thread-safe. Allocates only the calling thread's memo (about 1 MB, once
     /// per thread) and the merge lists of a piece that is not a single token and
-    /// starts merging from more than 128 parts (bytes, or whole characters). The tables are static data, so there is no
+    /// starts merging from more than 255 parts (bytes, or whole characters). The tables are static data, so there is no
     /// initialisation on first use. Never panics; time is `O(n log n)` in the
     /// length of the longest piece, linear otherwise.
     ///
