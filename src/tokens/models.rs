@@ -81,8 +81,14 @@ fn base_name(name: &str) -> String {
     base.to_owned()
 }
 
-/// The exact encoding of an OpenAI model (or of an encoding named directly).
+/// The exact encoding of an OpenAI model (or of an encoding named directly), if the
+/// library was built with it (cargo features): otherwise the model's counts are estimates.
 fn exact_encoding(base: &str) -> Option<Encoding> {
+    encoding_of(base).filter(|encoding| encoding.is_built_in())
+}
+
+/// The encoding of an OpenAI model (or of an encoding named directly).
+fn encoding_of(base: &str) -> Option<Encoding> {
     if let Some(encoding) = Encoding::ALL.into_iter().find(|e| e.name() == base) {
         return Some(encoding);
     }
@@ -120,16 +126,45 @@ fn context_limit(base: &str) -> Option<u32> {
 mod tests {
     use super::*;
 
+    /// The counter of a model of `encoding`: exact when the library has it built in.
+    fn counter_of(encoding: Encoding) -> Counter {
+        if encoding.is_built_in() { Counter::Exact(encoding) } else { Counter::Estimate(Family::Other) }
+    }
+
     #[test]
     fn names_are_matched_as_users_write_them() {
         for name in ["gpt-4o", "GPT-4o", "openai/gpt-4o", "ft:gpt-4o-2024-08-06:acme::x1", " gpt-4o-mini "] {
             let model = Model::resolve(name);
-            assert_eq!(model.counter, Counter::Exact(Encoding::O200kBase), "{name}");
+            assert_eq!(model.counter, counter_of(Encoding::O200kBase), "{name}");
             assert_eq!(model.context_limit(), Some(128_000), "{name}");
         }
-        assert_eq!(Model::resolve("gpt-4").counter, Counter::Exact(Encoding::Cl100kBase));
-        assert_eq!(Model::resolve("gpt-oss-120b").counter, Counter::Exact(Encoding::O200kHarmony));
-        assert_eq!(Model::resolve("cl100k_base").counter, Counter::Exact(Encoding::Cl100kBase));
+        assert_eq!(Model::resolve("gpt-4").counter, counter_of(Encoding::Cl100kBase));
+        assert_eq!(Model::resolve("gpt-oss-120b").counter, counter_of(Encoding::O200kHarmony));
+        assert_eq!(Model::resolve("cl100k_base").counter, counter_of(Encoding::Cl100kBase));
+    }
+
+    /// Each encoding family is a cargo feature; a model whose encoding was left out of the
+    /// build keeps its context limit, and its counts are flagged estimates.
+    #[test]
+    fn a_model_whose_encoding_is_left_out_counts_as_an_estimate() {
+        let families = [
+            (Encoding::O200kBase, cfg!(feature = "o200k"), "gpt-4o"),
+            (Encoding::O200kHarmony, cfg!(feature = "o200k"), "gpt-oss-20b"),
+            (Encoding::Cl100kBase, cfg!(feature = "cl100k"), "gpt-4"),
+            (Encoding::P50kBase, cfg!(feature = "p50k"), "text-davinci-003"),
+            (Encoding::R50kBase, cfg!(feature = "p50k"), "davinci"),
+        ];
+        let text = "Counting is exact only with the encoding's tables built in.";
+        for (encoding, feature, name) in families {
+            assert_eq!(encoding.is_built_in(), feature, "{encoding:?}");
+            assert_eq!(encoding.table_bytes() > 0, feature, "{encoding:?}");
+            let model = Model::resolve(name);
+            assert_eq!(model.is_exact(), feature, "{name}");
+            let count = model.count(text);
+            assert_eq!(count.exact, feature, "{name}");
+            assert!(count.tokens > 5 && count.tokens < 30, "{name}: {count:?}");
+            assert!(model.context_limit().is_some(), "{name}");
+        }
     }
 
     #[test]

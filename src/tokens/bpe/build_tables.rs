@@ -6,8 +6,10 @@
 //! classes are taken from the same tables the `regex` crate under tiktoken uses).
 //!
 //! The files written, all read by the module with `include_bytes!`:
-//! `bpe_class_index.bin`, `bpe_class_pages.bin` and, per vocabulary `V` in
-//! `o200k`, `cl100k`, `p50k`, `r50k`: `bpe_V_slots.bin`, `bpe_V_blob.bin`, `bpe_V_short.bin`, `bpe_V_merges.bin`, `bpe_V_sides.bin`,
+//! `bpe_class_index.bin`, `bpe_class_pages.bin` and, per vocabulary `V` of an
+//! encoding family whose cargo feature is on (`o200k`, `cl100k`, `p50k`, the last
+//! also serving r50k_base): `bpe_V_buckets.bin`, `bpe_V_entries.bin`,
+//! `bpe_V_blob.bin`, `bpe_V_short.bin`, `bpe_V_sides.bin`,
 //! `bpe_V_char_index.bin`, `bpe_V_char_pages.bin`, `bpe_V_char_entries.bin`.
 
 use std::collections::{HashMap, HashSet};
@@ -22,25 +24,41 @@ mod layout;
 
 type BuildResult<T> = Result<T, Box<dyn Error>>;
 
-/// Builds one of tiktoken-rs's encodings.
-type Loader = fn() -> BuildResult<tiktoken_rs::CoreBPE>;
-
 /// Reading a vocabulary scans ranks upwards from 0 and stops after this many
 /// consecutive ranks that decode to nothing (tiktoken's gaps are tiny).
 const RANK_GAP_LIMIT: u32 = 1 << 12;
 
-/// Writes every table of the `bpe` module into `out_dir`.
+/// Writes the tables of the `bpe` module into `out_dir`: the character classes, and the
+/// vocabularies of the encoding families whose cargo feature is on.
 pub fn generate(out_dir: &Path) -> BuildResult<()> {
     write_class_tables(out_dir)?;
-    let vocabularies: [(&str, Loader); 4] = [
-        ("o200k", || Ok(tiktoken_rs::o200k_base()?)),
-        ("cl100k", || Ok(tiktoken_rs::cl100k_base()?)),
-        ("p50k", || Ok(tiktoken_rs::p50k_base()?)),
-        ("r50k", || Ok(tiktoken_rs::r50k_base()?)),
-    ];
-    for (name, load) in vocabularies {
-        let tokens = mergeable_tokens(&load()?)?;
-        write_vocab_table(out_dir, name, &tokens)?;
+    let enabled = |feature: &str| std::env::var_os(format!("CARGO_FEATURE_{}", feature.to_uppercase())).is_some();
+    if enabled("o200k") {
+        write_vocab_table(out_dir, "o200k", &mergeable_tokens(&tiktoken_rs::o200k_base()?)?)?;
+    }
+    if enabled("cl100k") {
+        write_vocab_table(out_dir, "cl100k", &mergeable_tokens(&tiktoken_rs::cl100k_base()?)?)?;
+    }
+    if enabled("p50k") {
+        let p50k = mergeable_tokens(&tiktoken_rs::p50k_base()?)?;
+        let r50k = mergeable_tokens(&tiktoken_rs::r50k_base()?)?;
+        check_r50k_within_p50k(&p50k, &r50k)?;
+        write_vocab_table(out_dir, "p50k", &p50k)?;
+    }
+    Ok(())
+}
+
+/// r50k_base is p50k_base's tokens of ranks below `R50K_RANKS`, p50k adds
+/// `P50K_EXTRA` more, and the character tables of both agree, so one set of
+/// tables serves both (see `layout`).
+fn check_r50k_within_p50k(p50k: &[(u32, Vec<u8>)], r50k: &[(u32, Vec<u8>)]) -> BuildResult<()> {
+    let below: Vec<&(u32, Vec<u8>)> = p50k.iter().filter(|(rank, _)| *rank < layout::R50K_RANKS).collect();
+    let same = below.len() == r50k.len() && below.iter().zip(r50k).all(|(a, b)| *a == b);
+    if !same || p50k.len() - r50k.len() != layout::P50K_EXTRA as usize {
+        return Err("r50k_base is not p50k_base below rank R50K_RANKS".into());
+    }
+    if char_table("p50k", p50k)? != char_table("r50k", r50k)? {
+        return Err("r50k_base's character table differs from p50k_base's".into());
     }
     Ok(())
 }
@@ -77,58 +95,106 @@ fn mergeable_tokens(bpe: &tiktoken_rs::CoreBPE) -> BuildResult<Vec<(u32, Vec<u8>
     Ok(tokens)
 }
 
-/// Writes the open-addressing table, the byte blob, the short-token table and
-/// the merge table of one vocabulary.
+/// Writes the index, the byte blob, the short-token table, the sides and the
+/// character table of one vocabulary.
 fn write_vocab_table(out_dir: &Path, name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<()> {
-    // Filled up to 4/5: a probe that misses reads a few more slots (with
-    // their tags, in the same cache lines) for a table half the size.
-    let capacity = (tokens.len() + tokens.len() / 4).next_power_of_two();
-    let mask = capacity - 1;
-    let mut slots = vec![0u64; capacity];
-    let mut blob = Vec::new();
+    let write = |what: &str, bytes: &[u8]| fs::write(out_dir.join(format!("bpe_{name}_{what}.bin")), bytes);
+    let (buckets, entries, blob) = index(name, tokens)?;
+    write("buckets", &le_bytes(&buckets))?;
+    write("entries", &le_bytes(&entries))?;
+    write("blob", &blob)?;
+    write("short", &short_table(tokens))?;
+    let rank_of: HashMap<&[u8], u32> = tokens.iter().map(|(rank, bytes)| (bytes.as_slice(), *rank)).collect();
+    write("sides", &sides(&token_splits(tokens, &rank_of)))?;
+    let (char_index, char_pages, char_entries) = char_table(name, tokens)?;
+    write("char_index", &char_index)?;
+    write("char_pages", &le_bytes(&char_pages))?;
+    write("char_entries", &le_bytes(&char_entries))?;
+    Ok(())
+}
+
+/// Little-endian bytes of a table of words.
+fn le_bytes<T: Copy + ToLe>(words: &[T]) -> Vec<u8> {
+    words.iter().flat_map(|word| word.to_le()).collect()
+}
+
+/// A word written little-endian.
+trait ToLe {
+    fn to_le(self) -> Vec<u8>;
+}
+
+impl ToLe for u16 {
+    fn to_le(self) -> Vec<u8> {
+        self.to_le_bytes().to_vec()
+    }
+}
+
+impl ToLe for u32 {
+    fn to_le(self) -> Vec<u8> {
+        self.to_le_bytes().to_vec()
+    }
+}
+
+impl ToLe for u64 {
+    fn to_le(self) -> Vec<u8> {
+        self.to_le_bytes().to_vec()
+    }
+}
+
+/// The vocabulary index (see `layout`, "Vocabulary index"): bucket records,
+/// entries and blob.
+fn index(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u32>, Vec<u32>, Vec<u8>)> {
+    let buckets = layout::bucket_count(tokens.len());
+    let mut placed = Vec::with_capacity(tokens.len());
     for (rank, bytes) in tokens {
-        if *rank > layout::MAX_RANK
-            || bytes.is_empty()
-            || bytes.len() > layout::MAX_TOKEN_LEN
-            || blob.len() > layout::MAX_BLOB_OFFSET
-        {
-            return Err(
-                format!("{name}: token of rank {rank} does not fit the slot layout").into(),
-            );
+        if *rank > layout::MAX_RANK || bytes.is_empty() || bytes.len() > layout::MAX_TOKEN_LEN {
+            return Err(format!("{name}: token of rank {rank} does not fit an index entry").into());
         }
         let hash = layout::key_hash(bytes);
-        let slot = layout::pack_slot(*rank, bytes.len(), blob.len(), layout::hash_tag(hash));
-        blob.extend_from_slice(bytes);
-        let mut index = hash as usize & mask;
-        while slots[index] != 0 {
-            index = (index + 1) & mask;
-        }
-        slots[index] = slot;
+        let entry = layout::pack_entry(*rank, bytes.len(), layout::entry_tag(hash));
+        placed.push((layout::bucket_of(hash, buckets), entry, bytes.as_slice()));
     }
-    let mut short = vec![layout::NO_PAIR; layout::SHORT_TABLE_LEN];
+    placed.sort_by_key(|&(bucket, entry, _)| (bucket, entry));
+    let mut records = Vec::with_capacity(2 * (buckets + 1));
+    let mut entries = Vec::with_capacity(tokens.len());
+    let mut blob = Vec::new();
+    let mut next = placed.iter().peekable();
+    for bucket in 0..=buckets {
+        records.push(u32::try_from(entries.len())?);
+        records.push(u32::try_from(blob.len())?);
+        while let Some((_, entry, bytes)) = next.next_if(|(b, _, _)| *b == bucket) {
+            entries.push(*entry);
+            blob.extend_from_slice(bytes);
+        }
+    }
+    Ok((records, entries, blob))
+}
+
+/// The short-token table (see `layout`): single-byte ranks, and the byte pairs
+/// that are tokens as a bit set with counts and ranks.
+fn short_table(tokens: &[(u32, Vec<u8>)]) -> Vec<u8> {
+    let mut singles = vec![0u32; layout::SHORT_SINGLES];
+    let mut pairs = vec![None; 1 << 16];
     for (rank, bytes) in tokens {
         match bytes[..] {
-            [byte] => short[layout::SINGLE_BYTE_BASE + usize::from(byte)] = *rank,
-            [first, second] => short[usize::from(first) << 8 | usize::from(second)] = *rank,
+            [byte] => singles[usize::from(byte)] = *rank,
+            [first, second] => pairs[usize::from(first) << 8 | usize::from(second)] = Some(*rank),
             _ => {}
         }
     }
-    let rank_of: HashMap<&[u8], u32> = tokens
-        .iter()
-        .map(|(rank, bytes)| (bytes.as_slice(), *rank))
-        .collect();
-    let splits = token_splits(tokens, &rank_of);
-    write_char_table(out_dir, name, tokens, &rank_of, &splits)?;
-    let (merges, sides) = merge_table(name, tokens, splits)?;
-    fs::write(out_dir.join(format!("bpe_{name}_sides.bin")), sides)?;
-    let merge_bytes: Vec<u8> = merges.iter().flat_map(|slot| slot.to_le_bytes()).collect();
-    fs::write(out_dir.join(format!("bpe_{name}_merges.bin")), merge_bytes)?;
-    let slot_bytes: Vec<u8> = slots.iter().flat_map(|slot| slot.to_le_bytes()).collect();
-    let short_bytes: Vec<u8> = short.iter().flat_map(|rank| rank.to_le_bytes()).collect();
-    fs::write(out_dir.join(format!("bpe_{name}_slots.bin")), slot_bytes)?;
-    fs::write(out_dir.join(format!("bpe_{name}_blob.bin")), blob)?;
-    fs::write(out_dir.join(format!("bpe_{name}_short.bin")), short_bytes)?;
-    Ok(())
+    let mut words = vec![0u64; layout::PAIR_WORDS];
+    let mut before = vec![0u32; layout::PAIR_WORDS];
+    let mut ranks = Vec::new();
+    for (word, chunk) in pairs.chunks(64).enumerate() {
+        before[word] = ranks.len() as u32;
+        for (bit, rank) in chunk.iter().enumerate() {
+            if let Some(rank) = rank {
+                words[word] |= 1 << bit;
+                ranks.push(*rank);
+            }
+        }
+    }
+    [le_bytes(&singles), le_bytes(&words), le_bytes(&before), le_bytes(&ranks)].concat()
 }
 
 /// Every way a token splits into two tokens, as `(left, right, joined)` ranks.
@@ -146,46 +212,21 @@ fn token_splits(tokens: &[(u32, Vec<u8>)], rank_of: &HashMap<&[u8], u32>) -> Vec
     splits
 }
 
-/// The table of every pair of tokens whose concatenation is a token (from
-/// [`token_splits`]), and the bit sets of the ranks that occur as left and as
-/// right half of such a pair.
-fn merge_table(
-    name: &str,
-    tokens: &[(u32, Vec<u8>)],
-    merges: Vec<(u32, u32, u32)>,
-) -> BuildResult<(Vec<u64>, Vec<u8>)> {
-    if tokens
-        .iter()
-        .any(|(rank, _)| *rank > layout::MAX_MERGE_RANK)
-    {
-        return Err(format!("{name}: a rank does not fit the merge slot layout").into());
-    }
-    let max_rank = tokens
-        .iter()
-        .map(|(rank, _)| *rank as usize)
-        .max()
-        .unwrap_or(0);
+/// The bit sets of the ranks that occur as left and as right half of a split
+/// of a token into two tokens (from [`token_splits`]).
+fn sides(splits: &[(u32, u32, u32)]) -> Vec<u8> {
+    let max_rank = splits.iter().map(|&(left, right, _)| left.max(right) as usize).max().unwrap_or(0);
     let side_len = max_rank / 8 + 1;
     let mut sides = vec![0u8; 2 * side_len];
-    for &(left, right, _) in &merges {
+    for &(left, right, _) in splits {
         sides[left as usize / 8] |= 1 << (left % 8);
         sides[side_len + right as usize / 8] |= 1 << (right % 8);
     }
-    let capacity = (merges.len() * 2).next_power_of_two();
-    let mask = capacity - 1;
-    let mut slots = vec![0u64; capacity];
-    for (left, right, joined) in merges {
-        let mut index = layout::merge_hash(left, right) as usize & mask;
-        while slots[index] != 0 {
-            index = (index + 1) & mask;
-        }
-        slots[index] = layout::pack_merge(left, right, joined);
-    }
-    Ok((slots, sides))
+    sides
 }
 
-/// Writes the character table of one vocabulary (see `layout`, "Character
-/// table"): for each character of two or three UTF-8 bytes that is a token,
+/// The character table of one vocabulary (see `layout`, "Character
+/// table"): index, pages and entries; for each character of two or three UTF-8 bytes that is a token,
 /// its rank and the neighbouring bytes next to which it must still be merged
 /// from bytes.
 ///
@@ -206,13 +247,9 @@ fn merge_table(
 /// the neighbours are made of, so it applies to one character after another
 /// and a piece may start with many of them whole. The tests compare the
 /// counts with tiktoken on text made of such characters.
-fn write_char_table(
-    out_dir: &Path,
-    name: &str,
-    tokens: &[(u32, Vec<u8>)],
-    rank_of: &HashMap<&[u8], u32>,
-    splits: &[(u32, u32, u32)],
-) -> BuildResult<()> {
+fn char_table(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u8>, Vec<u16>, Vec<u64>)> {
+    let rank_of: HashMap<&[u8], u32> = tokens.iter().map(|(rank, bytes)| (bytes.as_slice(), *rank)).collect();
+    let splits = token_splits(tokens, &rank_of);
     fn lower<K: std::hash::Hash + Eq>(map: &mut HashMap<K, u32>, key: K, rank: u32) {
         let entry = map.entry(key).or_insert(rank);
         *entry = (*entry).min(rank);
@@ -237,7 +274,7 @@ fn write_char_table(
     // `byte` with `token`, and `token` with a part that starts with `byte`.
     let mut joined_after: HashMap<(u32, u8), u32> = HashMap::new();
     let mut joined_before: HashMap<(u32, u8), u32> = HashMap::new();
-    for &(left, right, joined) in splits {
+    for &(left, right, joined) in &splits {
         if let Some(&last) = bytes_of.get(&left).and_then(|bytes| bytes.last()) {
             lower(&mut joined_after, (right, last), joined);
         }
@@ -260,7 +297,7 @@ fn write_char_table(
         let Some(&rank) = rank_of.get(bytes) else {
             continue;
         };
-        let Some(limit) = highest_merge(bytes, rank_of) else {
+        let Some(limit) = highest_merge(bytes, &rank_of) else {
             continue;
         };
         let mut before = 0u64;
@@ -287,22 +324,7 @@ fn write_char_table(
     }
 
     let (index, pages) = paged(&ids, layout::CHAR_PAGE_SIZE, "character")?;
-    let page_bytes: Vec<u8> = pages.iter().flat_map(|id| id.to_le_bytes()).collect();
-    let entry_bytes: Vec<u8> = entries
-        .iter()
-        .flatten()
-        .flat_map(|word| word.to_le_bytes())
-        .collect();
-    fs::write(out_dir.join(format!("bpe_{name}_char_index.bin")), index)?;
-    fs::write(
-        out_dir.join(format!("bpe_{name}_char_pages.bin")),
-        page_bytes,
-    )?;
-    fs::write(
-        out_dir.join(format!("bpe_{name}_char_entries.bin")),
-        entry_bytes,
-    )?;
-    Ok(())
+    Ok((index, pages, entries.into_iter().flatten().collect()))
 }
 
 /// Merges `bytes` on their own exactly as tiktoken does; if they end as one

@@ -3,33 +3,42 @@
 //! This file is compiled twice: into the library (as `bpe::layout`) and into the
 //! build script (through `#[path]` in `build_tables.rs`). It therefore depends on
 //! nothing but `core` and holds only the facts both sides must agree on: the
-//! character-class codes, the key hash and the packing of a hash-table slot.
+//! character-class codes, the key hash and the packing of an index entry.
 //!
-//! # Vocabulary table
+//! # Vocabulary index
 //!
-//! Per encoding, two files for all tokens: `slots` (a power-of-two number of little-endian `u64`
-//! slots, open addressing with linear probing) and `blob` (the token byte strings
-//! concatenated). A slot is `0` when empty, otherwise it packs the token's rank,
-//! its length, its offset in the blob and a tag taken from the key hash, so most
-//! probes that miss never touch the blob.
+//! Per vocabulary, three files for all tokens, sized close to the token bytes
+//! themselves (no empty slots, no per-token offset):
+//! `entries` (one little-endian `u32` per token, see [`pack_entry`]: rank,
+//! length and a tag from the key hash), grouped by bucket ([`bucket_of`], about
+//! [`BUCKET_LOAD`] tokens per bucket); `blob` (the token byte strings in the
+//! order of `entries`), and `buckets` (per bucket, plus one closing record,
+//! two little-endian `u32`: the index of its first entry and the blob offset
+//! of that entry's bytes). A lookup hashes the key once, reads one bucket
+//! record and scans that bucket's few entries (a cache line or two), adding up
+//! their lengths to find each one's bytes, and compares bytes only when the
+//! length and the tag match.
 //!
-//! A third file, `short`, holds [`SHORT_TABLE_LEN`] little-endian `u32` ranks
-//! for direct lookup: entry `a * 256 + b` is the rank of the two-byte string
-//! `[a, b]` or [`NO_PAIR`], entry [`SINGLE_BYTE_BASE`]` + b` the rank of `[b]`.
+//! A fourth file, `short`, answers one- and two-byte strings without hashing:
+//! [`SHORT_SINGLES`] ranks of the single bytes, then a bit set of the
+//! 65,536 byte pairs `a * 256 + b` that are tokens ([`PAIR_WORDS`] `u64`
+//! words), then per word the number of pairs in the words before it (`u32`),
+//! then the ranks of the pairs in order (`u32`); everything little-endian.
 //!
-//! A fourth file, `merges`, is the same kind of table for joining two tokens:
-//! for every token `t` and every split of its bytes into two tokens `a` and
-//! `b`, a slot packs the ranks of `a`, `b` and `t` (see [`pack_merge`]), so
-//! joining two parts during merging needs neither their bytes nor a blob.
 //! A fifth file, `sides`, is two bit sets of equal length, indexed by rank:
-//! the ranks that occur as the left half of such a split, then those that
-//! occur as the right half. Most pairs fail this test without a table probe.
+//! the ranks that occur as the left half of a split of a token into two
+//! tokens, then those that occur as the right half. Most pairs of parts fail
+//! this test, and merging does not look their concatenation up.
+//!
+//! r50k_base is p50k_base without its [`P50K_EXTRA`] tokens of runs of spaces
+//! (ranks [`R50K_RANKS`] and up): both use p50k's tables, r50k ignoring those
+//! ranks. The build step checks that this holds.
 //!
 //! # Character table
 //!
 //! Per encoding, three files for the characters of the Basic Multilingual
 //! Plane that merging may start from as one token instead of their two or
-//! three UTF-8 bytes (why that is exact: `build_tables.rs`, `write_char_table`):
+//! three UTF-8 bytes (why that is exact: `build_tables.rs`, `char_table`):
 //! `char_index` (one page number per block of [`CHAR_PAGE_SIZE`] code points),
 //! `char_pages` (pages of little-endian `u16` entry ids, `0` for none) and
 //! `char_entries` (three little-endian `u64` per id, id 0 unused): the token's
@@ -82,30 +91,82 @@ pub const SINGLE_BYTE_BASE: usize = 1 << 16;
 /// Number of entries of the short-token table.
 pub const SHORT_TABLE_LEN: usize = SINGLE_BYTE_BASE + 256;
 
-/// Size in bytes of one slot of the vocabulary hash table.
-pub const SLOT_BYTES: usize = 8;
+/// Number of single-byte ranks at the start of the short-token table.
+pub const SHORT_SINGLES: usize = 256;
+/// Number of `u64` words of the byte-pair bit set in the short-token table.
+pub const PAIR_WORDS: usize = (1 << 16) / 64;
+/// Byte offset of the bit set in the short-token table.
+pub const PAIR_BITS_AT: usize = SHORT_SINGLES * 4;
+/// Byte offset of the per-word counts of earlier pairs in the short-token table.
+pub const PAIR_BEFORE_AT: usize = PAIR_BITS_AT + PAIR_WORDS * 8;
+/// Byte offset of the pair ranks in the short-token table.
+pub const PAIR_RANKS_AT: usize = PAIR_BEFORE_AT + PAIR_WORDS * 4;
 
-const RANK_BITS: u32 = 24;
-const LEN_SHIFT: u32 = 24;
-const OFFSET_SHIFT: u32 = 32;
-const TAG_SHIFT: u32 = 56;
-const FIELD_MASK_24: u64 = (1 << 24) - 1;
+/// Number of ranks of r50k_base's mergeable tokens (`0..R50K_RANKS`).
+pub const R50K_RANKS: u32 = 50_257;
+/// Number of p50k_base's tokens that r50k_base lacks.
+pub const P50K_EXTRA: u32 = 24;
 
-/// Largest rank, token length and blob offset a slot can hold.
-pub const MAX_RANK: u32 = (1 << RANK_BITS) - 1;
-/// Largest token length (in bytes) a slot can hold.
+/// Average number of tokens per bucket of the vocabulary index.
+pub const BUCKET_LOAD: usize = 8;
+/// Size in bytes of one bucket record (first entry, blob offset).
+pub const BUCKET_BYTES: usize = 8;
+
+const ENTRY_RANK_BITS: u32 = 18;
+const ENTRY_LEN_SHIFT: u32 = ENTRY_RANK_BITS;
+const ENTRY_TAG_SHIFT: u32 = ENTRY_LEN_SHIFT + 8;
+const ENTRY_TAG_BITS: u32 = 32 - ENTRY_TAG_SHIFT;
+
+/// Largest rank an entry can hold.
+pub const MAX_RANK: u32 = (1 << ENTRY_RANK_BITS) - 1;
+/// Largest token length (in bytes) an entry can hold.
 pub const MAX_TOKEN_LEN: usize = 255;
-/// Largest blob offset a slot can hold.
-pub const MAX_BLOB_OFFSET: usize = (1 << 24) - 1;
 
-const MERGE_RANK_BITS: u32 = 20;
-const MERGE_RANK_MASK: u64 = (1 << MERGE_RANK_BITS) - 1;
-const MERGE_OCCUPIED: u64 = 1 << 63;
-/// Mask of the part of a merge slot that identifies the pair (see [`merge_key`]).
-pub const MERGE_KEY_MASK: u64 =
-    MERGE_OCCUPIED | (MERGE_RANK_MASK << MERGE_RANK_BITS) | MERGE_RANK_MASK;
-/// Largest rank a merge slot can hold.
-pub const MAX_MERGE_RANK: u32 = (1 << MERGE_RANK_BITS) - 1;
+/// Number of buckets of the index of `tokens` tokens (at least one).
+pub const fn bucket_count(tokens: usize) -> usize {
+    tokens / BUCKET_LOAD + 1
+}
+
+/// The bucket of a key hash among `buckets` (the high 32 bits, scaled: no
+/// power of two needed).
+#[inline(always)]
+pub fn bucket_of(hash: u64, buckets: usize) -> usize {
+    (((hash >> 32) * buckets as u64) >> 32) as usize
+}
+
+/// The tag of a key hash stored in its entry (bits the bucket does not use).
+#[inline(always)]
+pub fn entry_tag(hash: u64) -> u32 {
+    (hash as u32) >> ENTRY_TAG_SHIFT
+}
+
+/// An index entry: `rank` at most [`MAX_RANK`], `len` in `1..=MAX_TOKEN_LEN`,
+/// `tag` from [`entry_tag`].
+pub fn pack_entry(rank: u32, len: usize, tag: u32) -> u32 {
+    (rank & MAX_RANK) | (len as u32 & 0xFF) << ENTRY_LEN_SHIFT | (tag & ((1 << ENTRY_TAG_BITS) - 1)) << ENTRY_TAG_SHIFT
+}
+
+/// Rank of the token of an entry.
+#[inline(always)]
+pub fn entry_rank(entry: u32) -> u32 {
+    entry & MAX_RANK
+}
+
+/// Length in bytes of the token of an entry.
+#[inline(always)]
+pub fn entry_len(entry: u32) -> usize {
+    (entry >> ENTRY_LEN_SHIFT & 0xFF) as usize
+}
+
+/// The part of an entry that must match a key of length `len` and hash `hash`
+/// (its length and tag), compared with [`ENTRY_MATCH_MASK`] applied.
+#[inline(always)]
+pub fn entry_match(len: usize, hash: u64) -> u32 {
+    (len as u32 & 0xFF) << ENTRY_LEN_SHIFT | entry_tag(hash) << ENTRY_TAG_SHIFT
+}
+
+/// Mask of the length and tag of an entry.
+pub const ENTRY_MATCH_MASK: u32 = !MAX_RANK;
 
 const MUL_A: u64 = 0x9E37_79B9_7F4A_7C15;
 const MUL_B: u64 = 0xD6E8_FEB8_6659_FD93;
@@ -154,107 +215,25 @@ fn read_u32(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(word)
 }
 
-/// Identifies the pair of tokens `left`, `right` in a merge slot; an occupied
-/// slot `s` holds this pair when `s & MERGE_KEY_MASK == merge_key(left, right)`.
-#[inline(always)]
-pub fn merge_key(left: u32, right: u32) -> u64 {
-    MERGE_OCCUPIED
-        | (u64::from(left) & MERGE_RANK_MASK) << MERGE_RANK_BITS
-        | (u64::from(right) & MERGE_RANK_MASK)
-}
-
-/// Hash of a pair of token ranks, for the merge table.
-#[inline(always)]
-pub fn merge_hash(left: u32, right: u32) -> u64 {
-    mix(u64::from(left) << 32 | u64::from(right))
-}
-
-/// A merge slot: the pair's key plus the rank of the token joining them.
-/// All ranks must be at most [`MAX_MERGE_RANK`].
-pub fn pack_merge(left: u32, right: u32, joined: u32) -> u64 {
-    merge_key(left, right) | (u64::from(joined) & MERGE_RANK_MASK) << (2 * MERGE_RANK_BITS)
-}
-
-/// Rank of the joined token in a merge slot.
-#[inline(always)]
-pub fn merge_joined(slot: u64) -> u32 {
-    ((slot >> (2 * MERGE_RANK_BITS)) & MERGE_RANK_MASK) as u32
-}
-
-/// The 8-bit tag of a hash, stored in the slot to reject most mismatches early.
-#[inline(always)]
-pub fn hash_tag(hash: u64) -> u8 {
-    (hash >> TAG_SHIFT) as u8
-}
-
-/// Packs a token into a slot. `len` must be in `1..=MAX_TOKEN_LEN`, `rank` at most
-/// [`MAX_RANK`] and `offset` at most [`MAX_BLOB_OFFSET`].
-pub fn pack_slot(rank: u32, len: usize, offset: usize, tag: u8) -> u64 {
-    (rank as u64 & FIELD_MASK_24)
-        | ((len as u64 & 0xFF) << LEN_SHIFT)
-        | ((offset as u64 & FIELD_MASK_24) << OFFSET_SHIFT)
-        | ((tag as u64) << TAG_SHIFT)
-}
-
-/// Rank of the token in a non-empty slot.
-#[inline(always)]
-pub fn slot_rank(slot: u64) -> u32 {
-    (slot & FIELD_MASK_24) as u32
-}
-
-/// Length in bytes of the token in a slot; `0` means the slot is empty.
-#[inline(always)]
-pub fn slot_len(slot: u64) -> usize {
-    ((slot >> LEN_SHIFT) & 0xFF) as usize
-}
-
-/// Offset of the token's bytes in the blob.
-#[inline(always)]
-pub fn slot_offset(slot: u64) -> usize {
-    ((slot >> OFFSET_SHIFT) & FIELD_MASK_24) as usize
-}
-
-/// Tag stored in a slot (compare with [`hash_tag`]).
-#[inline(always)]
-pub fn slot_tag(slot: u64) -> u8 {
-    (slot >> TAG_SHIFT) as u8
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn slot_fields_round_trip() {
-        for (rank, len, offset, tag) in [
-            (0, 1, 0, 0),
-            (MAX_RANK, MAX_TOKEN_LEN, MAX_BLOB_OFFSET, 255),
-            (199_997, 7, 1_234_567, 42),
-        ] {
-            let slot = pack_slot(rank, len, offset, tag);
-            assert_eq!(
-                (
-                    slot_rank(slot),
-                    slot_len(slot),
-                    slot_offset(slot),
-                    slot_tag(slot)
-                ),
-                (rank, len, offset, tag)
-            );
+    fn entry_fields_round_trip() {
+        for (rank, len, hash) in [(0, 1, 0u64), (MAX_RANK, MAX_TOKEN_LEN, u64::MAX), (199_997, 7, 0x1234_5678_9ABC_DEF0)] {
+            let entry = pack_entry(rank, len, entry_tag(hash));
+            assert_eq!((entry_rank(entry), entry_len(entry)), (rank, len));
+            assert_eq!(entry & ENTRY_MATCH_MASK, entry_match(len, hash));
+            assert_ne!(entry & ENTRY_MATCH_MASK, entry_match(len % MAX_TOKEN_LEN + 1, hash));
         }
     }
 
     #[test]
-    fn merge_slot_round_trips() {
-        for (left, right, joined) in [
-            (0, 0, 0),
-            (MAX_MERGE_RANK, 1, 199_997),
-            (5, MAX_MERGE_RANK, MAX_MERGE_RANK),
-        ] {
-            let slot = pack_merge(left, right, joined);
-            assert_eq!(slot & MERGE_KEY_MASK, merge_key(left, right));
-            assert_ne!(merge_key(left, right), 0);
-            assert_eq!(merge_joined(slot), joined);
+    fn buckets_cover_their_range() {
+        for buckets in [1, 7, 25_000] {
+            assert_eq!(bucket_of(0, buckets), 0);
+            assert_eq!(bucket_of(u64::MAX, buckets), buckets - 1);
         }
     }
 

@@ -3,9 +3,10 @@
 //! tiktoken starts from single bytes and repeatedly merges the adjacent pair
 //! whose concatenation has the lowest rank (the leftmost such pair on ties)
 //! until no adjacent pair is a token. Only the number of parts left is needed
-//! here. Every part is a token, so the rank of joining two parts is looked up
-//! by their two ranks: a bit-set test rules most pairs out, the vocabulary's
-//! merge table answers the rest.
+//! here. Every part is a token, so whether two parts join is first decided by
+//! their two ranks: a bit-set test rules most pairs out and a per-thread cache
+//! of joins ([`JoinCache`]) answers most others; only then are the bytes the
+//! two parts cover (adjacent in the piece) looked up in the vocabulary.
 //!
 //! Merging starts from whole characters where that provably ends the same
 //! (see [`Vocab::whole_char`]): a Chinese piece then starts with a third of
@@ -17,6 +18,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::layout::key_hash;
 use super::memo::JoinCache;
 use super::vocab::Vocab;
 
@@ -29,7 +31,7 @@ const NO_MERGE: u32 = u32::MAX;
 
 /// Number of tokens the merging of `piece` (at least two bytes) ends with.
 pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
-    let pairs = &mut PairRanks { vocab, joins };
+    let pairs = &mut PairRanks { vocab, joins, piece };
     let mut parts = InitialParts {
         vocab,
         piece,
@@ -65,6 +67,8 @@ pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -
 struct Part {
     /// Rank of the token the part is.
     token: u32,
+    /// Offset of the part's first byte in the piece.
+    at: u32,
     /// The byte, if the part is a single byte.
     byte: Option<u8>,
 }
@@ -73,6 +77,7 @@ impl Part {
     /// Filler for the unused end of a fixed-size array of parts.
     const NONE: Part = Part {
         token: NO_MERGE,
+        at: 0,
         byte: None,
     };
 }
@@ -91,15 +96,17 @@ impl Iterator for InitialParts<'_> {
     #[inline(always)]
     fn next(&mut self) -> Option<Part> {
         let byte = *self.piece.get(self.at)?;
+        let at = self.at as u32;
         if byte >= 0xC2 {
             if let Some((token, len)) = self.vocab.whole_char(self.piece, self.at) {
                 self.at += len;
-                return Some(Part { token, byte: None });
+                return Some(Part { token, at, byte: None });
             }
         }
         self.at += 1;
         Some(Part {
             token: self.vocab.byte_rank(byte),
+            at,
             byte: Some(byte),
         })
     }
@@ -139,35 +146,41 @@ mod avx2 {
 struct PairRanks<'a> {
     vocab: &'a Vocab,
     joins: &'a mut JoinCache,
+    piece: &'a [u8],
 }
 
 impl PairRanks<'_> {
-    /// Rank of the token joining two adjacent initial parts (`right` is
-    /// `None` past the end), or [`NO_MERGE`].
+    /// Rank of the token joining the initial parts `s` and `s + 1` of `parts`,
+    /// or [`NO_MERGE`] (also when `s` is the last part).
     #[inline(always)]
-    fn initial(&mut self, left: Part, right: Option<&Part>) -> u32 {
-        match (left.byte, right) {
-            (_, None) => NO_MERGE,
-            (
-                Some(first),
-                Some(&Part {
-                    byte: Some(second), ..
-                }),
-            ) => self.vocab.pair_rank(first, second).unwrap_or(NO_MERGE),
-            (_, Some(right)) => self.join(left.token, right.token),
+    fn initial(&mut self, parts: &[Part], s: usize) -> u32 {
+        let (Some(left), Some(right)) = (parts.get(s), parts.get(s + 1)) else {
+            return NO_MERGE;
+        };
+        match (left.byte, right.byte) {
+            (Some(first), Some(second)) => self.vocab.pair_rank(first, second).unwrap_or(NO_MERGE),
+            _ => {
+                let end = parts.get(s + 2).map_or(self.piece.len(), |part| part.at as usize);
+                self.join(left.token, right.token, left.at as usize, end)
+            }
         }
     }
 
     /// Rank of the token joining adjacent parts that are the tokens `left` and
-    /// `right`, or [`NO_MERGE`].
+    /// `right` and together cover the bytes `from..to` of the piece, or
+    /// [`NO_MERGE`].
     #[inline(always)]
-    fn join(&mut self, left: u32, right: u32) -> u32 {
+    fn join(&mut self, left: u32, right: u32, from: usize, to: usize) -> u32 {
         let vocab = self.vocab;
         if !vocab.may_join(left, right) {
             return NO_MERGE;
         }
+        let piece = self.piece;
         self.joins
-            .joined(vocab, left, right, || vocab.joined(left, right))
+            .joined(vocab, left, right, || {
+                let bytes = piece.get(from..to)?;
+                vocab.rank_hashed(bytes, key_hash(bytes))
+            })
             .unwrap_or(NO_MERGE)
     }
 }
@@ -196,12 +209,15 @@ fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
     let mut next = [0u8; N];
     let mut prev = [0u8; N];
     for (start, part) in parts.iter().enumerate().take(N) {
-        key[start] = packed(pairs.initial(*part, parts.get(start + 1)), start);
+        key[start] = packed(pairs.initial(parts, start), start);
         token[start] = part.token;
         next[start] = (start + 1) as u8;
         prev[start] = start.wrapping_sub(1) as u8;
     }
     let end_of = |next: &[u8; N], start: usize| next.get(start).map_or(len, |&e| e as usize);
+    // Offset in the piece of the part starting at initial index `s`.
+    let piece_len = pairs.piece.len();
+    let at = |s: usize| parts.get(s).map_or(piece_len, |part| part.at as usize);
     let mut remaining = len;
     loop {
         // Keys from `len - 1` on are NO_MERGE forever; scanning the whole
@@ -225,7 +241,7 @@ fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
         remaining -= 1;
         if let Some(slot) = key.get_mut(left) {
             let rank = if after < len {
-                pairs.join(token[left], token[after])
+                pairs.join(token[left], token[after], at(left), at(end_of(&next, after)))
             } else {
                 NO_MERGE
             };
@@ -234,7 +250,7 @@ fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
         if left > 0 {
             let before = prev[left] as usize;
             if let (Some(slot), Some(&preceding)) = (key.get_mut(before), token.get(before)) {
-                *slot = packed(pairs.join(preceding, token[left]), before);
+                *slot = packed(pairs.join(preceding, token[left], at(before), at(after)), before);
             }
         }
     }
@@ -251,7 +267,7 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
     let mut prev: Vec<u32> = (0..len as u32).map(|s| s.wrapping_sub(1)).collect();
     let mut token: Vec<u32> = parts.iter().map(|part| part.token).collect();
     let mut rank: Vec<u32> = (0..len)
-        .map(|s| pairs.initial(parts[s], parts.get(s + 1)))
+        .map(|s| pairs.initial(parts, s))
         .collect();
     let mut heap: BinaryHeap<Reverse<(u32, u32)>> = rank
         .iter()
@@ -261,6 +277,8 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
         .collect();
     let mut remaining = len;
     let end_of = |next: &[u32], s: usize| next.get(s).map_or(len, |&e| e as usize);
+    let piece_len = pairs.piece.len();
+    let at = |s: usize| parts.get(s).map_or(piece_len, |part| part.at as usize);
     while let Some(Reverse((candidate, start))) = heap.pop() {
         let left = start as usize;
         if rank.get(left) != Some(&candidate) {
@@ -279,7 +297,7 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
         }
         remaining -= 1;
         rank[left] = if after < len {
-            pairs.join(candidate, token[after])
+            pairs.join(candidate, token[after], at(left), at(end_of(&next, after)))
         } else {
             NO_MERGE
         };
@@ -289,7 +307,7 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
         if left > 0 {
             let before = prev[left] as usize;
             if let Some(&preceding) = token.get(before) {
-                rank[before] = pairs.join(preceding, candidate);
+                rank[before] = pairs.join(preceding, candidate, at(before), at(after));
                 if rank[before] != NO_MERGE {
                     heap.push(Reverse((rank[before], before as u32)));
                 }
@@ -301,12 +319,18 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::layout::key_hash;
     use super::super::memo::Memo;
-    use super::super::vocab::{CL100K, O200K, P50K, R50K};
+    use super::super::Encoding;
     use super::*;
 
-    const VOCABS: [&Vocab; 4] = [&O200K, &CL100K, &P50K, &R50K];
+    /// The vocabularies built in (o200k_harmony shares o200k_base's).
+    fn vocabs() -> Vec<&'static Vocab> {
+        Encoding::ALL
+            .into_iter()
+            .filter(|&encoding| encoding != Encoding::O200kHarmony)
+            .filter_map(Encoding::vocab)
+            .collect()
+    }
 
     /// Deterministic byte strings: text in several scripts, runs, and
     /// pseudo-random bytes (merging works on bytes, valid UTF-8 or not).
@@ -382,7 +406,7 @@ mod tests {
     #[test]
     fn small_and_large_merges_agree() {
         let mut cache = JoinCache::allocated();
-        for vocab in VOCABS {
+        for vocab in vocabs() {
             for sample in samples() {
                 for len in 2..=sample.len().min(SMALL_PARTS) {
                     let piece = &sample[..len];
@@ -392,6 +416,7 @@ mod tests {
                         &mut PairRanks {
                             vocab,
                             joins: &mut uncached,
+                            piece,
                         },
                         &parts,
                     );
@@ -399,6 +424,7 @@ mod tests {
                     let pairs = &mut PairRanks {
                         vocab,
                         joins: &mut cache,
+                        piece,
                     };
                     assert_eq!(count_large(pairs, &parts), large, "{piece:?}");
                     assert_eq!(
@@ -434,7 +460,7 @@ mod tests {
     fn whole_characters_merge_like_their_bytes() {
         let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
         let mut cache = JoinCache::allocated();
-        for vocab in VOCABS {
+        for vocab in vocabs() {
             let mut whole: Vec<char> = (0x80..0x1_0000u32)
                 .filter_map(char::from_u32)
                 .filter(|c| vocab.whole_char(c.to_string().as_bytes(), 0).is_some())

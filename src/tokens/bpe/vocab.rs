@@ -1,26 +1,29 @@
 //! The mergeable-token vocabularies: byte string → rank, in tables built at
 //! compile time (see `layout`), so looking a token up needs no initialisation.
+//! Only the encoding families whose cargo feature is on are built in.
 
 use super::layout::{
-    CHAR_PAGE_SIZE, CONTINUATION_BYTES, LEAD_BYTES, MERGE_KEY_MASK, NO_PAIR, SINGLE_BYTE_BASE,
-    SLOT_BYTES, hash_tag, merge_hash, merge_joined, merge_key, slot_len, slot_offset, slot_rank,
-    slot_tag,
+    BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_BEFORE_AT,
+    PAIR_BITS_AT, PAIR_RANKS_AT, entry_len, entry_match, entry_rank, bucket_of,
 };
+#[cfg(feature = "p50k")]
+use super::layout::R50K_RANKS;
 
-/// A read-only vocabulary: an open-addressing hash table from token bytes to
-/// rank, a direct table for one- and two-byte strings, a hash table from
-/// pairs of tokens to the token joining them, and the characters merging may
-/// start from whole.
+/// A read-only vocabulary: a bucketed index from token bytes to rank, a
+/// direct table for one- and two-byte strings, the bit sets of the ranks that
+/// can be halves of a token, and the characters merging may start from whole.
 pub(super) struct Vocab {
     id: u8,
-    slots: &'static [u8],
+    /// Ranks from this one on are not tokens of this vocabulary (r50k_base
+    /// uses p50k_base's tables without its last tokens).
+    ranks: u32,
+    buckets: &'static [u8],
+    entries: &'static [u8],
     blob: &'static [u8],
     short: &'static [u8],
-    merges: &'static [u8],
     sides: &'static [u8],
     chars: CharTable,
-    mask: usize,
-    merge_mask: usize,
+    bucket_count: usize,
 }
 
 /// The character table (see `layout`, "Character table").
@@ -31,63 +34,72 @@ struct CharTable {
 }
 
 macro_rules! vocab {
-    ($id:literal, $name:literal) => {
+    ($id:literal, $name:literal, $ranks:expr) => {
         Vocab::new(
             $id,
-            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_slots.bin")),
+            $ranks,
+            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_buckets.bin")),
+            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_entries.bin")),
             include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_blob.bin")),
             include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_short.bin")),
-            include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_merges.bin")),
             include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_sides.bin")),
             CharTable {
                 index: include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_char_index.bin")),
                 pages: include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_char_pages.bin")),
-                entries: include_bytes!(concat!(
-                    env!("OUT_DIR"),
-                    "/bpe_",
-                    $name,
-                    "_char_entries.bin"
-                )),
+                entries: include_bytes!(concat!(env!("OUT_DIR"), "/bpe_", $name, "_char_entries.bin")),
             },
         )
     };
 }
 
 /// Mergeable ranks of o200k_base (and o200k_harmony).
-pub(super) static O200K: Vocab = vocab!(0, "o200k");
+#[cfg(feature = "o200k")]
+pub(super) static O200K: Vocab = vocab!(0, "o200k", u32::MAX);
 /// Mergeable ranks of cl100k_base.
-pub(super) static CL100K: Vocab = vocab!(1, "cl100k");
+#[cfg(feature = "cl100k")]
+pub(super) static CL100K: Vocab = vocab!(1, "cl100k", u32::MAX);
 /// Mergeable ranks of p50k_base.
-pub(super) static P50K: Vocab = vocab!(2, "p50k");
-/// Mergeable ranks of r50k_base.
-pub(super) static R50K: Vocab = vocab!(3, "r50k");
+#[cfg(feature = "p50k")]
+pub(super) static P50K: Vocab = vocab!(2, "p50k", u32::MAX);
+/// Mergeable ranks of r50k_base: p50k_base's below [`R50K_RANKS`].
+#[cfg(feature = "p50k")]
+pub(super) static R50K: Vocab = vocab!(3, "p50k", R50K_RANKS);
 
 impl Vocab {
     /// Wraps the tables written by the build step.
+    #[allow(clippy::too_many_arguments)]
     const fn new(
         id: u8,
-        slots: &'static [u8],
+        ranks: u32,
+        buckets: &'static [u8],
+        entries: &'static [u8],
         blob: &'static [u8],
         short: &'static [u8],
-        merges: &'static [u8],
         sides: &'static [u8],
         chars: CharTable,
     ) -> Self {
         Vocab {
             id,
-            slots,
+            ranks,
+            buckets,
+            entries,
             blob,
             short,
-            merges,
             sides,
             chars,
-            mask: slots.len() / SLOT_BYTES - 1,
-            merge_mask: merges.len() / SLOT_BYTES - 1,
+            // One closing record follows the buckets.
+            bucket_count: buckets.len() / BUCKET_BYTES - 1,
         }
     }
 
+    /// Bytes of the tables, for the size report.
+    pub(super) fn table_bytes(&self) -> usize {
+        let chars = self.chars.index.len() + self.chars.pages.len() + self.chars.entries.len();
+        self.buckets.len() + self.entries.len() + self.blob.len() + self.short.len() + self.sides.len() + chars
+    }
+
     /// Whether the tokens `left` and `right` can be the halves of a token at
-    /// all; `false` means [`Vocab::joined`] is `None`, at the cost of two bit
+    /// all; `false` means their concatenation is no token, at the cost of two bit
     /// tests in a small table.
     #[inline(always)]
     pub(super) fn may_join(&self, left: u32, right: u32) -> bool {
@@ -103,26 +115,6 @@ impl Vocab {
         bit(0, left) && bit(side_len, right)
     }
 
-    /// Rank of the token whose bytes are those of token `left` followed by
-    /// those of token `right`, if there is one.
-    #[inline]
-    pub(super) fn joined(&self, left: u32, right: u32) -> Option<u32> {
-        let key = merge_key(left, right);
-        let mut index = merge_hash(left, right) as usize & self.merge_mask;
-        loop {
-            let slot = self
-                .read(self.merges, index * SLOT_BYTES)
-                .map_or(0, u64::from_le_bytes);
-            if slot == 0 {
-                return None;
-            }
-            if slot & MERGE_KEY_MASK == key {
-                return Some(merge_joined(slot));
-            }
-            index = (index + 1) & self.merge_mask;
-        }
-    }
-
     /// A small number distinguishing this vocabulary from the others.
     #[inline(always)]
     pub(super) fn id(&self) -> u8 {
@@ -132,8 +124,7 @@ impl Vocab {
     /// Rank of the single-byte token `[byte]` (every byte is a token).
     #[inline(always)]
     pub(super) fn byte_rank(&self, byte: u8) -> u32 {
-        self.short_entry(SINGLE_BYTE_BASE + usize::from(byte))
-            .unwrap_or(NO_PAIR)
+        self.word(self.short, usize::from(byte)).unwrap_or(u32::MAX)
     }
 
     /// Rank of the token whose bytes are exactly `key` (of at least three
@@ -141,32 +132,39 @@ impl Vocab {
     /// ones), given its [`key_hash`](super::layout::key_hash) `hash`.
     #[inline]
     pub(super) fn rank_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
-        let tag = hash_tag(hash);
-        let mut index = hash as usize & self.mask;
-        loop {
-            let slot = self.slot(index);
-            let len = slot_len(slot);
-            if len == 0 {
-                return None;
+        let bucket = bucket_of(hash, self.bucket_count);
+        let record = |at: usize| self.word(self.buckets, at).map(|word| word as usize);
+        let first = record(2 * bucket)?;
+        let end = record(2 * bucket + 2)?;
+        let mut offset = record(2 * bucket + 1)?;
+        let wanted = entry_match(key.len(), hash);
+        for index in first..end {
+            let entry = self.word(self.entries, index)?;
+            let len = entry_len(entry);
+            if entry & ENTRY_MATCH_MASK == wanted
+                && self.blob.get(offset..offset + len).is_some_and(|token| same_bytes(token, key))
+            {
+                let rank = entry_rank(entry);
+                return (rank < self.ranks).then_some(rank);
             }
-            if len == key.len() && slot_tag(slot) == tag {
-                let offset = slot_offset(slot);
-                if self
-                    .blob
-                    .get(offset..offset + len)
-                    .is_some_and(|token| same_bytes(token, key))
-                {
-                    return Some(slot_rank(slot));
-                }
-            }
-            index = (index + 1) & self.mask;
+            offset += len;
         }
+        None
     }
 
     /// Rank of the two-byte token `[first, second]`, if there is one.
     #[inline(always)]
     pub(super) fn pair_rank(&self, first: u8, second: u8) -> Option<u32> {
-        self.short_entry(usize::from(first) << 8 | usize::from(second))
+        let pair = usize::from(first) << 8 | usize::from(second);
+        let word = u64::from_le_bytes(self.read(self.short, PAIR_BITS_AT + pair / 64 * 8)?);
+        let bit = pair % 64;
+        if word >> bit & 1 == 0 {
+            return None;
+        }
+        let before = self.word(self.short, PAIR_BEFORE_AT / 4 + pair / 64)? as usize;
+        let index = before + (word & ((1 << bit) - 1)).count_ones() as usize;
+        let rank = self.word(self.short, PAIR_RANKS_AT / 4 + index)?;
+        (rank < self.ranks).then_some(rank)
     }
 
     /// Rank and length of the character at `piece[at]` if merging may start
@@ -224,16 +222,10 @@ impl Vocab {
         Some((word(0)? as u32, len))
     }
 
+    /// The `index`-th little-endian `u32` of `table`.
     #[inline(always)]
-    fn short_entry(&self, index: usize) -> Option<u32> {
-        let rank = u32::from_le_bytes(self.read(self.short, index * 4)?);
-        (rank != NO_PAIR).then_some(rank)
-    }
-
-    #[inline(always)]
-    fn slot(&self, index: usize) -> u64 {
-        self.read(self.slots, index * SLOT_BYTES)
-            .map_or(0, u64::from_le_bytes)
+    fn word(&self, table: &[u8], index: usize) -> Option<u32> {
+        self.read(table, index * 4).map(u32::from_le_bytes)
     }
 
     #[inline(always)]
