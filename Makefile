@@ -3,16 +3,26 @@
 CARGO   ?= cargo
 CC      ?= cc
 CXX     ?= c++
-RELEASE := target/release
+STRIP   ?= strip
+# Cargo builds into $CARGO_TARGET_DIR when it is set, and so does every target here.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+RELEASE := $(TARGET_DIR)/release
 LIB_A   := $(RELEASE)/libctxwin.a
 LIB_SO  := $(RELEASE)/libctxwin.so
-OUT     := target/c
+OUT     := $(TARGET_DIR)/c
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 SONAME  := libctxwin.so.$(VERSION)
 PREFIX  ?= /usr/local
+# The encoding families built in (cargo features o200k, cl100k, p50k), e.g.
+# make ENCODINGS="o200k cl100k"; empty means all. A model whose encoding is left out is
+# counted as an estimate.
+ENCODINGS ?=
+FEATURES := $(if $(strip $(ENCODINGS)),--no-default-features --features "$(strip $(ENCODINGS))")
+# make install DEBUG=1 keeps the debug information; by default what is installed is stripped.
+DEBUG ?=
 # The native libraries the static library needs, as rustc reports them for this target
 # (rustc --print native-static-libs); recomputed when the dependencies change.
-NATIVE_LIBS_FILE := target/native-static-libs.txt
+NATIVE_LIBS_FILE := $(TARGET_DIR)/native-static-libs.txt
 STATIC_LIBS = $$(cat $(NATIVE_LIBS_FILE))
 CFLAGS_WARN := -std=c11 -O1 -g -Wall -Wextra -Wpedantic -Werror
 CFLAGS_TEST := $(CFLAGS_WARN) -Iinclude
@@ -35,25 +45,25 @@ FUZZ_SECONDS ?= 60
 FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
 .PHONY: all lib header check-header test check-all rust-test tiktoken-reference c-test header-compile snippet examples \
-	valgrind asan helgrind fuzz crash-test demo bench bench-memory symbols check-symbols install \
-	install-test clean
+	valgrind asan helgrind fuzz crash-test demo bench bench-memory sizes symbols check-symbols install \
+	install-test dist dist-test dist-outside target-dir-test clean
 
 all: lib
 
-# The libraries, plus the SONAME link programs linked against target/release load.
+# The libraries, plus the SONAME link programs linked against $(RELEASE) load.
 lib:
-	$(CARGO) build --release --lib
+	$(CARGO) build --release --lib $(FEATURES)
 	ln -sf libctxwin.so $(RELEASE)/$(SONAME)
 
 $(NATIVE_LIBS_FILE): Cargo.toml Cargo.lock
-	mkdir -p target
-	$(CARGO) rustc --release --lib --crate-type staticlib -- --print native-static-libs 2>&1 \
+	mkdir -p $(TARGET_DIR)
+	$(CARGO) rustc --release --lib $(FEATURES) --crate-type staticlib -- --print native-static-libs 2>&1 \
 	  | sed -n 's/.*native-static-libs: //p' > $@.tmp
 	@test -s $@.tmp || { echo "rustc did not report native-static-libs"; rm -f $@.tmp; exit 1; }
 	mv $@.tmp $@
 
 # The header cbindgen generated into OUT_DIR during the last build.
-GENERATED_HEADER = $$($(CARGO) build --release --lib --message-format=json 2>/dev/null \
+GENERATED_HEADER = $$($(CARGO) build --release --lib $(FEATURES) --message-format=json 2>/dev/null \
 	| grep '"reason":"build-script-executed"' | grep 'ctxwin@' \
 	| sed -n 's/.*"out_dir":"\([^"]*\)".*/\1/p')/ctxwin.h
 
@@ -66,23 +76,23 @@ check-header: lib
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
 test: rust-test tiktoken-reference check-header check-symbols header-compile snippet examples c-test valgrind asan \
-	crash-test install-test
+	crash-test install-test dist-test target-dir-test
 
 # make test plus the slow checks: the thread checker and a fuzzing run of every target.
 check-all: test helgrind fuzz
 
 rust-test:
-	$(CARGO) test --release
+	$(CARGO) test --release $(FEATURES)
 
 # Exact counts against OpenAI's own Python tiktoken on 100,000 generated strings, for every
 # encoding. Offline: tiktoken is handed the vocabulary files the tiktoken-rs crate ships.
-TIKTOKEN_PY := target/py-tiktoken
+TIKTOKEN_PY := $(TARGET_DIR)/py-tiktoken
 $(TIKTOKEN_PY)/.installed:
 	python3 -m pip install --quiet --disable-pip-version-check --target $(TIKTOKEN_PY) tiktoken==0.14.0
 	touch $@
 
 tiktoken-reference: $(TIKTOKEN_PY)/.installed
-	$(CARGO) build --release --example gen_corpus --example count_corpus
+	$(CARGO) build --release $(FEATURES) --example gen_corpus --example count_corpus
 	mkdir -p $(OUT)
 	$(RELEASE)/examples/gen_corpus --seed 1 --count 100000 > $(OUT)/corpus.jsonl
 	PYTHONPATH=$(TIKTOKEN_PY) python3 tests/tiktoken_reference.py $(OUT)/corpus.jsonl $(RELEASE)/examples/count_corpus
@@ -165,13 +175,13 @@ helgrind: $(OUT)/tests_shared
 	CTXWIN_TEST_QUICK=1 CTXWIN_TEST_SUITE=threads $(HELGRIND) $(OUT)/tests_shared
 
 # Runs every fuzz target for FUZZ_SECONDS (make fuzz FUZZ_SECONDS=600 for the long run).
-# Seeds come from fuzz/seeds/<target>; what the fuzzer learns goes to target/fuzz-corpus.
+# Seeds come from fuzz/seeds/<target>; what the fuzzer learns goes to $(TARGET_DIR)/fuzz-corpus.
 fuzz:
 	@command -v cargo-fuzz >/dev/null 2>&1 || $(CARGO) install cargo-fuzz --locked
 	@for target in $$($(FUZZ_ENV) $(CARGO) fuzz list); do \
 	  echo "== fuzzing $$target for $(FUZZ_SECONDS)s"; \
-	  mkdir -p target/fuzz-corpus/$$target; \
-	  $(FUZZ_ENV) $(CARGO) fuzz run $$target target/fuzz-corpus/$$target fuzz/seeds/$$target -- \
+	  mkdir -p $(TARGET_DIR)/fuzz-corpus/$$target; \
+	  $(FUZZ_ENV) $(CARGO) fuzz run $$target $(TARGET_DIR)/fuzz-corpus/$$target fuzz/seeds/$$target -- \
 	    -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 || exit 1; \
 	done
 
@@ -198,22 +208,62 @@ demo: $(OUT)/agent_demo $(OUT)/summary_demo
 	$(OUT)/agent_demo
 	$(OUT)/summary_demo
 
-# Benchmarks print medians and ratios against peers measured in the same run.
+# Benchmarks print medians and ratios against peers measured in the same run, then the sizes.
 bench:
-	$(CARGO) bench
+	$(CARGO) bench $(FEATURES)
+	@$(MAKE) --no-print-directory sizes
+
+# What a C program carries: the stripped shared library, and a stripped program linked
+# statically (c_tests/install/outside.c: one window, one push, one render).
+sizes: lib $(NATIVE_LIBS_FILE)
+	mkdir -p $(OUT)/sizes
+	$(STRIP) --strip-unneeded -o $(OUT)/sizes/libctxwin.so $(LIB_SO)
+	$(CC) -O2 -Iinclude c_tests/install/outside.c $(LIB_A) $(STATIC_LIBS) -o $(OUT)/sizes/hello_static
+	$(STRIP) $(OUT)/sizes/hello_static
+	$(OUT)/sizes/hello_static
+	@echo "sizes ($(if $(strip $(ENCODINGS)),encodings: $(ENCODINGS),all encodings)): stripped libctxwin.so $$(stat -c %s $(OUT)/sizes/libctxwin.so) bytes, stripped static hello world $$(stat -c %s $(OUT)/sizes/hello_static) bytes"
 
 # Installs the shared library (its real file named by the SONAME, plus the development
-# symlink), the static library, the header, the ctxwin program and ctxwin.pc.
+# symlink), the static library, the header, the ctxwin program, ctxwin.pc and ctxwin-static.pc
+# (the static library alone); stripped of
+# debug information unless DEBUG=1.
 install: lib $(NATIVE_LIBS_FILE)
-	$(CARGO) build --release --bin ctxwin
+	$(CARGO) build --release $(FEATURES) --bin ctxwin
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/libctxwin.a
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	install -m 755 $(RELEASE)/ctxwin $(DESTDIR)$(PREFIX)/bin/ctxwin
+	$(if $(DEBUG),,$(STRIP) --strip-debug $(DESTDIR)$(PREFIX)/lib/libctxwin.a)
+	$(if $(DEBUG),,$(STRIP) --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(SONAME))
+	$(if $(DEBUG),,$(STRIP) $(DESTDIR)$(PREFIX)/bin/ctxwin)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libctxwin.so
 	install -m 644 include/ctxwin.h $(DESTDIR)$(PREFIX)/include/ctxwin.h
-	install -m 755 $(RELEASE)/ctxwin $(DESTDIR)$(PREFIX)/bin/ctxwin
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
-	  -e "s|@LIBS_PRIVATE@|$$(cat $(NATIVE_LIBS_FILE))|" ctxwin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctxwin.pc
+	for pc in ctxwin ctxwin-static; do \
+	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e "s|@LIBS_PRIVATE@|$$(cat $(NATIVE_LIBS_FILE))|" $$pc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc || exit 1; \
+	done
+
+# Builds c_tests/install/outside.c in the directory $(2) against the ctxwin installed under
+# $(1), with pkg-config alone: against the shared library (found through the rpath) and, with
+# ctxwin-static.pc, the static one; checks what each links and runs both.
+define outside_check
+	@command -v pkg-config >/dev/null || { echo "pkg-config is missing (.ci/run installs it)"; exit 1; }
+	rm -rf $(2) && mkdir -p $(2)
+	cp c_tests/install/outside.c $(2)/
+	cd $(2) && export PKG_CONFIG_PATH=$(1)/lib/pkgconfig && \
+	  $(CC) $(CFLAGS_WARN) outside.c $$(pkg-config --cflags --libs ctxwin) -Wl,-rpath,$(1)/lib -o outside_shared && \
+	  $(CC) $(CFLAGS_WARN) outside.c $$(pkg-config --cflags --libs ctxwin-static) -o outside_static && \
+	  readelf -d outside_shared | grep -q 'NEEDED.*$(SONAME)' && \
+	  ! readelf -d outside_static | grep -q 'NEEDED.*libctxwin' && \
+	  ./outside_shared && ./outside_static
+endef
+
+# Fails if a file under $(1) still carries debug information.
+define check_stripped
+	@for f in $(1)/lib/$(SONAME) $(1)/lib/libctxwin.a $(1)/bin/ctxwin; do \
+	  if readelf -S $$f | grep -q '\.debug_'; then echo "$$f has debug information"; exit 1; fi; \
+	done
+endef
 
 # Installs into a scratch prefix and builds a program from outside the tree with pkg-config,
 # against the shared library and against the static one, and runs both.
@@ -221,18 +271,54 @@ INSTALL_TEST := $(abspath $(OUT))/install-test
 install-test:
 	rm -rf $(INSTALL_TEST)
 	$(MAKE) --no-print-directory install PREFIX=$(INSTALL_TEST)/prefix
-	@command -v pkg-config >/dev/null || { echo "pkg-config is missing (.ci/run installs it)"; exit 1; }
-	mkdir -p $(INSTALL_TEST)/outside
-	cp c_tests/install/outside.c $(INSTALL_TEST)/outside/
-	cd $(INSTALL_TEST)/outside && export PKG_CONFIG_PATH=$(INSTALL_TEST)/prefix/lib/pkgconfig && \
-	  $(CC) $(CFLAGS_WARN) outside.c $$(pkg-config --cflags --libs ctxwin) \
-	    -Wl,-rpath,$(INSTALL_TEST)/prefix/lib -o outside_shared && \
-	  $(CC) $(CFLAGS_WARN) outside.c $$(pkg-config --cflags ctxwin) \
-	    $$(pkg-config --static --libs ctxwin | sed 's/-lctxwin /-l:libctxwin.a /') -o outside_static && \
-	  readelf -d outside_shared | grep -q 'NEEDED.*$(SONAME)' && \
-	  ! readelf -d outside_static | grep -q 'NEEDED.*libctxwin' && \
-	  ./outside_shared && ./outside_static
-	@echo "install test: pkg-config builds against the shared and the static library"
+	$(call check_stripped,$(INSTALL_TEST)/prefix)
+	$(call outside_check,$(INSTALL_TEST)/prefix,$(INSTALL_TEST)/outside)
+	@echo "install test: stripped; pkg-config builds against the shared and the static library"
+
+# The binary archive a C project unpacks and uses without a Rust toolchain: static and
+# shared libraries, header, ctxwin.pc (relocatable: paths relative to the .pc file), the
+# ctxwin program, README and licences.
+HOST := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
+DIST_NAME := ctxwin-$(VERSION)-$(HOST)
+DIST_DIR := $(abspath $(TARGET_DIR))/dist
+DIST := $(DIST_DIR)/$(DIST_NAME).tar.gz
+dist:
+	rm -rf $(DIST_DIR)/$(DIST_NAME) $(DIST)
+	$(MAKE) --no-print-directory install PREFIX=/ DESTDIR=$(DIST_DIR)/$(DIST_NAME)
+	sed -i 's|^prefix=.*|prefix=$${pcfiledir}/../..|' $(DIST_DIR)/$(DIST_NAME)/lib/pkgconfig/*.pc
+	cp README.md LICENSE-MIT LICENSE-APACHE $(DIST_DIR)/$(DIST_NAME)/
+	tar -C $(DIST_DIR) -czf $(DIST) $(DIST_NAME)
+	@echo "dist: $(DIST)"
+
+# Unpacks the archive elsewhere and builds the outside program against it with a PATH that
+# has no Rust toolchain.
+DIST_TEST := $(abspath $(OUT))/dist-test
+dist-test: dist
+	rm -rf $(DIST_TEST) && mkdir -p $(DIST_TEST)/unpacked
+	tar -C $(DIST_TEST)/unpacked -xzf $(DIST)
+	$(call check_stripped,$(DIST_TEST)/unpacked/$(DIST_NAME))
+	test -f $(DIST_TEST)/unpacked/$(DIST_NAME)/LICENSE-MIT && test -f $(DIST_TEST)/unpacked/$(DIST_NAME)/LICENSE-APACHE
+	export PATH=/usr/local/bin:/usr/bin:/bin && ! command -v cargo >/dev/null && ! command -v rustc >/dev/null && \
+	  $(MAKE) --no-print-directory dist-outside DIST_PREFIX=$(DIST_TEST)/unpacked/$(DIST_NAME)
+	@echo "dist test: $(DIST_NAME).tar.gz builds and runs a C program without a Rust toolchain"
+
+# (used by dist-test)
+dist-outside:
+	$(call outside_check,$(DIST_PREFIX),$(DIST_TEST)/outside)
+
+# A fresh clone built with CARGO_TARGET_DIR pointing outside it and one encoding family
+# only: make install-test there (nothing may be built into the clone's target/), then the
+# counter's tests of that build.
+TARGET_DIR_TEST := $(abspath $(OUT))/target-dir-test
+target-dir-test:
+	rm -rf $(TARGET_DIR_TEST)
+	git clone --quiet . $(TARGET_DIR_TEST)/clone
+	cd $(TARGET_DIR_TEST)/clone && CARGO_TARGET_DIR=$(TARGET_DIR_TEST)/build \
+	  $(MAKE) --no-print-directory install-test ENCODINGS=o200k CARGO_TARGET_DIR=$(TARGET_DIR_TEST)/build
+	test ! -e $(TARGET_DIR_TEST)/clone/target
+	cd $(TARGET_DIR_TEST)/clone && CARGO_TARGET_DIR=$(TARGET_DIR_TEST)/build \
+	  $(CARGO) test --release --no-default-features --features o200k --lib --test bpe_reference
+	@echo "CARGO_TARGET_DIR test: install, outside program and tests of an o200k-only build"
 
 clean:
 	$(CARGO) clean

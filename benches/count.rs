@@ -1,18 +1,29 @@
-//! Throughput and cold-start benchmark of `ctxwin::tokens::Encoding::count` against
-//! tiktoken-rs. Run with `cargo bench --bench count` (single thread).
+//! Throughput, cold-start and size benchmark of `ctxwin::tokens::Encoding::count` against
+//! two peers: tiktoken-rs and GitHub's `bpe-openai`. Run with `cargo bench --bench count`
+//! (single thread); `make bench` runs it and prints the library sizes next to it.
 //!
 //! Times are the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so
 //! other processes on a shared machine do not skew them.
 //!
-//! Throughput: a mixed corpus (`corpus::mixed_text`) is counted by
-//! ours and by `CoreBPE::encode_ordinary(text).len()` alternately for several
-//! rounds; the median MB/s of each and their ratio are printed.
+//! Throughput: each corpus is counted by ours, by `CoreBPE::encode_ordinary(text).len()`
+//! and by `bpe_openai::…().count(text)` in turn for several rounds; the median MB/s of each
+//! and our ratios to both peers are printed. Two corpora: the project's mixed text
+//! (`corpus::mixed_text`: many scripts, code, JSON, base64) and English and source code from
+//! real files on the machine (the `.md` and `.rs` files of the crates in cargo's registry,
+//! which the build itself downloaded), the text a coding agent counts most.
 //!
 //! Cold start: the benchmark re-executes itself as fresh child processes that
-//! time either the first o200k count or `tiktoken_rs::o200k_base()`, and prints
-//! the medians over several runs and their ratio.
+//! time the first count of each encoding family, or `tiktoken_rs::o200k_base()`, and
+//! prints the medians over several runs.
+//!
+//! Sizes: the bytes of each encoding family's tables (`Encoding::table_bytes`).
+//!
+//! Profiling: `count-… --profile ENCODING CORPUS` (`CORPUS` is `mixed` or `English+code`)
+//! only counts that corpus once with ours, for `valgrind --tool=callgrind`, whose instruction
+//! counts do not depend on the machine's load.
 
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -26,6 +37,7 @@ const CORPUS_BYTES: usize = 4 << 20;
 const ROUNDS: usize = 7;
 const COLD_RUNS: usize = 9;
 const CHILD_FLAG: &str = "--cold-start-child";
+const PROFILE_FLAG: &str = "--profile";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,45 +45,124 @@ fn main() {
         cold_start_child(args.get(position + 1).map(String::as_str));
         return;
     }
-    let text = corpus::mixed_text(0x5EED, CORPUS_BYTES);
+    let mixed = corpus::mixed_text(0x5EED, CORPUS_BYTES);
+    let (english_code, sources) = english_and_code(CORPUS_BYTES);
+    let corpora = [
+        ("mixed", mixed.as_str()),
+        ("English+code", english_code.as_str()),
+    ];
+    if let Some(position) = args.iter().position(|arg| arg == PROFILE_FLAG) {
+        let [encoding, corpus] = [1, 2].map(|offset| args.get(position + offset).map_or("", String::as_str));
+        let encoding = Encoding::ALL.into_iter().find(|e| e.name() == encoding).expect("an encoding name");
+        let (_, text) = corpora.into_iter().find(|(name, _)| *name == corpus).expect("a corpus name");
+        println!("{} tokens", encoding.count(text));
+        return;
+    }
     println!(
-        "corpus: {:.2} MB of mixed text, {ROUNDS} rounds, single thread",
-        text.len() as f64 / 1e6
+        "corpora: mixed text {:.2} MB; English+code {:.2} MB ({sources}); {ROUNDS} rounds, single thread, medians",
+        mixed.len() as f64 / 1e6,
+        english_code.len() as f64 / 1e6,
     );
-    throughput(
-        "o200k_base",
-        Encoding::O200kBase,
-        tiktoken_rs::o200k_base_singleton(),
-        &text,
-    );
-    throughput(
-        "cl100k_base",
-        Encoding::Cl100kBase,
-        tiktoken_rs::cl100k_base_singleton(),
-        &text,
-    );
+    let peers = [
+        (
+            Encoding::O200kBase,
+            tiktoken_rs::o200k_base_singleton(),
+            bpe_openai::o200k_base(),
+        ),
+        (
+            Encoding::Cl100kBase,
+            tiktoken_rs::cl100k_base_singleton(),
+            bpe_openai::cl100k_base(),
+        ),
+    ];
+    for (corpus_name, text) in corpora {
+        for (encoding, tiktoken, bpe) in peers {
+            throughput(corpus_name, encoding, tiktoken, bpe, text);
+        }
+    }
     cold_start();
+    println!("tables built in (bytes, shared between the encodings of a family):");
+    for encoding in Encoding::ALL {
+        println!(
+            "  {:<14} {:>9} bytes{}",
+            encoding.name(),
+            encoding.table_bytes(),
+            if encoding.is_built_in() { "" } else { " (left out: counts are estimates)" }
+        );
+    }
 }
 
-fn throughput(name: &str, encoding: Encoding, reference: &CoreBPE, text: &str) {
-    let expected = reference.encode_ordinary(text).len();
-    assert_eq!(
-        encoding.count(text),
-        expected,
-        "{name}: counts differ from tiktoken-rs"
-    );
+/// English prose and source code from real files: the `.md` files, then the `.rs` files
+/// of the crates in cargo's registry (sorted by path), each half up to `bytes / 2`. Returns
+/// the text and a description of where it came from.
+fn english_and_code(bytes: usize) -> (String, String) {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+        .expect("CARGO_HOME or HOME is set");
+    let registry = home.join("registry").join("src");
+    let mut files = Vec::new();
+    collect_files(&registry, &mut files);
+    files.sort();
+    let mut text = String::new();
+    let mut counts = Vec::new();
+    for extension in ["md", "rs"] {
+        let limit = text.len() + bytes / 2;
+        let mut used = 0;
+        for file in files.iter().filter(|file| file.extension().is_some_and(|e| e == extension)) {
+            if text.len() >= limit {
+                break;
+            }
+            if let Ok(content) = std::fs::read_to_string(file) {
+                text.push_str(&content);
+                used += 1;
+            }
+        }
+        counts.push(format!("{used} .{extension} files"));
+    }
+    assert!(text.len() > bytes / 4, "too little text under {}", registry.display());
+    (text, format!("{} under $CARGO_HOME/registry/src", counts.join(" and ")))
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => collect_files(&path, files),
+            Ok(kind) if kind.is_file() => files.push(path),
+            _ => {}
+        }
+    }
+}
+
+fn throughput(corpus: &str, encoding: Encoding, tiktoken: &CoreBPE, bpe: &bpe_openai::Tokenizer, text: &str) {
+    let name = encoding.name();
+    let expected = tiktoken.encode_ordinary(text).len();
+    assert_eq!(encoding.count(text), expected, "{name}: counts differ from tiktoken-rs");
+    let bpe_count = bpe.count(text);
     let mut ours = Vec::with_capacity(ROUNDS);
     let mut theirs = Vec::with_capacity(ROUNDS);
+    let mut github = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
         ours.push(time(|| encoding.count(black_box(text))));
-        theirs.push(time(|| reference.encode_ordinary(black_box(text)).len()));
+        theirs.push(time(|| tiktoken.encode_ordinary(black_box(text)).len()));
+        github.push(time(|| bpe.count(black_box(text))));
     }
     let megabytes = text.len() as f64 / 1e6;
-    let ours_mbs = megabytes / median(ours).as_secs_f64();
-    let theirs_mbs = megabytes / median(theirs).as_secs_f64();
+    let rate = |samples: Vec<Duration>| megabytes / median(samples).as_secs_f64();
+    let (ours, theirs, github) = (rate(ours), rate(theirs), rate(github));
+    let differs = if bpe_count == expected {
+        String::new()
+    } else {
+        format!(" (bpe-openai counts {bpe_count})")
+    };
     println!(
-        "{name}: {expected} tokens; ours {ours_mbs:.1} MB/s, tiktoken-rs {theirs_mbs:.1} MB/s, ratio {:.2}x",
-        ours_mbs / theirs_mbs
+        "{corpus:<12} {name:<11} {expected:>8} tokens: ours {ours:6.1} MB/s, tiktoken-rs {theirs:5.1} MB/s ({:.2}x), bpe-openai {github:5.1} MB/s ({:.2}x){differs}",
+        ours / theirs,
+        ours / github,
     );
 }
 
@@ -100,6 +191,9 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
+/// The cold-start children: the first count of each encoding family, then tiktoken-rs's.
+const COLD_CHILDREN: [&str; 4] = ["o200k_base", "cl100k_base", "p50k_base", "tiktoken"];
+
 /// Runs the child processes alternately and prints the medians.
 fn cold_start() {
     let exe = std::env::current_exe().expect("path of the running benchmark");
@@ -114,29 +208,37 @@ fn cold_start() {
             .expect("child prints nanoseconds");
         Duration::from_nanos(nanos)
     };
-    let mut ours = Vec::with_capacity(COLD_RUNS);
-    let mut theirs = Vec::with_capacity(COLD_RUNS);
+    let mut samples = vec![Vec::with_capacity(COLD_RUNS); COLD_CHILDREN.len()];
     for _ in 0..COLD_RUNS {
-        ours.push(run("ours"));
-        theirs.push(run("tiktoken"));
+        for (child, times) in COLD_CHILDREN.iter().zip(&mut samples) {
+            times.push(run(child));
+        }
     }
-    let (ours, theirs) = (median(ours), median(theirs));
+    let millis: Vec<f64> = samples.into_iter().map(|s| median(s).as_secs_f64() * 1e3).collect();
     println!(
-        "cold start (median of {COLD_RUNS} fresh processes): first o200k count {:.3} ms, tiktoken_rs::o200k_base() {:.3} ms, ratio {:.0}x",
-        ours.as_secs_f64() * 1e3,
-        theirs.as_secs_f64() * 1e3,
-        theirs.as_secs_f64() / ours.as_secs_f64()
+        "cold start (median of {COLD_RUNS} fresh processes): first count o200k_base {:.3} ms, cl100k_base {:.3} ms, p50k_base {:.3} ms; tiktoken_rs::o200k_base() {:.1} ms ({:.0}x o200k's)",
+        millis[0],
+        millis[1],
+        millis[2],
+        millis[3],
+        millis[3] / millis[0]
     );
 }
 
-/// In a fresh process: times the first o200k count (`ours`) or the build of
-/// tiktoken-rs's o200k tokenizer (`tiktoken`) and prints nanoseconds.
+/// In a fresh process: times the first count of an encoding, or the build of
+/// tiktoken-rs's o200k tokenizer (`tiktoken`), and prints nanoseconds.
 fn cold_start_child(what: Option<&str>) {
-    let text = "Cold start: the first exact o200k count in this process.";
+    let text = "Cold start: the first exact count in this process.";
     let elapsed = match what {
-        Some("ours") => time(|| Encoding::O200kBase.count(black_box(text))),
         Some("tiktoken") => time(|| tiktoken_rs::o200k_base().expect("o200k_base loads")),
-        other => panic!("unknown cold-start child {other:?}"),
+        Some(name) => {
+            let encoding = Encoding::ALL
+                .into_iter()
+                .find(|encoding| encoding.name() == name)
+                .unwrap_or_else(|| panic!("unknown cold-start child {name:?}"));
+            time(|| encoding.count(black_box(text)))
+        }
+        None => panic!("cold-start child without an encoding"),
     };
     println!("{}", elapsed.as_nanos());
 }
