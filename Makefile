@@ -261,7 +261,7 @@ endef
 # Fails if a file under $(1) still carries debug information.
 define check_stripped
 	@for f in $(1)/lib/$(SONAME) $(1)/lib/libctxwin.a $(1)/bin/ctxwin; do \
-	  if readelf -S $$f | grep -q '\.debug_'; then echo "$$f has debug information"; exit 1; fi; \
+	  if readelf -SW $$f | grep -Eq '\.debug_(info|line)'; then echo "$$f has debug information"; exit 1; fi; \
 	done
 endef
 
