@@ -214,11 +214,12 @@ bench:
 	@$(MAKE) --no-print-directory sizes
 
 # What a C program carries: the stripped shared library, and a stripped program linked
-# statically (c_tests/install/outside.c: one window, one push, one render).
+# statically as ctxwin-static.pc links it (c_tests/install/outside.c: one window, one push,
+# one render; --gc-sections leaves out what it does not use).
 sizes: lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)/sizes
 	$(STRIP) --strip-unneeded -o $(OUT)/sizes/libctxwin.so $(LIB_SO)
-	$(CC) -O2 -Iinclude c_tests/install/outside.c $(LIB_A) $(STATIC_LIBS) -o $(OUT)/sizes/hello_static
+	$(CC) -O2 -Iinclude c_tests/install/outside.c $(LIB_A) $(STATIC_LIBS) -Wl,--gc-sections -o $(OUT)/sizes/hello_static
 	$(STRIP) $(OUT)/sizes/hello_static
 	$(OUT)/sizes/hello_static
 	@echo "sizes ($(if $(strip $(ENCODINGS)),encodings: $(ENCODINGS),all encodings)): stripped libctxwin.so $$(stat -c %s $(OUT)/sizes/libctxwin.so) bytes, stripped static hello world $$(stat -c %s $(OUT)/sizes/hello_static) bytes"

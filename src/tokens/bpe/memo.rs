@@ -174,7 +174,7 @@ fn same_short_bytes(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     if len < 8 {
-        return a == b;
+        return same_under_8(a, b);
     }
     let word = |s: &[u8], at: usize| {
         let mut w = [0u8; 8];
@@ -189,6 +189,23 @@ fn same_short_bytes(a: &[u8], b: &[u8]) -> bool {
         at += 8;
     }
     word(a, len - 8) == word(b, len - 8)
+}
+
+/// Equality of two byte strings of the same length below 8, with at most two
+/// overlapping loads per side instead of a `memcmp` call (most pieces are words
+/// of a few letters).
+#[inline(always)]
+fn same_under_8(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    let half = |s: &[u8], at: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&s[at..at + 4]);
+        u32::from_le_bytes(w)
+    };
+    match len {
+        4..=7 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
+        _ => a == b,
+    }
 }
 
 const JOIN_FIELD_BITS: u32 = 20;

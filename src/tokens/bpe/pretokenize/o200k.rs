@@ -67,7 +67,8 @@ impl Pretokenizer for O200k {
 /// part is the run's last upper-and-lower-like character alone.
 #[inline]
 fn lower_word(text: &[u8], i: usize) -> Option<usize> {
-    let mut end = i;
+    // ASCII capitals are upper-like only, so skipping them first changes nothing.
+    let mut end = ascii_run_end(text, i, u8::is_ascii_uppercase);
     let mut last_both_end = None;
     let (mut class, mut len) = class_at(text, end);
     while is_in(UPPER_LIKE, class) {
@@ -78,11 +79,22 @@ fn lower_word(text: &[u8], i: usize) -> Option<usize> {
         (class, len) = class_at(text, end);
     }
     let word_end = if class == CLASS_LOWER {
-        run_end(text, end, LOWER_LIKE)
+        // The ASCII lower-case letters first, then any lower-like character.
+        run_end(text, ascii_run_end(text, end, u8::is_ascii_lowercase), LOWER_LIKE)
     } else {
         last_both_end?
     };
     Some(word_end + case_insensitive_len(text, word_end))
+}
+
+/// End of the run of ASCII bytes `in_run` accepts, starting at `i`: the fast path
+/// of English and code, where a run of a class is mostly such letters.
+#[inline(always)]
+fn ascii_run_end(text: &[u8], mut i: usize, in_run: fn(&u8) -> bool) -> usize {
+    while text.get(i).is_some_and(in_run) {
+        i += 1;
+    }
+    i
 }
 
 /// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*` + contraction,
