@@ -123,6 +123,12 @@ trait ToLe {
     fn to_le(self) -> Vec<u8>;
 }
 
+impl ToLe for i16 {
+    fn to_le(self) -> Vec<u8> {
+        self.to_le_bytes().to_vec()
+    }
+}
+
 impl ToLe for u16 {
     fn to_le(self) -> Vec<u8> {
         self.to_le_bytes().to_vec()
@@ -143,7 +149,7 @@ impl ToLe for u64 {
 
 /// The vocabulary index (see `layout`, "Vocabulary index"): bucket records,
 /// entries and blob.
-fn index(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u32>, Vec<u32>, Vec<u8>)> {
+fn index(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<i16>, Vec<u32>, Vec<u8>)> {
     let buckets = layout::bucket_count(tokens.len());
     let mut placed = Vec::with_capacity(tokens.len());
     for (rank, bytes) in tokens {
@@ -155,13 +161,18 @@ fn index(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u32>, Vec<u3
         placed.push((layout::bucket_of(hash, buckets), entry, bytes.as_slice()));
     }
     placed.sort_by_key(|&(bucket, entry, _)| (bucket, entry));
+    let blob_len: usize = tokens.iter().map(|(_, bytes)| bytes.len()).sum();
+    let entry_share = layout::share(tokens.len(), buckets);
+    let blob_share = layout::share(blob_len, buckets);
     let mut records = Vec::with_capacity(2 * (buckets + 1));
     let mut entries = Vec::with_capacity(tokens.len());
     let mut blob = Vec::new();
     let mut next = placed.iter().peekable();
     for bucket in 0..=buckets {
-        records.push(u32::try_from(entries.len())?);
-        records.push(u32::try_from(blob.len())?);
+        for (actual, share) in [(entries.len(), entry_share), (blob.len(), blob_share)] {
+            let delta = actual as i64 - layout::estimate(bucket, share) as i64;
+            records.push(i16::try_from(delta).map_err(|_| format!("{name}: bucket {bucket} is {delta} from its estimate"))?);
+        }
         while let Some((_, entry, bytes)) = next.next_if(|(b, _, _)| *b == bucket) {
             entries.push(*entry);
             blob.extend_from_slice(bytes);
@@ -194,7 +205,12 @@ fn short_table(tokens: &[(u32, Vec<u8>)]) -> Vec<u8> {
             }
         }
     }
-    [le_bytes(&singles), le_bytes(&words), le_bytes(&before), le_bytes(&ranks)].concat()
+    let records: Vec<u8> = words
+        .iter()
+        .zip(&before)
+        .flat_map(|(word, before)| [le_bytes(&[*word]), le_bytes(&[*before, 0])].concat())
+        .collect();
+    [le_bytes(&singles), records, le_bytes(&ranks)].concat()
 }
 
 /// Every way a token splits into two tokens, as `(left, right, joined)` ranks.

@@ -13,17 +13,20 @@
 //! length and a tag from the key hash), grouped by bucket ([`bucket_of`], about
 //! [`BUCKET_LOAD`] tokens per bucket); `blob` (the token byte strings in the
 //! order of `entries`), and `buckets` (per bucket, plus one closing record,
-//! two little-endian `u32`: the index of its first entry and the blob offset
-//! of that entry's bytes). A lookup hashes the key once, reads one bucket
-//! record and scans that bucket's few entries (a cache line or two), adding up
-//! their lengths to find each one's bytes, and compares bytes only when the
-//! length and the tag match.
+//! two little-endian `i16`: how far the index of its first entry and the blob
+//! offset of that entry's bytes are from their [`estimate`], the bucket's
+//! share of the totals). A lookup hashes the key once, reads one bucket record
+//! (4 bytes: the whole array is small enough to stay in cache) and scans that
+//! bucket's few entries (a cache line or two), adding up their lengths to find
+//! each one's bytes, and compares bytes only when the length and the tag match.
 //!
 //! A fourth file, `short`, answers one- and two-byte strings without hashing:
-//! [`SHORT_SINGLES`] ranks of the single bytes, then a bit set of the
-//! 65,536 byte pairs `a * 256 + b` that are tokens ([`PAIR_WORDS`] `u64`
-//! words), then per word the number of pairs in the words before it (`u32`),
-//! then the ranks of the pairs in order (`u32`); everything little-endian.
+//! [`SHORT_SINGLES`] ranks of the single bytes (`u32`), then the bit set of the
+//! 65,536 byte pairs `a * 256 + b` that are tokens, in [`PAIR_WORDS`] records
+//! of [`PAIR_RECORD_BYTES`]: a `u64` word of the bit set and the number of pairs
+//! in the words before it (`u32`, then 4 bytes of padding), so one cache line
+//! answers both; then the ranks of the pairs in order (`u32`); everything
+//! little-endian.
 //!
 //! A fifth file, `sides`, is two bit sets of equal length, indexed by rank:
 //! the ranks that occur as the left half of a split of a token into two
@@ -93,14 +96,14 @@ pub const SHORT_TABLE_LEN: usize = SINGLE_BYTE_BASE + 256;
 
 /// Number of single-byte ranks at the start of the short-token table.
 pub const SHORT_SINGLES: usize = 256;
-/// Number of `u64` words of the byte-pair bit set in the short-token table.
+/// Number of records (`u64` words) of the byte-pair bit set in the short-token table.
 pub const PAIR_WORDS: usize = (1 << 16) / 64;
-/// Byte offset of the bit set in the short-token table.
-pub const PAIR_BITS_AT: usize = SHORT_SINGLES * 4;
-/// Byte offset of the per-word counts of earlier pairs in the short-token table.
-pub const PAIR_BEFORE_AT: usize = PAIR_BITS_AT + PAIR_WORDS * 8;
+/// Size in bytes of a record of the byte-pair bit set.
+pub const PAIR_RECORD_BYTES: usize = 16;
+/// Byte offset of the bit set's records in the short-token table.
+pub const PAIR_RECORDS_AT: usize = SHORT_SINGLES * 4;
 /// Byte offset of the pair ranks in the short-token table.
-pub const PAIR_RANKS_AT: usize = PAIR_BEFORE_AT + PAIR_WORDS * 4;
+pub const PAIR_RANKS_AT: usize = PAIR_RECORDS_AT + PAIR_WORDS * PAIR_RECORD_BYTES;
 
 /// Number of ranks of r50k_base's mergeable tokens (`0..R50K_RANKS`).
 pub const R50K_RANKS: u32 = 50_257;
@@ -109,8 +112,21 @@ pub const P50K_EXTRA: u32 = 24;
 
 /// Average number of tokens per bucket of the vocabulary index.
 pub const BUCKET_LOAD: usize = 8;
-/// Size in bytes of one bucket record (first entry, blob offset).
-pub const BUCKET_BYTES: usize = 8;
+/// Size in bytes of one bucket record (first entry, blob offset, each as an
+/// `i16` difference from its [`estimate`]).
+pub const BUCKET_BYTES: usize = 4;
+
+/// The fixed-point share of `total` per bucket that [`estimate`] scales.
+pub const fn share(total: usize, buckets: usize) -> u64 {
+    ((total as u64) << 32) / buckets as u64
+}
+
+/// The estimate of the first entry (or blob offset) of `bucket`: its share of the
+/// total, where `share` is [`share`]`(total, buckets)`.
+#[inline(always)]
+pub fn estimate(bucket: usize, share: u64) -> usize {
+    ((bucket as u128 * share as u128) >> 32) as usize
+}
 
 const ENTRY_RANK_BITS: u32 = 18;
 const ENTRY_LEN_SHIFT: u32 = ENTRY_RANK_BITS;
@@ -226,6 +242,16 @@ mod tests {
             assert_eq!((entry_rank(entry), entry_len(entry)), (rank, len));
             assert_eq!(entry & ENTRY_MATCH_MASK, entry_match(len, hash));
             assert_ne!(entry & ENTRY_MATCH_MASK, entry_match(len % MAX_TOKEN_LEN + 1, hash));
+        }
+    }
+
+    #[test]
+    fn estimates_run_from_zero_to_the_total() {
+        for (total, buckets) in [(0, 1), (199_998, 25_000), (1_397_670, 25_000), (7, 3)] {
+            let share = share(total, buckets);
+            assert_eq!(estimate(0, share), 0);
+            assert!(estimate(buckets, share).abs_diff(total) <= 1, "{total} {buckets}");
+            assert!(estimate(buckets / 2, share) <= estimate(buckets / 2 + 1, share));
         }
     }
 

@@ -3,8 +3,8 @@
 //! Only the encoding families whose cargo feature is on are built in.
 
 use super::layout::{
-    BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_BEFORE_AT,
-    PAIR_BITS_AT, PAIR_RANKS_AT, entry_len, entry_match, entry_rank, bucket_of,
+    BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_RANKS_AT,
+    PAIR_RECORD_BYTES, PAIR_RECORDS_AT, bucket_of, entry_len, entry_match, entry_rank, estimate, share,
 };
 #[cfg(feature = "p50k")]
 use super::layout::R50K_RANKS;
@@ -24,6 +24,9 @@ pub(super) struct Vocab {
     sides: &'static [u8],
     chars: CharTable,
     bucket_count: usize,
+    /// [`share`] of the entries and of the blob per bucket.
+    entry_share: u64,
+    blob_share: u64,
 }
 
 /// The character table (see `layout`, "Character table").
@@ -89,6 +92,8 @@ impl Vocab {
             chars,
             // One closing record follows the buckets.
             bucket_count: buckets.len() / BUCKET_BYTES - 1,
+            entry_share: share(entries.len() / 4, buckets.len() / BUCKET_BYTES - 1),
+            blob_share: share(blob.len(), buckets.len() / BUCKET_BYTES - 1),
         }
     }
 
@@ -133,10 +138,17 @@ impl Vocab {
     #[inline]
     pub(super) fn rank_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
         let bucket = bucket_of(hash, self.bucket_count);
-        let record = |at: usize| self.word(self.buckets, at).map(|word| word as usize);
-        let first = record(2 * bucket)?;
-        let end = record(2 * bucket + 2)?;
-        let mut offset = record(2 * bucket + 1)?;
+        // The first entry of a bucket and its blob offset, from the estimate and the record.
+        let start = |bucket: usize| {
+            let [entry_low, entry_high, blob_low, blob_high] = self.read(self.buckets, bucket * BUCKET_BYTES)?;
+            let first = estimate(bucket, self.entry_share)
+                .checked_add_signed(isize::from(i16::from_le_bytes([entry_low, entry_high])))?;
+            let offset = estimate(bucket, self.blob_share)
+                .checked_add_signed(isize::from(i16::from_le_bytes([blob_low, blob_high])))?;
+            Some((first, offset))
+        };
+        let (first, mut offset) = start(bucket)?;
+        let (end, _) = start(bucket + 1)?;
         let wanted = entry_match(key.len(), hash);
         for index in first..end {
             let entry = self.word(self.entries, index)?;
@@ -156,12 +168,13 @@ impl Vocab {
     #[inline(always)]
     pub(super) fn pair_rank(&self, first: u8, second: u8) -> Option<u32> {
         let pair = usize::from(first) << 8 | usize::from(second);
-        let word = u64::from_le_bytes(self.read(self.short, PAIR_BITS_AT + pair / 64 * 8)?);
+        let record = PAIR_RECORDS_AT + pair / 64 * PAIR_RECORD_BYTES;
+        let word = u64::from_le_bytes(self.read(self.short, record)?);
         let bit = pair % 64;
         if word >> bit & 1 == 0 {
             return None;
         }
-        let before = self.word(self.short, PAIR_BEFORE_AT / 4 + pair / 64)? as usize;
+        let before = self.word(self.short, record / 4 + 2)? as usize;
         let index = before + (word & ((1 << bit) - 1)).count_ones() as usize;
         let rank = self.word(self.short, PAIR_RANKS_AT / 4 + index)?;
         (rank < self.ranks).then_some(rank)

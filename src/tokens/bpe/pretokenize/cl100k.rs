@@ -10,7 +10,7 @@ use super::super::layout::{
 };
 use super::super::unicode::{LETTERS, NUMBERS, PUNCTUATION, class_at, is_in};
 use super::contraction::case_insensitive_len;
-use super::{Pretokenizer, WhitespaceRun, bounded_run_end, run_end};
+use super::{Pretokenizer, WhitespaceRun, ascii_run_end, bounded_run_end, run_end};
 
 /// The cl100k splitting regex.
 pub(in super::super) struct Cl100k;
@@ -24,7 +24,7 @@ impl Pretokenizer for Cl100k {
         }
         let (class, len) = class_at(text, start);
         match class {
-            CLASS_UPPER | CLASS_LOWER | CLASS_LETTER_OTHER => run_end(text, start, LETTERS),
+            CLASS_UPPER | CLASS_LOWER | CLASS_LETTER_OTHER => letters_end(text, start),
             CLASS_NUMBER => bounded_run_end(text, start, NUMBERS, 3),
             CLASS_NEWLINE => whitespace(text, start),
             // Other, mark or non-newline space: a possessive one-character
@@ -33,7 +33,7 @@ impl Pretokenizer for Cl100k {
                 let next = start + len;
                 let next_class = class_at(text, next).0;
                 if is_in(LETTERS, next_class) {
-                    run_end(text, next, LETTERS)
+                    letters_end(text, next)
                 } else if is_in(PUNCTUATION, class) {
                     punctuation(text, start)
                 } else if text[start] == b' ' && is_in(PUNCTUATION, next_class) {
@@ -44,6 +44,12 @@ impl Pretokenizer for Cl100k {
             }
         }
     }
+}
+
+/// `\p{L}+` matched at `i`: its ASCII letters first.
+#[inline(always)]
+fn letters_end(text: &[u8], i: usize) -> usize {
+    run_end(text, ascii_run_end(text, i, u8::is_ascii_alphabetic), LETTERS)
 }
 
 /// `[^\s\p{L}\p{N}]++[\r\n]*+` matched at `i`.

@@ -37,6 +37,17 @@ fn run_end(text: &[u8], mut i: usize, set: ClassSet) -> usize {
     }
 }
 
+/// End of the run of ASCII bytes `in_run` accepts, starting at `i`: the fast path
+/// of English and code, where a run of a class is mostly such letters. The
+/// caller continues with [`run_end`] from there.
+#[inline(always)]
+fn ascii_run_end(text: &[u8], mut i: usize, in_run: fn(&u8) -> bool) -> usize {
+    while text.get(i).is_some_and(in_run) {
+        i += 1;
+    }
+    i
+}
+
 /// End of the longest run of at most `max` characters of `set` starting at `i`.
 #[inline(always)]
 fn bounded_run_end(text: &[u8], mut i: usize, set: ClassSet, max: usize) -> usize {

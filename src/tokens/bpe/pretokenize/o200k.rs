@@ -23,7 +23,7 @@ use super::super::unicode::{
     LOWER_LIKE, NUMBERS, PUNCTUATION, UPPER_AND_LOWER_LIKE, UPPER_LIKE, class_at, is_in,
 };
 use super::contraction::case_insensitive_len;
-use super::{Pretokenizer, WhitespaceRun, bounded_run_end, run_end};
+use super::{Pretokenizer, WhitespaceRun, ascii_run_end, bounded_run_end, run_end};
 
 /// The o200k splitting regex.
 pub(in super::super) struct O200k;
@@ -85,16 +85,6 @@ fn lower_word(text: &[u8], i: usize) -> Option<usize> {
         last_both_end?
     };
     Some(word_end + case_insensitive_len(text, word_end))
-}
-
-/// End of the run of ASCII bytes `in_run` accepts, starting at `i`: the fast path
-/// of English and code, where a run of a class is mostly such letters.
-#[inline(always)]
-fn ascii_run_end(text: &[u8], mut i: usize, in_run: fn(&u8) -> bool) -> usize {
-    while text.get(i).is_some_and(in_run) {
-        i += 1;
-    }
-    i
 }
 
 /// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*` + contraction,
