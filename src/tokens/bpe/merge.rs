@@ -31,13 +31,26 @@ const NO_MERGE: u32 = u32::MAX;
 
 /// Number of tokens the merging of `piece` (at least two bytes) ends with.
 pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
+    // A piece has at most one part per byte: most are short words, whose parts
+    // fit an array that is cheap to set up.
+    match piece.len() {
+        0..=16 => merge_parts::<16>(vocab, piece, joins),
+        17..=64 => merge_parts::<64>(vocab, piece, joins),
+        _ => merge_parts::<SMALL_PARTS>(vocab, piece, joins),
+    }
+}
+
+/// [`merged_count`] collecting the initial parts in an array of `N` (at most
+/// [`SMALL_PARTS`]); more parts than that go to the heap merge.
+#[inline(always)]
+fn merge_parts<const N: usize>(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
     let pairs = &mut PairRanks { vocab, joins, piece };
     let mut parts = InitialParts {
         vocab,
         piece,
         at: 0,
     };
-    let mut first = [Part::NONE; SMALL_PARTS];
+    let mut first = [Part::NONE; N];
     let mut len = 0;
     while let Some(part) = parts.next() {
         let Some(slot) = first.get_mut(len) else {
@@ -74,9 +87,10 @@ struct Part {
 }
 
 impl Part {
-    /// Filler for the unused end of a fixed-size array of parts.
+    /// Filler for the unused end of a fixed-size array of parts, never read.
+    /// All zero bytes, so filling an array with it is one `memset`.
     const NONE: Part = Part {
-        token: NO_MERGE,
+        token: 0,
         at: 0,
         byte: None,
     };

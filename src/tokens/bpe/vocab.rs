@@ -184,7 +184,7 @@ impl Vocab {
     /// from it as one token rather than from its bytes (with the same
     /// result): a character of two or three bytes that is a token, whose
     /// neighbouring bytes in `piece` cannot merge with a part of it first.
-    #[inline]
+    #[inline(always)]
     pub(super) fn whole_char(&self, piece: &[u8], at: usize) -> Option<(u32, usize)> {
         let lead = *piece.get(at)?;
         let low_bits = |offset: usize| {
