@@ -158,6 +158,12 @@ impl Window {
                 )));
             }
         }
+        // A budget given here is checked against the model; the default (100000) and a budget
+        // set earlier are capped by what the model can take (see `available_for_history`).
+        let sets_budget = serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get("history_budget").is_some());
+        if sets_budget {
+            self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
+        }
         self.settings = settings;
         self.costs.clear();
         self.enforce();
@@ -166,10 +172,43 @@ impl Window {
 
     /// Sets the history budget and re-enforces the strategy over the whole ledger, so turns
     /// that fit a larger budget are live again.
+    ///
+    /// A budget above what the model can take (its context limit less the output reserve and,
+    /// unless `budget_includes_overhead`, the overhead and pinned messages) is refused with
+    /// OUT_OF_RANGE, saying how much it can take.
     pub fn set_budget(&mut self, history_tokens: i32) -> Result<()> {
-        self.settings.history_budget = non_negative("history budget", history_tokens)?;
+        let settings = Settings {
+            history_budget: non_negative("history budget", history_tokens)?,
+            history_budget_auto: false,
+            ..self.settings.clone()
+        };
+        self.check_budget(&settings).map_err(|why| Error::new(ErrorKind::OutOfRange, why))?;
+        self.settings = settings;
         self.enforce();
         Ok(())
+    }
+
+    /// Explains why the explicit budget of `settings` is more than the model can take, if it
+    /// is.
+    fn check_budget(&self, settings: &Settings) -> std::result::Result<(), String> {
+        let Some(limit) = settings.context_limit.or(self.model.context_limit()) else {
+            return Ok(());
+        };
+        if settings.history_budget_auto {
+            return Ok(());
+        }
+        let reserve = settings.output_reserve_in(limit);
+        let fixed = if settings.budget_includes_overhead { 0 } else { self.fixed_cost().tokens() };
+        let most = u64::from(limit).saturating_sub(u64::from(reserve) + fixed);
+        if u64::from(settings.history_budget) <= most {
+            return Ok(());
+        }
+        Err(format!(
+            "history budget {} is more than {} can take: context limit {limit} - output reserve {reserve} - \
+             overhead and pinned messages {fixed} = {most} tokens (\"history_budget\": \"auto\" follows the model)",
+            settings.history_budget,
+            self.model.name()
+        ))
     }
 
     /// Sets the tokens of the system prompt and tool definitions sent with every request.
@@ -703,12 +742,17 @@ impl Window {
 
     /// Tokens live history may use: the budget (less the fixed cost with
     /// `budget_includes_overhead`), and never more than the context limit leaves once the
-    /// fixed cost and `output_reserve` are taken, when the limit is known.
+    /// fixed cost and `output_reserve` are taken, when the limit is known (which is all of
+    /// it with `"history_budget": "auto"`).
     fn available_for_history(&self) -> u64 {
         let fixed = self.fixed_cost().tokens();
-        let budget = u64::from(self.settings.history_budget);
+        let limit = self.known_context_limit();
+        let budget = match self.settings.history_budget_auto && limit.is_some() {
+            true => u64::MAX,
+            false => u64::from(self.settings.history_budget),
+        };
         let budget = if self.settings.budget_includes_overhead { budget.saturating_sub(fixed) } else { budget };
-        match self.known_context_limit() {
+        match limit {
             Some(limit) => budget.min(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + fixed)),
             None => budget,
         }
