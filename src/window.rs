@@ -11,6 +11,7 @@
 //! newest compaction record is a floor under the first live turn, and its summary is sent
 //! right after the pinned head.
 
+use crate::cache::CacheState;
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
@@ -19,7 +20,7 @@ use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::Keep;
-use crate::strategy::{drop_oldest, monologue, tiered};
+use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, saturate_u32};
@@ -27,6 +28,7 @@ use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
 use std::ops::Range;
 
+mod request;
 mod restore;
 mod summarize;
 
@@ -103,6 +105,8 @@ pub struct Window {
     /// Messages in the ledger when the strategy last ran: later pushes sit at the end of the
     /// view as pushed until the next `end_turn` (saved, so a restore replays exactly).
     enforced_messages: usize,
+    /// The request last prepared and the provider's cache reports.
+    cache: CacheState,
 }
 
 impl Window {
@@ -130,6 +134,7 @@ impl Window {
             overlay: None,
             costs: CostCache::default(),
             enforced_messages: 0,
+            cache: CacheState::default(),
         }
     }
 
@@ -586,6 +591,9 @@ impl Window {
     /// Removes the messages from `message_count` on, without enforcing.
     fn remove_from(&mut self, message_count: usize) {
         self.enforced_messages = self.enforced_messages.min(message_count);
+        if message_count < self.messages.len() {
+            self.cache.prepared.rewound(message_count);
+        }
         while self.messages.len() > message_count {
             let index = self.messages.len() - 1;
             let kind = self.messages[index].kind();
@@ -639,6 +647,7 @@ impl Window {
 
     /// Removes every message; settings, model and overhead stay.
     pub fn reset(&mut self) {
+        self.cache.prepared.rewound(0);
         self.messages.clear();
         self.turns.clear();
         self.history = Tally::default();
@@ -669,11 +678,34 @@ impl Window {
         self.overlay = overlay;
     }
 
+    /// The first live turn and the computed view (see [`Window::plan_strategy`]); when the
+    /// newest turn alone is over the room the context limit leaves, its oldest long tool
+    /// outputs are cut ([`running_turn::fit`]).
+    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
+        let (first, overlay) = self.plan_strategy(cache);
+        let (Some(room), Some(newest)) = (self.context_room(), self.turns.len().checked_sub(1)) else {
+            return (first, overlay);
+        };
+        let history = match &overlay {
+            Some(overlay) => overlay.history().tokens(),
+            None => self.history_from(first).tokens(),
+        };
+        if history <= room {
+            return (first, overlay);
+        }
+        let renderer = Renderer::new(self);
+        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.turns.len()).build(&renderer));
+        match running_turn::fit(&renderer, &mut cut, newest, room) {
+            0 => (first, overlay),
+            _ => (first, Some(cut)),
+        }
+    }
+
     /// The first live turn and, unless the view is simply the pinned messages +
     /// `[start, count)`, the computed view. The sliding window without tool pairs to repair
     /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
     /// O(messages).
-    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
+    fn plan_strategy(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
         let turn_count = self.turns.len();
         let available = self.available_for_history();
         let settings = &self.settings;
@@ -746,16 +778,20 @@ impl Window {
     /// it with `"history_budget": "auto"`).
     fn available_for_history(&self) -> u64 {
         let fixed = self.fixed_cost().tokens();
-        let limit = self.known_context_limit();
-        let budget = match self.settings.history_budget_auto && limit.is_some() {
+        let room = self.context_room();
+        let budget = match self.settings.history_budget_auto && room.is_some() {
             true => u64::MAX,
             false => u64::from(self.settings.history_budget),
         };
         let budget = if self.settings.budget_includes_overhead { budget.saturating_sub(fixed) } else { budget };
-        match limit {
-            Some(limit) => budget.min(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + fixed)),
-            None => budget,
-        }
+        room.map_or(budget, |room| budget.min(room))
+    }
+
+    /// History tokens the context limit leaves once the fixed cost and the output reserve are
+    /// taken; `None` when the limit is unknown.
+    fn context_room(&self) -> Option<u64> {
+        let limit = self.known_context_limit()?;
+        Some(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + self.fixed_cost().tokens()))
     }
 
     /// Tokens of the context limit kept free for the model's answer (0 when the limit is

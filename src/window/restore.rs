@@ -3,6 +3,7 @@
 //! the one that was saved, and as consistent as one built by pushing.
 
 use super::Window;
+use crate::cache::CacheState;
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
@@ -42,6 +43,8 @@ pub struct SavedWindow {
     pub wire_formats: FormatSet,
     /// The generation.
     pub generation: u32,
+    /// The request last prepared and the provider's cache reports.
+    pub cache: CacheState,
 }
 
 impl Window {
@@ -101,6 +104,7 @@ impl Window {
         window.prompt_total = saved.prompt_total;
         window.wire_formats = saved.wire_formats;
         window.generation = saved.generation;
+        window.cache = saved.cache;
         Ok(window)
     }
 
