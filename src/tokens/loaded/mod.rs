@@ -85,6 +85,15 @@ pub struct Tokenizer {
     bpe: Bpe,
 }
 
+/// Two tokenizers are the same when they were loaded from the same file and options.
+impl PartialEq for Tokenizer {
+    fn eq(&self, other: &Tokenizer) -> bool {
+        self.fingerprint == other.fingerprint
+    }
+}
+
+impl Eq for Tokenizer {}
+
 impl Tokenizer {
     /// Loads the file at `path`; see [`Tokenizer::from_bytes`]. A file that cannot be read
     /// is IO, with the path named.
