@@ -106,7 +106,7 @@ impl Tokenizer {
     /// Reads a tokenizer from the bytes of its file, recognising the format from the
     /// content. `options` is a JSON object (or empty) carrying what the file lacks: a ranks
     /// file needs `"pre_tokenizer"` (a family: `"llama3"`, `"llama4"`, `"tekken"`,
-    /// `"qwen"`) or `"pattern"` (a regex); the JSON formats carry their own and take no
+    /// `"qwen"`, `"qwen3.5"`) or `"pattern"` (a regex); the JSON formats carry their own and take no
     /// options.
     ///
     /// Errors: UNSUPPORTED for a kind of file or a feature this reader does not cover

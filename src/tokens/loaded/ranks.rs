@@ -40,6 +40,11 @@ pub(super) const FAMILIES: &[Family] = &[
         pattern: r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
         nfc: true,
     },
+    Family {
+        name: "qwen3.5",
+        pattern: r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        nfc: true,
+    },
 ];
 
 /// Looks like a ranks file: the first line is `base64 rank`.
