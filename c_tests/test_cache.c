@@ -27,7 +27,7 @@ static void prepare_before_every_request(void) {
     for (int turn = 0; turn < 60; turn++) {
         CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the next failing test."));
         for (int call = 0; call < 3; call++) {
-            char id[16];
+            char id[32];
             snprintf(id, sizeof id, "c%d_%d", turn, call);
             CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_CALL, id, strlen(id), "read", 4, NULL));
             memset(&info, 0, sizeof info);
