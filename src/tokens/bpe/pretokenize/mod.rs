@@ -41,8 +41,8 @@ fn run_end(text: &[u8], mut i: usize, set: ClassSet) -> usize {
 /// of English and code, where a run of a class is mostly such letters. The
 /// caller continues with [`run_end`] from there.
 #[inline(always)]
-fn ascii_run_end(text: &[u8], mut i: usize, in_run: fn(&u8) -> bool) -> usize {
-    while text.get(i).is_some_and(in_run) {
+fn ascii_run_end(text: &[u8], mut i: usize, in_run: impl Fn(&u8) -> bool) -> usize {
+    while text.get(i).is_some_and(&in_run) {
         i += 1;
     }
     i
