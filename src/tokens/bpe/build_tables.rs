@@ -123,29 +123,16 @@ trait ToLe {
     fn to_le(self) -> Vec<u8>;
 }
 
-impl ToLe for i16 {
-    fn to_le(self) -> Vec<u8> {
-        self.to_le_bytes().to_vec()
-    }
+macro_rules! to_le {
+    ($($word:ty),*) => {
+        $(impl ToLe for $word {
+            fn to_le(self) -> Vec<u8> {
+                self.to_le_bytes().to_vec()
+            }
+        })*
+    };
 }
-
-impl ToLe for u16 {
-    fn to_le(self) -> Vec<u8> {
-        self.to_le_bytes().to_vec()
-    }
-}
-
-impl ToLe for u32 {
-    fn to_le(self) -> Vec<u8> {
-        self.to_le_bytes().to_vec()
-    }
-}
-
-impl ToLe for u64 {
-    fn to_le(self) -> Vec<u8> {
-        self.to_le_bytes().to_vec()
-    }
-}
+to_le!(i16, u16, u32, u64);
 
 /// The vocabulary index (see `layout`, "Vocabulary index"): bucket records,
 /// entries and blob.
