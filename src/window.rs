@@ -27,17 +27,25 @@ use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
 use std::ops::Range;
 
+mod choices;
+mod host;
+mod last_request;
 mod restore;
 mod summarize;
+mod turn_sums;
+mod utf8;
 
+pub use choices::Choice;
+pub use host::Part;
+pub use last_request::LastRequest;
 pub use restore::SavedWindow;
+pub use utf8::Decoded;
+use turn_sums::TurnSums;
 
-/// Where a turn starts, and the history tokens of all turns before it (a prefix sum, so any
-/// run of turns is summed in O(1)).
+/// Where a turn starts (its USER message). Its tokens are in [`TurnSums`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TurnStart {
     first: usize,
-    before: Tally,
 }
 
 /// What the ledger reports about one turn.
@@ -64,6 +72,15 @@ pub struct Overhead {
     pub tools: u32,
 }
 
+/// What [`Window::reset_with`] clears besides the messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResetFlags {
+    /// Sets the overhead (system prompt and tool tokens) to 0.
+    pub overhead: bool,
+    /// Forgets the calibration learned from provider usage.
+    pub calibration: bool,
+}
+
 /// A conversation ledger with a window boundary. Cheap to clone (a fork of the session).
 #[derive(Clone, Debug)]
 pub struct Window {
@@ -72,6 +89,8 @@ pub struct Window {
     overhead: Overhead,
     messages: Vec<Message>,
     turns: Vec<TurnStart>,
+    /// History tokens of each turn, with prefix sums.
+    sums: TurnSums,
     /// History tokens of every turn.
     history: Tally,
     /// Tokens of pinned messages.
@@ -79,6 +98,16 @@ pub struct Window {
     first_live_turn: usize,
     /// Turns dropped by hand: the boundary never moves before this turn.
     forced_first_live: usize,
+    /// The choices `drop_oldest_turn`, `compact` and `recover` recorded, with the ledger
+    /// length each was made at, so a rewind undoes the ones made after it.
+    choices: choices::ChoiceLog,
+    /// The host's ids of its messages (`push_message`), and where each starts.
+    host_ids: host::HostIds,
+    /// Counts `set_count` replaced since the strategy last ran, as the strategy saw them
+    /// (saved, so a restore replays the boundary exactly).
+    unenforced_counts: host::UnenforcedCounts,
+    /// The request last rendered, which `observe_last_usage` attributes usage to.
+    last_request: last_request::LastRequestCell,
     /// Learned from provider usage; scales estimated counts.
     calibration: Calibration,
     generation: u32,
@@ -114,10 +143,15 @@ impl Window {
             overhead: Overhead::default(),
             messages: Vec::new(),
             turns: Vec::new(),
+            sums: TurnSums::default(),
             history: Tally::default(),
             pinned: Tally::default(),
             first_live_turn: 0,
             forced_first_live: 0,
+            choices: choices::ChoiceLog::default(),
+            host_ids: host::HostIds::default(),
+            unenforced_counts: host::UnenforcedCounts::default(),
+            last_request: last_request::LastRequestCell::default(),
             calibration: Calibration::default(),
             generation: 0,
             compactions: Vec::new(),
@@ -353,11 +387,7 @@ impl Window {
             .find(|d| d.index == index);
         if let Some(defect) = defect {
             self.remove_from(index);
-            let why = match defect.problem {
-                pairing::Problem::DuplicateCall => "a call with this id was already pushed in this turn",
-                pairing::Problem::DuplicateResult => "this call was already answered",
-                _ => "no call with this id was pushed in this turn",
-            };
+            let why = defect.problem.refusal();
             return Err(Error::invalid_arg(format!("tool call id '{call_id}': {why}")));
         }
         Ok(count)
@@ -378,15 +408,18 @@ impl Window {
             }
             self.turns.push(TurnStart {
                 first: self.messages.len(),
-                before: self.history,
             });
+            self.sums.push(Tally::default());
         }
         if self.is_pinned(self.messages.len(), message.kind()) {
             self.pinned_indices.push(self.messages.len());
             self.pinned.add(self.calibrated(message.count()));
         } else {
-            self.history.add(self.calibrated(message.count()));
+            let count = self.calibrated(message.count());
+            self.history.add(count);
+            self.sums.add(self.turns.len() - 1, count);
         }
+        self.host_ids.note(&self.messages, &message);
         self.messages.push(message);
         if repair {
             self.rebuild_view();
@@ -435,6 +468,7 @@ impl Window {
     pub fn compact(&mut self) -> usize {
         let before = self.verbatim();
         self.record_compaction();
+        self.note_choice();
         self.enforce();
         before.saturating_sub(self.verbatim())
     }
@@ -495,6 +529,7 @@ impl Window {
             self.forced_first_live = self.first_live_turn + 1;
             self.enforce();
         }
+        self.note_choice();
         Ok(before.saturating_sub(self.verbatim()))
     }
 
@@ -507,8 +542,24 @@ impl Window {
             ));
         }
         self.forced_first_live = self.first_live_turn + 1;
+        self.note_choice();
         self.enforce();
         Ok(())
+    }
+
+    /// Records the current manual choices, stamped with the ledger's length, so that a
+    /// rewind to fewer messages undoes them.
+    fn note_choice(&mut self) {
+        self.choices.record(Choice {
+            messages: self.messages.len(),
+            forced_first_live: self.forced_first_live,
+            compacted_through: self.compacted_through,
+        });
+    }
+
+    /// The manual choices in force, oldest first, each with the ledger length it was made at.
+    pub fn choices(&self) -> &[Choice] {
+        self.choices.as_slice()
     }
 
     /// Rewinds the ledger to its first `message_count` messages and re-enforces the strategy,
@@ -525,6 +576,9 @@ impl Window {
         }
         self.remove_from(message_count);
         self.forget_after_rewind();
+        let kept = self.choices.rewind(message_count);
+        self.forced_first_live = kept.forced_first_live;
+        self.compacted_through = kept.compacted_through;
         if self.messages.is_empty() {
             self.wire_formats = FormatSet::ANY;
         }
@@ -543,12 +597,18 @@ impl Window {
                 self.pinned.sub(count);
             } else {
                 self.history.sub(count);
+                self.sums.sub(self.turns.len() - 1, count);
             }
             if self.turns.last().is_some_and(|turn| turn.first == index) {
                 self.turns.pop();
+                self.sums.pop();
             }
-            self.messages.pop();
+            if let Some(message) = self.messages.pop() {
+                self.host_ids.forget(index, &message);
+            }
         }
+        self.unenforced_counts.forget_from(message_count);
+        self.last_request.forget_from(message_count);
         self.costs.forget_from(self.turns.len().saturating_sub(1));
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
         self.pinned_indices.truncate(pinned);
@@ -586,13 +646,21 @@ impl Window {
         Ok(())
     }
 
-    /// Removes every message; settings, model and overhead stay.
+    /// Removes every message and what was recorded about them: turns, summaries and
+    /// compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+    /// `compact` and `recover`, host ids, the prompt total and the last request. The model,
+    /// the settings, the overhead and the calibration stay (see [`Window::reset_with`]).
     pub fn reset(&mut self) {
         self.messages.clear();
         self.turns.clear();
+        self.sums.clear();
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.forced_first_live = 0;
+        self.choices.clear();
+        self.host_ids.clear();
+        self.unenforced_counts.clear();
+        self.last_request.forget();
         self.pinned_indices.clear();
         self.defective_turns.clear();
         self.compacted_through = 0;
@@ -600,6 +668,18 @@ impl Window {
         self.forget_after_rewind();
         self.wire_formats = FormatSet::ANY;
         self.enforce();
+    }
+
+    /// [`Window::reset`], also clearing what `flags` names: the overhead (a `/clear` that
+    /// expects a zero total) and what the calibration learned.
+    pub fn reset_with(&mut self, flags: ResetFlags) {
+        if flags.overhead {
+            self.overhead = Overhead::default();
+        }
+        if flags.calibration {
+            self.calibration = Calibration::default();
+        }
+        self.reset();
     }
 
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
@@ -611,6 +691,7 @@ impl Window {
         let (first_live_turn, overlay) = self.plan_view(&mut costs);
         self.costs = costs;
         self.enforced_messages = self.messages.len();
+        self.unenforced_counts.clear();
         if first_live_turn != self.first_live_turn || overlay != self.overlay {
             self.bump_generation();
         }
@@ -714,19 +795,25 @@ impl Window {
 
     /// History tokens of turns `k..`.
     fn history_from(&self, k: usize) -> Tally {
-        match self.turns.get(k) {
-            Some(turn) => self.history.minus(turn.before),
-            None => Tally::default(),
+        if k < self.turns.len() {
+            self.history.minus(self.sums.before(k))
+        } else {
+            Tally::default()
         }
     }
 
     fn rebuild_tallies(&mut self) {
         self.history = Tally::default();
         self.pinned = Tally::default();
+        self.sums.clear();
+        let mut turn = Tally::default();
         let mut next_turn = 0;
         for index in 0..self.messages.len() {
             if self.turns.get(next_turn).is_some_and(|turn| turn.first == index) {
-                self.turns[next_turn].before = self.history;
+                if next_turn > 0 {
+                    self.sums.push(turn);
+                }
+                turn = Tally::default();
                 next_turn += 1;
             }
             let (kind, count) = (self.messages[index].kind(), self.calibrated(self.messages[index].count()));
@@ -734,7 +821,11 @@ impl Window {
                 self.pinned.add(count);
             } else {
                 self.history.add(count);
+                turn.add(count);
             }
+        }
+        if next_turn > 0 {
+            self.sums.push(turn);
         }
     }
 
@@ -800,15 +891,11 @@ impl Window {
                 format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
             )
         })?;
-        let (end, after) = match self.turns.get(turn + 1) {
-            Some(next) => (next.first, next.before),
-            None => (self.messages.len(), self.history),
-        };
-        let tokens = after.minus(start.before);
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: tokens.count(),
+            tokens: self.sums.turn(turn).count(),
             live: match &self.overlay {
                 Some(overlay) => overlay.is_live(turn),
                 None => turn >= self.first_live_turn,

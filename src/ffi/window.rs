@@ -5,7 +5,7 @@
 //! `CTXWIN_STATUS_NULL_ARG` (or 0 for functions returning a value); a failure leaves the
 //! window unchanged and `ctxwin_window_last_error` explains it.
 
-use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
+use super::boundary::{bytes_arg, ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
 use super::buffer::OutBuffer;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
@@ -285,8 +285,8 @@ pub unsafe extern "C" fn ctxwin_window_push(
             let kind = kind_arg(kind)?;
             window.check_message_size(len)?;
             // SAFETY: forwarded from this function's contract.
-            let text = unsafe { str_arg(text, len, "text") }?;
-            let count = window.push(kind, text)?;
+            let text = unsafe { bytes_arg(text, len, "text") }?;
+            let count = window.push_bytes(kind, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             unsafe { write_optional(out, count.into()) };
             Ok(())
@@ -358,8 +358,8 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
         try_mut!(w).update(|window| {
             let kind = kind_arg(kind)?;
             // SAFETY: forwarded from this function's contract.
-            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, str_arg(text, len, "text")?) };
-            let count = window.push_tool(kind, call_id, text)?;
+            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, bytes_arg(text, len, "text")?) };
+            let count = window.push_tool_bytes(kind, call_id, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             unsafe { write_optional(out, count.into()) };
             Ok(())

@@ -46,6 +46,7 @@ pub fn render_json(window: &Window) -> Result<String> {
         }
         next += 1;
     }
+    window.note_request();
     Ok(format!("[{}]", rendered.join(",")))
 }
 

@@ -50,6 +50,13 @@ impl CostCache {
     pub fn clear(&mut self) {
         self.turns.clear();
     }
+
+    /// Forgets turn `turn` only (one of its counts changed).
+    pub fn forget(&mut self, turn: usize) {
+        if let Some(costs) = self.turns.get_mut(turn) {
+            *costs = [None; Treatment::ALL.len()];
+        }
+    }
 }
 
 /// The cost of each turn under each treatment, rendered once and remembered; completed turns

@@ -3,6 +3,10 @@
 //! the one that was saved, and as consistent as one built by pushing.
 
 use super::Window;
+use super::choices::{Choice, ChoiceLog};
+use super::host::HostIds;
+use crate::message::CountSource;
+use crate::tokens::Count;
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
@@ -30,6 +34,12 @@ pub struct SavedWindow {
     pub forced_first_live: usize,
     /// Turns compacted by hand (`compact`).
     pub compacted_through: usize,
+    /// The manual choices with the ledger length each was made at; the newest is
+    /// `forced_first_live` and `compacted_through`.
+    pub choices: Vec<Choice>,
+    /// Counts `set_count` replaced since the strategy last ran: (index, the count the
+    /// strategy saw, its source). The messages carry the new counts.
+    pub unenforced_counts: Vec<(usize, Count, CountSource)>,
     /// Compaction records, oldest first.
     pub compactions: Vec<CompactionRecord>,
     /// The provider's last prompt total.
@@ -58,14 +68,49 @@ impl Window {
                 saved.messages.len()
             )));
         }
+        let choices = ChoiceLog::from_saved(saved.choices)
+            .ok_or_else(|| inconsistent("choices must be made at increasing ledger lengths, with floors that never go down".into()))?;
+        let current = choices.current();
+        if (current.forced_first_live, current.compacted_through) != (saved.forced_first_live, saved.compacted_through)
+            || current.messages > saved.messages.len()
+        {
+            return Err(inconsistent(format!(
+                "the newest of choices ({} messages, {}, {}) is not forced_first_live {} and compacted_through {} within {} messages",
+                current.messages,
+                current.forced_first_live,
+                current.compacted_through,
+                saved.forced_first_live,
+                saved.compacted_through,
+                saved.messages.len()
+            )));
+        }
+        if let Some((index, id)) = HostIds::first_reuse(&saved.messages) {
+            return Err(inconsistent(format!(
+                "messages[{index}].host_id {id} is the id of an earlier host message"
+            )));
+        }
+        let mut messages = saved.messages;
+        let mut replaced = Vec::with_capacity(saved.unenforced_counts.len());
+        for &(index, seen, source) in &saved.unenforced_counts {
+            let Some(message) = messages.get_mut(index).filter(|_| index < saved.enforced_messages) else {
+                return Err(inconsistent(format!(
+                    "unenforced_counts names message {index}, not one of the {} the strategy last saw",
+                    saved.enforced_messages
+                )));
+            };
+            replaced.push((index, message.count()));
+            message.set_count(seen);
+            message.set_source(source);
+        }
         let mut window = Window::new(&saved.model);
+        window.choices = choices;
         window.settings = saved.settings;
         window.overhead = saved.overhead;
         window.calibration = saved.calibration;
         window.forced_first_live = saved.forced_first_live;
         window.compacted_through = saved.compacted_through;
         window.compactions = saved.compactions;
-        let mut messages = saved.messages.into_iter();
+        let mut messages = messages.into_iter();
         for message in messages.by_ref().take(saved.enforced_messages) {
             window.append(message);
         }
@@ -78,6 +123,9 @@ impl Window {
         }
         window.check_records(&window.compactions)?;
         window.enforce();
+        for (index, count) in replaced {
+            window.set_count(index, count)?;
+        }
         for message in messages {
             window.append(message);
         }

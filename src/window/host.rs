@@ -1,0 +1,346 @@
+//! The host's own messages: counts learned after the push ([`Window::set_count`],
+//! [`Window::set_turn_count`]), host messages of several parts pushed at once with the host's
+//! id ([`Window::push_message`]), and the lookups a request builder that loops over its own
+//! array needs ([`Window::start_host_id`], [`Window::host_index`], [`Window::host_id`]).
+
+use super::Window;
+use crate::error::{Error, ErrorKind, Result};
+use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::pairing;
+use crate::tally::Tally;
+use crate::tokens::Count;
+use std::collections::{BTreeMap, HashMap};
+
+/// One block of a host message, as [`Window::push_message`] takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part<'a> {
+    /// The ledger kind of the block.
+    pub kind: Kind,
+    /// The block's text (decoded as the `invalid_utf8` setting says, see [`Window::decode`]).
+    pub text: &'a str,
+    /// True when invalid UTF-8 in the host's bytes was replaced by U+FFFD.
+    pub replaced: bool,
+    /// The provider's tool call id of a TOOL_CALL or TOOL_RESULT block, if any.
+    pub call_id: Option<&'a str>,
+}
+
+/// Where each host message starts in the ledger, by host id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct HostIds {
+    starts: HashMap<i64, usize>,
+}
+
+impl HostIds {
+    /// Notes `message`, about to be appended after `messages`: a host id other than the
+    /// previous message's starts a host message there.
+    pub fn note(&mut self, messages: &[Message], message: &Message) {
+        if let Some(id) = message.host_id() {
+            if messages.last().and_then(Message::host_id) != Some(id) {
+                self.starts.entry(id).or_insert(messages.len());
+            }
+        }
+    }
+
+    /// Forgets `message`, removed from ledger index `index`: the host message is gone once
+    /// its first part is.
+    pub fn forget(&mut self, index: usize, message: &Message) {
+        if let Some(id) = message.host_id() {
+            if self.starts.get(&id) == Some(&index) {
+                self.starts.remove(&id);
+            }
+        }
+    }
+
+    /// The ledger index where host message `id` starts.
+    pub fn index(&self, id: i64) -> Option<usize> {
+        self.starts.get(&id).copied()
+    }
+
+    /// Forgets every host id.
+    pub fn clear(&mut self) {
+        self.starts.clear();
+    }
+
+    /// The first ledger index whose message reuses the host id of an earlier, separate host
+    /// message (a saved window must not hold one).
+    pub fn first_reuse(messages: &[Message]) -> Option<(usize, i64)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut previous = None;
+        for (index, message) in messages.iter().enumerate() {
+            let id = message.host_id();
+            if let Some(id) = id.filter(|&id| previous != Some(id)) {
+                if !seen.insert(id) {
+                    return Some((index, id));
+                }
+            }
+            previous = id;
+        }
+        None
+    }
+}
+
+/// The counts [`Window::set_count`] replaced since the strategy last ran, as the strategy
+/// saw them: a saved window replays its boundary with these, then applies the new counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct UnenforcedCounts {
+    seen: BTreeMap<usize, (Count, CountSource)>,
+}
+
+impl UnenforcedCounts {
+    /// Remembers what message `index` counted before its first replacement since the
+    /// strategy ran.
+    pub fn record(&mut self, index: usize, count: Count, source: CountSource) {
+        self.seen.entry(index).or_insert((count, source));
+    }
+
+    /// Forgets the messages from `message_count` on (a rewind removed them).
+    pub fn forget_from(&mut self, message_count: usize) {
+        self.seen.split_off(&message_count);
+    }
+
+    /// Forgets everything (the strategy ran).
+    pub fn clear(&mut self) {
+        self.seen.clear();
+    }
+
+    /// The replaced counts, by ledger index.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, Count, CountSource)> + '_ {
+        self.seen.iter().map(|(&index, &(count, source))| (index, count, source))
+    }
+}
+
+impl Window {
+    /// Replaces the count of message `index` with the caller's (a provider's exact figure
+    /// learned after the push, say). The count becomes the caller's: taken as given and kept
+    /// by [`Window::set_model`], as [`Window::push_counted`]'s are. Totals and turn tokens
+    /// follow at once (O(log turns), O(1) in the newest turn); the boundary and the view
+    /// move only at the next [`Window::end_turn`] (or any call that re-enforces).
+    pub fn set_count(&mut self, index: usize, count: Count) -> Result<()> {
+        let len = self.messages.len();
+        let message = self.messages.get(index).ok_or_else(|| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("index {index}: message does not exist (the window holds {len} messages)"),
+            )
+        })?;
+        let (old, kind, source) = (message.count(), message.kind(), message.source());
+        if index < self.enforced_messages {
+            self.unenforced_counts.record(index, old, source);
+        }
+        let (old, new) = (self.calibrated(old), self.calibrated(count));
+        if self.is_pinned(index, kind) {
+            self.pinned.sub(old);
+            self.pinned.add(new);
+        } else {
+            let turn = self.turn_of(index).expect("a history message belongs to a turn");
+            self.history.sub(old);
+            self.history.add(new);
+            self.sums.sub(turn, old);
+            self.sums.add(turn, new);
+            self.costs.forget(turn);
+        }
+        let message = &mut self.messages[index];
+        message.set_count(count);
+        message.set_source(CountSource::Caller);
+        Ok(())
+    }
+
+    /// The counts [`Window::set_count`] replaced since the strategy last ran, as the
+    /// strategy saw them: (ledger index, count, source). Saved, so a restore replays the
+    /// boundary exactly before applying the new counts.
+    pub fn unenforced_counts(&self) -> impl Iterator<Item = (usize, Count, CountSource)> + '_ {
+        self.unenforced_counts.iter()
+    }
+
+    /// Records the total of turn `turn` when the caller knows only that (the difference of
+    /// two provider usage reports, say): the counts of its history messages are scaled to
+    /// sum to `count` (in proportion to their current counts, largest remainders first; all
+    /// on the USER message when they sum to 0), each set as [`Window::set_count`] does, with
+    /// `count.exact`. Pinned SYSTEM messages inside the turn keep their counts.
+    pub fn set_turn_count(&mut self, turn: usize, count: Count) -> Result<()> {
+        if turn >= self.turns.len() {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
+            ));
+        }
+        let range = self.turn_range(turn);
+        let history: Vec<(usize, u64)> = range
+            .filter(|&index| !self.is_pinned(index, self.messages[index].kind()))
+            .map(|index| (index, u64::from(self.messages[index].count().tokens)))
+            .collect();
+        let total: u64 = history.iter().map(|&(_, tokens)| tokens).sum();
+        let target = u64::from(count.tokens);
+        let shares = if total == 0 {
+            history.iter().enumerate().map(|(i, _)| if i == 0 { target } else { 0 }).collect()
+        } else {
+            largest_remainder(&history.iter().map(|&(_, tokens)| tokens).collect::<Vec<_>>(), total, target)
+        };
+        for (&(index, _), share) in history.iter().zip(shares) {
+            let tokens = u32::try_from(share).expect("a share is at most the u32 target");
+            self.set_count(index, Count { tokens, exact: count.exact })?;
+        }
+        Ok(())
+    }
+
+    /// Appends one host message of several parts (an assistant message with text, thinking
+    /// and tool calls, say) under the host's id `host_id`: the same ledger messages as one
+    /// push per part ([`Window::push`], or [`Window::push_tool`] for a part with a call id),
+    /// each carrying `host_id`. All or nothing: every part is checked before any is
+    /// appended. Returns the parts' total count.
+    ///
+    /// Errors (nothing appended, the message names `parts[i]` and its field): no parts, a
+    /// host id already in the window (each host message has its own id; rewind with
+    /// `truncate(host_index(id))` to replace one), a text over `max_message_bytes`, a call id
+    /// on a part that is not a tool call or result, an empty call id, a tool part with an id
+    /// before any USER message, or an id the tool pairing refuses (see `push_tool`).
+    pub fn push_message(&mut self, parts: &[Part<'_>], host_id: i64) -> Result<Count> {
+        if parts.is_empty() {
+            return Err(Error::invalid_arg(format!("parts: host message {host_id} has no parts (n is 0)")));
+        }
+        if let Some(index) = self.host_ids.index(host_id) {
+            return Err(Error::invalid_arg(format!(
+                "host_id {host_id} is already used by the host message at ledger index {index}"
+            )));
+        }
+        for (i, part) in parts.iter().enumerate() {
+            self.check_message_size(part.text.len())
+                .map_err(|e| Error::new(e.kind(), format!("parts[{i}].text: {}", e.message())))?;
+        }
+        self.check_part_ids(parts)?;
+        let mut total = Tally::default();
+        for part in parts {
+            let count = self.model.count(part.text);
+            let text = self.settings.retain_text.then(|| Box::from(part.text));
+            let extras = MessageExtras {
+                call_id: part.call_id.map(Box::from),
+                host_id: Some(host_id),
+                replaced_utf8: part.replaced,
+                ..MessageExtras::default()
+            };
+            self.append(Message::new(part.kind, count, CountSource::Library, text).with_extras(extras));
+            total.add(self.calibrated(count));
+        }
+        Ok(total.count())
+    }
+
+    /// Checks the parts' call ids as `push_tool` would, part after part, without touching
+    /// the ledger: the newest turn's tool messages and the parts, kind and id only, are
+    /// analyzed together.
+    fn check_part_ids(&self, parts: &[Part<'_>]) -> Result<()> {
+        let turn_start = self.turns.last().map(|turn| turn.first);
+        let mut probe: Vec<Message> = turn_start
+            .map_or(&[][..], |first| &self.messages[first..])
+            .iter()
+            .map(|message| id_only(message.kind(), message.call_id()))
+            .collect();
+        let mut first = 0;
+        let mut in_turn = turn_start.is_some();
+        let base = probe.len();
+        for (i, part) in parts.iter().enumerate() {
+            if part.kind == Kind::User {
+                first = probe.len();
+                in_turn = true;
+            }
+            probe.push(id_only(part.kind, part.call_id));
+            let Some(id) = part.call_id else { continue };
+            if !matches!(part.kind, Kind::ToolCall | Kind::ToolResult) {
+                return Err(Error::invalid_arg(format!(
+                    "parts[{i}].call_id: only TOOL_CALL and TOOL_RESULT parts carry a call id (this part is kind {})",
+                    part.kind.code()
+                )));
+            }
+            if id.is_empty() {
+                return Err(Error::invalid_arg(format!("parts[{i}].call_id must not be empty")));
+            }
+            if !in_turn {
+                return Err(Error::invalid_arg(format!(
+                    "parts[{i}].call_id '{id}': a tool message needs a turn; push a USER message first"
+                )));
+            }
+            let index = probe.len() - 1;
+            let defect = pairing::analyze(&probe, first, probe.len(), false).into_iter().find(|d| d.index == index);
+            if let Some(defect) = defect {
+                return Err(Error::invalid_arg(format!("parts[{i}].call_id '{id}': {}", defect.problem.refusal())));
+            }
+        }
+        debug_assert!(probe.len() == base + parts.len());
+        Ok(())
+    }
+
+    /// The host id of the first live message ([`Window::start`]): a request builder loops
+    /// over its own array from there. The boundary can fall inside a host message whose
+    /// first parts close the pruned turn (tool results sent with role "user", then the
+    /// USER text): `start() - host_index(id)` parts of it are pruned.
+    ///
+    /// Errors: OUT_OF_RANGE when the window holds no live message, INVALID_ARG when that
+    /// message was not pushed with a host id.
+    pub fn start_host_id(&self) -> Result<i64> {
+        let start = self.start();
+        let message = self.messages.get(start).ok_or_else(|| {
+            Error::new(ErrorKind::OutOfRange, "the window holds no message, so no live host message")
+        })?;
+        message.host_id().ok_or_else(|| {
+            Error::invalid_arg(format!(
+                "the first live message (ledger index {start}) has no host id: it was not pushed with push_message"
+            ))
+        })
+    }
+
+    /// The ledger index of the first part of host message `host_id`.
+    pub fn host_index(&self, host_id: i64) -> Result<usize> {
+        self.host_ids.index(host_id).ok_or_else(|| {
+            Error::new(ErrorKind::OutOfRange, format!("host_id {host_id}: no host message with this id in the window"))
+        })
+    }
+
+    /// The host id of ledger message `index` (every part of a host message carries it), so
+    /// any view item (`item.index`) is traced to the host's message.
+    pub fn host_id(&self, index: usize) -> Result<i64> {
+        let message = self.messages.get(index).ok_or_else(|| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("index {index}: message does not exist (the window holds {} messages)", self.messages.len()),
+            )
+        })?;
+        message.host_id().ok_or_else(|| {
+            Error::invalid_arg(format!("index {index}: the message was not pushed with push_message, so has no host id"))
+        })
+    }
+}
+
+/// A message holding only what pairing looks at.
+fn id_only(kind: Kind, call_id: Option<&str>) -> Message {
+    let message = Message::new(kind, Count::exact(0), CountSource::Caller, None);
+    match call_id {
+        Some(id) => message.with_extras(MessageExtras {
+            call_id: Some(id.into()),
+            ..MessageExtras::default()
+        }),
+        None => message,
+    }
+}
+
+/// `weights` (summing to `total` > 0) scaled to sum to `target`: floors, then one more to
+/// the largest remainders, earliest first on ties.
+fn largest_remainder(weights: &[u64], total: u64, target: u64) -> Vec<u64> {
+    let scaled: Vec<(u64, u64)> = weights
+        .iter()
+        .map(|&w| {
+            let product = u128::from(w) * u128::from(target);
+            ((product / u128::from(total)) as u64, (product % u128::from(total)) as u64)
+        })
+        .collect();
+    let mut shares: Vec<u64> = scaled.iter().map(|&(floor, _)| floor).collect();
+    let mut left = target - shares.iter().sum::<u64>();
+    let mut order: Vec<usize> = (0..scaled.len()).collect();
+    order.sort_by(|&a, &b| scaled[b].1.cmp(&scaled[a].1).then(a.cmp(&b)));
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        shares[i] += 1;
+        left -= 1;
+    }
+    shares
+}
