@@ -85,6 +85,18 @@
 #define CTXWIN_ERR_CAT_INVALID_HISTORY 5
 
 /**
+ * `ctxwin_window_reset_with` flag: also set the overhead (system prompt and tool tokens) to
+ * 0, so the live total of an empty window is 0 (an agent's `/clear`).
+ */
+#define CTXWIN_RESET_OVERHEAD 1
+
+/**
+ * `ctxwin_window_reset_with` flag: also forget the calibration learned from provider usage
+ * (`ctxwin_window_observe_usage`).
+ */
+#define CTXWIN_RESET_CALIBRATION 2
+
+/**
  * View item type: a message of the ledger, sent as pushed.
  */
 #define CTXWIN_ITEM_MESSAGE 0
@@ -253,6 +265,43 @@ typedef struct ctxwin_count {
    */
   bool exact;
 } ctxwin_count;
+
+/**
+ * One block of a host message, for `ctxwin_window_push_message`: text, thinking, a tool
+ * call or a tool result. Every pointer is borrowed for the call only; `(NULL, 0)` is empty.
+ */
+typedef struct ctxwin_part {
+  /**
+   * One of `CTXWIN_KIND_*`: the ledger kind of the block.
+   */
+  int32_t kind;
+  /**
+   * The block's text (for a tool call, its arguments), decoded as the window's
+   * `invalid_utf8` setting says.
+   */
+  const char *text;
+  /**
+   * Bytes of `text`.
+   */
+  size_t text_len;
+  /**
+   * The provider's tool call id of a TOOL_CALL or TOOL_RESULT block (UTF-8), or NULL /
+   * length 0 for none.
+   */
+  const char *call_id;
+  /**
+   * Bytes of `call_id`.
+   */
+  size_t call_id_len;
+  /**
+   * The tool name of a TOOL_CALL block (UTF-8), or NULL / length 0 for none.
+   */
+  const char *name;
+  /**
+   * Bytes of `name`.
+   */
+  size_t name_len;
+} ctxwin_part;
 
 /**
  * One item of the view.
@@ -478,6 +527,186 @@ CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t mo
 CTXWIN_NODISCARD const char *ctxwin_status_str(int32_t code);
 
 /**
+ * Replaces the count of message `index` with the caller's, for example a provider's exact
+ * figure learned after the push (a count_tokens answer, or the difference of two usage
+ * reports). The count is then the caller's, as `ctxwin_window_push_counted`'s are: taken as
+ * given, with its `exact` flag, and kept by `ctxwin_window_set_model`.
+ *
+ * Totals (`ctxwin_window_live_tokens`, `ctxwin_window_turn_info`) follow at once, in
+ * O(log turns) (O(1) for a message of the newest turn); the boundary and the view do not
+ * move until the next `ctxwin_window_end_turn` (or any call that re-enforces the strategy),
+ * so indexes a host computed relative to `ctxwin_window_start` stay valid in between. An
+ * agent that knows only a turn's total records it with `ctxwin_window_set_turn_count`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count; `CTXWIN_STATUS_INVALID_ARG` for a negative count.
+ * Nothing changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_set_count(struct ctxwin_window *w,
+                                      size_t index,
+                                      struct ctxwin_count count);
+
+/**
+ * Records the total of turn `turn` for an agent that knows only that: the counts of the
+ * turn's history messages are scaled to sum to `count` (in proportion to their current
+ * counts, largest remainders first; all of it on the USER message when they sum to 0), each
+ * set as `ctxwin_window_set_count` sets it, with `count.exact`. SYSTEM messages inside the
+ * turn keep their counts. Afterwards `ctxwin_window_turn_info(w, turn, &info)` gives
+ * `info.tokens == count`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
+ * turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` for a negative count. Nothing
+ * changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_set_turn_count(struct ctxwin_window *w,
+                                           size_t turn,
+                                           struct ctxwin_count count);
+
+/**
+ * Appends one host message of `n` parts (an assistant message with text, thinking and tool
+ * calls; a user message with tool results and text) under the host's own id `host_id`.
+ * The ledger gets exactly what `n` pushes would give it (`ctxwin_window_push` per part, or
+ * `ctxwin_window_push_tool` for a part with a call id: a USER part starts a turn, a TOOL_RESULT
+ * never does), and every part carries `host_id`, so the host's index space is kept:
+ * `ctxwin_window_host_index` maps an id to the ledger, `ctxwin_window_host_id` a ledger
+ * index (any view item's `index`) back, and `ctxwin_window_start_host_id` tells a request
+ * builder where to start in its own array.
+ *
+ * Parameters:
+ * - `parts`, `n`: borrowed array of `n` parts (see `ctxwin_part`); texts are copied unless
+ *   `retain_text` is false.
+ * - `host_id`: the host's id of the message (an array index, a database row id). Each host
+ *   message has its own: an id already in the window is refused (to replace a message,
+ *   `ctxwin_window_truncate(w, host_index)` first, then push it again).
+ * - `out`: may be NULL; otherwise receives the total count of the parts on success.
+ *
+ * All or nothing: every part is checked before any is appended.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (`parts` NULL with `n` > 0, or a
+ * part's pointer NULL with a length); `CTXWIN_STATUS_INVALID_UTF8` for a text that is not
+ * UTF-8 while `invalid_utf8` is `"error"`, or a call id or name that is not UTF-8;
+ * `CTXWIN_STATUS_OUT_OF_RANGE` for a text over `max_message_bytes`;
+ * `CTXWIN_STATUS_INVALID_ARG` for `n` = 0, a part of an unknown kind, a call id or name on a
+ * part that cannot carry one, a tool part with an id before any USER message, an id the tool
+ * pairing refuses (as `ctxwin_window_push_tool`), or a host id already used.
+ * `ctxwin_window_last_error` names the part and field (`parts[2].call_id`).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `parts` is NULL or valid for `n` parts, each of whose
+ * pointers is NULL or valid for its length; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_message(struct ctxwin_window *w,
+                                         const struct ctxwin_part *parts,
+                                         size_t n,
+                                         int64_t host_id,
+                                         struct ctxwin_count *out);
+
+/**
+ * The host id of the first live message (`ctxwin_window_start`): a request builder sends
+ * its own messages from this one on (and its pinned ones). The boundary can fall inside a
+ * host message whose first parts closed the pruned turn (tool results, then the USER
+ * text): send that message's parts from `ctxwin_window_start(w) - host_index` on.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * empty window; `CTXWIN_STATUS_INVALID_ARG` when the first live message was not pushed with
+ * `ctxwin_window_push_message`. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_start_host_id(const struct ctxwin_window *w, int64_t *out);
+
+/**
+ * The ledger index of the first part of host message `host_id`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` when no
+ * host message in the window has this id (never pushed, or rewound away). `*out` is written
+ * only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_host_index(const struct ctxwin_window *w, int64_t host_id, size_t *out);
+
+/**
+ * The host id of ledger message `index`: every part of a host message carries it, so any
+ * view item (`ctxwin_item.index`, also for synthetic items) is traced to the host's message.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count; `CTXWIN_STATUS_INVALID_ARG` for a message not pushed
+ * with `ctxwin_window_push_message`. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_host_id(const struct ctxwin_window *w, size_t index, int64_t *out);
+
+/**
+ * Whether message `index` was pushed as bytes that were not valid UTF-8 and kept with
+ * U+FFFD in place of each invalid sequence (configuration `"invalid_utf8":"replace"`). Its
+ * count is the count of the replaced text.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_replaced_utf8(const struct ctxwin_window *w, size_t index, bool *out);
+
+/**
+ * `ctxwin_window_observe_usage` for the request last rendered (`ctxwin_window_render_json`),
+ * so the caller need not record its message range: the provider's `prompt_tokens` are
+ * attributed to that request's overhead, pinned messages, summary and history.
+ *
+ * Returns what `ctxwin_window_observe_usage` returns, and `CTXWIN_STATUS_MISMATCH` when no
+ * request was rendered since the window was created, reset or restored, or the ledger was
+ * rewound below the request's end since. Nothing changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_observe_last_usage(struct ctxwin_window *w, int64_t prompt_tokens);
+
+/**
  * Ties message `index` to the caller's id for it, typically the database row that stores
  * it. Ids are saved and exported with the window, and `ctxwin_window_import_checked`
  * compares them with the caller's rows. Setting an id again replaces it.
@@ -630,6 +859,111 @@ ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path
  * `path` is NULL or valid for `len` bytes; `out` is NULL or writable.
  */
 ctxwin_status ctxwin_window_load(const char *path, size_t len, struct ctxwin_window **out);
+
+/**
+ * The history budget in tokens (`history_budget`, as set by `ctxwin_window_set_budget` or
+ * `ctxwin_window_configure`).
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`; `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_budget(const struct ctxwin_window *w, int32_t *out);
+
+/**
+ * The overhead sent with every request, as set by `ctxwin_window_set_overhead`.
+ *
+ * Parameters: `system_tokens` and `tool_tokens` receive the tokens of the system prompt and
+ * of the tool definitions; both are written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG` (naming the NULL parameter).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `system_tokens` and `tool_tokens` are NULL or writable.
+ */
+ctxwin_status ctxwin_window_overhead(const struct ctxwin_window *w,
+                                     int32_t *system_tokens,
+                                     int32_t *tool_tokens);
+
+/**
+ * The model name as given to `ctxwin_window_new` or `ctxwin_window_set_model`, into the
+ * caller's buffer.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the buffer convention: at most `cap` bytes
+ * including a NUL are written, `*needed` (may be NULL) receives the full length without the
+ * NUL, and `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (`buf` NULL with `cap` > 0) or
+ * `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_model(const struct ctxwin_window *w,
+                                  char *buf,
+                                  size_t cap,
+                                  size_t *needed);
+
+/**
+ * Every setting as a JSON object that `ctxwin_window_configure` accepts (every key, the
+ * defaults included), into the caller's buffer: configuring another window with it gives
+ * it the same settings.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the buffer convention: at most `cap` bytes
+ * including a NUL are written, `*needed` (may be NULL) receives the full length without the
+ * NUL, and `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_settings(const struct ctxwin_window *w,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *needed);
+
+/**
+ * `ctxwin_window_reset`, with options. Removes every message and what was recorded about
+ * them: turns, summaries and compaction records, the pending summary request, the choices of
+ * `drop_oldest_turn`, `compact` and `recover`, host ids, the provider's last prompt total
+ * and the last rendered request. Keeps the model, the settings, and (unless `flags` says
+ * otherwise) the overhead and the calibration.
+ *
+ * Parameters: `flags` is 0 or a combination of `CTXWIN_RESET_OVERHEAD` (also set the
+ * overhead to 0) and `CTXWIN_RESET_CALIBRATION` (also forget the calibration);
+ * `ctxwin_window_reset(w)` is `ctxwin_window_reset_with(w, 0)`.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for
+ * an unknown flag bit (nothing is reset).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_reset_with(struct ctxwin_window *w, uint32_t flags);
 
 /**
  * True when the agent should ask its LLM for a summary now: with the `sliding` strategy,

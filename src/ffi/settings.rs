@@ -103,8 +103,9 @@ pub unsafe extern "C" fn ctxwin_window_model(
 /// defaults included), into the caller's buffer: configuring another window with it gives
 /// it the same settings.
 ///
-/// Parameters: `buf`, `cap`, `needed` follow the buffer convention (see
-/// `ctxwin_window_model`).
+/// Parameters: `buf`, `cap`, `needed` follow the buffer convention: at most `cap` bytes
+/// including a NUL are written, `*needed` (may be NULL) receives the full length without the
+/// NUL, and `buf = NULL, cap = 0` queries the length.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
 ///
