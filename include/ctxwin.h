@@ -405,7 +405,8 @@ ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_
  * final answer; `tiered` cuts every tool output longer than `tool_output_max_lines` lines or
  * with a line longer than 400 characters (but the newest turn's) and goes on to summaries and dropping only while still over; `sliding` and
  * `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
- * not undo it (`ctxwin_window_truncate` and `ctxwin_window_reset` do). The ledger is never
+ * not undo it (`ctxwin_window_reset` does, and `ctxwin_window_truncate` to fewer messages
+ * than the ledger held when it was made). The ledger is never
  * changed, only the view.
  *
  * Parameters: `removed` may be NULL; otherwise receives how many ledger messages this call
@@ -1166,6 +1167,10 @@ ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json,
  * arguments); kinds a format has no message for are left out: SYSTEM for Anthropic and
  * Gemini (they go in the request's system field), THINKING for the OpenAI formats.
  *
+ * A successful render is recorded as the window's last request (its first live message and
+ * the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's
+ * usage report to it without the caller recording a range.
+ *
  * Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
  * NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
  * `buf = NULL, cap = 0` queries the length.
@@ -1375,7 +1380,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
  * (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
- * (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+ * (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
+ * default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
+ * replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
  * limit). Unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
@@ -1390,7 +1397,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * # Safety
  * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
  */
-ctxwin_status ctxwin_window_configure(struct ctxwin_window *w, const char *json, size_t len);
+ctxwin_status ctxwin_window_configure(struct ctxwin_window *w,
+                                      const char *json,
+                                      size_t len);
 
 /**
  * Sets the history budget in tokens and re-enforces the strategy over the whole ledger:
@@ -1451,7 +1460,10 @@ ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model
  * Parameters:
  * - `kind`: one of `CTXWIN_KIND_*`.
  * - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
- *   copies it unless `retain_text` is false.
+ *   copies it unless `retain_text` is false. Bytes that are not UTF-8 are refused
+ *   (INVALID_UTF8) unless the window is configured `"invalid_utf8":"replace"`: then each
+ *   invalid sequence becomes U+FFFD, the text is counted so, and
+ *   `ctxwin_window_replaced_utf8` flags the message.
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
@@ -1504,7 +1516,8 @@ ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
  * - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
  * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
  * - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
- *   unless `retain_text` is false.
+ *   unless `retain_text` is false. Invalid UTF-8 is handled as `ctxwin_window_push`
+ *   handles it (`invalid_utf8`).
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
@@ -1665,7 +1678,11 @@ ctxwin_status ctxwin_window_live_tokens(const struct ctxwin_window *w, struct ct
 /**
  * Rewinds the window to its first `message_count` messages (an undo, or a retry from an
  * earlier point) and re-enforces the strategy over what remains, so turns that fit again
- * are live again.
+ * are live again. The choices `ctxwin_window_drop_oldest_turn`, `ctxwin_window_compact` and
+ * `ctxwin_window_recover` made while the ledger held more than `message_count` messages are
+ * undone; those made earlier stay. Host messages whose first part is removed are forgotten
+ * (their ids may be pushed again); to replace a host message, rewind to its
+ * `ctxwin_window_host_index`.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
  * `message_count` exceeds the number of messages.
@@ -1680,7 +1697,11 @@ ctxwin_status ctxwin_window_live_tokens(const struct ctxwin_window *w, struct ct
 ctxwin_status ctxwin_window_truncate(struct ctxwin_window *w, size_t message_count);
 
 /**
- * Removes every message. Model, settings and overhead stay.
+ * Removes every message and what was recorded about them (turns, summaries and
+ * compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+ * `compact` and `recover`, host ids, the provider's last prompt total, the last rendered
+ * request). The model, the settings, the overhead and the calibration stay;
+ * `ctxwin_window_reset_with` can clear the overhead and the calibration too.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
  *
@@ -1696,7 +1717,8 @@ ctxwin_status ctxwin_window_reset(struct ctxwin_window *w);
 /**
  * Prunes one more turn than the strategy requires (for example after a provider rejected
  * the request as too long). The newest turn is never dropped. A later larger budget does
- * not bring the dropped turn back; truncate or reset does.
+ * not bring the dropped turn back; a reset does, and so does a truncate to fewer messages
+ * than the ledger held when this was called.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
  * only the newest turn is live.

@@ -158,33 +158,35 @@ pub unsafe extern "C" fn ctxwin_window_push_message(
 }
 
 /// Part `i` read from C: its kind, its text decoded as the window says, and its call id.
+/// Errors name the part's field (`parts[2].call_id`); the names are written only then.
 ///
 /// # Safety
 /// The part's pointers are NULL or valid for their lengths.
 unsafe fn read_part<'a>(window: &Window, part: &'a ctxwin_part, i: usize) -> Result<(Kind, Decoded<'a>, Option<&'a str>), FfiError> {
+    let in_part = |e: FfiError| FfiError::new(e.status, format!("parts[{i}].{}", e.message));
     let kind = Kind::from_code(part.kind).ok_or_else(|| {
         FfiError::new(
             ctxwin_status::InvalidArg,
-            format!("parts[{i}].kind: unknown message kind {} (expected 0 to 5, see CTXWIN_KIND_*)", part.kind),
+            format!("kind: unknown message kind {} (expected 0 to 5, see CTXWIN_KIND_*)", part.kind),
         )
-    })?;
-    let field = |name: &str| format!("parts[{i}].{name}");
-    window.check_message_size(part.text_len).map_err(|e| FfiError::new(ctxwin_status::from(e.kind()), format!("{}: {}", field("text"), e.message())))?;
+    });
+    let kind = kind.map_err(in_part)?;
+    window
+        .check_message_size(part.text_len)
+        .map_err(|e| in_part(FfiError::new(e.kind().into(), format!("text: {}", e.message()))))?;
     // SAFETY: forwarded from this function's contract.
-    let (text, call_id, name) = unsafe {
+    let read = unsafe {
         (
-            bytes_arg(part.text, part.text_len, &field("text"))?,
-            str_arg(part.call_id, part.call_id_len, &field("call_id"))?,
-            str_arg(part.name, part.name_len, &field("name"))?,
+            bytes_arg(part.text, part.text_len, "text"),
+            str_arg(part.call_id, part.call_id_len, "call_id"),
+            str_arg(part.name, part.name_len, "name"),
         )
     };
+    let (text, call_id, name) = (read.0.map_err(in_part)?, read.1.map_err(in_part)?, read.2.map_err(in_part)?);
     if !name.is_empty() {
-        return Err(FfiError::new(
-            ctxwin_status::Unsupported,
-            format!("{}: tool names are not stored yet; pass NULL, 0", field("name")),
-        ));
+        return Err(in_part(FfiError::new(ctxwin_status::Unsupported, "name: tool names are not stored yet; pass NULL, 0")));
     }
-    let text = window.decode(text, &field("text"))?;
+    let text = window.decode(text, "text").map_err(|e| in_part(e.into()))?;
     Ok((kind, text, Some(call_id).filter(|id| !id.is_empty())))
 }
 

@@ -157,7 +157,9 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
 /// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
 /// (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
-/// (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+/// (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
+/// default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
+/// replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
 /// limit). Unknown keys and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
@@ -256,7 +258,10 @@ pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *
 /// Parameters:
 /// - `kind`: one of `CTXWIN_KIND_*`.
 /// - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
-///   copies it unless `retain_text` is false.
+///   copies it unless `retain_text` is false. Bytes that are not UTF-8 are refused
+///   (INVALID_UTF8) unless the window is configured `"invalid_utf8":"replace"`: then each
+///   invalid sequence becomes U+FFFD, the text is counted so, and
+///   `ctxwin_window_replaced_utf8` flags the message.
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
@@ -329,7 +334,8 @@ pub unsafe extern "C" fn ctxwin_window_push_counted(w: *mut ctxwin_window, kind:
 /// - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
 /// - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
 /// - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
-///   unless `retain_text` is false.
+///   unless `retain_text` is false. Invalid UTF-8 is handled as `ctxwin_window_push`
+///   handles it (`invalid_utf8`).
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
@@ -539,7 +545,11 @@ pub unsafe extern "C" fn ctxwin_window_live_tokens(w: *const ctxwin_window, out:
 
 /// Rewinds the window to its first `message_count` messages (an undo, or a retry from an
 /// earlier point) and re-enforces the strategy over what remains, so turns that fit again
-/// are live again.
+/// are live again. The choices `ctxwin_window_drop_oldest_turn`, `ctxwin_window_compact` and
+/// `ctxwin_window_recover` made while the ledger held more than `message_count` messages are
+/// undone; those made earlier stay. Host messages whose first part is removed are forgotten
+/// (their ids may be pushed again); to replace a host message, rewind to its
+/// `ctxwin_window_host_index`.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// `message_count` exceeds the number of messages.
@@ -557,7 +567,11 @@ pub unsafe extern "C" fn ctxwin_window_truncate(w: *mut ctxwin_window, message_c
     }
 }
 
-/// Removes every message. Model, settings and overhead stay.
+/// Removes every message and what was recorded about them (turns, summaries and
+/// compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+/// `compact` and `recover`, host ids, the provider's last prompt total, the last rendered
+/// request). The model, the settings, the overhead and the calibration stay;
+/// `ctxwin_window_reset_with` can clear the overhead and the calibration too.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
 ///
@@ -579,7 +593,8 @@ pub unsafe extern "C" fn ctxwin_window_reset(w: *mut ctxwin_window) -> ctxwin_st
 
 /// Prunes one more turn than the strategy requires (for example after a provider rejected
 /// the request as too long). The newest turn is never dropped. A later larger budget does
-/// not bring the dropped turn back; truncate or reset does.
+/// not bring the dropped turn back; a reset does, and so does a truncate to fewer messages
+/// than the ledger held when this was called.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// only the newest turn is live.

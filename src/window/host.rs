@@ -228,6 +228,9 @@ impl Window {
     /// the ledger: the newest turn's tool messages and the parts, kind and id only, are
     /// analyzed together.
     fn check_part_ids(&self, parts: &[Part<'_>]) -> Result<()> {
+        if parts.iter().all(|part| part.call_id.is_none()) {
+            return Ok(());
+        }
         let turn_start = self.turns.last().map(|turn| turn.first);
         let mut probe: Vec<Message> = turn_start
             .map_or(&[][..], |first| &self.messages[first..])
