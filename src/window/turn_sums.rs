@@ -83,50 +83,46 @@ impl TurnSums {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    /// Prefix sums against a plain array under random pushes, pops and updates.
-    #[test]
-    fn matches_a_plain_array() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
-        let mut sums = TurnSums::default();
-        let mut plain: Vec<Tally> = Vec::new();
-        for _ in 0..5_000 {
-            let count = Count { tokens: next(1_000) as u32, exact: next(2) == 0 };
-            match next(10) {
-                0..=3 => {
-                    let mut tally = Tally::default();
-                    tally.add(count);
-                    sums.push(tally);
-                    plain.push(tally);
+    proptest! {
+        /// Prefix sums and turn totals against a plain array, under random pushes, pops,
+        /// additions and subtractions.
+        #[test]
+        fn matches_a_plain_array(ops in proptest::collection::vec((0u8..10, 0u32..1000, any::<bool>(), any::<u32>()), 1..400)) {
+            let mut sums = TurnSums::default();
+            let mut plain: Vec<Tally> = Vec::new();
+            for (op, tokens, exact, at) in ops {
+                let count = Count { tokens, exact };
+                let turn = (at as usize).checked_rem(plain.len());
+                match (op, turn) {
+                    (0..=3, _) | (_, None) => {
+                        let mut tally = Tally::default();
+                        tally.add(count);
+                        sums.push(tally);
+                        plain.push(tally);
+                    }
+                    (4, _) => {
+                        sums.pop();
+                        plain.pop();
+                    }
+                    (5..=7, Some(turn)) => {
+                        sums.add(turn, count);
+                        plain[turn].add(count);
+                    }
+                    (_, Some(turn)) => {
+                        let taken = Count { tokens: tokens.min(plain[turn].exact as u32), exact: true };
+                        sums.sub(turn, taken);
+                        plain[turn].sub(taken);
+                    }
                 }
-                4 => {
-                    sums.pop();
-                    plain.pop();
+                for k in 0..=plain.len() {
+                    let expected = plain[..k].iter().fold(Tally::default(), |sum, t| sum.plus(*t));
+                    prop_assert_eq!(sums.before(k), expected);
+                    if let Some(turn) = plain.get(k) {
+                        prop_assert_eq!(sums.turn(k), *turn);
+                    }
                 }
-                5..=7 if !plain.is_empty() => {
-                    let turn = next(plain.len() as u64) as usize;
-                    sums.add(turn, count);
-                    plain[turn].add(count);
-                }
-                _ if !plain.is_empty() => {
-                    let turn = next(plain.len() as u64) as usize;
-                    let taken = Count { tokens: count.tokens.min(plain[turn].exact as u32), exact: true };
-                    sums.sub(turn, taken);
-                    plain[turn].sub(taken);
-                }
-                _ => {}
-            }
-            let k = next(plain.len() as u64 + 1) as usize;
-            let expected = plain[..k].iter().fold(Tally::default(), |sum, t| sum.plus(*t));
-            assert_eq!(sums.before(k), expected, "prefix of {k} turns out of {}", plain.len());
-            if let Some(turn) = plain.get(k) {
-                assert_eq!(sums.turn(k), *turn);
             }
         }
     }
