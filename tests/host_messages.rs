@@ -16,8 +16,11 @@ use rng::Rng;
 
 const STRATEGIES: [&str; 5] = ["sliding", "drop_oldest", "tiered", "monologue", "summary"];
 
-/// Everything the boundary and the view show.
-fn shown(window: &Window) -> (usize, usize, Count, Vec<(ItemType, Kind, usize, Count)>, Vec<Count>) {
+/// Everything the boundary and the view show: start, first live turn, live tokens, the view's
+/// items and every turn's tokens.
+type Shown = (usize, usize, Count, Vec<(ItemType, Kind, usize, Count)>, Vec<Count>);
+
+fn shown(window: &Window) -> Shown {
     let view = (0..window.view_len())
         .map(|i| window.view_item(i).unwrap())
         .map(|item| (item.item_type, item.kind, item.index, item.tokens))
@@ -64,9 +67,9 @@ fn set_count_then_end_turn_is_pushing_that_count() {
                 }
                 // The provider's figures arrive late: now for some of this turn's messages,
                 // later for the rest (possibly after several more turns ended).
-                for index in 0..truth.len() {
+                for (index, &(_, count)) in truth.iter().enumerate() {
                     if rng.chance(30) {
-                        late.set_count(index, truth[index].1).unwrap();
+                        late.set_count(index, count).unwrap();
                     }
                 }
                 late.end_turn();
@@ -241,10 +244,10 @@ fn push_message_is_n_pushes_plus_the_host_id() {
             hosted.end_turn();
             pushed.end_turn();
             prop_assert_eq!(hosted.message_count(), pushed.message_count());
-            for index in 0..hosted.message_count() {
+            for (index, &host_id) in host_ids.iter().enumerate() {
                 let (a, b) = (hosted.message(index).unwrap(), pushed.message(index).unwrap());
                 prop_assert_eq!((a.kind(), a.count(), a.text(), a.call_id()), (b.kind(), b.count(), b.text(), b.call_id()));
-                prop_assert_eq!(hosted.host_id(index).unwrap(), host_ids[index]);
+                prop_assert_eq!(hosted.host_id(index).unwrap(), host_id);
             }
             prop_assert_eq!(shown(&hosted), shown(&pushed));
             prop_assert_eq!(json::render_json(&hosted).ok(), json::render_json(&pushed).ok());

@@ -285,13 +285,7 @@ pub unsafe extern "C" fn ctxwin_window_replaced_utf8(w: *const ctxwin_window, in
         try_ref!(w).inspect(|window| {
             // SAFETY: forwarded from this function's contract.
             let out = unsafe { out_arg(out, "out") }?;
-            let message = window.message(index).ok_or_else(|| {
-                FfiError::new(
-                    ctxwin_status::OutOfRange,
-                    format!("index {index}: message does not exist (the window holds {} messages)", window.message_count()),
-                )
-            })?;
-            *out = message.replaced_utf8();
+            *out = window.message_at(index)?.replaced_utf8();
             Ok(())
         })
     }

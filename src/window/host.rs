@@ -116,13 +116,7 @@ impl Window {
     /// follow at once (O(log turns), O(1) in the newest turn); the boundary and the view
     /// move only at the next [`Window::end_turn`] (or any call that re-enforces).
     pub fn set_count(&mut self, index: usize, count: Count) -> Result<()> {
-        let len = self.messages.len();
-        let message = self.messages.get(index).ok_or_else(|| {
-            Error::new(
-                ErrorKind::OutOfRange,
-                format!("index {index}: message does not exist (the window holds {len} messages)"),
-            )
-        })?;
+        let message = self.message_at(index)?;
         let (old, kind, source) = (message.count(), message.kind(), message.source());
         if index < self.enforced_messages {
             self.unenforced_counts.record(index, old, source);
@@ -300,14 +294,20 @@ impl Window {
     /// The host id of ledger message `index` (every part of a host message carries it), so
     /// any view item (`item.index`) is traced to the host's message.
     pub fn host_id(&self, index: usize) -> Result<i64> {
-        let message = self.messages.get(index).ok_or_else(|| {
+        self.message_at(index)?.host_id().ok_or_else(|| {
+            Error::invalid_arg(format!("index {index}: the message was not pushed with push_message, so has no host id"))
+        })
+    }
+}
+
+impl Window {
+    /// The message at `index`, or OUT_OF_RANGE naming the index.
+    pub fn message_at(&self, index: usize) -> Result<&Message> {
+        self.messages.get(index).ok_or_else(|| {
             Error::new(
                 ErrorKind::OutOfRange,
                 format!("index {index}: message does not exist (the window holds {} messages)", self.messages.len()),
             )
-        })?;
-        message.host_id().ok_or_else(|| {
-            Error::invalid_arg(format!("index {index}: the message was not pushed with push_message, so has no host id"))
         })
     }
 }
