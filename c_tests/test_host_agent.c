@@ -199,6 +199,7 @@ static void test_live_session(void) {
     size_t index = 0;
     CHECK_OK(ctxwin_window_host_index(a.w, a.msgs[a.len - 1].id, &index));
     CHECK_OK(ctxwin_window_set_count(a.w, index, (ctxwin_count){9, true}));
+    CHECK_OK(ctxwin_window_end_turn(a.w, NULL));
     ctxwin_turn_info newest;
     CHECK_OK(ctxwin_window_turn_info(a.w, 29, &newest));
     CHECK(newest.tokens.exact);

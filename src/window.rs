@@ -103,9 +103,8 @@ pub struct Window {
     choices: choices::ChoiceLog,
     /// The host's ids of its messages (`push_message`), and where each starts.
     host_ids: host::HostIds,
-    /// Counts `set_count` replaced since the strategy last ran, as the strategy saw them
-    /// (saved, so a restore replays the boundary exactly).
-    unenforced_counts: host::UnenforcedCounts,
+    /// Counts `set_count` recorded, applied at the next enforcement (saved).
+    pending_counts: host::PendingCounts,
     /// The request last rendered, which `observe_last_usage` attributes usage to.
     last_request: last_request::LastRequestCell,
     /// Learned from provider usage; scales estimated counts.
@@ -150,7 +149,7 @@ impl Window {
             forced_first_live: 0,
             choices: choices::ChoiceLog::default(),
             host_ids: host::HostIds::default(),
-            unenforced_counts: host::UnenforcedCounts::default(),
+            pending_counts: host::PendingCounts::default(),
             last_request: last_request::LastRequestCell::default(),
             calibration: Calibration::default(),
             generation: 0,
@@ -607,7 +606,7 @@ impl Window {
                 self.host_ids.forget(index, &message);
             }
         }
-        self.unenforced_counts.forget_from(message_count);
+        self.pending_counts.forget_from(message_count);
         self.last_request.forget_from(message_count);
         self.costs.forget_from(self.turns.len().saturating_sub(1));
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
@@ -659,7 +658,7 @@ impl Window {
         self.forced_first_live = 0;
         self.choices.clear();
         self.host_ids.clear();
-        self.unenforced_counts.clear();
+        self.pending_counts = host::PendingCounts::default();
         self.last_request.forget();
         self.pinned_indices.clear();
         self.defective_turns.clear();
@@ -685,13 +684,13 @@ impl Window {
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
     /// if either changed.
     fn enforce(&mut self) {
+        self.apply_pending_counts();
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
         self.compacted_through = self.compacted_through.min(self.turns.len());
         let mut costs = std::mem::take(&mut self.costs);
         let (first_live_turn, overlay) = self.plan_view(&mut costs);
         self.costs = costs;
         self.enforced_messages = self.messages.len();
-        self.unenforced_counts.clear();
         if first_live_turn != self.first_live_turn || overlay != self.overlay {
             self.bump_generation();
         }

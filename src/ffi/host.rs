@@ -40,11 +40,15 @@ pub struct ctxwin_part {
 /// reports). The count is then the caller's, as `ctxwin_window_push_counted`'s are: taken as
 /// given, with its `exact` flag, and kept by `ctxwin_window_set_model`.
 ///
-/// Totals (`ctxwin_window_live_tokens`, `ctxwin_window_turn_info`) follow at once, in
-/// O(log turns) (O(1) for a message of the newest turn); the boundary and the view do not
-/// move until the next `ctxwin_window_end_turn` (or any call that re-enforces the strategy),
-/// so indexes a host computed relative to `ctxwin_window_start` stay valid in between. An
-/// agent that knows only a turn's total records it with `ctxwin_window_set_turn_count`.
+/// The count is recorded now and applied by the next `ctxwin_window_end_turn` (or any call
+/// that re-enforces the strategy: `set_budget`, `set_overhead`, `set_model`, `configure`,
+/// `truncate`, `compact`...): until then nothing the window shows moves (boundary, view,
+/// `ctxwin_window_live_tokens`, `ctxwin_window_turn_info`), so indexes a host computed
+/// relative to `ctxwin_window_start` stay valid, and a window saved in between restores
+/// exactly. A later `set_count` of the same message replaces the recorded count. Recording
+/// is O(log recorded counts); applying costs O(log turns) per count (O(1) in the newest
+/// turn). An agent that knows only a turn's total records it with
+/// `ctxwin_window_set_turn_count`.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
 /// index at or past the message count; `CTXWIN_STATUS_INVALID_ARG` for a negative count.
@@ -69,9 +73,9 @@ pub unsafe extern "C" fn ctxwin_window_set_count(w: *mut ctxwin_window, index: u
 /// Records the total of turn `turn` for an agent that knows only that: the counts of the
 /// turn's history messages are scaled to sum to `count` (in proportion to their current
 /// counts, largest remainders first; all of it on the USER message when they sum to 0), each
-/// set as `ctxwin_window_set_count` sets it, with `count.exact`. SYSTEM messages inside the
-/// turn keep their counts. Afterwards `ctxwin_window_turn_info(w, turn, &info)` gives
-/// `info.tokens == count`.
+/// recorded as `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages
+/// inside the turn keep their counts. After the next `ctxwin_window_end_turn`,
+/// `ctxwin_window_turn_info(w, turn, &info)` gives `info.tokens == count`.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
 /// turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` for a negative count. Nothing

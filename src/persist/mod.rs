@@ -115,8 +115,8 @@ fn write_window(window: &Window) -> Value {
         "choices": window.choices().iter()
             .map(|c| json!([c.messages, c.forced_first_live, c.compacted_through]))
             .collect::<Vec<_>>(),
-        "unenforced_counts": window.unenforced_counts().map(|(index, count, source)| json!({
-            "index": index, "tokens": count.tokens, "exact": count.exact, "source": source_name(source),
+        "pending_counts": window.pending_counts().map(|(index, count)| json!({
+            "index": index, "tokens": count.tokens, "exact": count.exact,
         })).collect::<Vec<_>>(),
         "enforced_messages": window.enforced_messages(),
         "prompt_total": window.prompt_total(),
@@ -140,7 +140,7 @@ fn read_window(value: &Value) -> Result<Window> {
     let message_count = fields.array("messages")?.len();
     let saved = SavedWindow {
         choices: read_choices(&fields, message_count)?,
-        unenforced_counts: read_unenforced_counts(&fields)?,
+        pending_counts: read_pending_counts(&fields)?,
         model: fields.string("model")?.to_owned(),
         settings: read_settings(fields.value("settings")?)?,
         overhead: Overhead {
@@ -264,19 +264,19 @@ fn read_choices(fields: &Fields, messages: usize) -> Result<Vec<Choice>> {
         .collect()
 }
 
-/// The counts `set_count` replaced since the strategy last ran, as it saw them.
-fn read_unenforced_counts(fields: &Fields) -> Result<Vec<(usize, Count, CountSource)>> {
-    let Some(value) = fields.optional("unenforced_counts") else { return Ok(Vec::new()) };
+/// The counts `set_count` recorded for the next enforcement.
+fn read_pending_counts(fields: &Fields) -> Result<Vec<(usize, Count)>> {
+    let Some(value) = fields.optional("pending_counts") else { return Ok(Vec::new()) };
     let Value::Array(entries) = value else {
-        return Err(fields.wrong("unenforced_counts", "an array"));
+        return Err(fields.wrong("pending_counts", "an array"));
     };
     entries
         .iter()
         .enumerate()
         .map(|(i, entry)| {
-            let entry = Fields::of(entry, fields.path_of(&format!("unenforced_counts[{i}]")))?;
+            let entry = Fields::of(entry, fields.path_of(&format!("pending_counts[{i}]")))?;
             let count = Count { tokens: entry.tokens("tokens")?, exact: entry.boolean("exact")? };
-            Ok((entry.index("index")?, count, read_source(&entry)?))
+            Ok((entry.index("index")?, count))
         })
         .collect()
 }

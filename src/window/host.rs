@@ -79,78 +79,90 @@ impl HostIds {
     }
 }
 
-/// The counts [`Window::set_count`] replaced since the strategy last ran, as the strategy
-/// saw them: a saved window replays its boundary with these, then applies the new counts.
+/// Counts [`Window::set_count`] recorded and the next enforcement applies, by ledger index
+/// (the newest per message).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct UnenforcedCounts {
-    seen: BTreeMap<usize, (Count, CountSource)>,
+pub(super) struct PendingCounts {
+    counts: BTreeMap<usize, Count>,
 }
 
-impl UnenforcedCounts {
-    /// Remembers what message `index` counted before its first replacement since the
-    /// strategy ran.
-    pub fn record(&mut self, index: usize, count: Count, source: CountSource) {
-        self.seen.entry(index).or_insert((count, source));
+impl PendingCounts {
+    /// Records `count` for message `index`, replacing one recorded before.
+    pub fn record(&mut self, index: usize, count: Count) {
+        self.counts.insert(index, count);
+    }
+
+    /// The count recorded for message `index`, if any.
+    pub fn get(&self, index: usize) -> Option<Count> {
+        self.counts.get(&index).copied()
     }
 
     /// Forgets the messages from `message_count` on (a rewind removed them).
     pub fn forget_from(&mut self, message_count: usize) {
-        self.seen.split_off(&message_count);
+        self.counts.split_off(&message_count);
     }
 
-    /// Forgets everything (the strategy ran).
-    pub fn clear(&mut self) {
-        self.seen.clear();
+    /// Takes every recorded count, leaving none.
+    pub fn take(&mut self) -> BTreeMap<usize, Count> {
+        std::mem::take(&mut self.counts)
     }
 
-    /// The replaced counts, by ledger index.
-    pub fn iter(&self) -> impl Iterator<Item = (usize, Count, CountSource)> + '_ {
-        self.seen.iter().map(|(&index, &(count, source))| (index, count, source))
+    /// The recorded counts, by ledger index.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
+        self.counts.iter().map(|(&index, &count)| (index, count))
     }
 }
 
 impl Window {
     /// Replaces the count of message `index` with the caller's (a provider's exact figure
     /// learned after the push, say). The count becomes the caller's: taken as given and kept
-    /// by [`Window::set_model`], as [`Window::push_counted`]'s are. Totals and turn tokens
-    /// follow at once (O(log turns), O(1) in the newest turn); the boundary and the view
-    /// move only at the next [`Window::end_turn`] (or any call that re-enforces).
+    /// by [`Window::set_model`], as [`Window::push_counted`]'s are. It is recorded now and
+    /// applied at the next enforcement ([`Window::end_turn`], or any call that re-enforces:
+    /// settings, rewinds, `compact`), so nothing the window shows (boundary, view, totals,
+    /// the message's count) moves in between, and a window saved in between restores
+    /// exactly. Recording is O(log pending); applying costs O(log turns) per count (O(1) in
+    /// the newest turn: the per-turn sums are a Fenwick tree).
     pub fn set_count(&mut self, index: usize, count: Count) -> Result<()> {
-        let message = self.message_at(index)?;
-        let (old, kind, source) = (message.count(), message.kind(), message.source());
-        if index < self.enforced_messages {
-            self.unenforced_counts.record(index, old, source);
-        }
-        let (old, new) = (self.calibrated(old), self.calibrated(count));
-        if self.is_pinned(index, kind) {
-            self.pinned.sub(old);
-            self.pinned.add(new);
-        } else {
-            let turn = self.turn_of(index).expect("a history message belongs to a turn");
-            self.history.sub(old);
-            self.history.add(new);
-            self.sums.sub(turn, old);
-            self.sums.add(turn, new);
-            self.costs.forget(turn);
-        }
-        let message = &mut self.messages[index];
-        message.set_count(count);
-        message.set_source(CountSource::Caller);
+        self.message_at(index)?;
+        self.pending_counts.record(index, count);
         Ok(())
     }
 
-    /// The counts [`Window::set_count`] replaced since the strategy last ran, as the
-    /// strategy saw them: (ledger index, count, source). Saved, so a restore replays the
-    /// boundary exactly before applying the new counts.
-    pub fn unenforced_counts(&self) -> impl Iterator<Item = (usize, Count, CountSource)> + '_ {
-        self.unenforced_counts.iter()
+    /// The counts [`Window::set_count`] recorded that the next enforcement applies, by
+    /// ledger index.
+    pub fn pending_counts(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
+        self.pending_counts.iter()
+    }
+
+    /// Applies the counts [`Window::set_count`] recorded: totals and per-turn sums follow,
+    /// and the cost cache forgets the turns they changed.
+    pub(super) fn apply_pending_counts(&mut self) {
+        for (index, count) in self.pending_counts.take() {
+            let (old, kind) = (self.messages[index].count(), self.messages[index].kind());
+            let (old, new) = (self.calibrated(old), self.calibrated(count));
+            if self.is_pinned(index, kind) {
+                self.pinned.sub(old);
+                self.pinned.add(new);
+            } else {
+                let turn = self.turn_of(index).expect("a history message belongs to a turn");
+                self.history.sub(old);
+                self.history.add(new);
+                self.sums.sub(turn, old);
+                self.sums.add(turn, new);
+                self.costs.forget(turn);
+            }
+            let message = &mut self.messages[index];
+            message.set_count(count);
+            message.set_source(CountSource::Caller);
+        }
     }
 
     /// Records the total of turn `turn` when the caller knows only that (the difference of
     /// two provider usage reports, say): the counts of its history messages are scaled to
-    /// sum to `count` (in proportion to their current counts, largest remainders first; all
-    /// on the USER message when they sum to 0), each set as [`Window::set_count`] does, with
-    /// `count.exact`. Pinned SYSTEM messages inside the turn keep their counts.
+    /// sum to `count` (in proportion to their counts, those recorded by `set_count`
+    /// included; largest remainders first; all on the USER message when they sum to 0), each
+    /// recorded as [`Window::set_count`] records it, with `count.exact`. Pinned SYSTEM
+    /// messages inside the turn keep their counts.
     pub fn set_turn_count(&mut self, turn: usize, count: Count) -> Result<()> {
         if turn >= self.turns.len() {
             return Err(Error::new(
@@ -159,9 +171,13 @@ impl Window {
             ));
         }
         let range = self.turn_range(turn);
+        // In proportion to the counts as they will be: recorded ones count.
         let history: Vec<(usize, u64)> = range
             .filter(|&index| !self.is_pinned(index, self.messages[index].kind()))
-            .map(|index| (index, u64::from(self.messages[index].count().tokens)))
+            .map(|index| {
+                let count = self.pending_counts.get(index).unwrap_or(self.messages[index].count());
+                (index, u64::from(count.tokens))
+            })
             .collect();
         let total: u64 = history.iter().map(|&(_, tokens)| tokens).sum();
         let target = u64::from(count.tokens);

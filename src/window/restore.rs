@@ -5,7 +5,6 @@
 use super::Window;
 use super::choices::{Choice, ChoiceLog};
 use super::host::HostIds;
-use crate::message::CountSource;
 use crate::tokens::Count;
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
@@ -37,9 +36,8 @@ pub struct SavedWindow {
     /// The manual choices with the ledger length each was made at; the newest is
     /// `forced_first_live` and `compacted_through`.
     pub choices: Vec<Choice>,
-    /// Counts `set_count` replaced since the strategy last ran: (index, the count the
-    /// strategy saw, its source). The messages carry the new counts.
-    pub unenforced_counts: Vec<(usize, Count, CountSource)>,
+    /// Counts `set_count` recorded for the next enforcement: (index, count).
+    pub pending_counts: Vec<(usize, Count)>,
     /// Compaction records, oldest first.
     pub compactions: Vec<CompactionRecord>,
     /// The provider's last prompt total.
@@ -89,18 +87,11 @@ impl Window {
                 "messages[{index}].host_id {id} is the id of an earlier host message"
             )));
         }
-        let mut messages = saved.messages;
-        let mut replaced = Vec::with_capacity(saved.unenforced_counts.len());
-        for &(index, seen, source) in &saved.unenforced_counts {
-            let Some(message) = messages.get_mut(index).filter(|_| index < saved.enforced_messages) else {
-                return Err(inconsistent(format!(
-                    "unenforced_counts names message {index}, not one of the {} the strategy last saw",
-                    saved.enforced_messages
-                )));
-            };
-            replaced.push((index, message.count()));
-            message.set_count(seen);
-            message.set_source(source);
+        if let Some(&(index, _)) = saved.pending_counts.iter().find(|&&(index, _)| index >= saved.messages.len()) {
+            return Err(inconsistent(format!(
+                "pending_counts names message {index}, past the {} saved messages",
+                saved.messages.len()
+            )));
         }
         let mut window = Window::new(&saved.model);
         window.choices = choices;
@@ -110,7 +101,7 @@ impl Window {
         window.forced_first_live = saved.forced_first_live;
         window.compacted_through = saved.compacted_through;
         window.compactions = saved.compactions;
-        let mut messages = messages.into_iter();
+        let mut messages = saved.messages.into_iter();
         for message in messages.by_ref().take(saved.enforced_messages) {
             window.append(message);
         }
@@ -123,9 +114,6 @@ impl Window {
         }
         window.check_records(&window.compactions)?;
         window.enforce();
-        for (index, count) in replaced {
-            window.set_count(index, count)?;
-        }
         for message in messages {
             window.append(message);
         }
@@ -144,6 +132,9 @@ impl Window {
                     window.turns.len()
                 )));
             }
+        }
+        for (index, count) in saved.pending_counts {
+            window.set_count(index, count)?;
         }
         window.pending_summary = saved.pending_summary;
         window.prompt_total = saved.prompt_total;
