@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! {"format":"ctxwin-window","version":1,
-//!  "model":"gpt-4o", "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
+//!  "model":"gpt-4o", "tokenizer":"tokenizer.json:128000:…" (only when one was set),
+//!  "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "compacted_through":0,
 //!  "enforced_messages":12, "prompt_total":null,
 //!  "pending_summary":{"generation":7,"first_turn":2,"end_turn":5},
@@ -21,7 +22,7 @@
 mod atomic;
 pub mod fields;
 
-use crate::config::Settings;
+use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart};
@@ -102,7 +103,7 @@ pub fn load(path: &Path) -> Result<Window> {
 
 fn write_window(window: &Window) -> Value {
     let overhead = window.overhead();
-    json!({
+    let mut document = json!({
         "format": FORMAT,
         "version": VERSION,
         "model": window.model().name(),
@@ -130,7 +131,11 @@ fn write_window(window: &Window) -> Value {
             .map(write_message)
             .collect::<Vec<_>>(),
         "compactions": window.compactions().iter().map(CompactionRecord::to_value).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(tokenizer) = window.model().tokenizer() {
+        document["tokenizer"] = json!(tokenizer.fingerprint());
+    }
+    document
 }
 
 fn read_window(value: &Value) -> Result<Window> {
@@ -142,6 +147,10 @@ fn read_window(value: &Value) -> Result<Window> {
         choices: read_choices(&fields, message_count)?,
         pending_counts: read_pending_counts(&fields)?,
         model: fields.string("model")?.to_owned(),
+        tokenizer: match fields.optional("tokenizer") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(fields.string("tokenizer")?.to_owned()),
+        },
         settings: read_settings(fields.value("settings")?)?,
         overhead: Overhead {
             system: overhead.tokens("system")?,
@@ -213,9 +222,15 @@ fn read_header(fields: &Fields) -> Result<()> {
 }
 
 /// Settings are stored as a configuration object: an option this version lacks is
-/// UNSUPPORTED, any other problem PARSE.
+/// UNSUPPORTED, any other problem PARSE. A document saved before `low_water` and
+/// `output_reserve` existed restores the behaviour it was saved with (1 and 0).
 fn read_settings(value: &Value) -> Result<Settings> {
-    Settings::default().with_value(value).map_err(|e| match e.kind() {
+    let before_keys = Settings {
+        low_water: Fraction::ONE,
+        output_reserve: Tokens::Fixed(0),
+        ..Settings::default()
+    };
+    before_keys.with_value(value).map_err(|e| match e.kind() {
         ErrorKind::Unsupported => Error::new(ErrorKind::Unsupported, format!("settings: {}", e.message())),
         _ => parse_error("settings", e.message()),
     })
