@@ -172,6 +172,9 @@ static void live_session(agent *a, int turns) {
 
 static void test_live_session(void) {
     agent a = agent_new("gpt-4o", 400);
+    /* The classic rule (no low-water margin), which the expectations below recompute. */
+    const char *classic = "{\"low_water\":1}";
+    CHECK_OK(ctxwin_window_configure(a.w, classic, strlen(classic)));
     live_session(&a, 30);
     CHECK(ctxwin_window_turn_count(a.w) == 30);
     CHECK(ctxwin_window_message_count(a.w) == 30 * 8);

@@ -90,11 +90,13 @@ impl CostCache {
         self.walk = Walk::default();
     }
 
-    /// Forgets turn `turn` only (one of its counts changed).
+    /// Forgets turn `turn`'s costs (one of its counts changed), and the sliding walk if it
+    /// covered that turn.
     pub fn forget(&mut self, turn: usize) {
         if let Some(costs) = self.turns.get_mut(turn) {
             *costs = [None; Treatment::ALL.len()];
         }
+        self.walk.forget_from(turn);
     }
 }
 
