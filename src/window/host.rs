@@ -24,6 +24,13 @@ pub struct Part<'a> {
     pub call_id: Option<&'a str>,
 }
 
+/// Counts [`Window::apply_pending_counts`] applied, with the ones they replaced.
+#[derive(Debug)]
+pub(crate) struct AppliedCounts {
+    pending: BTreeMap<usize, Count>,
+    replaced: Vec<(usize, (Count, CountSource))>,
+}
+
 /// Where each host message starts in the ledger, by host id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct HostIds {
@@ -135,26 +142,49 @@ impl Window {
     }
 
     /// Applies the counts [`Window::set_count`] recorded: totals and per-turn sums follow,
-    /// and the cost cache forgets the turns they changed.
-    pub(super) fn apply_pending_counts(&mut self) {
-        for (index, count) in self.pending_counts.take() {
-            let (old, kind) = (self.messages[index].count(), self.messages[index].kind());
-            let (old, new) = (self.calibrated(old), self.calibrated(count));
-            if self.is_pinned(index, kind) {
-                self.pinned.sub(old);
-                self.pinned.add(new);
-            } else {
-                let turn = self.turn_of(index).expect("a history message belongs to a turn");
-                self.history.sub(old);
-                self.history.add(new);
-                self.sums.sub(turn, old);
-                self.sums.add(turn, new);
-                self.costs.forget(turn);
-            }
-            let message = &mut self.messages[index];
-            message.set_count(count);
-            message.set_source(CountSource::Caller);
+    /// and the cost cache forgets the turns they changed. Returns what
+    /// [`Window::unapply_counts`] needs to undo it.
+    pub(super) fn apply_pending_counts(&mut self) -> AppliedCounts {
+        let pending = self.pending_counts.take();
+        let mut replaced = Vec::with_capacity(pending.len());
+        for (&index, &count) in &pending {
+            replaced.push((index, self.replace_count(index, count, CountSource::Caller)));
         }
+        AppliedCounts { pending, replaced }
+    }
+
+    /// Undoes [`Window::apply_pending_counts`]: the old counts are back and the counts are
+    /// pending again (a call that fails after enforcing changes nothing).
+    pub(crate) fn unapply_counts(&mut self, applied: AppliedCounts) {
+        for (index, (count, source)) in applied.replaced.into_iter().rev() {
+            self.replace_count(index, count, source);
+        }
+        for (index, count) in applied.pending {
+            self.pending_counts.record(index, count);
+        }
+    }
+
+    /// Replaces message `index`'s count and source, keeping the totals, the per-turn sums
+    /// and the cost cache in step; returns the old count and source.
+    fn replace_count(&mut self, index: usize, count: Count, source: CountSource) -> (Count, CountSource) {
+        let (old, kind) = (self.messages[index].count(), self.messages[index].kind());
+        let (from, to) = (self.calibrated(old), self.calibrated(count));
+        if self.is_pinned(index, kind) {
+            self.pinned.sub(from);
+            self.pinned.add(to);
+        } else {
+            let turn = self.turn_of(index).expect("a history message belongs to a turn");
+            self.history.sub(from);
+            self.history.add(to);
+            self.sums.sub(turn, from);
+            self.sums.add(turn, to);
+            self.costs.forget(turn);
+        }
+        let message = &mut self.messages[index];
+        let old_source = message.source();
+        message.set_count(count);
+        message.set_source(source);
+        (old, old_source)
     }
 
     /// Records the total of turn `turn` when the caller knows only that (the difference of
