@@ -406,3 +406,24 @@ fn truncate_undoes_choices_made_after_its_point() {
     restored.truncate(4).unwrap();
     assert_eq!(shown(&restored), shown(&window), "the choices' ledger lengths are saved");
 }
+
+/// `prepare` applies the recorded counts and records its request as the last one; when it
+/// fails, nothing changed: the counts are still recorded, not applied.
+#[test]
+fn prepare_applies_recorded_counts_or_changes_nothing() {
+    let mut window = Window::new("gpt-4o");
+    window.configure(r#"{"context_limit":1000,"output_reserve":100}"#).unwrap();
+    window.push(Kind::User, "a question").unwrap();
+    window.push(Kind::Assistant, "an answer").unwrap();
+    window.end_turn();
+    window.push(Kind::User, "the running turn").unwrap();
+    window.set_count(2, Count::exact(5000)).unwrap();
+    let before = persist::export(&window);
+    assert_eq!(window.prepare().unwrap_err().kind(), ErrorKind::OutOfRange);
+    assert_eq!(persist::export(&window), before, "a failed prepare changes nothing");
+    window.set_count(2, Count::exact(50)).unwrap();
+    window.prepare().unwrap();
+    assert_eq!(window.message(2).unwrap().count(), Count::exact(50));
+    assert_eq!(window.pending_counts().count(), 0);
+    assert_eq!(window.last_request().map(|r| (r.first, r.end)), Some((window.start(), 3)));
+}
