@@ -40,13 +40,16 @@ SAMPLE_TEXT = {
     "text": "hello",
     "path": "target/c/null_args_window.json",
     "call_id": "call_1",
+    "name": "ls",
+    "arguments": "{}",
+    "base": "{}",
 }
 # Input arrays `(const T *ptr, size_t n)`: a valid one-element array by element type.
 SAMPLE_ARRAY = {"int64_t": "sample_ids"}
 # Out-parameter types: a zero-initialised local receives the result.
 OUT_TYPES = {
     "size_t", "int32_t", "uint32_t", "int64_t", "bool",
-    "ctxwin_count", "ctxwin_turn_info", "ctxwin_item", "ctxwin_error_info",
+    "ctxwin_count", "ctxwin_turn_info", "ctxwin_item", "ctxwin_error_info", "ctxwin_message",
 }
 # Input structs passed by pointer: a valid value by type.
 IN_TYPES = {"ctxwin_error_info": "sample_error"}

@@ -1,6 +1,7 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::json::Format;
 use crate::limits::MessageLimit;
 use serde_json::Value;
 
@@ -114,6 +115,8 @@ pub struct Settings {
     pub keep_recent_turns: u32,
     /// Tool outputs longer than this many lines are cut to head and tail by `tiered`.
     pub tool_output_max_lines: u32,
+    /// The provider format the window speaks (`format`); `None` is `"auto"`.
+    pub format: Option<Format>,
 }
 
 impl Default for Settings {
@@ -134,6 +137,7 @@ impl Default for Settings {
             keep_recent: defaults::KEEP_RECENT,
             keep_recent_turns: defaults::KEEP_RECENT_TURNS,
             tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
+            format: None,
         }
     }
 }
@@ -180,6 +184,7 @@ impl Settings {
             "keep_recent": self.keep_recent,
             "keep_recent_turns": self.keep_recent_turns,
             "tool_output_max_lines": self.tool_output_max_lines,
+            "format": self.format.map_or("auto", Format::key),
         })
     }
 
@@ -214,6 +219,7 @@ impl Settings {
             "keep_recent" => self.keep_recent = parse_tokens(key, value)?,
             "keep_recent_turns" => self.keep_recent_turns = parse_tokens(key, value)?,
             "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
+            "format" => self.format = parse_format(value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
         }
         Ok(())
@@ -232,6 +238,17 @@ fn parse_strategy(value: &Value) -> Result<StrategyName> {
         "monologue" => Ok(StrategyName::Monologue),
         other => Err(Error::invalid_arg(format!(
             "configuration key 'strategy': unknown strategy '{other}' (expected sliding, drop_oldest, tiered, monologue or summary)"
+        ))),
+    }
+}
+
+/// The `format` key: `"auto"` (`None`) or one of the formats' keys.
+fn parse_format(value: &Value) -> Result<Option<Format>> {
+    match value.as_str() {
+        Some("auto") => Ok(None),
+        Some(key) if Format::from_key(key).is_some() => Ok(Format::from_key(key)),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'format' must be \"auto\", \"openai_chat\", \"openai_responses\", \"anthropic\" or \"gemini\" (got {value})"
         ))),
     }
 }
@@ -319,6 +336,8 @@ mod tests {
             r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
             r#"{"max_message_bytes":0}"#,
             r#"{"max_message_bytes":4096}"#,
+            r#"{"format":"gemini"}"#,
+            r#"{"format":"openai_responses"}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
@@ -373,6 +392,8 @@ mod tests {
             (r#"{"message_threshold":0}"#, ErrorKind::InvalidArg, "message_threshold"),
             (r#"{"turn_threshold":"3"}"#, ErrorKind::InvalidArg, "turn_threshold"),
             (r#"{"tool_output_max_lines":0}"#, ErrorKind::InvalidArg, "tool_output_max_lines"),
+            (r#"{"format":"openai"}"#, ErrorKind::InvalidArg, "format"),
+            (r#"{"format":3}"#, ErrorKind::InvalidArg, "format"),
             (
                 r#"{"strategy":"tiered","keep_first":4,"keep_recent":8,"message_threshold":10}"#,
                 ErrorKind::InvalidArg,

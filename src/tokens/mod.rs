@@ -12,6 +12,7 @@ mod models;
 
 pub use calibration::Calibration;
 pub use display::format_count;
+pub use estimate::Family;
 pub use bpe::Encoding;
 pub use models::Model;
 

@@ -50,6 +50,14 @@ impl Model {
         matches!(self.counter, Counter::Exact(_))
     }
 
+    /// The model's family (OpenAI models, whose encodings are public, are [`Family::Other`]).
+    pub fn family(&self) -> Family {
+        match self.counter {
+            Counter::Estimate(family) => family,
+            Counter::Exact(_) => Family::Other,
+        }
+    }
+
     /// The model's context window in tokens, when known.
     pub fn context_limit(&self) -> Option<u32> {
         self.context_limit
