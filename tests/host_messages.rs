@@ -161,7 +161,10 @@ fn set_turn_count_sums_to_the_total() {
 
 /// One random host message: parts of every kind, tool calls with ids (some answered by later
 /// messages, some refused), occasionally none at all.
-fn host_parts(rng: &mut Rng, calls: &mut Vec<String>, next_id: &mut u32) -> Vec<(Kind, String, Option<String>)> {
+/// A part: kind, text, call id, tool name.
+type HostPart = (Kind, String, Option<String>, Option<String>);
+
+fn host_parts(rng: &mut Rng, calls: &mut Vec<String>, next_id: &mut u32) -> Vec<HostPart> {
     let mut parts = Vec::new();
     for _ in 0..rng.below(5) {
         let kind = rng.pick(&[Kind::User, Kind::Assistant, Kind::Thinking, Kind::ToolCall, Kind::ToolResult, Kind::System]);
@@ -175,21 +178,30 @@ fn host_parts(rng: &mut Rng, calls: &mut Vec<String>, next_id: &mut u32) -> Vec<
             Kind::ToolResult if rng.chance(50) => Some("never".to_owned()),
             _ => None,
         };
-        parts.push((kind, text(rng), call_id));
+        // A call names its tool apart (its text then the arguments) or on its text's first line.
+        let (text, name) = match kind {
+            Kind::ToolCall if rng.chance(50) => (rng.pick(&["{}", r#"{"path":"src"}"#, "not json"]).to_owned(), Some("read_file".to_owned())),
+            Kind::System if rng.chance(5) => (text(rng), Some("misplaced".to_owned())),
+            _ => (text(rng), None),
+        };
+        parts.push((kind, text, call_id, name));
     }
     parts
 }
 
 /// The same parts pushed one by one: `push`, or `push_tool` for a part with an id. Returns
 /// the index of the first part refused.
-fn push_one_by_one(window: &mut Window, parts: &[(Kind, String, Option<String>)]) -> Result<Count, usize> {
+fn push_one_by_one(window: &mut Window, parts: &[HostPart]) -> Result<Count, usize> {
     let before = window.message_count();
     let mut total = 0;
     let mut exact = true;
-    for (i, (kind, text, call_id)) in parts.iter().enumerate() {
-        let pushed = match call_id {
-            Some(id) => window.push_tool(*kind, id, text),
-            None => window.push(*kind, text),
+    for (i, (kind, text, call_id, name)) in parts.iter().enumerate() {
+        let pushed = match (call_id, name) {
+            (_, Some(_)) if *kind != Kind::ToolCall => Err(ctxwin::Error::invalid_arg("a name on another kind")),
+            (Some(id), Some(name)) => window.push_tool_call(id, name, text),
+            (None, Some(name)) => window.push(*kind, &format!("{name}\n{text}")),
+            (Some(id), None) => window.push_tool(*kind, id, text),
+            (None, None) => window.push(*kind, text),
         };
         match pushed {
             Ok(count) => {
@@ -214,7 +226,8 @@ fn push_message_is_n_pushes_plus_the_host_id() {
         .run(&any::<u64>(), |seed| {
             let mut rng = Rng::new(seed);
             let strategy = rng.pick(&STRATEGIES);
-            let config = format!(r#"{{"strategy":"{strategy}","history_budget":{}}}"#, 100 + rng.below(2000));
+            let format = rng.pick(&["auto", "openai_chat", "anthropic", "gemini"]);
+            let config = format!(r#"{{"strategy":"{strategy}","history_budget":{},"format":"{format}"}}"#, 100 + rng.below(2000));
             let (mut hosted, mut pushed) = (Window::new("gpt-4o"), Window::new("gpt-4o"));
             hosted.configure(&config).unwrap();
             pushed.configure(&config).unwrap();
@@ -224,7 +237,13 @@ fn push_message_is_n_pushes_plus_the_host_id() {
                 let parts = host_parts(&mut rng, &mut calls, &mut next_id);
                 let as_parts: Vec<Part<'_>> = parts
                     .iter()
-                    .map(|(kind, text, call_id)| Part { kind: *kind, text, replaced: false, call_id: call_id.as_deref() })
+                    .map(|(kind, text, call_id, name)| Part {
+                        kind: *kind,
+                        text,
+                        replaced: false,
+                        call_id: call_id.as_deref(),
+                        name: name.as_deref(),
+                    })
                     .collect();
                 let before = persist::export(&hosted);
                 let one_by_one = push_one_by_one(&mut pushed, &parts);
@@ -250,7 +269,7 @@ fn push_message_is_n_pushes_plus_the_host_id() {
             prop_assert_eq!(hosted.message_count(), pushed.message_count());
             for (index, &host_id) in host_ids.iter().enumerate() {
                 let (a, b) = (hosted.message(index).unwrap(), pushed.message(index).unwrap());
-                prop_assert_eq!((a.kind(), a.count(), a.text(), a.call_id()), (b.kind(), b.count(), b.text(), b.call_id()));
+                prop_assert_eq!((a.kind(), a.count(), a.text(), a.call_id(), a.name()), (b.kind(), b.count(), b.text(), b.call_id(), b.name()));
                 prop_assert_eq!(hosted.host_id(index).unwrap(), host_id);
             }
             prop_assert_eq!(shown(&hosted), shown(&pushed));
@@ -273,7 +292,7 @@ fn push_message_is_n_pushes_plus_the_host_id() {
 #[test]
 fn host_ids_are_one_per_host_message_and_rewinds_free_them() {
     let mut window = Window::new("gpt-4o");
-    let part = |kind, text| Part { kind, text, replaced: false, call_id: None };
+    let part = |kind, text| Part { kind, text, replaced: false, call_id: None, name: None };
     assert_eq!(window.start_host_id().unwrap_err().kind(), ErrorKind::OutOfRange);
     window.push(Kind::User, "pushed without an id").unwrap();
     assert_eq!(window.start_host_id().unwrap_err().kind(), ErrorKind::InvalidArg);

@@ -320,7 +320,7 @@ fn apply(window: &mut Window, step: &Step) -> Outcome {
         Step::Message(parts, host_id) => {
             let parts: Vec<ctxwin::window::Part<'_>> = parts
                 .iter()
-                .map(|(kind, text, call_id)| ctxwin::window::Part { kind: *kind, text, replaced: false, call_id: call_id.as_deref() })
+                .map(|(kind, text, call_id)| ctxwin::window::Part { kind: *kind, text, replaced: false, call_id: call_id.as_deref(), name: None })
                 .collect();
             outcome(window.push_message(&parts, *host_id))
         }

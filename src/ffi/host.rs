@@ -29,7 +29,9 @@ pub struct ctxwin_part {
     pub call_id: *const c_char,
     /// Bytes of `call_id`.
     pub call_id_len: usize,
-    /// The tool name of a TOOL_CALL block (UTF-8), or NULL / length 0 for none.
+    /// The tool name of a TOOL_CALL block (UTF-8), its `text` then being the arguments alone
+    /// (as `ctxwin_window_push_tool_call` takes them); NULL / length 0 for none, the text then
+    /// being the name, a newline and the arguments (as `ctxwin_window_push` takes them).
     pub name: *const c_char,
     /// Bytes of `name`.
     pub name_len: usize,
@@ -99,9 +101,12 @@ pub unsafe extern "C" fn ctxwin_window_set_turn_count(w: *mut ctxwin_window, tur
 
 /// Appends one host message of `n` parts (an assistant message with text, thinking and tool
 /// calls; a user message with tool results and text) under the host's own id `host_id`.
-/// The ledger gets exactly what `n` pushes would give it (`ctxwin_window_push` per part, or
-/// `ctxwin_window_push_tool` for a part with a call id: a USER part starts a turn, a TOOL_RESULT
-/// never does), and every part carries `host_id`, so the host's index space is kept:
+/// The ledger gets exactly what `n` pushes would give it (a USER part starts a turn, a
+/// TOOL_RESULT never does): per part, `ctxwin_window_push_tool_call(call_id, name, text)` for
+/// a TOOL_CALL with an id and a name, `ctxwin_window_push_tool` for a tool part with an id,
+/// `ctxwin_window_push` otherwise (a TOOL_CALL with a name but no id is pushed as its name, a
+/// newline and its text). No format needs a call id: one without is rendered with a
+/// deterministic id (`ctxwin_window_render_json`). Every part carries `host_id`, so the host's index space is kept:
 /// `ctxwin_window_host_index` maps an id to the ledger, `ctxwin_window_host_id` a ledger
 /// index (any view item's `index`) back, and `ctxwin_window_start_host_id` tells a request
 /// builder where to start in its own array.
@@ -121,8 +126,10 @@ pub unsafe extern "C" fn ctxwin_window_set_turn_count(w: *mut ctxwin_window, tur
 /// UTF-8 while `invalid_utf8` is `"error"`, or a call id or name that is not UTF-8;
 /// `CTXWIN_STATUS_OUT_OF_RANGE` for a text over `max_message_bytes`;
 /// `CTXWIN_STATUS_INVALID_ARG` for `n` = 0, a part of an unknown kind, a call id or name on a
-/// part that cannot carry one, a tool part with an id before any USER message, an id the tool
-/// pairing refuses (as `ctxwin_window_push_tool`), or a host id already used.
+/// part that cannot carry one, a TOOL_CALL without a name (none given, and none on the first
+/// line of its text), arguments that are not a JSON object in an Anthropic or Gemini window
+/// (as `ctxwin_window_push_tool_call`), a tool part with an id before any USER message, an id
+/// the tool pairing refuses (as `ctxwin_window_push_tool`), or a host id already used.
 /// `ctxwin_window_last_error` names the part and field (`parts[2].call_id`).
 ///
 /// Thread-safety: `w` must not be in use by another thread.
@@ -151,7 +158,13 @@ pub unsafe extern "C" fn ctxwin_window_push_message(
             }
             let parts: Vec<Part<'_>> = decoded
                 .iter()
-                .map(|(kind, text, call_id)| Part { kind: *kind, text: &text.text, replaced: text.replaced, call_id: *call_id })
+                .map(|(kind, text, call_id, name)| Part {
+                    kind: *kind,
+                    text: &text.text,
+                    replaced: text.replaced,
+                    call_id: *call_id,
+                    name: *name,
+                })
                 .collect();
             let count = window.push_message(&parts, host_id)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
@@ -161,12 +174,15 @@ pub unsafe extern "C" fn ctxwin_window_push_message(
     }
 }
 
+/// A part read from C: kind, decoded text, call id and name.
+type ReadPart<'a> = (Kind, Decoded<'a>, Option<&'a str>, Option<&'a str>);
+
 /// Part `i` read from C: its kind, its text decoded as the window says, and its call id.
 /// Errors name the part's field (`parts[2].call_id`); the names are written only then.
 ///
 /// # Safety
 /// The part's pointers are NULL or valid for their lengths.
-unsafe fn read_part<'a>(window: &Window, part: &'a ctxwin_part, i: usize) -> Result<(Kind, Decoded<'a>, Option<&'a str>), FfiError> {
+unsafe fn read_part<'a>(window: &Window, part: &'a ctxwin_part, i: usize) -> Result<ReadPart<'a>, FfiError> {
     let in_part = |e: FfiError| FfiError::new(e.status, format!("parts[{i}].{}", e.message));
     let kind = Kind::from_code(part.kind).ok_or_else(|| {
         FfiError::new(
@@ -187,11 +203,8 @@ unsafe fn read_part<'a>(window: &Window, part: &'a ctxwin_part, i: usize) -> Res
         )
     };
     let (text, call_id, name) = (read.0.map_err(in_part)?, read.1.map_err(in_part)?, read.2.map_err(in_part)?);
-    if !name.is_empty() {
-        return Err(in_part(FfiError::new(ctxwin_status::Unsupported, "name: tool names are not stored yet; pass NULL, 0")));
-    }
     let text = window.decode(text, "text").map_err(|e| in_part(e.into()))?;
-    Ok((kind, text, Some(call_id).filter(|id| !id.is_empty())))
+    Ok((kind, text, Some(call_id).filter(|id| !id.is_empty()), Some(name).filter(|name| !name.is_empty())))
 }
 
 /// The host id of the first live message (`ctxwin_window_start`): a request builder sends

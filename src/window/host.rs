@@ -9,6 +9,8 @@ use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing;
 use crate::tally::Tally;
 use crate::tokens::Count;
+use crate::message::{counted_text, split_call_text};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 /// One block of a host message, as [`Window::push_message`] takes it.
@@ -22,6 +24,16 @@ pub struct Part<'a> {
     pub replaced: bool,
     /// The provider's tool call id of a TOOL_CALL or TOOL_RESULT block, if any.
     pub call_id: Option<&'a str>,
+    /// The tool name of a TOOL_CALL block, if given apart from its arguments (`text`); when
+    /// absent, the text is the name, a newline and the arguments, as for [`Window::push`].
+    pub name: Option<&'a str>,
+}
+
+/// A part checked and taken apart, ready to append.
+struct Ready<'a> {
+    kind: Kind,
+    name: Option<Cow<'a, str>>,
+    text: Cow<'a, str>,
 }
 
 /// Counts [`Window::apply_pending_counts`] applied, with the ones they replaced.
@@ -225,15 +237,19 @@ impl Window {
 
     /// Appends one host message of several parts (an assistant message with text, thinking
     /// and tool calls, say) under the host's id `host_id`: the same ledger messages as one
-    /// push per part ([`Window::push`], or [`Window::push_tool`] for a part with a call id),
-    /// each carrying `host_id`. All or nothing: every part is checked before any is
-    /// appended. Returns the parts' total count.
+    /// push per part ([`Window::push_tool_call`] for a TOOL_CALL with an id and a name,
+    /// [`Window::push_tool`] for a tool part with an id, [`Window::push`] otherwise, a named
+    /// call without an id as its name, a newline and its text), each carrying `host_id`. All
+    /// or nothing: every part is checked before any is appended. Returns the parts' total
+    /// count.
     ///
     /// Errors (nothing appended, the message names `parts[i]` and its field): no parts, a
     /// host id already in the window (each host message has its own id; rewind with
     /// `truncate(host_index(id))` to replace one), a text over `max_message_bytes`, a call id
-    /// on a part that is not a tool call or result, an empty call id, a tool part with an id
-    /// before any USER message, or an id the tool pairing refuses (see `push_tool`).
+    /// on a part that is not a tool call or result, a name on a part that is not a tool
+    /// call, a tool call without a name, arguments [`Window::push_tool_call`] refuses, an
+    /// empty call id, a tool part with an id before any USER message, or an id the tool
+    /// pairing refuses (see `push_tool`).
     pub fn push_message(&mut self, parts: &[Part<'_>], host_id: i64) -> Result<Count> {
         if parts.is_empty() {
             return Err(Error::invalid_arg(format!("parts: host message {host_id} has no parts (n is 0)")));
@@ -243,33 +259,66 @@ impl Window {
                 "host_id {host_id} is already used by the host message at ledger index {index}"
             )));
         }
-        for (i, part) in parts.iter().enumerate() {
-            self.check_message_size(part.text.len())
-                .map_err(|e| Error::new(e.kind(), format!("parts[{i}].text: {}", e.message())))?;
-        }
-        self.check_part_ids(parts)?;
+        let ready: Vec<Result<Ready<'_>>> = parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| self.ready(part).map_err(|e| Error::new(e.kind(), format!("parts[{i}].{}", e.message()))))
+            .collect();
+        // The first part refused, as pushing them one by one would find it.
+        self.check_part_ids(parts, |i| ready[i].as_ref().map(|_| ()).map_err(Clone::clone))?;
+        let ready: Vec<Ready<'_>> = ready.into_iter().collect::<Result<_>>()?;
         let mut total = Tally::default();
-        for part in parts {
-            let count = self.model.count(part.text);
-            let text = self.settings.retain_text.then(|| Box::from(part.text));
+        for (part, ready) in parts.iter().zip(ready) {
+            let name = ready.name.as_deref();
+            let count = self.model.count(&counted_text(name, &ready.text));
+            let text = self.settings.retain_text.then(|| Box::from(ready.text.as_ref()));
             let extras = MessageExtras {
                 call_id: part.call_id.map(Box::from),
+                name: name.map(Box::from),
                 host_id: Some(host_id),
                 replaced_utf8: part.replaced,
                 ..MessageExtras::default()
             };
-            self.append(Message::new(part.kind, count, CountSource::Library, text).with_extras(extras));
+            self.append(Message::new(ready.kind, count, CountSource::Library, text).with_extras(extras));
             total.add(self.calibrated(count));
         }
         Ok(total.count())
     }
 
+    /// `part` checked as the push it stands for would check it, a TOOL_CALL's name and
+    /// arguments taken apart. Errors name the field (`text: ...`, `name: ...`).
+    fn ready<'a>(&self, part: &Part<'a>) -> Result<Ready<'a>> {
+        let in_field = |field: &str, e: Error| Error::new(e.kind(), format!("{field}: {}", e.message()));
+        let size = part.text.len().saturating_add(part.name.map_or(0, str::len));
+        self.check_message_size(size).map_err(|e| in_field("text", e))?;
+        match (part.kind, part.name) {
+            (Kind::ToolCall, Some(name)) => {
+                if name.trim().is_empty() {
+                    return Err(Error::invalid_arg("name: must not be blank"));
+                }
+                if let Some(call_id) = part.call_id {
+                    self.check_call_arguments(call_id, part.text).map_err(|e| in_field("text", e))?;
+                }
+                Ok(Ready { kind: part.kind, name: Some(Cow::Borrowed(name)), text: Cow::Borrowed(part.text) })
+            }
+            (Kind::ToolCall, None) => {
+                let (name, arguments) = split_call_text(part.text).map_err(|e| in_field("text", e))?;
+                Ok(Ready { kind: part.kind, name: Some(name), text: arguments })
+            }
+            (kind, Some(_)) => Err(Error::invalid_arg(format!(
+                "name: only a TOOL_CALL part carries a tool name (this part is kind {})",
+                kind.code()
+            ))),
+            (kind, None) => Ok(Ready { kind, name: None, text: Cow::Borrowed(part.text) }),
+        }
+    }
+
     /// Checks the parts' call ids as `push_tool` would, part after part, without touching
     /// the ledger: the newest turn's tool messages and the parts, kind and id only, are
     /// analyzed together.
-    fn check_part_ids(&self, parts: &[Part<'_>]) -> Result<()> {
+    fn check_part_ids(&self, parts: &[Part<'_>], checked: impl Fn(usize) -> Result<()>) -> Result<()> {
         if parts.iter().all(|part| part.call_id.is_none()) {
-            return Ok(());
+            return (0..parts.len()).try_for_each(checked);
         }
         let turn_start = self.turns.last().map(|turn| turn.first);
         let mut probe: Vec<Message> = turn_start
@@ -281,6 +330,7 @@ impl Window {
         let mut in_turn = turn_start.is_some();
         let base = probe.len();
         for (i, part) in parts.iter().enumerate() {
+            checked(i)?;
             if part.kind == Kind::User {
                 first = probe.len();
                 in_turn = true;
