@@ -68,8 +68,8 @@ fn push(w: *mut ctxwin_window, blocks: &[Block], host_id: i64) {
             text_len: text.len(),
             call_id: id.as_ptr().cast(),
             call_id_len: id.len(),
-            name: std::ptr::null(),
-            name_len: 0,
+            name: if *kind == CTXWIN_KIND_TOOL_CALL { c"shell".as_ptr() } else { std::ptr::null() },
+            name_len: if *kind == CTXWIN_KIND_TOOL_CALL { 5 } else { 0 },
         })
         .collect();
     // SAFETY: `w` is live; the parts point into `blocks`, alive for the call.

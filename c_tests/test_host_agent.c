@@ -16,6 +16,7 @@ typedef struct {
     int32_t kind;
     char text[96];
     char call_id[16];
+    char name[16]; /* a tool call's tool name */
 } block;
 
 typedef struct {
@@ -56,7 +57,8 @@ static ctxwin_status agent_add(agent *a, const block *blocks, size_t n) {
     for (size_t i = 0; i < n; i++) {
         m->blocks[i] = blocks[i];
         parts[i] = (ctxwin_part){blocks[i].kind, blocks[i].text, strlen(blocks[i].text),
-                                 blocks[i].call_id, strlen(blocks[i].call_id), NULL, 0};
+                                 blocks[i].call_id, strlen(blocks[i].call_id),
+                                 blocks[i].name, strlen(blocks[i].name)};
     }
     ctxwin_status rc = ctxwin_window_push_message(a->w, parts, n, m->id, NULL);
     if (rc == CTXWIN_OK) a->len++;
@@ -120,7 +122,7 @@ static agent agent_fork(const agent *a) {
 }
 
 static block text_block(int32_t kind, const char *text) {
-    block b = {kind, "", ""};
+    block b = {kind, "", "", ""};
     snprintf(b.text, sizeof b.text, "%s", text);
     return b;
 }
@@ -128,6 +130,7 @@ static block text_block(int32_t kind, const char *text) {
 static block tool_block(int32_t kind, const char *call_id, const char *text) {
     block b = text_block(kind, text);
     snprintf(b.call_id, sizeof b.call_id, "%s", call_id);
+    if (kind == CTXWIN_KIND_TOOL_CALL) snprintf(b.name, sizeof b.name, "shell");
     return b;
 }
 
@@ -318,7 +321,7 @@ static void test_bad_input_changes_nothing(void) {
     CHECK_STATUS(ctxwin_window_start_host_id(w, &id), CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "host id") != NULL);
     ctxwin_part parts[3] = {{CTXWIN_KIND_ASSISTANT, "ok", 2, NULL, 0, NULL, 0},
-                            {CTXWIN_KIND_TOOL_CALL, "{}", 2, "call_1", 6, NULL, 0},
+                            {CTXWIN_KIND_TOOL_CALL, "{}", 2, "call_1", 6, "ls", 2},
                             {CTXWIN_KIND_TOOL_RESULT, "out", 3, "call_1", 6, NULL, 0}};
     CHECK_OK(ctxwin_window_push_message(w, parts, 3, 5, NULL));
     size_t count = ctxwin_window_message_count(w);
