@@ -340,6 +340,7 @@ extern "C" {
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `out`, or NULL `text` with a
  * length) or `CTXWIN_STATUS_INVALID_UTF8`.
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -416,6 +417,7 @@ ctxwin_status ctxwin_window_recover(struct ctxwin_window *w,
  * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`; `CTXWIN_STATUS_OUT_OF_RANGE`
  * when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before the text is read:
  * exact counting needs memory proportional to the text). Counts above `INT32_MAX` saturate.
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -463,6 +465,24 @@ size_t ctxwin_format_count(struct ctxwin_count count, char *buf, size_t cap);
  * `model` is NULL or valid for `model_len` bytes.
  */
 CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
+
+/**
+ * True when `model` is a name the library recognises: an OpenAI model or encoding name
+ * (exact counts), a model whose context limit it knows, or a family it has an estimate
+ * for (Claude, Gemini, Gemma, Llama, Mistral); provider prefixes and case are ignored as in
+ * `ctxwin_count_text`. False for anything else, a misspelling such as `gpt4o` included:
+ * such a model is still usable, but its counts are generic estimates and
+ * `ctxwin_model_context_limit` is 0. Also false when `model` is NULL with a length or not
+ * UTF-8. An agent checks its configured model once at start-up and warns.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `model` is NULL or valid for `model_len` bytes.
+ */
+CTXWIN_NODISCARD bool ctxwin_model_known(const char *model, size_t model_len);
 
 /**
  * A static description of the status code `code`.
@@ -528,8 +548,8 @@ ctxwin_status ctxwin_window_export(const struct ctxwin_window *w,
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
  * `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
  * `CTXWIN_STATUS_UNSUPPORTED` (a newer format version, or a strategy this version lacks).
- * There is no handle to hold the explanation: `ctxwin_window_restore` gives the same
- * answer with a message in `ctxwin_window_last_error`.
+ * `ctxwin_last_error` explains a failure, naming the damaged field
+ * (`messages[3].kind: expected 0 to 5`).
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -548,7 +568,8 @@ ctxwin_status ctxwin_window_import(const char *json, size_t len, struct ctxwin_w
  * order; `out` as for `ctxwin_window_import`.
  *
  * Returns what `ctxwin_window_import` returns, or `CTXWIN_STATUS_MISMATCH` when the counts
- * differ or a message's id is missing or different (nothing is created).
+ * differ or a message's id is missing or different (nothing is created);
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -567,8 +588,8 @@ ctxwin_status ctxwin_window_import_checked(const char *json,
 /**
  * Replaces the contents of `w` with a document written by `ctxwin_window_export` or
  * `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
- * `ctxwin_window_import_checked`). Use it for the explanation a constructor cannot give:
- * on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field.
+ * `ctxwin_window_import_checked`). On failure `w` is unchanged and
+ * `ctxwin_window_last_error` names the damaged field.
  *
  * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
  * NULL, 0 (no check) or a borrowed array.
@@ -620,7 +641,8 @@ ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (bad
  * path), `CTXWIN_STATUS_IO` (unreadable), `CTXWIN_STATUS_PARSE` (truncated, corrupted or
  * inconsistent) or `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
- * created on failure; for the explanation, read the file and call `ctxwin_window_restore`.
+ * created on failure; `ctxwin_last_error` explains it (the path and the system error, or
+ * the damaged field).
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -870,6 +892,7 @@ ctxwin_status ctxwin_window_render_json(const struct ctxwin_window *w,
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
  * `CTXWIN_STATUS_PARSE` for malformed JSON; `CTXWIN_STATUS_INVALID_ARG` for a definition
  * without a name or a value that is not an array or object.
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -985,7 +1008,8 @@ ctxwin_status ctxwin_window_validate(const struct ctxwin_window *w,
  * - `out`: receives a new handle, owned by the caller, who releases it with
  *   `ctxwin_window_free`. Written only on success.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`;
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -1017,7 +1041,8 @@ void ctxwin_window_free(struct ctxwin_window *w);
  * `ctxwin_window_free`), written only on success.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_PANIC` for a
- * poisoned `w`.
+ * poisoned `w`; `ctxwin_last_error` (and `ctxwin_window_last_error` on `w`) explains a
+ * failure.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *
@@ -1378,7 +1403,9 @@ ctxwin_status ctxwin_window_drop_oldest_turn(struct ctxwin_window *w);
 
 /**
  * Explains the most recent failure on `w` (empty before any failure). A successful call
- * does not clear it; this call itself never records a failure.
+ * does not clear it; this call itself never records a failure on `w`. A failure with no
+ * window to hold it (a constructor, a stateless function) is explained by
+ * `ctxwin_last_error`, declared next.
  *
  * Writes at most `cap` bytes including a NUL into `buf` and sets `*needed` (may be NULL) to
  * the full length without the NUL. `buf = NULL, cap = 0` queries the length (and succeeds).
@@ -1399,6 +1426,33 @@ ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
                                        char *buf,
                                        size_t cap,
                                        size_t *needed);
+
+/**
+ * Explains the most recent failure of any ctxwin call on the calling thread (empty before
+ * any failure). It is the only explanation of a failed constructor (`ctxwin_window_new`,
+ * `ctxwin_window_clone`, `ctxwin_window_load`, `ctxwin_window_import`,
+ * `ctxwin_window_import_checked`), of a stateless function (`ctxwin_count_text`,
+ * `ctxwin_count_tools_json`, `ctxwin_classify_error`) and of a call given a NULL window;
+ * a failed call on a window records the same message on the window too
+ * (`ctxwin_window_last_error`). A successful call does not clear it; this call itself never
+ * records a failure.
+ *
+ * Parameters: `buf`, `cap` and `needed` (may be NULL) follow the string-out convention:
+ * at most `cap` bytes including a NUL, `*needed` set to the full length without the NUL;
+ * `buf = NULL, cap = 0` queries the length (and succeeds).
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `buf` with non-zero `cap`) or
+ * `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written).
+ *
+ * Thread-safety: safe to call from any thread; each thread reads its own last error, so
+ * read it on the thread that made the failed call, before that thread's next failure.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `buf` is NULL or valid for `cap` bytes; `needed` is NULL or writable.
+ */
+ctxwin_status ctxwin_last_error(char *buf, size_t cap, size_t *needed);
 
 /**
  * Calibrates estimates from a provider's usage report: the request that carried the

@@ -17,6 +17,7 @@ pub mod handle;
 pub mod persist;
 pub mod summary;
 pub mod json;
+pub mod last_error;
 pub mod version;
 pub mod view;
 pub mod window;

@@ -10,6 +10,7 @@ use super::buffer::OutBuffer;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
+use super::last_error;
 use crate::message::Kind;
 use crate::tokens::Count;
 use crate::window::{TurnInfo, Window};
@@ -76,7 +77,8 @@ fn kind_arg(kind: i32) -> Result<Kind, FfiError> {
 /// - `out`: receives a new handle, owned by the caller, who releases it with
 ///   `ctxwin_window_free`. Written only on success.
 ///
-/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`;
+/// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any thread.
 ///
@@ -97,7 +99,7 @@ pub unsafe extern "C" fn ctxwin_window_new(
             *out = ctxwin_window::into_raw(Window::new(model));
             Ok(())
         };
-        created().err().map_or(ctxwin_status::Ok, |e| e.status)
+        last_error::settle(created())
     }
 }
 
@@ -125,7 +127,8 @@ pub unsafe extern "C" fn ctxwin_window_free(w: *mut ctxwin_window) {
 /// `ctxwin_window_free`), written only on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_PANIC` for a
-/// poisoned `w`.
+/// poisoned `w`; `ctxwin_last_error` (and `ctxwin_window_last_error` on `w`) explains a
+/// failure.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///
@@ -598,7 +601,9 @@ pub unsafe extern "C" fn ctxwin_window_drop_oldest_turn(w: *mut ctxwin_window) -
 }
 
 /// Explains the most recent failure on `w` (empty before any failure). A successful call
-/// does not clear it; this call itself never records a failure.
+/// does not clear it; this call itself never records a failure on `w`. A failure with no
+/// window to hold it (a constructor, a stateless function) is explained by
+/// `ctxwin_last_error`, declared next.
 ///
 /// Writes at most `cap` bytes including a NUL into `buf` and sets `*needed` (may be NULL) to
 /// the full length without the NUL. `buf = NULL, cap = 0` queries the length (and succeeds).
@@ -624,10 +629,50 @@ pub unsafe extern "C" fn ctxwin_window_last_error(
     ffi_boundary! {
         let message = try_ref!(w).last_error();
         // SAFETY: forwarded from this function's contract.
-        match unsafe { OutBuffer::new(buf, cap, needed) }.and_then(|out| out.write(&message)) {
-            Ok(()) => ctxwin_status::Ok,
-            Err(e) => e.status,
-        }
+        unsafe { write_message(&message, buf, cap, needed) }
+    }
+}
+
+/// Explains the most recent failure of any ctxwin call on the calling thread (empty before
+/// any failure). It is the only explanation of a failed constructor (`ctxwin_window_new`,
+/// `ctxwin_window_clone`, `ctxwin_window_load`, `ctxwin_window_import`,
+/// `ctxwin_window_import_checked`), of a stateless function (`ctxwin_count_text`,
+/// `ctxwin_count_tools_json`, `ctxwin_classify_error`) and of a call given a NULL window;
+/// a failed call on a window records the same message on the window too
+/// (`ctxwin_window_last_error`). A successful call does not clear it; this call itself never
+/// records a failure.
+///
+/// Parameters: `buf`, `cap` and `needed` (may be NULL) follow the string-out convention:
+/// at most `cap` bytes including a NUL, `*needed` set to the full length without the NUL;
+/// `buf = NULL, cap = 0` queries the length (and succeeds).
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `buf` with non-zero `cap`) or
+/// `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written).
+///
+/// Thread-safety: safe to call from any thread; each thread reads its own last error, so
+/// read it on the thread that made the failed call, before that thread's next failure.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `buf` is NULL or valid for `cap` bytes; `needed` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_last_error(buf: *mut c_char, cap: usize, needed: *mut usize) -> ctxwin_status {
+    ffi_boundary! {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_message(&last_error::message(), buf, cap, needed) }
+    }
+}
+
+/// Writes a last-error message to the caller's buffer; a buffer problem is not recorded.
+///
+/// # Safety
+/// `buf` is NULL or valid for `cap` bytes; `needed` is NULL or writable.
+unsafe fn write_message(message: &str, buf: *mut c_char, cap: usize, needed: *mut usize) -> ctxwin_status {
+    // SAFETY: forwarded from this function's contract.
+    match unsafe { OutBuffer::new(buf, cap, needed) }.and_then(|out| out.write(message)) {
+        Ok(()) => ctxwin_status::Ok,
+        Err(e) => e.status,
     }
 }
 
