@@ -775,8 +775,10 @@ CTXWIN_NODISCARD size_t ctxwin_window_compaction_count(const struct ctxwin_windo
 /**
  * Writes compaction record `index` (0-based; its `number` is `index + 1`) as a JSON object:
  * `number`, `timestamp` (Unix seconds), `summary`, `summary_tokens`, `summary_exact`,
- * `messages_archived`, `first_archived` and `last_archived` (message indices, inclusive),
- * `archived_turns` (turns archived once it was accepted), `tokens_before`, `tokens_after`
+ * `messages_archived`, `first_archived` and `last_archived` (this record's own messages:
+ * indices inclusive, `messages_archived = last_archived - first_archived + 1`),
+ * `archived_turns` (cumulative: turns `0..archived_turns` are archived once this record is
+ * accepted, earlier records' turns included), `tokens_before`, `tokens_after`
  * (live tokens around the compaction). Archived messages stay in the ledger.
  *
  * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
@@ -1065,10 +1067,11 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
  * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
- * (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
+ * (tokens, 1 to INT32_MAX, default 2000, and below `context_limit` when that is set: a
+ * summary must be possible), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
  * (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
- * limit). Unknown keys and bad values return
+ * limit). Unknown keys, keys given twice and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *
@@ -1464,13 +1467,15 @@ ctxwin_status ctxwin_last_error(char *buf, size_t cap, size_t *needed);
  * The part of the report above the exact counts teaches the window its ratio of real to
  * estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
  * still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
- * nothing is recounted. A range with exact counts only changes nothing. `ctxwin_window_set_model`
- * forgets the calibration.
+ * nothing is recounted. A request with exact counts only teaches no ratio; its total is
+ * still recorded as the provider's last prompt total (which the `summary` strategy's
+ * trigger watches). `ctxwin_window_set_model` forgets the calibration.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
  * `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
- * negative total, or `CTXWIN_STATUS_MISMATCH` when the total does not exceed the exact part
- * of the request (the report cannot be for this range).
+ * negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when the total is below
+ * the exact part of the request, or does not exceed it while the request holds estimates
+ * (the report cannot be for this range).
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

@@ -159,10 +159,11 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
 /// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
 /// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
-/// (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
+/// (tokens, 1 to INT32_MAX, default 2000, and below `context_limit` when that is set: a
+/// summary must be possible), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
 /// (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
-/// limit). Unknown keys and bad values return
+/// limit). Unknown keys, keys given twice and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
 ///
@@ -685,13 +686,15 @@ unsafe fn write_message(message: &str, buf: *mut c_char, cap: usize, needed: *mu
 /// The part of the report above the exact counts teaches the window its ratio of real to
 /// estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
 /// still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
-/// nothing is recounted. A range with exact counts only changes nothing. `ctxwin_window_set_model`
-/// forgets the calibration.
+/// nothing is recounted. A request with exact counts only teaches no ratio; its total is
+/// still recorded as the provider's last prompt total (which the `summary` strategy's
+/// trigger watches). `ctxwin_window_set_model` forgets the calibration.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
-/// negative total, or `CTXWIN_STATUS_MISMATCH` when the total does not exceed the exact part
-/// of the request (the report cannot be for this range).
+/// negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when the total is below
+/// the exact part of the request, or does not exceed it while the request holds estimates
+/// (the report cannot be for this range).
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///
