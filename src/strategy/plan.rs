@@ -1,5 +1,7 @@
 //! Plans: how each turn of the ledger is sent, what a plan costs, and the view it yields.
 
+use super::sliding::Walk;
+use crate::config::Fraction;
 use crate::view::render::{Renderer, Treatment};
 use crate::view::{Item, Overlay};
 
@@ -12,6 +14,24 @@ pub struct Cost {
     pub items: u64,
 }
 
+impl Cost {
+    /// This cost and `other`'s together.
+    pub fn plus(self, other: Cost) -> Cost {
+        Cost {
+            tokens: self.tokens + other.tokens,
+            items: self.items + other.items,
+        }
+    }
+
+    /// This cost without `other`, a part of it.
+    pub fn minus(self, other: Cost) -> Cost {
+        Cost {
+            tokens: self.tokens - other.tokens,
+            items: self.items - other.items,
+        }
+    }
+}
+
 /// The limits a strategy must bring the view under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -21,6 +41,9 @@ pub struct Limits {
     pub items: Option<u64>,
     /// Live turns, if limited.
     pub turns: Option<u64>,
+    /// When the strategy has to act, it acts until the view is within this fraction of each
+    /// limit ([`Limits::low`]), so the view then stays unchanged for many turns.
+    pub low_water: Fraction,
 }
 
 impl Limits {
@@ -30,6 +53,18 @@ impl Limits {
             && self.items.is_none_or(|limit| cost.items <= limit)
             && self.turns.is_none_or(|limit| live_turns <= limit)
     }
+
+    /// The limits a strategy that has to act brings the view under: each limit scaled by
+    /// `low_water`, rounded down.
+    pub fn low(&self) -> Limits {
+        let scale = |limit: u64| self.low_water.floor_of(limit);
+        Limits {
+            tokens: scale(self.tokens),
+            items: self.items.map(scale),
+            turns: self.turns.map(scale),
+            low_water: Fraction::ONE,
+        }
+    }
 }
 
 /// What each completed turn costs under each treatment, kept between runs of the strategy:
@@ -38,17 +73,21 @@ impl Limits {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CostCache {
     turns: Vec<[Option<Cost>; Treatment::ALL.len()]>,
+    /// The sliding walk over the completed turns, which depends on their costs too.
+    walk: Walk,
 }
 
 impl CostCache {
     /// Forgets turn `turn` and every later one.
     pub fn forget_from(&mut self, turn: usize) {
         self.turns.truncate(turn);
+        self.walk.forget_from(turn);
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
         self.turns.clear();
+        self.walk = Walk::default();
     }
 }
 
@@ -97,6 +136,21 @@ impl<'a> Costs<'a> {
         let cost = history_cost(&self.scratch);
         *slot = Some(cost);
         cost
+    }
+
+    /// The first kept turn of the sliding walk (see [`Walk`]) under `limits`, where turn `t`
+    /// costs `cost(t)` whole.
+    pub fn first_kept(&mut self, limits: &Limits, turn_count: usize, cost: impl FnMut(usize) -> Cost) -> usize {
+        self.cache.walk.first_kept(limits, turn_count, cost)
+    }
+
+    /// The first kept turn of the sliding walk under `limits`, over the turns as rendered
+    /// whole.
+    pub fn first_kept_whole(&mut self, limits: &Limits, turn_count: usize) -> usize {
+        let mut walk = std::mem::take(&mut self.cache.walk);
+        let first = walk.first_kept(limits, turn_count, |turn| self.of(turn, Treatment::Whole));
+        self.cache.walk = walk;
+        first
     }
 
     /// What the compaction marker for `removed` messages costs.
