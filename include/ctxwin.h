@@ -1,6 +1,29 @@
 /*
  * ctxwin: keep a native LLM agent's conversation inside the model's context window.
  *
+ * Start here: the functions in the order an agent calls them (each is documented below).
+ * 1. Create      ctxwin_window_new(model, len, &w); ctxwin_model_known() catches a misspelt
+ *                model; ctxwin_window_free(w) when done.
+ * 2. Configure   ctxwin_window_configure(w, json, len) (strategy, history_budget, ...),
+ *                ctxwin_window_set_budget(), ctxwin_window_set_overhead() for the system
+ *                prompt and tools (ctxwin_count_text(), ctxwin_count_tools_json()).
+ * 3. Push        ctxwin_window_push(w, kind, text, len, &count) for every message;
+ *                ctxwin_window_push_tool() with the provider's call id;
+ *                ctxwin_window_push_json() for provider JSON as it is.
+ * 4. End a turn  ctxwin_window_end_turn(w, &pruned) enforces the strategy;
+ *                ctxwin_window_live_tokens(), ctxwin_window_turn_info() show the result.
+ * 5. Request     loop from ctxwin_window_start(w) to ctxwin_window_message_count(w), or read
+ *                the view: ctxwin_window_view_len() / ctxwin_window_view_get(); or splice
+ *                ctxwin_window_render_json() into the body. ctxwin_window_observe_usage()
+ *                feeds the provider's usage back.
+ * 6. Summaries   ctxwin_window_needs_summary(), ctxwin_window_summary_request(), your LLM,
+ *                ctxwin_window_set_summary(); ctxwin_window_compact() on demand.
+ * 7. Errors      a status per call; ctxwin_window_last_error(w, ...) explains a failure on w,
+ *                ctxwin_last_error(...) any failure on this thread (constructors included);
+ *                ctxwin_classify_error() + ctxwin_window_recover() after a provider refusal.
+ * 8. Save        ctxwin_window_save() / ctxwin_window_load(), ctxwin_window_export() /
+ *                ctxwin_window_import().
+ *
  * API conventions
  * - Every fallible function returns a ctxwin_status; CTXWIN_OK (CTXWIN_STATUS_OK) is 0, so
  *   `if (rc)` tests for failure. ctxwin_status_str() describes any code.
@@ -14,7 +37,9 @@
  *   length and returns CTXWIN_OK.
  *   The library never hands out memory the caller must free().
  * - Out-parameters are written only on success. Nothing a failed call was given is appended,
- *   and a failure leaves the window as it was; ctxwin_window_last_error() explains it.
+ *   and a failure leaves the window as it was; ctxwin_window_last_error() explains it, and
+ *   ctxwin_last_error() explains the calling thread's last failure of any function
+ *   (constructors and stateless functions included).
  * - NULL for a required pointer returns CTXWIN_STATUS_NULL_ARG (functions returning a value
  *   return 0 instead).
  * - Panics never cross into C: the call returns CTXWIN_STATUS_PANIC, the window is poisoned
