@@ -1092,8 +1092,8 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
  * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
- * (tokens, 1 to INT32_MAX, default 2000, and below `context_limit` when that is set: a
- * summary must be possible), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
+ * (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below `context_limit`
+ * when that is set: a summary must be possible), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
  * (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
  * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.8: a strategy that
@@ -1115,7 +1115,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * # Safety
  * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
  */
-ctxwin_status ctxwin_window_configure(struct ctxwin_window *w, const char *json, size_t len);
+ctxwin_status ctxwin_window_configure(struct ctxwin_window *w,
+                                      const char *json,
+                                      size_t len);
 
 /**
  * Sets the history budget in tokens and re-enforces the strategy over the whole ledger:

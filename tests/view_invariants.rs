@@ -171,6 +171,10 @@ fn settings(rng: &mut Rng, strategy: &str) -> String {
         }
         "summary" => {
             key(rng, "context_limit", 300, 3000);
+            // configure refuses a summary slot as large as the context (no request would fit).
+            if json.contains("context_limit") && !json.contains("summary_budget") {
+                json.push_str(&format!(r#","summary_budget":{}"#, 1 + rng.below(299)));
+            }
             if rng.chance(50) {
                 json.push_str(&format!(r#","threshold":0.{}"#, 1 + rng.below(9)));
             }
