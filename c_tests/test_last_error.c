@@ -73,6 +73,12 @@ static void constructors_and_stateless_functions_explain(void) {
     CHECK(strstr(thread_last_error(), "array") != NULL);
     CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, "[", 1, &count), CTXWIN_STATUS_PARSE);
     CHECK(strstr(thread_last_error(), "JSON") != NULL || strstr(thread_last_error(), "json") != NULL);
+    ctxwin_tokenizer *tokenizer = NULL;
+    const char *no_file = "target/c/no/such/tokenizer.json";
+    CHECK_STATUS(ctxwin_tokenizer_load(no_file, strlen(no_file), NULL, 0, &tokenizer), CTXWIN_STATUS_IO);
+    CHECK(strstr(thread_last_error(), "no/such/tokenizer.json") != NULL && tokenizer == NULL);
+    CHECK_STATUS(ctxwin_tokenizer_from_bytes("{", 1, NULL, 0, &tokenizer), CTXWIN_STATUS_PARSE);
+    CHECK(thread_last_error()[0] != '\0' && tokenizer == NULL);
     CHECK_STATUS(ctxwin_classify_error("x", 1, NULL), CTXWIN_STATUS_NULL_ARG);
     CHECK(strcmp(thread_last_error(), "out is NULL") == 0);
 

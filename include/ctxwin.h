@@ -6,7 +6,9 @@
  *                model; ctxwin_window_free(w) when done.
  * 2. Configure   ctxwin_window_configure(w, json, len) (strategy, history_budget, ...),
  *                ctxwin_window_set_budget(), ctxwin_window_set_overhead() for the system
- *                prompt and tools (ctxwin_count_text(), ctxwin_count_tools_json()).
+ *                prompt and tools (ctxwin_count_text(), ctxwin_count_tools_json());
+ *                ctxwin_tokenizer_load() + ctxwin_window_set_tokenizer() for exact counts of
+ *                a model whose tokenizer file you have.
  * 3. Push        ctxwin_window_push(w, kind, text, len, &count) for every message;
  *                ctxwin_window_push_tool() with the provider's call id;
  *                ctxwin_window_push_json() for provider JSON as it is.
@@ -223,6 +225,15 @@ typedef enum ctxwin_status ctxwin_status;
 typedef int32_t ctxwin_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * A tokenizer loaded from a file (`ctxwin_tokenizer_load`, `ctxwin_tokenizer_from_bytes`).
+ * Opaque and immutable; release it with `ctxwin_tokenizer_free`.
+ *
+ * Thread-safety: safe to use from several threads at once (every function takes it
+ * `const`). Windows that count with it share it: freeing the handle does not end their use.
+ */
+typedef struct ctxwin_tokenizer ctxwin_tokenizer;
 
 /**
  * A conversation window (the ledger). Opaque: create it with `ctxwin_window_new` or
@@ -614,7 +625,8 @@ ctxwin_status ctxwin_window_import_checked(const char *json,
  * Replaces the contents of `w` with a document written by `ctxwin_window_export` or
  * `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
  * `ctxwin_window_import_checked`). On failure `w` is unchanged and
- * `ctxwin_window_last_error` names the damaged field.
+ * `ctxwin_window_last_error` names the damaged field. A tokenizer set on `w`
+ * (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it.
  *
  * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
  * NULL, 0 (no check) or a borrowed array.
@@ -825,6 +837,131 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
                                             char *buf,
                                             size_t cap,
                                             size_t *needed);
+
+/**
+ * Loads a tokenizer from the file at `path`, recognising its format from the content:
+ * a Hugging Face `tokenizer.json` with a BPE model (byte-level: Llama 3, Qwen 2.5 / 3,
+ * DeepSeek; or character-level with byte fallback: Gemma 3), Mistral's `tekken.json`, or a
+ * tiktoken-format ranks file (Llama 3 / 4 `tokenizer.model`, `qwen.tiktoken`).
+ *
+ * Parameters:
+ * - `path`, `path_len`: borrowed file path (bytes, not NUL-terminated).
+ * - `options`, `options_len`: borrowed UTF-8 JSON object carrying what the file lacks, or
+ *   `(NULL, 0)`. A ranks file needs `{"pre_tokenizer":"llama3"}` (or `"llama4"`,
+ *   `"tekken"`, `"qwen"`, `"qwen3.5"`) or `{"pattern":"<regex>"}`, optionally with `"nfc":true`; the
+ *   JSON formats take no options.
+ * - `out`: caller-owned; on success receives a new tokenizer to release with
+ *   `ctxwin_tokenizer_free`; untouched on failure.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_ARG` for an
+ * empty path or options that are malformed or do not apply; `CTXWIN_STATUS_IO` when the
+ * file cannot be read; `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
+ * not cover (a SentencePiece unigram model, WordPiece, an unusual normalizer or
+ * pre-tokenizer): never a tokenizer that would count wrongly; `CTXWIN_STATUS_PARSE` for a
+ * truncated or inconsistent file. `ctxwin_last_error` explains a failure.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `path` is NULL or valid for `path_len` bytes; `options` is NULL or valid for
+ * `options_len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_tokenizer_load(const char *path,
+                                    size_t path_len,
+                                    const char *options,
+                                    size_t options_len,
+                                    struct ctxwin_tokenizer **out);
+
+/**
+ * Reads a tokenizer from the bytes of its file, as `ctxwin_tokenizer_load` reads the file.
+ *
+ * Parameters: `data`, `len` are the borrowed file contents (copied as needed; the caller
+ * may release them on return); `options`, `options_len` and `out` as for
+ * `ctxwin_tokenizer_load`.
+ *
+ * Returns the statuses of `ctxwin_tokenizer_load` except `CTXWIN_STATUS_IO`.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `data` is NULL or valid for `len` bytes; `options` is NULL or valid for `options_len`
+ * bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_tokenizer_from_bytes(const char *data,
+                                          size_t len,
+                                          const char *options,
+                                          size_t options_len,
+                                          struct ctxwin_tokenizer **out);
+
+/**
+ * Counts the tokens of `text` with `t`, exactly as the family's own tokenizer does without
+ * adding special tokens around it (Hugging Face `encode(text, add_special_tokens=False)`,
+ * tiktoken `encode_ordinary`); never builds the tokens. In a `tokenizer.json` tokenizer an
+ * added token written in the text (`<|im_start|>`) counts one, as it does there.
+ *
+ * Parameters: `t` is borrowed; `text`, `len` is borrowed UTF-8, not NUL-terminated
+ * (`(NULL, 0)` is empty); `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_OUT_OF_RANGE` when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`. The
+ * count is exact (`exact = true`) unless a pathological split pattern from the file or
+ * the options gave up on the text: then it is an estimate, flagged `exact = false`.
+ *
+ * Thread-safety: safe to call from any number of threads at once.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `t` is NULL or a live tokenizer; `text` is NULL or valid for `len` bytes; `out` is NULL
+ * or writable.
+ */
+ctxwin_status ctxwin_tokenizer_count(const struct ctxwin_tokenizer *t,
+                                     const char *text,
+                                     size_t len,
+                                     struct ctxwin_count *out);
+
+/**
+ * Releases a tokenizer. NULL is a no-op; must not be called twice. Windows that count
+ * with it (`ctxwin_window_set_tokenizer`) keep it and go on counting exactly.
+ *
+ * Thread-safety: no other thread may use this handle during or after the call.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `t` is NULL or a live tokenizer from this library.
+ */
+void ctxwin_tokenizer_free(struct ctxwin_tokenizer *t);
+
+/**
+ * Makes `w` count with `t` from now on, exactly, as `ctxwin_window_set_model` does with a
+ * built-in encoding: every message the window counted and still has the text of is
+ * recounted (a counts-only window flags what it cannot recount as estimates), counts
+ * given with `ctxwin_window_push_counted` stay as given, the calibration is forgotten and
+ * the strategy is re-enforced. The model name, and its context limit, stay.
+ *
+ * The window shares `t`: the caller may free its handle at once. A saved window records
+ * which tokenizer it counted with (a fingerprint of the file and options); a window
+ * restored from it (`ctxwin_window_import`, `_load`) has no tokenizer and recounts with
+ * what the model name gives (estimates unless it is an OpenAI model), and
+ * `ctxwin_window_restore` into a window that has a tokenizer recounts with that one:
+ * set the same tokenizer again for exact counts.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+ *
+ * Thread-safety: `w` must not be in use by another thread; `t` may be.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live window; `t` is NULL or a live tokenizer.
+ */
+ctxwin_status ctxwin_window_set_tokenizer(struct ctxwin_window *w,
+                                          const struct ctxwin_tokenizer *t);
 
 /**
  * Appends provider messages given as JSON: one message object or an array of them, in the
@@ -1467,8 +1604,9 @@ ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
  * Explains the most recent failure of any ctxwin call on the calling thread (empty before
  * any failure). It is the only explanation of a failed constructor (`ctxwin_window_new`,
  * `ctxwin_window_clone`, `ctxwin_window_load`, `ctxwin_window_import`,
- * `ctxwin_window_import_checked`), of a stateless function (`ctxwin_count_text`,
- * `ctxwin_count_tools_json`, `ctxwin_classify_error`) and of a call given a NULL window;
+ * `ctxwin_window_import_checked`, `ctxwin_tokenizer_load`, `ctxwin_tokenizer_from_bytes`),
+ * of a stateless function (`ctxwin_count_text`, `ctxwin_count_tools_json`,
+ * `ctxwin_classify_error`, `ctxwin_tokenizer_count`) and of a call given a NULL handle;
  * a failed call on a window records the same message on the window too
  * (`ctxwin_window_last_error`). A successful call does not clear it; this call itself never
  * records a failure.

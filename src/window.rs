@@ -22,7 +22,8 @@ use crate::strategy::tiered::Keep;
 use crate::strategy::{drop_oldest, monologue, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
-use crate::tokens::{Calibration, Count, Model, saturate_u32};
+use crate::tokens::{Calibration, Count, Model, Tokenizer, saturate_u32};
+use std::sync::Arc;
 use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
 use std::ops::Range;
@@ -193,7 +194,17 @@ impl Window {
     /// keeps caller-supplied counts as given, recounts the summaries, forgets the calibration
     /// (it belonged to the old model's tokenizer), and re-enforces the strategy.
     pub fn set_model(&mut self, model: &str) {
-        let next = Model::resolve(model);
+        self.switch_model(Model::resolve(model));
+    }
+
+    /// Counts with `tokenizer` from now on, exactly, keeping the model name (and its context
+    /// limit): recounts as [`Window::set_model`] does. The window shares the tokenizer.
+    pub fn set_tokenizer(&mut self, tokenizer: Arc<Tokenizer>) {
+        let next = Model::with_tokenizer(self.model.name(), tokenizer);
+        self.switch_model(next);
+    }
+
+    fn switch_model(&mut self, next: Model) {
         for message in &mut self.messages {
             if message.source() == CountSource::Caller {
                 continue;

@@ -643,8 +643,9 @@ pub unsafe extern "C" fn ctxwin_window_last_error(
 /// Explains the most recent failure of any ctxwin call on the calling thread (empty before
 /// any failure). It is the only explanation of a failed constructor (`ctxwin_window_new`,
 /// `ctxwin_window_clone`, `ctxwin_window_load`, `ctxwin_window_import`,
-/// `ctxwin_window_import_checked`), of a stateless function (`ctxwin_count_text`,
-/// `ctxwin_count_tools_json`, `ctxwin_classify_error`) and of a call given a NULL window;
+/// `ctxwin_window_import_checked`, `ctxwin_tokenizer_load`, `ctxwin_tokenizer_from_bytes`),
+/// of a stateless function (`ctxwin_count_text`, `ctxwin_count_tools_json`,
+/// `ctxwin_classify_error`, `ctxwin_tokenizer_count`) and of a call given a NULL handle;
 /// a failed call on a window records the same message on the window too
 /// (`ctxwin_window_last_error`). A successful call does not clear it; this call itself never
 /// records a failure.

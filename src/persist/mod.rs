@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! {"format":"ctxwin-window","version":1,
-//!  "model":"gpt-4o", "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
+//!  "model":"gpt-4o", "tokenizer":"tokenizer.json:128000:…" (only when one was set),
+//!  "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "compacted_through":0,
 //!  "enforced_messages":12, "prompt_total":null,
 //!  "pending_summary":{"generation":7,"first_turn":2,"end_turn":5},
@@ -102,7 +103,7 @@ pub fn load(path: &Path) -> Result<Window> {
 
 fn write_window(window: &Window) -> Value {
     let overhead = window.overhead();
-    json!({
+    let mut document = json!({
         "format": FORMAT,
         "version": VERSION,
         "model": window.model().name(),
@@ -124,7 +125,11 @@ fn write_window(window: &Window) -> Value {
             .map(write_message)
             .collect::<Vec<_>>(),
         "compactions": window.compactions().iter().map(CompactionRecord::to_value).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(tokenizer) = window.model().tokenizer() {
+        document["tokenizer"] = json!(tokenizer.fingerprint());
+    }
+    document
 }
 
 fn read_window(value: &Value) -> Result<Window> {
@@ -133,6 +138,10 @@ fn read_window(value: &Value) -> Result<Window> {
     let overhead = Fields::of(fields.value("overhead")?, "overhead")?;
     let saved = SavedWindow {
         model: fields.string("model")?.to_owned(),
+        tokenizer: match fields.optional("tokenizer") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(fields.string("tokenizer")?.to_owned()),
+        },
         settings: read_settings(fields.value("settings")?)?,
         overhead: Overhead {
             system: overhead.tokens("system")?,

@@ -16,6 +16,8 @@ use crate::window::Overhead;
 pub struct SavedWindow {
     /// The model name as the caller gave it.
     pub model: String,
+    /// The fingerprint of the loaded tokenizer the counts were made with, if any.
+    pub tokenizer: Option<String>,
     /// The settings.
     pub settings: Settings,
     /// The overhead.
@@ -101,6 +103,12 @@ impl Window {
         window.prompt_total = saved.prompt_total;
         window.wire_formats = saved.wire_formats;
         window.generation = saved.generation;
+        if saved.tokenizer.is_some() {
+            // The counts were made with a loaded tokenizer this window does not have: count
+            // again with what the model name gives (estimates unless it is an OpenAI model),
+            // until the host sets the tokenizer again (`set_tokenizer` recounts exactly).
+            window.set_model(&saved.model);
+        }
         Ok(window)
     }
 
