@@ -170,8 +170,9 @@ fn settings(rng: &mut Rng, strategy: &str) -> String {
             key(rng, "keep_recent_turns", 0, 4);
         }
         "summary" => {
-            key(rng, "context_limit", 300, 3000);
-            // configure refuses a summary slot as large as the context (no request would fit).
+            // Above the largest summary_budget drawn: configure refuses a summary slot as large
+            // as the context (no summary request would fit).
+            key(rng, "context_limit", 301, 3000);
             if json.contains("context_limit") && !json.contains("summary_budget") {
                 json.push_str(&format!(r#","summary_budget":{}"#, 1 + rng.below(299)));
             }
