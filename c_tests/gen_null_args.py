@@ -52,6 +52,7 @@ SAMPLE_ARRAY = {"int64_t": "sample_ids"}
 OUT_TYPES = {
     "size_t", "int32_t", "uint32_t", "int64_t", "bool",
     "ctxwin_count", "ctxwin_turn_info", "ctxwin_item", "ctxwin_error_info",
+    "ctxwin_request_info", "ctxwin_cache_stats",
 }
 # Input structs passed by pointer: a valid value by type.
 IN_TYPES = {"ctxwin_error_info": "sample_error"}

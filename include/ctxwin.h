@@ -246,6 +246,53 @@ typedef struct ctxwin_tokenizer ctxwin_tokenizer;
 typedef struct ctxwin_window ctxwin_window;
 
 /**
+ * What `ctxwin_window_prepare` reports about the request it prepared.
+ */
+typedef struct ctxwin_request_info {
+  /**
+   * Ledger messages this call took out of the view or shortened.
+   */
+  size_t removed;
+  /**
+   * Items in the view (`ctxwin_window_view_len`).
+   */
+  size_t view_len;
+  /**
+   * Tokens of the request's input: overhead, pinned messages, summary and the view's
+   * history (`ctxwin_window_live_tokens`).
+   */
+  int64_t tokens;
+  /**
+   * Leading view items byte-identical to those of the previous `ctxwin_window_prepare`:
+   * the provider can serve them from its prompt cache, and a cache breakpoint belongs
+   * after them. Never more than the true common prefix.
+   */
+  size_t stable_items;
+  /**
+   * Tokens of those items.
+   */
+  int64_t stable_tokens;
+} ctxwin_request_info;
+
+/**
+ * The sums of the usage reports `ctxwin_window_observe_usage_json` took.
+ */
+typedef struct ctxwin_cache_stats {
+  /**
+   * Usage reports taken.
+   */
+  uint64_t requests;
+  /**
+   * Prompt tokens the provider billed, cached ones included.
+   */
+  uint64_t prompt_tokens;
+  /**
+   * Prompt tokens served from the provider's cache.
+   */
+  uint64_t cached_tokens;
+} ctxwin_cache_stats;
+
+/**
  * What a provider error says, as far as context management is concerned.
  *
  * The numbers are filled only for `CTXWIN_ERR_CAT_CONTEXT_OVERFLOW` and
@@ -355,6 +402,93 @@ typedef struct ctxwin_turn_info {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Prepares the next request. Call it before every request to the model, in the middle of
+ * a turn too (between tool calls), then send the view (`ctxwin_window_view_len` /
+ * `ctxwin_window_view_get`, or `ctxwin_window_render_json`).
+ *
+ * Runs the strategy over the whole ledger as `ctxwin_window_end_turn` does, so that
+ * overhead + pinned messages + summary + view + `output_reserve` fit the model's context
+ * limit: older turns are pruned or compacted by the strategy's rules (the running turn's
+ * messages are never dropped); if the running turn alone does not fit, its oldest long tool
+ * outputs are cut to head and tail (tiered L1's rule) until it does. The view it yields is
+ * the one `end_turn` would give for the same pushes: the boundary stays a function of the
+ * ledger's contents and settings.
+ *
+ * `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
+ * those of the previous `prepare` (0 on the first): where a provider cache breakpoint
+ * belongs. A rewind (`truncate`, `reset`) makes every item from the rewound message on
+ * count as changed.
+ *
+ * Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE`
+ * when even the running turn alone, cut, does not fit the context limit (the window is left
+ * unchanged; `last_error` gives the numbers).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_prepare(struct ctxwin_window *w, struct ctxwin_request_info *out);
+
+/**
+ * Reads a provider's usage object, as it comes in the response, for the request that sent
+ * messages `first..end`, and feeds its prompt total to `ctxwin_window_observe_usage` (the
+ * calibration of estimates) and its cached part to the cache statistics.
+ *
+ * Accepted shapes (the object itself, or a whole response body holding it as `usage` or
+ * `usageMetadata`): OpenAI Chat `usage` (`prompt_tokens`, which includes
+ * `prompt_tokens_details.cached_tokens`), OpenAI Responses `usage` (`input_tokens`, which
+ * includes `input_tokens_details.cached_tokens`), Anthropic `usage` (the prompt is
+ * `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`; the reads are
+ * cached), Gemini `usageMetadata` (`promptTokenCount`, which includes
+ * `cachedContentTokenCount`).
+ *
+ * Parameters: `json`, `len` is borrowed UTF-8.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+ * `CTXWIN_STATUS_PARSE` (not JSON), `CTXWIN_STATUS_INVALID_ARG` (a usage object of unknown
+ * shape, a negative or non-integer count, more cached tokens than prompt tokens:
+ * `last_error` names the field), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
+ * for a range that does not match the window, MISMATCH for a total below the exact part).
+ * On failure nothing changes.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
+ */
+ctxwin_status ctxwin_window_observe_usage_json(struct ctxwin_window *w,
+                                               size_t first,
+                                               size_t end,
+                                               const char *json,
+                                               size_t len);
+
+/**
+ * Writes the sums of every usage report `ctxwin_window_observe_usage_json` took: requests,
+ * prompt tokens billed and prompt tokens served from the cache (their ratio is the cache
+ * hit rate). Saved and restored with the window.
+ *
+ * Parameters: `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_cache_stats(const struct ctxwin_window *w,
+                                        struct ctxwin_cache_stats *out);
 
 /**
  * Classifies an error body or message a provider returned: a context overflow, an output
@@ -1222,7 +1356,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
  *
  * Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue" or "summary"),
- * `history_budget` (0 to INT32_MAX), `retain_text` (false keeps counts only for messages
+ * `history_budget` (0 to INT32_MAX, default 100000, or "auto": the context limit less
+ * `output_reserve` and the overhead and pinned messages; a number above what the model can
+ * take is INVALID_ARG naming the key; the default is capped, never refused), `retain_text` (false keeps counts only for messages
  * pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
  * messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
  * `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
@@ -1260,8 +1396,11 @@ ctxwin_status ctxwin_window_configure(struct ctxwin_window *w,
  * Sets the history budget in tokens and re-enforces the strategy over the whole ledger:
  * a smaller budget prunes more turns, a larger one makes turns that fit live again.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for a
- * negative budget.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` for a
+ * negative budget, or `CTXWIN_STATUS_OUT_OF_RANGE` (changing nothing) for a budget above what
+ * the model can take when its context limit is known: the limit less the output reserve and,
+ * unless `budget_includes_overhead`, the overhead and pinned messages; `last_error` says how
+ * much it can take. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

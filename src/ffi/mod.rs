@@ -9,6 +9,7 @@
 
 pub mod boundary;
 pub mod buffer;
+pub mod cache;
 pub mod classify;
 pub mod compaction;
 pub mod count;
@@ -26,6 +27,7 @@ pub mod window;
 #[cfg(test)]
 mod poison_tests;
 
+pub use cache::{ctxwin_cache_stats, ctxwin_request_info};
 pub use classify::ctxwin_error_info;
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;

@@ -22,6 +22,7 @@
 mod atomic;
 pub mod fields;
 
+use crate::cache::{CacheState, CacheStats, PreparedView};
 use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::FormatSet;
@@ -125,11 +126,53 @@ fn write_window(window: &Window) -> Value {
             .map(write_message)
             .collect::<Vec<_>>(),
         "compactions": window.compactions().iter().map(CompactionRecord::to_value).collect::<Vec<_>>(),
+        "cache": write_cache(window.cache_state()),
     });
     if let Some(tokenizer) = window.model().tokenizer() {
         document["tokenizer"] = json!(tokenizer.fingerprint());
     }
     document
+}
+
+/// The request last prepared (its items' fingerprints in hex) and the usage sums.
+fn write_cache(cache: &CacheState) -> Value {
+    let (items, rewound_from, stable) = cache.prepared.parts();
+    json!({
+        "prepared": items.iter().map(|f| format!("{f:032x}")).collect::<Vec<_>>(),
+        "rewound_from": rewound_from,
+        "stable": stable,
+        "requests": cache.stats.requests,
+        "prompt_tokens": cache.stats.prompt_tokens,
+        "cached_tokens": cache.stats.cached_tokens,
+    })
+}
+
+/// The cache state; a document saved before it existed has none.
+fn read_cache(fields: &Fields) -> Result<CacheState> {
+    let Some(value) = fields.optional("cache") else {
+        return Ok(CacheState::default());
+    };
+    let cache = Fields::of(value, fields.path_of("cache"))?;
+    let items = cache
+        .array("prepared")?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            item.as_str()
+                .filter(|hex| hex.len() == 32)
+                .and_then(|hex| u128::from_str_radix(hex, 16).ok())
+                .ok_or_else(|| parse_error(&format!("cache.prepared[{i}]"), "expected 32 hexadecimal digits"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let rewound_from = cache.optional_whole("rewound_from", usize::MAX as u64)?.map(|n| n as usize);
+    Ok(CacheState {
+        prepared: PreparedView::from_parts(items, rewound_from, cache.index("stable")?),
+        stats: CacheStats {
+            requests: cache.whole("requests", u64::MAX)?,
+            prompt_tokens: cache.whole("prompt_tokens", u64::MAX)?,
+            cached_tokens: cache.whole("cached_tokens", u64::MAX)?,
+        },
+    })
 }
 
 fn read_window(value: &Value) -> Result<Window> {
@@ -169,6 +212,7 @@ fn read_window(value: &Value) -> Result<Window> {
             .enumerate()
             .map(|(i, record)| CompactionRecord::from_value(record, &format!("compactions[{i}]")))
             .collect::<Result<_>>()?,
+        cache: read_cache(&fields)?,
     };
     Window::restore(saved)
 }
