@@ -155,6 +155,13 @@ mod c_side {
             text_of(|buf, cap, needed| unsafe { json::ctxwin_window_render_json(self.0, buf, cap, needed) })
         }
 
+        pub fn render_request(&self, base: &str) -> String {
+            // SAFETY: as for render_json, and `base` is a valid string.
+            text_of(|buf, cap, needed| unsafe {
+                json::ctxwin_window_render_request(self.0, base.as_ptr().cast(), base.len(), buf, cap, needed)
+            })
+        }
+
         pub fn validate(&self) -> String {
             // SAFETY: as for render_json.
             text_of(|buf, cap, needed| unsafe { view::ctxwin_window_validate(self.0, buf, cap, needed) })
@@ -299,16 +306,18 @@ fn render_prints_the_request_body_that_would_be_sent() {
     let path = transcript.to_str().unwrap();
     let config = r#"{"strategy":"tiered","history_budget":3000}"#;
     let c = c_window("gpt-4o", config, &messages);
-    let expected: Value = serde_json::from_str(&c.render_json()).unwrap();
     let body = json_of(&ctxwin(&["inspect", "--model", "gpt-4o", "--config", config, "--render", path], ""));
-    assert_eq!(body, serde_json::json!({ "messages": expected }));
-    let base = write_temp("base.json", r#"{"model":"gpt-4o","messages":["replaced"],"max_tokens":512}"#);
-    let args = ["inspect", "--model", "gpt-4o", "--config", config, "--render", "--base", base.to_str().unwrap(), path];
+    assert_eq!(body, serde_json::from_str::<Value>(&c.render_request("")).unwrap());
+    assert_eq!(body["messages"], serde_json::from_str::<Value>(&c.render_json()).unwrap());
+    // --base gives the rest of the body; a conversation it holds is replaced by the window's.
+    let base = r#"{"model":"gpt-4o","messages":["replaced"],"max_tokens":512}"#;
+    let base_file = write_temp("base.json", base);
+    let args = ["inspect", "--model", "gpt-4o", "--config", config, "--render", "--base", base_file.to_str().unwrap(), path];
     let body = json_of(&ctxwin(&args, ""));
-    assert_eq!(body["model"], "gpt-4o");
-    assert_eq!(body["max_tokens"], 512);
-    assert_eq!(body["messages"], expected);
-    // A request body is its own base: its system prompt and tools stay, its messages are the view.
+    let expected = c.render_request(r#"{"model":"gpt-4o","max_tokens":512}"#);
+    assert_eq!(body, serde_json::from_str::<Value>(&expected).unwrap());
+    assert_eq!((body["model"].as_str(), body["max_tokens"].as_u64()), (Some("gpt-4o"), Some(512)));
+    // A request body is its own base: its system prompt and tools stay, its conversation is the view.
     for fixture in FIXTURES {
         let body = json_of(&ctxwin(&["inspect", "--model", "gpt-4o", "--budget", "50", "--render", fixture], ""));
         let original: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
@@ -340,7 +349,8 @@ fn summary_request_prints_the_prompt_the_library_writes() {
 #[test]
 fn inspect_opens_a_ctxwin_save_file() {
     let messages = long_session();
-    let c = c_window("claude-sonnet-4-5", r#"{"strategy":"monologue","history_budget":2500}"#, &messages);
+    let config = r#"{"strategy":"monologue","history_budget":2500,"format":"openai_chat"}"#;
+    let c = c_window("claude-sonnet-4-5", config, &messages);
     let saved = write_temp("window.json", &c.export());
     let path = saved.to_str().unwrap();
     let report = json_of(&ctxwin(&["inspect", "--json", path], ""));

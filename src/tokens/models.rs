@@ -79,6 +79,11 @@ impl Model {
         self.is_exact() || self.context_limit.is_some() || self.counter != Counter::Estimate(Family::Other)
     }
 
+    /// The model's family, from its name (OpenAI's models are [`Family::Other`]).
+    pub fn family(&self) -> Family {
+        Family::of(&base_name(&self.name))
+    }
+
     /// The model's context window in tokens, when known.
     pub fn context_limit(&self) -> Option<u32> {
         self.context_limit
