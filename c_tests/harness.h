@@ -51,6 +51,7 @@ void suite_classify(void);
 void suite_view(void);
 void suite_integration(void);
 void suite_last_error(void);
+void suite_host_agent(void);
 void suite_requests(void);
 void suite_cache(void);
 void suite_tokenizers(void);
