@@ -260,14 +260,19 @@ impl Window {
                 "host_id {host_id} is already used by the host message at ledger index {index}"
             )));
         }
-        let ready: Vec<Result<Ready<'_>>> = parts
-            .iter()
-            .enumerate()
-            .map(|(i, part)| self.ready(part).map_err(|e| Error::new(e.kind(), format!("parts[{i}].{}", e.message()))))
-            .collect();
-        // The first part refused, as pushing them one by one would find it.
-        self.check_part_ids(parts, |i| ready[i].as_ref().map(|_| ()).map_err(Clone::clone))?;
-        let ready: Vec<Ready<'_>> = ready.into_iter().collect::<Result<_>>()?;
+        // The first part refused, as pushing them one by one would find it: a part's own
+        // error, unless an earlier part's call id is refused.
+        let mut ready = Vec::with_capacity(parts.len());
+        for (i, part) in parts.iter().enumerate() {
+            match self.ready(part) {
+                Ok(part) => ready.push(part),
+                Err(e) => {
+                    self.check_part_ids(&parts[..i])?;
+                    return Err(Error::new(e.kind(), format!("parts[{i}].{}", e.message())));
+                }
+            }
+        }
+        self.check_part_ids(parts)?;
         let mut total = Tally::default();
         for (part, ready) in parts.iter().zip(ready) {
             let name = ready.name.as_deref();
@@ -316,9 +321,9 @@ impl Window {
 
     /// Checks the parts' call ids as `push_tool` would, part after part, without touching
     /// the ledger: the newest turn's calls, then the parts', are fed to the pairing check.
-    fn check_part_ids(&self, parts: &[Part<'_>], checked: impl Fn(usize) -> Result<()>) -> Result<()> {
+    fn check_part_ids(&self, parts: &[Part<'_>]) -> Result<()> {
         if parts.iter().all(|part| part.call_id.is_none()) {
-            return (0..parts.len()).try_for_each(checked);
+            return Ok(());
         }
         let mut calls = TurnCalls::default();
         let turn_start = self.turns.last().map(|turn| turn.first);
@@ -331,7 +336,6 @@ impl Window {
         }
         let mut in_turn = turn_start.is_some();
         for (i, part) in parts.iter().enumerate() {
-            checked(i)?;
             if part.kind == Kind::User {
                 calls = TurnCalls::default();
                 in_turn = true;
