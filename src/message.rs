@@ -221,7 +221,13 @@ impl Message {
 /// by a newline, as the providers see both; the text alone when there is no name.
 pub fn counted_text<'a>(name: Option<&str>, text: &'a str) -> Cow<'a, str> {
     match name {
-        Some(name) => Cow::Owned(format!("{name}\n{text}")),
+        Some(name) => {
+            let mut counted = String::with_capacity(name.len() + 1 + text.len());
+            counted.push_str(name);
+            counted.push('\n');
+            counted.push_str(text);
+            Cow::Owned(counted)
+        }
         None => Cow::Borrowed(text),
     }
 }

@@ -69,10 +69,45 @@ pub struct Defect {
 }
 
 /// Whether a call has been answered yet.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum CallState {
     Open,
     Answered,
+}
+
+/// The calls of one turn so far, fed tool message after tool message: what [`analyze`]
+/// tracks, and what a push checks a new tool message against.
+#[derive(Debug, Default)]
+pub struct TurnCalls<'a> {
+    calls: Vec<(usize, &'a str, CallState)>,
+}
+
+impl<'a> TurnCalls<'a> {
+    /// Feeds the message at ledger index `index`, of kind `kind` with call id `id`, after the
+    /// turn's earlier ones: its problem, if any (a message of another kind has none).
+    pub fn feed(&mut self, index: usize, kind: Kind, id: &'a str) -> Option<Problem> {
+        match kind {
+            Kind::ToolCall => {
+                if self.calls.iter().any(|&(_, other, _)| other == id) {
+                    return Some(Problem::DuplicateCall);
+                }
+                self.calls.push((index, id, CallState::Open));
+                None
+            }
+            Kind::ToolResult => {
+                let open = self.calls.iter().position(|&(_, other, state)| other == id && state == CallState::Open);
+                match open {
+                    Some(call) => {
+                        self.calls[call].2 = CallState::Answered;
+                        None
+                    }
+                    None if self.calls.iter().any(|&(_, other, _)| other == id) => Some(Problem::DuplicateResult),
+                    None => Some(Problem::OrphanResult),
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The defects of the turn `messages[first..end]`, sorted by index. `complete` says whether
@@ -83,35 +118,18 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
         return Vec::new();
     }
     let mut defects = Vec::new();
-    let mut calls: Vec<(usize, &str, CallState)> = Vec::new();
+    let mut calls = TurnCalls::default();
     for (offset, message) in turn.iter().enumerate() {
         let index = first + offset;
         let Some(id) = message.call_id() else {
             continue;
         };
-        match message.kind() {
-            Kind::ToolCall => {
-                if calls.iter().any(|&(_, other, _)| other == id) {
-                    defects.push(Defect::at(index, Problem::DuplicateCall));
-                } else {
-                    calls.push((index, id, CallState::Open));
-                }
-            }
-            Kind::ToolResult => {
-                let open = calls.iter().position(|&(_, other, state)| other == id && state == CallState::Open);
-                match open {
-                    Some(call) => calls[call].2 = CallState::Answered,
-                    None if calls.iter().any(|&(_, other, _)| other == id) => {
-                        defects.push(Defect::at(index, Problem::DuplicateResult));
-                    }
-                    None => defects.push(Defect::at(index, Problem::OrphanResult)),
-                }
-            }
-            _ => {}
+        if let Some(problem) = calls.feed(index, message.kind(), id) {
+            defects.push(Defect::at(index, problem));
         }
     }
     if complete {
-        for &(index, _, state) in &calls {
+        for &(index, _, state) in &calls.calls {
             if state == CallState::Open {
                 let run_end = (index..end)
                     .find(|&i| !matches!(messages[i].kind(), Kind::ToolCall | Kind::ToolResult))

@@ -28,6 +28,8 @@ enum Counter {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Model {
     name: String,
+    /// The family of the name, resolved once (asked on every push of a tool call).
+    family: Family,
     counter: Counter,
     context_limit: Option<u32>,
 }
@@ -39,6 +41,7 @@ impl Model {
         let counter = exact_encoding(&base).map_or_else(|| Counter::Estimate(Family::of(&base)), Counter::Exact);
         Model {
             name: name.to_owned(),
+            family: Family::of(&base),
             counter,
             context_limit: context_limit(&base),
         }
@@ -46,10 +49,12 @@ impl Model {
 
     /// `name` counted with `tokenizer` (exactly), with the context limit `name` has.
     pub fn with_tokenizer(name: &str, tokenizer: Arc<Tokenizer>) -> Model {
+        let base = base_name(name);
         Model {
             name: name.to_owned(),
+            family: Family::of(&base),
             counter: Counter::Loaded(tokenizer),
-            context_limit: context_limit(&base_name(name)),
+            context_limit: context_limit(&base),
         }
     }
 
@@ -81,7 +86,7 @@ impl Model {
 
     /// The model's family, from its name (OpenAI's models are [`Family::Other`]).
     pub fn family(&self) -> Family {
-        Family::of(&base_name(&self.name))
+        self.family
     }
 
     /// The model's context window in tokens, when known.
@@ -96,7 +101,7 @@ impl Model {
             Counter::Loaded(tokenizer) => match tokenizer.count(text) {
                 Ok(tokens) => Count::exact(saturate_u32(tokens as u64)),
                 // Only a pathological split pattern gives up: an estimate, flagged as one.
-                Err(_) => Count::estimate(saturate_u32(estimate(text, Family::of(&base_name(&self.name))))),
+                Err(_) => Count::estimate(saturate_u32(estimate(text, self.family))),
             },
             Counter::Estimate(family) => Count::estimate(saturate_u32(estimate(text, *family))),
         }

@@ -6,12 +6,13 @@
 use super::Window;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message, MessageExtras};
-use crate::pairing;
+use crate::pairing::TurnCalls;
 use crate::tally::Tally;
 use crate::tokens::Count;
 use crate::message::{counted_text, split_call_text};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 /// One block of a host message, as [`Window::push_message`] takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,7 +47,7 @@ pub(crate) struct AppliedCounts {
 /// Where each host message starts in the ledger, by host id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct HostIds {
-    starts: HashMap<i64, usize>,
+    starts: FxHashMap<i64, usize>,
 }
 
 impl HostIds {
@@ -259,14 +260,19 @@ impl Window {
                 "host_id {host_id} is already used by the host message at ledger index {index}"
             )));
         }
-        let ready: Vec<Result<Ready<'_>>> = parts
-            .iter()
-            .enumerate()
-            .map(|(i, part)| self.ready(part).map_err(|e| Error::new(e.kind(), format!("parts[{i}].{}", e.message()))))
-            .collect();
-        // The first part refused, as pushing them one by one would find it.
-        self.check_part_ids(parts, |i| ready[i].as_ref().map(|_| ()).map_err(Clone::clone))?;
-        let ready: Vec<Ready<'_>> = ready.into_iter().collect::<Result<_>>()?;
+        // The first part refused, as pushing them one by one would find it: a part's own
+        // error, unless an earlier part's call id is refused.
+        let mut ready = Vec::with_capacity(parts.len());
+        for (i, part) in parts.iter().enumerate() {
+            match self.ready(part) {
+                Ok(part) => ready.push(part),
+                Err(e) => {
+                    self.check_part_ids(&parts[..i])?;
+                    return Err(Error::new(e.kind(), format!("parts[{i}].{}", e.message())));
+                }
+            }
+        }
+        self.check_part_ids(parts)?;
         let mut total = Tally::default();
         for (part, ready) in parts.iter().zip(ready) {
             let name = ready.name.as_deref();
@@ -314,28 +320,26 @@ impl Window {
     }
 
     /// Checks the parts' call ids as `push_tool` would, part after part, without touching
-    /// the ledger: the newest turn's tool messages and the parts, kind and id only, are
-    /// analyzed together.
-    fn check_part_ids(&self, parts: &[Part<'_>], checked: impl Fn(usize) -> Result<()>) -> Result<()> {
+    /// the ledger: the newest turn's calls, then the parts', are fed to the pairing check.
+    fn check_part_ids(&self, parts: &[Part<'_>]) -> Result<()> {
         if parts.iter().all(|part| part.call_id.is_none()) {
-            return (0..parts.len()).try_for_each(checked);
+            return Ok(());
         }
+        let mut calls = TurnCalls::default();
         let turn_start = self.turns.last().map(|turn| turn.first);
-        let mut probe: Vec<Message> = turn_start
-            .map_or(&[][..], |first| &self.messages[first..])
-            .iter()
-            .map(|message| id_only(message.kind(), message.call_id()))
-            .collect();
-        let mut first = 0;
+        if let Some(first) = turn_start {
+            for (index, message) in self.messages.iter().enumerate().skip(first) {
+                if let Some(id) = message.call_id() {
+                    calls.feed(index, message.kind(), id);
+                }
+            }
+        }
         let mut in_turn = turn_start.is_some();
-        let base = probe.len();
         for (i, part) in parts.iter().enumerate() {
-            checked(i)?;
             if part.kind == Kind::User {
-                first = probe.len();
+                calls = TurnCalls::default();
                 in_turn = true;
             }
-            probe.push(id_only(part.kind, part.call_id));
             let Some(id) = part.call_id else { continue };
             if !matches!(part.kind, Kind::ToolCall | Kind::ToolResult) {
                 return Err(Error::invalid_arg(format!(
@@ -351,13 +355,10 @@ impl Window {
                     "parts[{i}].call_id '{id}': a tool message needs a turn; push a USER message first"
                 )));
             }
-            let index = probe.len() - 1;
-            let defect = pairing::analyze(&probe, first, probe.len(), false).into_iter().find(|d| d.index == index);
-            if let Some(defect) = defect {
-                return Err(Error::invalid_arg(format!("parts[{i}].call_id '{id}': {}", defect.problem.refusal())));
+            if let Some(problem) = calls.feed(self.messages.len() + i, part.kind, id) {
+                return Err(Error::invalid_arg(format!("parts[{i}].call_id '{id}': {}", problem.refusal())));
             }
         }
-        debug_assert!(probe.len() == base + parts.len());
         Ok(())
     }
 
@@ -408,26 +409,16 @@ impl Window {
     }
 }
 
-/// A message holding only what pairing looks at.
-fn id_only(kind: Kind, call_id: Option<&str>) -> Message {
-    let message = Message::new(kind, Count::exact(0), CountSource::Caller, None);
-    match call_id {
-        Some(id) => message.with_extras(MessageExtras {
-            call_id: Some(id.into()),
-            ..MessageExtras::default()
-        }),
-        None => message,
-    }
-}
-
 /// `weights` (summing to `total` > 0) scaled to sum to `target`: floors, then one more to
 /// the largest remainders, earliest first on ties.
 fn largest_remainder(weights: &[u64], total: u64, target: u64) -> Vec<u64> {
     let scaled: Vec<(u64, u64)> = weights
         .iter()
         .map(|&w| {
-            let product = u128::from(w) * u128::from(target);
-            ((product / u128::from(total)) as u64, (product % u128::from(total)) as u64)
+            // Weights and target are token counts (u32): the product fits u64, and u64
+            // division is several times cheaper than u128's.
+            let product = w.checked_mul(target).expect("a u32 weight times a u32 target fits u64");
+            (product / total, product % total)
         })
         .collect();
     let mut shares: Vec<u64> = scaled.iter().map(|&(floor, _)| floor).collect();
