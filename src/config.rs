@@ -1,6 +1,7 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::json::Format;
 use crate::limits::MessageLimit;
 use serde_json::Value;
 
@@ -82,6 +83,27 @@ pub mod defaults {
     pub const TOOL_OUTPUT_MAX_LINES: u32 = 40;
 }
 
+/// What a push does with text that is not valid UTF-8 (`invalid_utf8`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InvalidUtf8 {
+    /// Refuse the push with INVALID_UTF8 (`"error"`, the default).
+    #[default]
+    Error,
+    /// Keep the text with U+FFFD in place of each invalid sequence, count it so, and flag the
+    /// message (`"replace"`).
+    Replace,
+}
+
+impl InvalidUtf8 {
+    /// The name `configure` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidUtf8::Error => "error",
+            InvalidUtf8::Replace => "replace",
+        }
+    }
+}
+
 /// A fraction in (0, 1]: never NaN, so it compares like an integer.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 pub struct Fraction(f64);
@@ -120,7 +142,11 @@ pub struct Settings {
     /// The strategy enforced at `end_turn`.
     pub strategy: StrategyName,
     /// Tokens live history may use (or the whole prompt, see `budget_includes_overhead`).
+    /// With `history_budget_auto`, used only when the context limit is unknown.
     pub history_budget: u32,
+    /// `"history_budget": "auto"`: the budget is what the context limit leaves once the
+    /// output reserve and the fixed cost are taken.
+    pub history_budget_auto: bool,
     /// Keep message texts (true) or counts only (false).
     pub retain_text: bool,
     /// When true the budget caps overhead + pinned messages + summary + history, not
@@ -149,6 +175,10 @@ pub struct Settings {
     pub keep_recent_turns: u32,
     /// Tool outputs longer than this many lines are cut to head and tail by `tiered`.
     pub tool_output_max_lines: u32,
+    /// What a push does with text that is not valid UTF-8.
+    pub invalid_utf8: InvalidUtf8,
+    /// The provider format the window speaks (`format`); `None` is `"auto"`.
+    pub format: Option<Format>,
     /// When a strategy has to act, it acts until the view is within this fraction of each of
     /// its limits, so that the view then stays unchanged (and cached) for many turns.
     pub low_water: Fraction,
@@ -162,6 +192,7 @@ impl Default for Settings {
         Settings {
             strategy: StrategyName::Sliding,
             history_budget: DEFAULT_HISTORY_BUDGET,
+            history_budget_auto: false,
             retain_text: true,
             budget_includes_overhead: false,
             summary_budget: DEFAULT_SUMMARY_BUDGET,
@@ -175,6 +206,8 @@ impl Default for Settings {
             keep_recent: defaults::KEEP_RECENT,
             keep_recent_turns: defaults::KEEP_RECENT_TURNS,
             tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
+            invalid_utf8: InvalidUtf8::Error,
+            format: None,
             low_water: DEFAULT_LOW_WATER,
             output_reserve: Tokens::Auto,
         }
@@ -209,7 +242,10 @@ impl Settings {
     pub fn to_value(&self) -> Value {
         serde_json::json!({
             "strategy": self.strategy.as_str(),
-            "history_budget": self.history_budget,
+            "history_budget": match self.history_budget_auto {
+                true => Value::from("auto"),
+                false => Value::from(self.history_budget),
+            },
             "retain_text": self.retain_text,
             "budget_includes_overhead": self.budget_includes_overhead,
             "summary_budget": self.summary_budget,
@@ -223,6 +259,8 @@ impl Settings {
             "keep_recent": self.keep_recent,
             "keep_recent_turns": self.keep_recent_turns,
             "tool_output_max_lines": self.tool_output_max_lines,
+            "invalid_utf8": self.invalid_utf8.as_str(),
+            "format": self.format.map_or("auto", Format::key),
             "low_water": self.low_water.get(),
             "output_reserve": self.output_reserve.to_value(),
         })
@@ -253,7 +291,16 @@ impl Settings {
     fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
         match key {
             "strategy" => self.strategy = parse_strategy(value)?,
-            "history_budget" => self.history_budget = parse_tokens(key, value)?,
+            "history_budget" => match parse_auto_tokens(key, value)? {
+                Tokens::Auto => {
+                    self.history_budget = DEFAULT_HISTORY_BUDGET;
+                    self.history_budget_auto = true;
+                }
+                Tokens::Fixed(tokens) => {
+                    self.history_budget = tokens;
+                    self.history_budget_auto = false;
+                }
+            },
             "retain_text" => self.retain_text = parse_bool(key, value)?,
             "budget_includes_overhead" => self.budget_includes_overhead = parse_bool(key, value)?,
             "summary_budget" => self.summary_budget = parse_tokens(key, value)?,
@@ -267,6 +314,8 @@ impl Settings {
             "keep_recent" => self.keep_recent = parse_tokens(key, value)?,
             "keep_recent_turns" => self.keep_recent_turns = parse_tokens(key, value)?,
             "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
+            "invalid_utf8" => self.invalid_utf8 = parse_invalid_utf8(value)?,
+            "format" => self.format = parse_format(value)?,
             "low_water" => self.low_water = parse_fraction(key, value)?,
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
@@ -291,7 +340,28 @@ fn parse_strategy(value: &Value) -> Result<StrategyName> {
     }
 }
 
+/// The `format` key: `"auto"` (`None`) or one of the formats' keys.
+fn parse_format(value: &Value) -> Result<Option<Format>> {
+    match value.as_str() {
+        Some("auto") => Ok(None),
+        Some(key) if Format::from_key(key).is_some() => Ok(Format::from_key(key)),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'format' must be \"auto\", \"openai_chat\", \"openai_responses\", \"anthropic\" or \"gemini\" (got {value})"
+        ))),
+    }
+}
+
 /// A threshold: `null` (none) or a whole number from 1 to `i32::MAX`.
+fn parse_invalid_utf8(value: &Value) -> Result<InvalidUtf8> {
+    match value.as_str() {
+        Some("error") => Ok(InvalidUtf8::Error),
+        Some("replace") => Ok(InvalidUtf8::Replace),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'invalid_utf8' must be \"error\" or \"replace\" (got {value})"
+        ))),
+    }
+}
+
 fn parse_threshold(key: &str, value: &Value) -> Result<Option<u32>> {
     if value.is_null() {
         return Ok(None);
@@ -387,9 +457,13 @@ mod tests {
             r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
             r#"{"max_message_bytes":0}"#,
             r#"{"max_message_bytes":4096}"#,
+            r#"{"invalid_utf8":"replace"}"#,
+            r#"{"format":"gemini"}"#,
+            r#"{"format":"openai_responses"}"#,
             r#"{"low_water":0.7,"output_reserve":0}"#,
             r#"{"low_water":1,"output_reserve":32000}"#,
             r#"{"output_reserve":"auto"}"#,
+            r#"{"history_budget":"auto"}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
@@ -444,6 +518,8 @@ mod tests {
             (r#"{"message_threshold":0}"#, ErrorKind::InvalidArg, "message_threshold"),
             (r#"{"turn_threshold":"3"}"#, ErrorKind::InvalidArg, "turn_threshold"),
             (r#"{"tool_output_max_lines":0}"#, ErrorKind::InvalidArg, "tool_output_max_lines"),
+            (r#"{"format":"openai"}"#, ErrorKind::InvalidArg, "format"),
+            (r#"{"format":3}"#, ErrorKind::InvalidArg, "format"),
             (r#"{"low_water":0}"#, ErrorKind::InvalidArg, "low_water"),
             (r#"{"low_water":1.01}"#, ErrorKind::InvalidArg, "low_water"),
             (r#"{"low_water":-0.5}"#, ErrorKind::InvalidArg, "low_water"),
@@ -451,6 +527,7 @@ mod tests {
             (r#"{"output_reserve":-1}"#, ErrorKind::InvalidArg, "output_reserve"),
             (r#"{"output_reserve":1.5}"#, ErrorKind::InvalidArg, "output_reserve"),
             (r#"{"output_reserve":"big"}"#, ErrorKind::InvalidArg, "output_reserve"),
+            (r#"{"history_budget":"Auto"}"#, ErrorKind::InvalidArg, "history_budget"),
             (
                 r#"{"strategy":"tiered","keep_first":4,"keep_recent":8,"message_threshold":10}"#,
                 ErrorKind::InvalidArg,

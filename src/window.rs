@@ -11,34 +11,45 @@
 //! newest compaction record is a floor under the first live turn, and its summary is sent
 //! right after the pinned head.
 
+use crate::cache::CacheState;
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::FormatSet;
-use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::json::{Format, FormatSet};
+use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
 use crate::pairing;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::Keep;
-use crate::strategy::{drop_oldest, monologue, tiered};
+use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, Tokenizer, saturate_u32};
 use std::sync::Arc;
 use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
+use std::borrow::Cow;
 use std::ops::Range;
 
+mod choices;
+mod host;
+mod last_request;
+mod request;
 mod restore;
 mod summarize;
+mod turn_sums;
+mod utf8;
 
+pub use choices::Choice;
+pub use host::Part;
+pub use last_request::LastRequest;
 pub use restore::SavedWindow;
+pub use utf8::Decoded;
+use turn_sums::TurnSums;
 
-/// Where a turn starts, and the history tokens of all turns before it (a prefix sum, so any
-/// run of turns is summed in O(1)).
+/// Where a turn starts (its USER message). Its tokens are in [`TurnSums`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TurnStart {
     first: usize,
-    before: Tally,
 }
 
 /// What the ledger reports about one turn.
@@ -65,6 +76,15 @@ pub struct Overhead {
     pub tools: u32,
 }
 
+/// What [`Window::reset_with`] clears besides the messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResetFlags {
+    /// Sets the overhead (system prompt and tool tokens) to 0.
+    pub overhead: bool,
+    /// Forgets the calibration learned from provider usage.
+    pub calibration: bool,
+}
+
 /// A conversation ledger with a window boundary. Cheap to clone (a fork of the session).
 #[derive(Clone, Debug)]
 pub struct Window {
@@ -73,6 +93,8 @@ pub struct Window {
     overhead: Overhead,
     messages: Vec<Message>,
     turns: Vec<TurnStart>,
+    /// History tokens of each turn, with prefix sums.
+    sums: TurnSums,
     /// History tokens of every turn.
     history: Tally,
     /// Tokens of pinned messages.
@@ -80,6 +102,15 @@ pub struct Window {
     first_live_turn: usize,
     /// Turns dropped by hand: the boundary never moves before this turn.
     forced_first_live: usize,
+    /// The choices `drop_oldest_turn`, `compact` and `recover` recorded, with the ledger
+    /// length each was made at, so a rewind undoes the ones made after it.
+    choices: choices::ChoiceLog,
+    /// The host's ids of its messages (`push_message`), and where each starts.
+    host_ids: host::HostIds,
+    /// Counts `set_count` recorded, applied at the next enforcement (saved).
+    pending_counts: host::PendingCounts,
+    /// The request last rendered, which `observe_last_usage` attributes usage to.
+    last_request: last_request::LastRequestCell,
     /// Learned from provider usage; scales estimated counts.
     calibration: Calibration,
     generation: u32,
@@ -104,6 +135,8 @@ pub struct Window {
     /// Messages in the ledger when the strategy last ran: later pushes sit at the end of the
     /// view as pushed until the next `end_turn` (saved, so a restore replays exactly).
     enforced_messages: usize,
+    /// The request last prepared and the provider's cache reports.
+    cache: CacheState,
 }
 
 impl Window {
@@ -115,10 +148,15 @@ impl Window {
             overhead: Overhead::default(),
             messages: Vec::new(),
             turns: Vec::new(),
+            sums: TurnSums::default(),
             history: Tally::default(),
             pinned: Tally::default(),
             first_live_turn: 0,
             forced_first_live: 0,
+            choices: choices::ChoiceLog::default(),
+            host_ids: host::HostIds::default(),
+            pending_counts: host::PendingCounts::default(),
+            last_request: last_request::LastRequestCell::default(),
             calibration: Calibration::default(),
             generation: 0,
             compactions: Vec::new(),
@@ -131,6 +169,7 @@ impl Window {
             overlay: None,
             costs: CostCache::default(),
             enforced_messages: 0,
+            cache: CacheState::default(),
         }
     }
 
@@ -146,6 +185,10 @@ impl Window {
 
     /// Applies the JSON configuration object `json`; nothing changes unless every key is
     /// valid. Re-enforces the strategy.
+    ///
+    /// A `format` other than `"auto"` fixes the window's format; one that differs from a
+    /// format already fixed (by an earlier `format` or the first JSON push) is refused with
+    /// [`ErrorKind::Mismatch`]: a window speaks one format for its whole life.
     pub fn configure(&mut self, json: &str) -> Result<()> {
         let settings = self.settings.with_json(json)?;
         let limit = settings.context_limit.or(self.model.context_limit());
@@ -159,7 +202,28 @@ impl Window {
                 )));
             }
         }
+        // A budget given here is checked against the model; the default (100000) and a budget
+        // set earlier are capped by what the model can take (see `available_for_history`).
+        let sets_budget = serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get("history_budget").is_some());
+        if sets_budget {
+            self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
+        }
+        let formats = match settings.format {
+            Some(format) if !self.wire_formats.contains(format) => {
+                return Err(Error::new(
+                    ErrorKind::Mismatch,
+                    format!(
+                        "configuration key 'format': this window's format is already {} (fixed for the window's life), not {}",
+                        self.format().key(),
+                        format.key()
+                    ),
+                ));
+            }
+            Some(format) => FormatSet::of(&[format]),
+            None => self.wire_formats,
+        };
         self.settings = settings;
+        self.wire_formats = formats;
         self.costs.clear();
         self.enforce();
         Ok(())
@@ -167,10 +231,43 @@ impl Window {
 
     /// Sets the history budget and re-enforces the strategy over the whole ledger, so turns
     /// that fit a larger budget are live again.
+    ///
+    /// A budget above what the model can take (its context limit less the output reserve and,
+    /// unless `budget_includes_overhead`, the overhead and pinned messages) is refused with
+    /// OUT_OF_RANGE, saying how much it can take.
     pub fn set_budget(&mut self, history_tokens: i32) -> Result<()> {
-        self.settings.history_budget = non_negative("history budget", history_tokens)?;
+        let settings = Settings {
+            history_budget: non_negative("history budget", history_tokens)?,
+            history_budget_auto: false,
+            ..self.settings.clone()
+        };
+        self.check_budget(&settings).map_err(|why| Error::new(ErrorKind::OutOfRange, why))?;
+        self.settings = settings;
         self.enforce();
         Ok(())
+    }
+
+    /// Explains why the explicit budget of `settings` is more than the model can take, if it
+    /// is.
+    fn check_budget(&self, settings: &Settings) -> std::result::Result<(), String> {
+        let Some(limit) = settings.context_limit.or(self.model.context_limit()) else {
+            return Ok(());
+        };
+        if settings.history_budget_auto {
+            return Ok(());
+        }
+        let reserve = settings.output_reserve_in(limit);
+        let fixed = if settings.budget_includes_overhead { 0 } else { self.fixed_cost().tokens() };
+        let most = u64::from(limit).saturating_sub(u64::from(reserve) + fixed);
+        if u64::from(settings.history_budget) <= most {
+            return Ok(());
+        }
+        Err(format!(
+            "history budget {} is more than {} can take: context limit {limit} - output reserve {reserve} - \
+             overhead and pinned messages {fixed} = {most} tokens (\"history_budget\": \"auto\" follows the model)",
+            settings.history_budget,
+            self.model.name()
+        ))
     }
 
     /// Sets the tokens of the system prompt and tool definitions sent with every request.
@@ -209,8 +306,8 @@ impl Window {
             if message.source() == CountSource::Caller {
                 continue;
             }
-            let count = match message.text() {
-                Some(text) => message.media().map_or(next.count(text), |media| next.count(text).plus(media)),
+            let count = match message.counted_text() {
+                Some(text) => message.media().map_or(next.count(&text), |media| next.count(&text).plus(media)),
                 None => Count::estimate(message.count().tokens),
             };
             message.set_count(count);
@@ -228,12 +325,34 @@ impl Window {
     /// Appends a message whose text the library counts, and returns the count as the
     /// window uses it (an estimate scaled by the calibration). A text above the configured
     /// `max_message_bytes` is refused and nothing is appended.
+    ///
+    /// A TOOL_CALL's text is its tool name, a newline and its arguments; the name is kept
+    /// apart (see [`Message::name`]) and the text kept is the arguments. A TOOL_CALL text
+    /// without a name is refused (see [`crate::message::split_call_text`]).
     pub fn push(&mut self, kind: Kind, text: &str) -> Result<Count> {
         self.check_message_size(text.len())?;
-        let count = self.model.count(text);
-        let text = self.settings.retain_text.then(|| Box::from(text));
-        self.append(Message::new(kind, count, CountSource::Library, text));
+        let (name, text) = match kind {
+            Kind::ToolCall => {
+                let (name, arguments) = split_call_text(text)?;
+                (Some(name), arguments)
+            }
+            _ => (None, Cow::Borrowed(text)),
+        };
+        let name = name.as_deref();
+        let extras = MessageExtras {
+            name: name.map(Box::from),
+            ..MessageExtras::default()
+        };
+        let count = self.model.count(&counted_text(name, &text));
+        let text = text.as_ref();
+        self.append(self.library_message(kind, count, text, extras));
         Ok(self.calibrated(count))
+    }
+
+    /// A message the library counted, keeping its text unless the window keeps counts only.
+    fn library_message(&self, kind: Kind, count: Count, text: &str, extras: MessageExtras) -> Message {
+        let message = Message::new(kind, count, CountSource::Library, self.settings.retain_text.then(|| Box::from(text)));
+        if extras == MessageExtras::default() { message } else { message.with_extras(extras) }
     }
 
     /// Refuses a message of `len` bytes above the configured `max_message_bytes`. The C API
@@ -334,10 +453,22 @@ impl Window {
         }
     }
 
-    /// The provider formats every message pushed as JSON fits; [`FormatSet::ANY`] until
-    /// one is pushed, and again once the window is empty.
+    /// The provider formats the window may still speak: [`FormatSet::ANY`] until the format
+    /// is fixed (by the configuration key `format` or the first JSON push), then that one
+    /// format for the window's life.
     pub fn wire_formats(&self) -> FormatSet {
         self.wire_formats
+    }
+
+    /// The provider format the window renders and reads ambiguous JSON in: the fixed one, or
+    /// while none is, the API of the model's family ([`Format::of_model`]).
+    pub fn format(&self) -> Format {
+        let family = Format::of_model(&self.model);
+        if self.wire_formats.contains(family) {
+            family
+        } else {
+            self.wire_formats.preferred().unwrap_or(family)
+        }
     }
 
     /// Appends a tool call or tool result carrying the provider's call id, and returns its
@@ -347,13 +478,57 @@ impl Window {
     /// Errors (nothing is appended): a kind other than TOOL_CALL or TOOL_RESULT, an empty
     /// id, no turn yet, a call reusing an id of its turn, a result for a call already
     /// answered, or a result whose call never came in this turn.
+    ///
+    /// A TOOL_CALL's text is its tool name, a newline and its arguments, as for
+    /// [`Window::push`]; [`Window::push_tool_call`] takes them apart.
     pub fn push_tool(&mut self, kind: Kind, call_id: &str, text: &str) -> Result<Count> {
-        if !matches!(kind, Kind::ToolCall | Kind::ToolResult) {
-            return Err(Error::invalid_arg(format!(
+        match kind {
+            Kind::ToolCall => {
+                let (name, arguments) = split_call_text(text)?;
+                self.push_paired(kind, call_id, Some(&name), &arguments)
+            }
+            Kind::ToolResult => self.push_paired(kind, call_id, None, text),
+            _ => Err(Error::invalid_arg(format!(
                 "push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}",
                 kind.code()
-            )));
+            ))),
         }
+    }
+
+    /// Appends a tool call: its provider id, the tool's name and its arguments (JSON), and
+    /// returns its count (the name and the arguments, as the providers count them). Pairs
+    /// with results as [`Window::push_tool`] does.
+    ///
+    /// Errors (nothing is appended): an empty name; arguments that are not a JSON object
+    /// (empty is `{}`) in a window whose format needs one (Anthropic, Gemini); and the
+    /// errors of [`Window::push_tool`].
+    pub fn push_tool_call(&mut self, call_id: &str, name: &str, arguments: &str) -> Result<Count> {
+        if name.trim().is_empty() {
+            return Err(Error::invalid_arg(format!("tool call id '{call_id}': name must not be empty")));
+        }
+        self.check_call_arguments(call_id, arguments)?;
+        self.push_paired(Kind::ToolCall, call_id, Some(name), arguments)
+    }
+
+    /// Refuses a call's arguments that are not a JSON object (empty is `{}`) in a window
+    /// whose format needs one (Anthropic, Gemini).
+    pub(crate) fn check_call_arguments(&self, call_id: &str, arguments: &str) -> Result<()> {
+        let format = self.format();
+        if format.needs_object_arguments() && !arguments.trim().is_empty() {
+            let parsed = serde_json::from_str::<serde_json::Value>(arguments);
+            if !parsed.is_ok_and(|value| value.is_object()) {
+                return Err(Error::invalid_arg(format!(
+                    "tool call id '{call_id}': arguments must be a JSON object in a {} window",
+                    format.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a tool call or result with its id (and a call's name), checking its pairing.
+    fn push_paired(&mut self, kind: Kind, call_id: &str, name: Option<&str>, text: &str) -> Result<Count> {
+        self.check_message_size(text.len().saturating_add(name.map_or(0, str::len)))?;
         if call_id.is_empty() {
             return Err(Error::invalid_arg("call id must not be empty"));
         }
@@ -362,13 +537,13 @@ impl Window {
                 "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
             )));
         };
-        let count = self.model.count(text);
-        let text = self.settings.retain_text.then(|| Box::from(text));
+        let count = self.model.count(&counted_text(name, text));
         let extras = MessageExtras {
             call_id: Some(call_id.into()),
+            name: name.map(Box::from),
             ..MessageExtras::default()
         };
-        self.append(Message::new(kind, count, CountSource::Library, text).with_extras(extras));
+        self.append(self.library_message(kind, count, text, extras));
         let index = self.messages.len() - 1;
         let range = self.turn_range(turn);
         let defect = pairing::analyze(&self.messages, range.start, range.end, false)
@@ -376,11 +551,7 @@ impl Window {
             .find(|d| d.index == index);
         if let Some(defect) = defect {
             self.remove_from(index);
-            let why = match defect.problem {
-                pairing::Problem::DuplicateCall => "a call with this id was already pushed in this turn",
-                pairing::Problem::DuplicateResult => "this call was already answered",
-                _ => "no call with this id was pushed in this turn",
-            };
+            let why = defect.problem.refusal();
             return Err(Error::invalid_arg(format!("tool call id '{call_id}': {why}")));
         }
         Ok(count)
@@ -401,15 +572,18 @@ impl Window {
             }
             self.turns.push(TurnStart {
                 first: self.messages.len(),
-                before: self.history,
             });
+            self.sums.push(Tally::default());
         }
         if self.is_pinned(self.messages.len(), message.kind()) {
             self.pinned_indices.push(self.messages.len());
             self.pinned.add(self.calibrated(message.count()));
         } else {
-            self.history.add(self.calibrated(message.count()));
+            let count = self.calibrated(message.count());
+            self.history.add(count);
+            self.sums.add(self.turns.len() - 1, count);
         }
+        self.host_ids.note(&self.messages, &message);
         self.messages.push(message);
         if repair {
             self.rebuild_view();
@@ -458,6 +632,7 @@ impl Window {
     pub fn compact(&mut self) -> usize {
         let before = self.verbatim();
         self.record_compaction();
+        self.note_choice();
         self.enforce();
         before.saturating_sub(self.verbatim())
     }
@@ -518,6 +693,7 @@ impl Window {
             self.forced_first_live = self.first_live_turn + 1;
             self.enforce();
         }
+        self.note_choice();
         Ok(before.saturating_sub(self.verbatim()))
     }
 
@@ -530,8 +706,24 @@ impl Window {
             ));
         }
         self.forced_first_live = self.first_live_turn + 1;
+        self.note_choice();
         self.enforce();
         Ok(())
+    }
+
+    /// Records the current manual choices, stamped with the ledger's length, so that a
+    /// rewind to fewer messages undoes them.
+    fn note_choice(&mut self) {
+        self.choices.record(Choice {
+            messages: self.messages.len(),
+            forced_first_live: self.forced_first_live,
+            compacted_through: self.compacted_through,
+        });
+    }
+
+    /// The manual choices in force, oldest first, each with the ledger length it was made at.
+    pub fn choices(&self) -> &[Choice] {
+        self.choices.as_slice()
     }
 
     /// Rewinds the ledger to its first `message_count` messages and re-enforces the strategy,
@@ -548,9 +740,9 @@ impl Window {
         }
         self.remove_from(message_count);
         self.forget_after_rewind();
-        if self.messages.is_empty() {
-            self.wire_formats = FormatSet::ANY;
-        }
+        let kept = self.choices.rewind(message_count);
+        self.forced_first_live = kept.forced_first_live;
+        self.compacted_through = kept.compacted_through;
         self.enforce();
         Ok(())
     }
@@ -558,6 +750,9 @@ impl Window {
     /// Removes the messages from `message_count` on, without enforcing.
     fn remove_from(&mut self, message_count: usize) {
         self.enforced_messages = self.enforced_messages.min(message_count);
+        if message_count < self.messages.len() {
+            self.cache.prepared.rewound(message_count);
+        }
         while self.messages.len() > message_count {
             let index = self.messages.len() - 1;
             let kind = self.messages[index].kind();
@@ -566,12 +761,18 @@ impl Window {
                 self.pinned.sub(count);
             } else {
                 self.history.sub(count);
+                self.sums.sub(self.turns.len() - 1, count);
             }
             if self.turns.last().is_some_and(|turn| turn.first == index) {
                 self.turns.pop();
+                self.sums.pop();
             }
-            self.messages.pop();
+            if let Some(message) = self.messages.pop() {
+                self.host_ids.forget(index, &message);
+            }
         }
+        self.pending_counts.forget_from(message_count);
+        self.last_request.forget_from(message_count);
         self.costs.forget_from(self.turns.len().saturating_sub(1));
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
         self.pinned_indices.truncate(pinned);
@@ -609,25 +810,47 @@ impl Window {
         Ok(())
     }
 
-    /// Removes every message; settings, model and overhead stay.
+    /// Removes every message and what was recorded about them: turns, summaries and
+    /// compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+    /// `compact` and `recover`, host ids, the prompt total and the last request. The model,
+    /// the settings (the format included), the overhead and the calibration stay (see
+    /// [`Window::reset_with`]).
     pub fn reset(&mut self) {
+        self.cache.prepared.rewound(0);
         self.messages.clear();
         self.turns.clear();
+        self.sums.clear();
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.forced_first_live = 0;
+        self.choices.clear();
+        self.host_ids.clear();
+        self.pending_counts = host::PendingCounts::default();
+        self.last_request.forget();
         self.pinned_indices.clear();
         self.defective_turns.clear();
         self.compacted_through = 0;
         self.costs.clear();
         self.forget_after_rewind();
-        self.wire_formats = FormatSet::ANY;
         self.enforce();
+    }
+
+    /// [`Window::reset`], also clearing what `flags` names: the overhead (a `/clear` that
+    /// expects a zero total) and what the calibration learned.
+    pub fn reset_with(&mut self, flags: ResetFlags) {
+        if flags.overhead {
+            self.overhead = Overhead::default();
+        }
+        if flags.calibration {
+            self.calibration = Calibration::default();
+        }
+        self.reset();
     }
 
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
     /// if either changed.
     fn enforce(&mut self) {
+        drop(self.apply_pending_counts());
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
         self.compacted_through = self.compacted_through.min(self.turns.len());
         let mut costs = std::mem::take(&mut self.costs);
@@ -641,11 +864,34 @@ impl Window {
         self.overlay = overlay;
     }
 
+    /// The first live turn and the computed view (see [`Window::plan_strategy`]); when the
+    /// newest turn alone is over the room the context limit leaves, its oldest long tool
+    /// outputs are cut ([`running_turn::fit`]).
+    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
+        let (first, overlay) = self.plan_strategy(cache);
+        let (Some(room), Some(newest)) = (self.context_room(), self.turns.len().checked_sub(1)) else {
+            return (first, overlay);
+        };
+        let history = match &overlay {
+            Some(overlay) => overlay.history().tokens(),
+            None => self.history_from(first).tokens(),
+        };
+        if history <= room {
+            return (first, overlay);
+        }
+        let renderer = Renderer::new(self);
+        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.turns.len()).build(&renderer));
+        match running_turn::fit(&renderer, &mut cut, newest, room) {
+            0 => (first, overlay),
+            _ => (first, Some(cut)),
+        }
+    }
+
     /// The first live turn and, unless the view is simply the pinned messages +
     /// `[start, count)`, the computed view. The sliding window without tool pairs to repair
     /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
     /// O(messages).
-    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
+    fn plan_strategy(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
         let turn_count = self.turns.len();
         let available = self.available_for_history();
         let settings = &self.settings;
@@ -714,15 +960,24 @@ impl Window {
 
     /// Tokens live history may use: the budget (less the fixed cost with
     /// `budget_includes_overhead`), and never more than the context limit leaves once the
-    /// fixed cost and `output_reserve` are taken, when the limit is known.
+    /// fixed cost and `output_reserve` are taken, when the limit is known (which is all of
+    /// it with `"history_budget": "auto"`).
     fn available_for_history(&self) -> u64 {
         let fixed = self.fixed_cost().tokens();
-        let budget = u64::from(self.settings.history_budget);
+        let room = self.context_room();
+        let budget = match self.settings.history_budget_auto && room.is_some() {
+            true => u64::MAX,
+            false => u64::from(self.settings.history_budget),
+        };
         let budget = if self.settings.budget_includes_overhead { budget.saturating_sub(fixed) } else { budget };
-        match self.known_context_limit() {
-            Some(limit) => budget.min(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + fixed)),
-            None => budget,
-        }
+        room.map_or(budget, |room| budget.min(room))
+    }
+
+    /// History tokens the context limit leaves once the fixed cost and the output reserve are
+    /// taken; `None` when the limit is unknown.
+    fn context_room(&self) -> Option<u64> {
+        let limit = self.known_context_limit()?;
+        Some(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + self.fixed_cost().tokens()))
     }
 
     /// Tokens of the context limit kept free for the model's answer (0 when the limit is
@@ -760,19 +1015,25 @@ impl Window {
 
     /// History tokens of turns `k..`.
     fn history_from(&self, k: usize) -> Tally {
-        match self.turns.get(k) {
-            Some(turn) => self.history.minus(turn.before),
-            None => Tally::default(),
+        if k < self.turns.len() {
+            self.history.minus(self.sums.before(k))
+        } else {
+            Tally::default()
         }
     }
 
     fn rebuild_tallies(&mut self) {
         self.history = Tally::default();
         self.pinned = Tally::default();
+        self.sums.clear();
+        let mut turn = Tally::default();
         let mut next_turn = 0;
         for index in 0..self.messages.len() {
             if self.turns.get(next_turn).is_some_and(|turn| turn.first == index) {
-                self.turns[next_turn].before = self.history;
+                if next_turn > 0 {
+                    self.sums.push(turn);
+                }
+                turn = Tally::default();
                 next_turn += 1;
             }
             let (kind, count) = (self.messages[index].kind(), self.calibrated(self.messages[index].count()));
@@ -780,7 +1041,11 @@ impl Window {
                 self.pinned.add(count);
             } else {
                 self.history.add(count);
+                turn.add(count);
             }
+        }
+        if next_turn > 0 {
+            self.sums.push(turn);
         }
     }
 
@@ -846,15 +1111,11 @@ impl Window {
                 format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
             )
         })?;
-        let (end, after) = match self.turns.get(turn + 1) {
-            Some(next) => (next.first, next.before),
-            None => (self.messages.len(), self.history),
-        };
-        let tokens = after.minus(start.before);
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: tokens.count(),
+            tokens: self.sums.turn(turn).count(),
             live: match &self.overlay {
                 Some(overlay) => overlay.is_live(turn),
                 None => turn >= self.first_live_turn,

@@ -9,15 +9,19 @@
 
 pub mod boundary;
 pub mod buffer;
+pub mod cache;
 pub mod classify;
 pub mod compaction;
 pub mod count;
 pub mod error;
 pub mod handle;
+pub mod host;
 pub mod persist;
+pub mod settings;
 pub mod summary;
 pub mod tokenizer;
 pub mod json;
+pub mod message;
 pub mod version;
 pub mod view;
 pub mod window;
@@ -25,9 +29,12 @@ pub mod window;
 #[cfg(test)]
 mod poison_tests;
 
+pub use cache::{ctxwin_cache_stats, ctxwin_request_info};
 pub use classify::ctxwin_error_info;
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;
 pub use handle::{ctxwin_tokenizer, ctxwin_window};
+pub use host::ctxwin_part;
+pub use message::ctxwin_message;
 pub use view::ctxwin_item;
 pub use window::ctxwin_turn_info;
