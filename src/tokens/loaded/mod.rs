@@ -11,6 +11,7 @@
 mod added;
 mod byte_alphabet;
 mod hf;
+mod memo;
 mod merge;
 mod model;
 mod normalize;
@@ -75,6 +76,8 @@ impl Format {
 /// A tokenizer loaded from a file: immutable, shareable between threads.
 #[derive(Debug)]
 pub struct Tokenizer {
+    /// Identifies the tokenizer's entries in the per-thread memo.
+    id: u64,
     format: Format,
     fingerprint: String,
     vocab_size: usize,
@@ -157,6 +160,7 @@ impl Tokenizer {
         hasher.write(data);
         hasher.write(options.canonical().as_bytes());
         Ok(Tokenizer {
+            id: memo::new_id(),
             format,
             fingerprint: format!("{}:{}:{:016x}", format.name(), parts.bpe.vocab.len(), hasher.finish()),
             vocab_size: parts.bpe.vocab.len() + parts.raw_added.len() + parts.normalized_added.len(),
@@ -191,18 +195,24 @@ impl Tokenizer {
     /// Fails only when the split pattern's engine gives up on a text (its backtracking
     /// limit: a pathological pattern), with PARSE.
     pub fn count(&self, text: &str) -> Result<usize> {
-        let mut symbols = Vec::new();
-        let mut total = 0usize;
-        let bpe = &self.bpe;
-        let found = self.raw_added.split(text, &mut |segment: &str| -> std::result::Result<(), String> {
-            let normalized = normalize(&self.normalizers, segment);
-            let found = self.normalized_added.split(&normalized, &mut |segment: &str| {
-                split::for_each_piece(&self.steps, segment, &mut |piece| total += bpe.count(piece.as_bytes(), &mut symbols))
-            })?;
-            total += found;
-            Ok(())
-        });
-        let found = found.map_err(|e| Error::new(ErrorKind::Parse, e))?;
-        Ok(total + found)
+        memo::with_memo(self.id, |memo| {
+            let mut symbols = Vec::new();
+            let mut total = 0usize;
+            let bpe = &self.bpe;
+            let mut piece = |piece: &str| {
+                let piece = piece.as_bytes();
+                total += memo.count(piece, || bpe.count(piece, &mut symbols));
+            };
+            let mut added = 0;
+            let found = self.raw_added.split(text, &mut |segment: &str| -> std::result::Result<(), String> {
+                let normalized = normalize(&self.normalizers, segment);
+                added += self.normalized_added.split(&normalized, &mut |segment: &str| {
+                    split::for_each_piece(&self.steps, segment, &mut piece)
+                })?;
+                Ok(())
+            });
+            let found = found.map_err(|e| Error::new(ErrorKind::Parse, e))?;
+            Ok(total + added + found)
+        })
     }
 }

@@ -1,13 +1,13 @@
 //! Pre-tokenizers: how normalized text is cut into the pieces that are merged separately.
 //!
 //! A chain of steps, each applied to every piece the previous steps made, as Hugging Face's
-//! `Sequence` does. A regex step keeps the pattern's exact semantics, look-ahead included
-//! (`\s+(?!\S)`): patterns are compiled with fancy-regex, the engine tiktoken itself runs
-//! them with, which delegates the parts without look-around to the `regex` crate.
+//! `Sequence` does. A regex step keeps the pattern's exact semantics, look-ahead included.
+//! The families' patterns end in `|\s+(?!\S)|\s+`, the one look-ahead they use; such a
+//! pattern runs on the `regex` crate's automata as `P|\s+` with that construct emulated
+//! exactly (see [`Regex`]). Any other pattern runs on fancy-regex, the backtracking engine
+//! tiktoken itself runs them with.
 
 use std::borrow::Cow;
-
-use fancy_regex::Regex;
 
 /// What becomes of the matches of a split step (Hugging Face's
 /// `SplitDelimiterBehavior`; a ranks file's pattern is `Isolated` with every character
@@ -48,6 +48,57 @@ pub(super) enum Step {
     ByteLevel { add_prefix_space: bool, regex: Option<Pattern> },
 }
 
+/// A compiled split pattern.
+#[derive(Debug)]
+pub(super) enum Regex {
+    /// `P|\s+(?!\S)|\s+` where `P` has no look-around or anchors: `full` is `P|\s+` and
+    /// `head` is `^(?:P)`. Both patterns match at the same positions (where `P` or `\s+`
+    /// does); a match of `full` that `P` does not give is a maximal white-space run, which
+    /// the look-ahead alternative ends one character early when two or more characters are
+    /// followed by a non-space (the last one then starts the next piece), exactly as the
+    /// backtracking engine does.
+    Lookahead { full: regex::Regex, head: regex::Regex },
+    /// Any other pattern.
+    Fancy(fancy_regex::Regex),
+}
+
+/// The construct [`Regex::Lookahead`] emulates, at the end of a pattern.
+const LOOKAHEAD_TAIL: &str = r"|\s+(?!\S)|\s+";
+
+impl Regex {
+    /// Calls `found` with each match's range, left to right.
+    fn for_each_match(&self, text: &str, found: &mut dyn FnMut(usize, usize) -> Result<(), String>) -> Result<(), String> {
+        match self {
+            Regex::Fancy(regex) => {
+                for m in regex.find_iter(text) {
+                    let m = m.map_err(|e| format!("the split pattern failed on this text: {e}"))?;
+                    found(m.start(), m.end())?;
+                }
+            }
+            Regex::Lookahead { full, head } => {
+                let mut at = 0;
+                while let Some(m) = full.find_at(text, at) {
+                    let (start, mut end) = (m.start(), m.end());
+                    if end < text.len() && m.as_str().chars().all(char::is_whitespace) && !head.is_match(&text[start..]) {
+                        // The white-space alternative: `\s+(?!\S)` backs off one character
+                        // when that leaves at least one.
+                        let last = m.as_str().chars().next_back().map_or(0, char::len_utf8);
+                        if end - last > start {
+                            end -= last;
+                        }
+                    }
+                    found(start, end)?;
+                    at = if end > start { end } else { end + text[end..].chars().next().map_or(1, char::len_utf8) };
+                    if at > text.len() {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// GPT-2's pattern, which `ByteLevel` splits with when `use_regex` is on.
 pub(super) const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
@@ -58,10 +109,27 @@ pub(super) const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}
 const BACKTRACK_LIMIT: usize = 100_000_000;
 
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
-    fancy_regex::RegexBuilder::new(pattern)
+    if let Some(regex) = pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free) {
+        return Ok(regex);
+    }
+    let regex = fancy_regex::RegexBuilder::new(pattern)
         .backtrack_limit(BACKTRACK_LIMIT)
         .build()
-        .map_err(|e| format!("the pattern {pattern:?} does not compile: {e}"))
+        .map_err(|e| format!("the pattern {pattern:?} does not compile: {e}"))?;
+    Ok(Regex::Fancy(regex))
+}
+
+/// [`Regex::Lookahead`] for the head `P` of a pattern, when `P` has no look-around and no
+/// anchors or word boundaries (which would see the text around a piece differently).
+fn lookahead_free(head: &str) -> Option<Regex> {
+    let hir = regex_syntax::Parser::new().parse(head).ok()?;
+    if !hir.properties().look_set().is_empty() {
+        return None;
+    }
+    Some(Regex::Lookahead {
+        full: regex::Regex::new(&format!(r"(?:{head})|\s+")).ok()?,
+        head: regex::Regex::new(&format!("^(?:{head})")).ok()?,
+    })
 }
 
 /// Calls `piece` with every piece `chain` cuts `text` into, in order. Fails only when the
@@ -171,14 +239,12 @@ fn for_each_part(
         part(start, end, true)
     };
     match pattern {
-        Pattern::Regex(regex) => {
-            for found in regex.find_iter(text) {
-                let found = found.map_err(|e| format!("the split pattern failed on this text: {e}"))?;
-                if found.start() < found.end() {
-                    on_match(found.start(), found.end(), part)?;
-                }
+        Pattern::Regex(regex) => regex.for_each_match(text, &mut |start, end| {
+            if start < end {
+                on_match(start, end, part)?;
             }
-        }
+            Ok(())
+        })?,
         Pattern::Literal(literal) if !literal.is_empty() => {
             for (start, _) in text.match_indices(literal.as_str()) {
                 on_match(start, start + literal.len(), part)?;

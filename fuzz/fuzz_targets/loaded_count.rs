@@ -1,0 +1,25 @@
+//! Counting with a loaded tokenizer against tiktoken-rs, its in-process reference: OpenAI's
+//! ranks files read as tiktoken-format files (cl100k with the `llama3` pattern, o200k with
+//! `llama4`'s, the same patterns) must count any UTF-8 input exactly as tiktoken-rs does.
+#![no_main]
+use std::sync::OnceLock;
+
+use ctxwin::tokens::{Encoding, Tokenizer};
+use libfuzzer_sys::fuzz_target;
+#[path = "../../tests/support/loaded_ranks.rs"]
+mod loaded_ranks;
+#[path = "../../tests/support/reference.rs"]
+mod reference;
+
+fn loaded() -> &'static [(Encoding, Tokenizer)] {
+    static LOADED: OnceLock<Vec<(Encoding, Tokenizer)>> = OnceLock::new();
+    LOADED.get_or_init(loaded_ranks::loaded)
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    for (encoding, tokenizer) in loaded() {
+        let expected = reference::reference(*encoding).encode_ordinary(text).len();
+        assert_eq!(tokenizer.count(text).unwrap(), expected, "{} on {text:?}", encoding.name());
+    }
+});

@@ -1,0 +1,68 @@
+//! Loaded tokenizers against tiktoken-rs in process: OpenAI's ranks files read as
+//! tiktoken-format files (cl100k with the `llama3` pattern, o200k with `llama4`'s) count
+//! exactly as tiktoken-rs, on random text of every script, whitespace runs and long words;
+//! the same tokenizer is shared by threads; a file's fingerprint follows its content.
+
+use ctxwin::tokens::Tokenizer;
+use std::sync::Arc;
+
+#[path = "support/corpus.rs"]
+mod corpus;
+#[path = "support/loaded_ranks.rs"]
+mod loaded_ranks;
+#[path = "support/reference.rs"]
+mod reference;
+
+#[test]
+fn ranks_files_count_like_tiktoken() {
+    let loaded = loaded_ranks::loaded();
+    let mut rng = corpus::Rng::new(0x10AD);
+    let mut texts: Vec<String> = (0..3000).map(|_| corpus::sample(&mut rng)).collect();
+    texts.push(" ".repeat(100_000) + "x");
+    texts.push("a".repeat(50_000));
+    texts.push("\n\n \t\u{3000}\u{85}x\r\n  \u{a0}".repeat(200));
+    for (encoding, tokenizer) in &loaded {
+        for text in &texts {
+            let expected = reference::reference(*encoding).encode_ordinary(text).len();
+            assert_eq!(tokenizer.count(text).unwrap(), expected, "{} on {:?}", encoding.name(), &text[..text.len().min(80)]);
+        }
+    }
+}
+
+#[test]
+fn a_tokenizer_is_shared_by_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Tokenizer>();
+    let (encoding, tokenizer) = loaded_ranks::loaded().remove(0);
+    let tokenizer = Arc::new(tokenizer);
+    let handles: Vec<_> = (0..4)
+        .map(|seed| {
+            let tokenizer = Arc::clone(&tokenizer);
+            std::thread::spawn(move || {
+                let mut rng = corpus::Rng::new(seed);
+                for _ in 0..300 {
+                    let text = corpus::sample(&mut rng);
+                    assert_eq!(tokenizer.count(&text).unwrap(), encoding.count(&text));
+                }
+            })
+        })
+        .collect();
+    for handle in handles {
+        handle.join().unwrap();
+    }
+}
+
+#[test]
+fn the_fingerprint_follows_the_file_and_options() {
+    let file = r#"{"model":{"type":"BPE","vocab":{"a":0,"b":1,"ab":2},"merges":["a b"]}}"#;
+    let one = Tokenizer::from_bytes(file.as_bytes(), "").unwrap();
+    let again = Tokenizer::from_bytes(file.as_bytes(), "").unwrap();
+    let other = Tokenizer::from_bytes(file.replace("\"ab\":2", "\"ab\":3").as_bytes(), "").unwrap();
+    let broken = Tokenizer::from_bytes(file.replace("a b", "a c").as_bytes(), "").unwrap_err();
+    assert_eq!(one.fingerprint(), again.fingerprint());
+    assert_ne!(one.fingerprint(), other.fingerprint());
+    assert!(one.fingerprint().starts_with("tokenizer.json:"), "{}", one.fingerprint());
+    assert!(broken.message().contains("model.merges[0]"), "{}", broken.message());
+    assert_eq!(one.count("abab").unwrap(), 2);
+    assert_eq!(one.count("abba").unwrap(), 3);
+}
