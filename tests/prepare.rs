@@ -277,3 +277,26 @@ fn usage_objects_calibrate_and_add_up() {
         assert_eq!(ctxwin::persist::export(&by_json), before, "{json}");
     }
 }
+
+/// `cache_breakpoints`: an Anthropic render marks the end of the stable prefix and the newest
+/// message, at most four breakpoints with the caller's own; other messages stay byte for byte.
+#[test]
+fn anthropic_renders_carry_cache_breakpoints() {
+    let mut window = Window::new("claude-sonnet-4-5");
+    window.configure(r#"{"cache_breakpoints":true}"#).unwrap();
+    let first = r#"[{"role":"user","content":"List src/"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ls","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"lib.rs"}]}]"#;
+    ctxwin::json::push_json(&mut window, first).unwrap();
+    window.prepare().unwrap();
+    let rendered = ctxwin::json::render_json(&window).unwrap();
+    assert_eq!(rendered.matches("cache_control").count(), 1, "nothing stable yet: the newest message only");
+    assert!(rendered.starts_with(r#"[{"role":"user","content":"List src/"},"#));
+    ctxwin::json::push_json(&mut window, r#"{"role":"assistant","content":"One file: lib.rs."}"#).unwrap();
+    ctxwin::json::push_json(&mut window, r#"{"role":"user","content":[{"type":"text","text":"Thanks","cache_control":{"type":"ephemeral"}}]}"#).unwrap();
+    assert_eq!(window.prepare().unwrap().stable_items, 3);
+    let rendered: serde_json::Value = serde_json::from_str(&ctxwin::json::render_json(&window).unwrap()).unwrap();
+    let marked: Vec<usize> = (0..5).filter(|&i| rendered[i].to_string().contains("cache_control")).collect();
+    assert_eq!(marked, vec![2, 4], "the stable prefix ends with message 2; the caller marked the newest");
+    // Without the key, the render is the pushed JSON as it was.
+    window.configure(r#"{"cache_breakpoints":false}"#).unwrap();
+    assert_eq!(ctxwin::json::render_json(&window).unwrap().matches("cache_control").count(), 1);
+}

@@ -17,6 +17,7 @@
 //! message that fits none of them is refused with [`ErrorKind::Mismatch`].
 
 mod anthropic;
+mod breakpoints;
 mod chat;
 mod format;
 mod gemini;

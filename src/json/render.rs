@@ -4,7 +4,7 @@
 use super::format::Format;
 use super::parts::Part;
 use super::send_items::{SendItem, items_to_send};
-use super::{anthropic, chat, gemini, parts, responses};
+use super::{anthropic, breakpoints, chat, gemini, parts, responses};
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
 use crate::window::Window;
@@ -24,12 +24,18 @@ use std::borrow::Cow;
 ///   and Gemini (send it as the request's `system` / `systemInstruction`), THINKING for the
 ///   OpenAI formats.
 ///
+/// With `cache_breakpoints` and the Anthropic format, `cache_control` marks the end of the
+/// stable prefix of the last prepared request and the newest message (see
+/// `breakpoints`); those two messages are re-serialised.
+///
 /// Fails with [`ErrorKind::Unsupported`] for an item that has to be rebuilt but whose text
 /// the window did not keep (`retain_text` false).
 pub fn render_json(window: &Window) -> Result<String> {
     let format = window.wire_formats().preferred().unwrap_or(Format::OpenAiChat);
     let items = items_to_send(window);
     let mut rendered: Vec<Cow<'_, str>> = Vec::with_capacity(items.len());
+    // View items rendered through each message, for the cache breakpoints.
+    let mut items_end = Vec::with_capacity(items.len());
     let mut next = 0;
     while next < items.len() {
         if let Some((raw, present, of)) = wire_group(window, &items[next..]) {
@@ -39,12 +45,17 @@ pub fn render_json(window: &Window) -> Result<String> {
             } else {
                 rendered.push(Cow::Owned(partial(format, raw, &present)));
             }
+            items_end.push(next);
             continue;
         }
-        if let Some(message) = synthesize(window, format, &items[next])? {
-            rendered.push(Cow::Owned(message));
-        }
         next += 1;
+        if let Some(message) = synthesize(window, format, &items[next - 1])? {
+            rendered.push(Cow::Owned(message));
+            items_end.push(next);
+        }
+    }
+    if format == Format::Anthropic && window.settings().cache_breakpoints {
+        breakpoints::place(&mut rendered, &items_end, window.stable_items(), 0);
     }
     Ok(format!("[{}]", rendered.join(",")))
 }
