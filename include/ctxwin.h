@@ -1102,6 +1102,11 @@ ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json,
  * arguments); kinds a format has no message for are left out: SYSTEM for Anthropic and
  * Gemini (they go in the request's system field), THINKING for the OpenAI formats.
  *
+ * With the `cache_breakpoints` setting and Anthropic messages, `cache_control` marks the
+ * last block of the last message inside the stable prefix of the last
+ * `ctxwin_window_prepare` and of the newest message (re-serialised), within Anthropic's four
+ * breakpoints per request counting those already in the messages.
+ *
  * Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
  * NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
  * `buf = NULL, cap = 0` queries the length.
