@@ -85,6 +85,18 @@
 #define CTXWIN_ERR_CAT_INVALID_HISTORY 5
 
 /**
+ * `ctxwin_window_reset_with` flag: also set the overhead (system prompt and tool tokens) to
+ * 0, so the live total of an empty window is 0 (an agent's `/clear`).
+ */
+#define CTXWIN_RESET_OVERHEAD 1
+
+/**
+ * `ctxwin_window_reset_with` flag: also forget the calibration learned from provider usage
+ * (`ctxwin_window_observe_usage`).
+ */
+#define CTXWIN_RESET_CALIBRATION 2
+
+/**
  * View item type: a message of the ledger, sent as pushed.
  */
 #define CTXWIN_ITEM_MESSAGE 0
@@ -311,6 +323,98 @@ typedef struct ctxwin_count {
 } ctxwin_count;
 
 /**
+ * One block of a host message, for `ctxwin_window_push_message`: text, thinking, a tool
+ * call or a tool result. Every pointer is borrowed for the call only; `(NULL, 0)` is empty.
+ */
+typedef struct ctxwin_part {
+  /**
+   * One of `CTXWIN_KIND_*`: the ledger kind of the block.
+   */
+  int32_t kind;
+  /**
+   * The block's text (for a tool call, its arguments), decoded as the window's
+   * `invalid_utf8` setting says.
+   */
+  const char *text;
+  /**
+   * Bytes of `text`.
+   */
+  size_t text_len;
+  /**
+   * The provider's tool call id of a TOOL_CALL or TOOL_RESULT block (UTF-8), or NULL /
+   * length 0 for none.
+   */
+  const char *call_id;
+  /**
+   * Bytes of `call_id`.
+   */
+  size_t call_id_len;
+  /**
+   * The tool name of a TOOL_CALL block (UTF-8), its `text` then being the arguments alone
+   * (as `ctxwin_window_push_tool_call` takes them); NULL / length 0 for none, the text then
+   * being the name, a newline and the arguments (as `ctxwin_window_push` takes them).
+   */
+  const char *name;
+  /**
+   * Bytes of `name`.
+   */
+  size_t name_len;
+} ctxwin_part;
+
+/**
+ * A message of the ledger as stored, read with `ctxwin_window_message_get`.
+ *
+ * Every pointer is borrowed from the window, NOT NUL-terminated (use the lengths), and valid
+ * until the next mutating call on the window or `ctxwin_window_free`. A field the message
+ * lacks is NULL with length 0.
+ *
+ * - `text`: the text as pushed, but for a TOOL_CALL, whose `text` is its arguments (the
+ *   tool's name is in `name`); NULL when the window did not keep it (`retain_text` false,
+ *   `ctxwin_window_push_counted`).
+ * - `call_id`: the provider's call id of a TOOL_CALL or TOOL_RESULT pushed with one.
+ * - `name`: the tool's name of a TOOL_CALL (and of a result whose provider JSON names it,
+ *   a Gemini `functionResponse`).
+ * - `tokens`: the message's count as the window uses it (estimates scaled by what
+ *   `ctxwin_window_observe_usage` taught).
+ *
+ * Since: 0.2
+ */
+typedef struct ctxwin_message {
+  /**
+   * One of `CTXWIN_KIND_*`.
+   */
+  int32_t kind;
+  /**
+   * The text (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *text;
+  /**
+   * Bytes of `text`.
+   */
+  size_t text_len;
+  /**
+   * The tool call id (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *call_id;
+  /**
+   * Bytes of `call_id`.
+   */
+  size_t call_id_len;
+  /**
+   * The tool name (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *name;
+  /**
+   * Bytes of `name`.
+   */
+  size_t name_len;
+  /**
+   * The message's tokens.
+   */
+  struct ctxwin_count tokens;
+} ctxwin_message;
+
+/**
  * One item of the view.
  *
  * `index` is the ledger index the item stands for: the message itself for MESSAGE and
@@ -392,7 +496,8 @@ extern "C" {
  * `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
  * those of the previous `prepare` (0 on the first): where a provider cache breakpoint
  * belongs. A rewind (`truncate`, `reset`) makes every item from the rewound message on
- * count as changed.
+ * count as changed. The request prepared is recorded as the last one, so
+ * `ctxwin_window_observe_last_usage` attributes the provider's report to it.
  *
  * Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
  *
@@ -499,7 +604,8 @@ ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_
  * final answer; `tiered` cuts every tool output longer than `tool_output_max_lines` lines or
  * with a line longer than 400 characters (but the newest turn's) and goes on to summaries and dropping only while still over; `sliding` and
  * `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
- * not undo it (`ctxwin_window_truncate` and `ctxwin_window_reset` do). The ledger is never
+ * not undo it (`ctxwin_window_reset` does, and `ctxwin_window_truncate` to fewer messages
+ * than the ledger held when it was made). The ledger is never
  * changed, only the view.
  *
  * Parameters: `removed` may be NULL; otherwise receives how many ledger messages this call
@@ -619,6 +725,195 @@ CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t mo
  * Since: 0.1
  */
 CTXWIN_NODISCARD const char *ctxwin_status_str(int32_t code);
+
+/**
+ * Replaces the count of message `index` with the caller's, for example a provider's exact
+ * figure learned after the push (a count_tokens answer, or the difference of two usage
+ * reports). The count is then the caller's, as `ctxwin_window_push_counted`'s are: taken as
+ * given, with its `exact` flag, and kept by `ctxwin_window_set_model`.
+ *
+ * The count is recorded now and applied by the next `ctxwin_window_end_turn` (or any call
+ * that re-enforces the strategy: `set_budget`, `set_overhead`, `set_model`, `configure`,
+ * `truncate`, `compact`...): until then nothing the window shows moves (boundary, view,
+ * `ctxwin_window_live_tokens`, `ctxwin_window_turn_info`), so indexes a host computed
+ * relative to `ctxwin_window_start` stay valid, and a window saved in between restores
+ * exactly. A later `set_count` of the same message replaces the recorded count. Recording
+ * is O(log recorded counts); applying costs O(log turns) per count (O(1) in the newest
+ * turn). An agent that knows only a turn's total records it with
+ * `ctxwin_window_set_turn_count`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count; `CTXWIN_STATUS_INVALID_ARG` for a negative count.
+ * Nothing changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_set_count(struct ctxwin_window *w,
+                                      size_t index,
+                                      struct ctxwin_count count);
+
+/**
+ * Records the total of turn `turn` for an agent that knows only that: the counts of the
+ * turn's history messages are scaled to sum to `count` (in proportion to their current
+ * counts, largest remainders first; all of it on the USER message when they sum to 0), each
+ * recorded as `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages
+ * inside the turn keep their counts. After the next `ctxwin_window_end_turn`,
+ * `ctxwin_window_turn_info(w, turn, &info)` gives `info.tokens == count`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
+ * turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` for a negative count. Nothing
+ * changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_set_turn_count(struct ctxwin_window *w,
+                                           size_t turn,
+                                           struct ctxwin_count count);
+
+/**
+ * Appends one host message of `n` parts (an assistant message with text, thinking and tool
+ * calls; a user message with tool results and text) under the host's own id `host_id`.
+ * The ledger gets exactly what `n` pushes would give it (a USER part starts a turn, a
+ * TOOL_RESULT never does): per part, `ctxwin_window_push_tool_call(call_id, name, text)` for
+ * a TOOL_CALL with an id and a name, `ctxwin_window_push_tool` for a tool part with an id,
+ * `ctxwin_window_push` otherwise (a TOOL_CALL with a name but no id is pushed as its name, a
+ * newline and its text). No format needs a call id: one without is rendered with a
+ * deterministic id (`ctxwin_window_render_json`). Every part carries `host_id`, so the host's index space is kept:
+ * `ctxwin_window_host_index` maps an id to the ledger, `ctxwin_window_host_id` a ledger
+ * index (any view item's `index`) back, and `ctxwin_window_start_host_id` tells a request
+ * builder where to start in its own array.
+ *
+ * Parameters:
+ * - `parts`, `n`: borrowed array of `n` parts (see `ctxwin_part`); texts are copied unless
+ *   `retain_text` is false.
+ * - `host_id`: the host's id of the message (an array index, a database row id). Each host
+ *   message has its own: an id already in the window is refused (to replace a message,
+ *   `ctxwin_window_truncate(w, host_index)` first, then push it again).
+ * - `out`: may be NULL; otherwise receives the total count of the parts on success.
+ *
+ * All or nothing: every part is checked before any is appended.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (`parts` NULL with `n` > 0, or a
+ * part's pointer NULL with a length); `CTXWIN_STATUS_INVALID_UTF8` for a text that is not
+ * UTF-8 while `invalid_utf8` is `"error"`, or a call id or name that is not UTF-8;
+ * `CTXWIN_STATUS_OUT_OF_RANGE` for a text over `max_message_bytes`;
+ * `CTXWIN_STATUS_INVALID_ARG` for `n` = 0, a part of an unknown kind, a call id or name on a
+ * part that cannot carry one, a TOOL_CALL without a name (none given, and none on the first
+ * line of its text), arguments that are not a JSON object in an Anthropic or Gemini window
+ * (as `ctxwin_window_push_tool_call`), a tool part with an id before any USER message, an id
+ * the tool pairing refuses (as `ctxwin_window_push_tool`), or a host id already used.
+ * `ctxwin_window_last_error` names the part and field (`parts[2].call_id`).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `parts` is NULL or valid for `n` parts, each of whose
+ * pointers is NULL or valid for its length; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_message(struct ctxwin_window *w,
+                                         const struct ctxwin_part *parts,
+                                         size_t n,
+                                         int64_t host_id,
+                                         struct ctxwin_count *out);
+
+/**
+ * The host id of the first live message (`ctxwin_window_start`): a request builder sends
+ * its own messages from this one on (and its pinned ones). The boundary can fall inside a
+ * host message whose first parts closed the pruned turn (tool results, then the USER
+ * text): send that message's parts from `ctxwin_window_start(w) - host_index` on.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * empty window; `CTXWIN_STATUS_INVALID_ARG` when the first live message was not pushed with
+ * `ctxwin_window_push_message`. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_start_host_id(const struct ctxwin_window *w, int64_t *out);
+
+/**
+ * The ledger index of the first part of host message `host_id`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` when no
+ * host message in the window has this id (never pushed, or rewound away). `*out` is written
+ * only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_host_index(const struct ctxwin_window *w, int64_t host_id, size_t *out);
+
+/**
+ * The host id of ledger message `index`: every part of a host message carries it, so any
+ * view item (`ctxwin_item.index`, also for synthetic items) is traced to the host's message.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count; `CTXWIN_STATUS_INVALID_ARG` for a message not pushed
+ * with `ctxwin_window_push_message`. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_host_id(const struct ctxwin_window *w, size_t index, int64_t *out);
+
+/**
+ * Whether message `index` was pushed as bytes that were not valid UTF-8 and kept with
+ * U+FFFD in place of each invalid sequence (configuration `"invalid_utf8":"replace"`). Its
+ * count is the count of the replaced text.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_replaced_utf8(const struct ctxwin_window *w, size_t index, bool *out);
+
+/**
+ * `ctxwin_window_observe_usage` for the request last rendered (`ctxwin_window_render_json`),
+ * so the caller need not record its message range: the provider's `prompt_tokens` are
+ * attributed to that request's overhead, pinned messages, summary and history.
+ *
+ * Returns what `ctxwin_window_observe_usage` returns, and `CTXWIN_STATUS_MISMATCH` when no
+ * request was rendered since the window was created, reset or restored, or the ledger was
+ * rewound below the request's end since. Nothing changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_observe_last_usage(struct ctxwin_window *w, int64_t prompt_tokens);
 
 /**
  * Ties message `index` to the caller's id for it, typically the database row that stores
@@ -775,6 +1070,111 @@ ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path
  * `path` is NULL or valid for `len` bytes; `out` is NULL or writable.
  */
 ctxwin_status ctxwin_window_load(const char *path, size_t len, struct ctxwin_window **out);
+
+/**
+ * The history budget in tokens (`history_budget`, as set by `ctxwin_window_set_budget` or
+ * `ctxwin_window_configure`).
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`; `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_budget(const struct ctxwin_window *w, int32_t *out);
+
+/**
+ * The overhead sent with every request, as set by `ctxwin_window_set_overhead`.
+ *
+ * Parameters: `system_tokens` and `tool_tokens` receive the tokens of the system prompt and
+ * of the tool definitions; both are written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG` (naming the NULL parameter).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `system_tokens` and `tool_tokens` are NULL or writable.
+ */
+ctxwin_status ctxwin_window_overhead(const struct ctxwin_window *w,
+                                     int32_t *system_tokens,
+                                     int32_t *tool_tokens);
+
+/**
+ * The model name as given to `ctxwin_window_new` or `ctxwin_window_set_model`, into the
+ * caller's buffer.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the buffer convention: at most `cap` bytes
+ * including a NUL are written, `*needed` (may be NULL) receives the full length without the
+ * NUL, and `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (`buf` NULL with `cap` > 0) or
+ * `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_model(const struct ctxwin_window *w,
+                                  char *buf,
+                                  size_t cap,
+                                  size_t *needed);
+
+/**
+ * Every setting as a JSON object that `ctxwin_window_configure` accepts (every key, the
+ * defaults included), into the caller's buffer: configuring another window with it gives
+ * it the same settings.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the buffer convention: at most `cap` bytes
+ * including a NUL are written, `*needed` (may be NULL) receives the full length without the
+ * NUL, and `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_settings(const struct ctxwin_window *w,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *needed);
+
+/**
+ * `ctxwin_window_reset`, with options. Removes every message and what was recorded about
+ * them: turns, summaries and compaction records, the pending summary request, the choices of
+ * `drop_oldest_turn`, `compact` and `recover`, host ids, the provider's last prompt total
+ * and the last rendered request. Keeps the model, the settings, and (unless `flags` says
+ * otherwise) the overhead and the calibration.
+ *
+ * Parameters: `flags` is 0 or a combination of `CTXWIN_RESET_OVERHEAD` (also set the
+ * overhead to 0) and `CTXWIN_RESET_CALIBRATION` (also forget the calibration);
+ * `ctxwin_window_reset(w)` is `ctxwin_window_reset_with(w, 0)`.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for
+ * an unknown flag bit (nothing is reset).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_reset_with(struct ctxwin_window *w, uint32_t flags);
 
 /**
  * True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
@@ -1090,17 +1490,35 @@ ctxwin_status ctxwin_window_set_tokenizer(struct ctxwin_window *w,
 ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json, size_t len);
 
 /**
- * Writes what the next request sends, as a JSON array in the format that was pushed (OpenAI
- * Chat Completions if none was), to splice into the request body as `messages`, `input` or
- * `contents`: the pinned messages and the live messages, in order.
+ * Writes what the next request sends, as a JSON array in the window's format (the
+ * configuration key `format`; with `"auto"`, the format of the first JSON push, or before
+ * any the model family's: Anthropic for claude-*, Gemini for gemini-*, else OpenAI Chat
+ * Completions), to splice into the request body as `messages`, `input` or `contents`: the
+ * pinned messages and the live messages, in order. `ctxwin_window_render_request` writes
+ * the whole body instead, system prompt included.
  *
- * A message pushed with `ctxwin_window_push_json` and sent whole is its original JSON byte
- * for byte, unknown fields included. One only part of which is sent (the window boundary
- * fell inside it) is its original object keeping only the sent parts' blocks (content
- * blocks, tool calls, Gemini parts), re-serialised compactly. Messages pushed as plain text
- * become messages of their kind (a TOOL_CALL's text is read as its name, a newline and its
- * arguments); kinds a format has no message for are left out: SYSTEM for Anthropic and
- * Gemini (they go in the request's system field), THINKING for the OpenAI formats.
+ * One assistant step (its thinking, text and tool calls, whatever route pushed them) is
+ * one message, followed by the answers to its calls as the format expects them (Chat:
+ * consecutive `tool` messages; Anthropic: one user message whose `tool_result` blocks come
+ * first; Gemini: one `user` content of `functionResponse` parts). A call the step left
+ * unanswered is answered with the cancelled result; a result that answers no call of the
+ * step just before it is left out. Tool messages pushed without an id are given one,
+ * `ctxwin_call_<ledger index of the call>`; an id-less result answers the oldest
+ * unanswered id-less call of its step. Anthropic messages alternate, starting with the
+ * user (`[Conversation start]` when the view starts with an assistant message).
+ *
+ * A message pushed with `ctxwin_window_push_json` and sent whole and alone is its original
+ * JSON byte for byte, unknown fields included. One only part of which is sent (the window
+ * boundary fell inside it) is its original object keeping only the sent parts' blocks;
+ * one merged with others of its step is re-serialised compactly. Messages pushed as plain
+ * text become messages of their kind; kinds a format has no message for are left out:
+ * SYSTEM for Anthropic and Gemini (`render_request` puts them in `system` /
+ * `systemInstruction`), THINKING for all but Gemini (the others need the provider's
+ * signature or encrypted content). SYSTEM messages come first in the OpenAI formats.
+ *
+ * A successful render is recorded as the window's last request (its first live message and
+ * the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's
+ * usage report to it without the caller recording a range.
  *
  * With the `cache_breakpoints` setting and Anthropic messages, `cache_control` marks the
  * last block of the last message inside the stable prefix of the last
@@ -1128,6 +1546,53 @@ ctxwin_status ctxwin_window_render_json(const struct ctxwin_window *w,
                                         char *buf,
                                         size_t cap,
                                         size_t *needed);
+
+/**
+ * Writes the whole request body to POST: the agent's `base` body (its model, limits,
+ * tools...) with the window's conversation and system prompt placed as the window's format
+ * wants them (`ctxwin_window_configure` key `format`):
+ * - `openai_chat`: `"messages"`, SYSTEM messages first;
+ * - `openai_responses`: `"input"`, SYSTEM messages first as `system` messages (an
+ *   `"instructions"` key of `base` is kept as it is);
+ * - `anthropic`: `"system"` (text blocks, after those of a `"system"` already in `base`) and
+ *   `"messages"`;
+ * - `gemini`: `"systemInstruction"` (parts, after those of a `"systemInstruction"` or
+ *   `"system_instruction"` already in `base`) and `"contents"`.
+ *
+ * The conversation is `ctxwin_window_render_json`'s: one assistant step is one message
+ * whatever the route it was pushed by and whatever the strategy did (Chat `content` +
+ * `tool_calls`; Anthropic one message of blocks; Gemini one `model` content), its answers
+ * as the format expects them, every call answered (a call left without a result is
+ * answered with the cancelled result), no result without its call. The base's other keys
+ * are kept in their order (re-serialised compactly).
+ *
+ * Parameters:
+ * - `base`, `base_len`: borrowed UTF-8 JSON object, the body without its conversation;
+ *   `(NULL, 0)` is `{}`. It may hold the conversation key only empty (`[]` or `null`).
+ * - `buf`, `cap`, `needed`: as for every string out: at most `cap` bytes including a NUL;
+ *   `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_PARSE` for a base that is not JSON; `CTXWIN_STATUS_INVALID_ARG` for a base
+ * that is not an object, that already holds a conversation, or whose system key has another
+ * shape (`ctxwin_window_last_error` names the key); `CTXWIN_STATUS_BUFFER_TOO_SMALL`;
+ * `CTXWIN_STATUS_UNSUPPORTED` when a message must be rebuilt but the window keeps counts
+ * only. Never changes the window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `base` is NULL or valid for `base_len` bytes; `buf` is NULL
+ * or valid for `cap` bytes; `needed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_render_request(const struct ctxwin_window *w,
+                                           const char *base,
+                                           size_t base_len,
+                                           char *buf,
+                                           size_t cap,
+                                           size_t *needed);
 
 /**
  * Counts the tokens of tool (function) definitions, for `ctxwin_window_set_overhead`.
@@ -1158,6 +1623,93 @@ ctxwin_status ctxwin_count_tools_json(const char *model,
                                       const char *json,
                                       size_t len,
                                       struct ctxwin_count *out);
+
+/**
+ * Appends a tool call: the provider's call id, the tool's name and its arguments (JSON, as
+ * the model wrote them), counted as the providers count a call (the name and the
+ * arguments). Answer it with `ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, call_id,
+ * ...)`. Calls pushed one after the other in a step are parallel calls: the renders send
+ * them as one assistant message (Chat `tool_calls`, Anthropic `tool_use` blocks, Gemini
+ * `functionCall` parts) followed by their answers.
+ *
+ * Parameters:
+ * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
+ * - `name`, `name_len`: borrowed UTF-8 tool name, not empty.
+ * - `arguments`, `args_len`: borrowed UTF-8 JSON. In a window whose format sends arguments
+ *   as an object (Anthropic `input`, Gemini `args`) it must be a JSON object, or empty for
+ *   `{}`; the OpenAI formats send it as the string it is.
+ * - `out`: may be NULL; otherwise receives the call's count on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`
+ * (naming the parameter); `CTXWIN_STATUS_INVALID_ARG` for an empty id or name, arguments
+ * that are not a JSON object where one is needed, no USER message yet, or a call reusing
+ * an id of its turn (`ctxwin_window_last_error` names the id and the field);
+ * `CTXWIN_STATUS_OUT_OF_RANGE` above `max_message_bytes`. Nothing is appended on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `call_id`, `name` and `arguments` are each NULL or valid for
+ * their lengths; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_tool_call(struct ctxwin_window *w,
+                                           const char *call_id,
+                                           size_t id_len,
+                                           const char *name,
+                                           size_t name_len,
+                                           const char *arguments,
+                                           size_t args_len,
+                                           struct ctxwin_count *out);
+
+/**
+ * Reads ledger message `index` (0-based, below `ctxwin_window_message_count`, pruned
+ * messages included) as it is stored: its kind, text, call id, tool name and tokens. See
+ * `ctxwin_message` for what each field holds and how long the pointers live.
+ *
+ * Parameters: `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `index >= ctxwin_window_message_count(w)`. O(1).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_message_get(const struct ctxwin_window *w,
+                                        size_t index,
+                                        struct ctxwin_message *out);
+
+/**
+ * Writes the provider JSON ledger message `index` was pushed as with
+ * `ctxwin_window_push_json`: the whole wire message (an assistant message holding text and
+ * two tool calls is three ledger messages, each of which gives the same object). Writes ""
+ * (`*needed` = 0) for a message not pushed as JSON, or whose JSON the window did not keep
+ * (`retain_text` false).
+ *
+ * Parameters: `buf`, `cap`, `needed` as for every string out: at most `cap` bytes including
+ * a NUL; `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`, or
+ * `CTXWIN_STATUS_OUT_OF_RANGE` when `index >= ctxwin_window_message_count(w)`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_message_json(const struct ctxwin_window *w,
+                                         size_t index,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *needed);
 
 /**
  * The library version as a string, for example "0.1.0".
@@ -1318,7 +1870,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
  * (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
- * (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+ * (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
+ * default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
+ * replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
  * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
  * has to act acts until the view is within this fraction of its limits, so the view, and the
@@ -1328,7 +1882,12 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * the view never grows into when the limit is known; a reserve leaving no room for the
  * overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
  * Anthropic renders mark the end of the stable prefix and the newest message with
- * `cache_control`, at most four breakpoints with the caller's own). Unknown keys and bad values return
+ * `cache_control`, at most four breakpoints with the caller's own); `format` (`"auto"`, the default,
+ * `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
+ * `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
+ * the first JSON push, and before any the model family's; once fixed, by this key or a JSON
+ * push, it never changes for the window's life, saved and restored with it: another value is
+ * `CTXWIN_STATUS_MISMATCH`). Unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *
@@ -1407,11 +1966,17 @@ ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model
  * Parameters:
  * - `kind`: one of `CTXWIN_KIND_*`.
  * - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
- *   copies it unless `retain_text` is false.
+ *   copies it unless `retain_text` is false. A TOOL_CALL's text is its tool name, a newline
+ *   and its arguments, as for `ctxwin_window_push_tool` (better: push calls with
+ *   `ctxwin_window_push_tool_call`, and results with `ctxwin_window_push_tool`, with their
+ *   ids; tool messages pushed here carry none, see `ctxwin_window_render_json`).
+ *   Bytes that are not UTF-8 are refused (INVALID_UTF8) unless the window is configured
+ *   `"invalid_utf8":"replace"`: then each invalid sequence becomes U+FFFD, the text is
+ *   counted so, and `ctxwin_window_replaced_utf8` flags the message.
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
- * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+ * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind or a TOOL_CALL text without a name, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
  * exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
  * 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
  * the boundary: `ctxwin_window_end_turn` does.
@@ -1459,12 +2024,18 @@ ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
  * Parameters:
  * - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
  * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
- * - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
- *   unless `retain_text` is false.
+ * - `text`, `len`: borrowed UTF-8; copied unless `retain_text` is false. For a
+ *   TOOL_RESULT, the tool's output. For a TOOL_CALL, the tool's name, a newline, then its
+ *   arguments (`"read_file\n{\"path\":\"a.c\"}"`), or a JSON object naming the call
+ *   (`{"name":"read_file","arguments":{...}}`, also with `input` or `args`); a text with no
+ *   name (an empty first line, or arguments alone) is refused: prefer
+ *   `ctxwin_window_push_tool_call`, which takes the name and the arguments apart.
+ *   Invalid UTF-8 is handled as `ctxwin_window_push` handles it (`invalid_utf8`).
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
- * `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+ * `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, a TOOL_CALL text without a
+ * name, no USER message yet, a call
  * reusing an id of its turn, a second result for a call, or a result whose call never came
  * in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
  *
@@ -1621,7 +2192,11 @@ ctxwin_status ctxwin_window_live_tokens(const struct ctxwin_window *w, struct ct
 /**
  * Rewinds the window to its first `message_count` messages (an undo, or a retry from an
  * earlier point) and re-enforces the strategy over what remains, so turns that fit again
- * are live again.
+ * are live again. The choices `ctxwin_window_drop_oldest_turn`, `ctxwin_window_compact` and
+ * `ctxwin_window_recover` made while the ledger held more than `message_count` messages are
+ * undone; those made earlier stay. Host messages whose first part is removed are forgotten
+ * (their ids may be pushed again); to replace a host message, rewind to its
+ * `ctxwin_window_host_index`.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
  * `message_count` exceeds the number of messages.
@@ -1636,7 +2211,11 @@ ctxwin_status ctxwin_window_live_tokens(const struct ctxwin_window *w, struct ct
 ctxwin_status ctxwin_window_truncate(struct ctxwin_window *w, size_t message_count);
 
 /**
- * Removes every message. Model, settings and overhead stay.
+ * Removes every message and what was recorded about them (turns, summaries and
+ * compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+ * `compact` and `recover`, host ids, the provider's last prompt total, the last rendered
+ * request). The model, the settings, the overhead and the calibration stay;
+ * `ctxwin_window_reset_with` can clear the overhead and the calibration too.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
  *
@@ -1652,7 +2231,8 @@ ctxwin_status ctxwin_window_reset(struct ctxwin_window *w);
 /**
  * Prunes one more turn than the strategy requires (for example after a provider rejected
  * the request as too long). The newest turn is never dropped. A later larger budget does
- * not bring the dropped turn back; truncate or reset does.
+ * not bring the dropped turn back; a reset does, and so does a truncate to fewer messages
+ * than the ledger held when this was called.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
  * only the newest turn is live.

@@ -15,8 +15,8 @@ use crate::cache::CacheState;
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::FormatSet;
-use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::json::{Format, FormatSet};
+use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
 use crate::pairing;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::Keep;
@@ -27,20 +27,29 @@ use crate::tokens::{Calibration, Count, Model, Tokenizer, saturate_u32};
 use std::sync::Arc;
 use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
+use std::borrow::Cow;
 use std::ops::Range;
 
+mod choices;
+mod host;
+mod last_request;
 mod request;
 mod restore;
 mod summarize;
+mod turn_sums;
+mod utf8;
 
+pub use choices::Choice;
+pub use host::Part;
+pub use last_request::LastRequest;
 pub use restore::SavedWindow;
+pub use utf8::Decoded;
+use turn_sums::TurnSums;
 
-/// Where a turn starts, and the history tokens of all turns before it (a prefix sum, so any
-/// run of turns is summed in O(1)).
+/// Where a turn starts (its USER message). Its tokens are in [`TurnSums`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TurnStart {
     first: usize,
-    before: Tally,
 }
 
 /// What the ledger reports about one turn.
@@ -67,6 +76,15 @@ pub struct Overhead {
     pub tools: u32,
 }
 
+/// What [`Window::reset_with`] clears besides the messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResetFlags {
+    /// Sets the overhead (system prompt and tool tokens) to 0.
+    pub overhead: bool,
+    /// Forgets the calibration learned from provider usage.
+    pub calibration: bool,
+}
+
 /// A conversation ledger with a window boundary. Cheap to clone (a fork of the session).
 #[derive(Clone, Debug)]
 pub struct Window {
@@ -75,6 +93,8 @@ pub struct Window {
     overhead: Overhead,
     messages: Vec<Message>,
     turns: Vec<TurnStart>,
+    /// History tokens of each turn, with prefix sums.
+    sums: TurnSums,
     /// History tokens of every turn.
     history: Tally,
     /// Tokens of pinned messages.
@@ -82,6 +102,15 @@ pub struct Window {
     first_live_turn: usize,
     /// Turns dropped by hand: the boundary never moves before this turn.
     forced_first_live: usize,
+    /// The choices `drop_oldest_turn`, `compact` and `recover` recorded, with the ledger
+    /// length each was made at, so a rewind undoes the ones made after it.
+    choices: choices::ChoiceLog,
+    /// The host's ids of its messages (`push_message`), and where each starts.
+    host_ids: host::HostIds,
+    /// Counts `set_count` recorded, applied at the next enforcement (saved).
+    pending_counts: host::PendingCounts,
+    /// The request last rendered, which `observe_last_usage` attributes usage to.
+    last_request: last_request::LastRequestCell,
     /// Learned from provider usage; scales estimated counts.
     calibration: Calibration,
     generation: u32,
@@ -119,10 +148,15 @@ impl Window {
             overhead: Overhead::default(),
             messages: Vec::new(),
             turns: Vec::new(),
+            sums: TurnSums::default(),
             history: Tally::default(),
             pinned: Tally::default(),
             first_live_turn: 0,
             forced_first_live: 0,
+            choices: choices::ChoiceLog::default(),
+            host_ids: host::HostIds::default(),
+            pending_counts: host::PendingCounts::default(),
+            last_request: last_request::LastRequestCell::default(),
             calibration: Calibration::default(),
             generation: 0,
             compactions: Vec::new(),
@@ -151,6 +185,10 @@ impl Window {
 
     /// Applies the JSON configuration object `json`; nothing changes unless every key is
     /// valid. Re-enforces the strategy.
+    ///
+    /// A `format` other than `"auto"` fixes the window's format; one that differs from a
+    /// format already fixed (by an earlier `format` or the first JSON push) is refused with
+    /// [`ErrorKind::Mismatch`]: a window speaks one format for its whole life.
     pub fn configure(&mut self, json: &str) -> Result<()> {
         let settings = self.settings.with_json(json)?;
         let limit = settings.context_limit.or(self.model.context_limit());
@@ -170,7 +208,22 @@ impl Window {
         if sets_budget {
             self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
         }
+        let formats = match settings.format {
+            Some(format) if !self.wire_formats.contains(format) => {
+                return Err(Error::new(
+                    ErrorKind::Mismatch,
+                    format!(
+                        "configuration key 'format': this window's format is already {} (fixed for the window's life), not {}",
+                        self.format().key(),
+                        format.key()
+                    ),
+                ));
+            }
+            Some(format) => FormatSet::of(&[format]),
+            None => self.wire_formats,
+        };
         self.settings = settings;
+        self.wire_formats = formats;
         self.costs.clear();
         self.enforce();
         Ok(())
@@ -253,8 +306,8 @@ impl Window {
             if message.source() == CountSource::Caller {
                 continue;
             }
-            let count = match message.text() {
-                Some(text) => message.media().map_or(next.count(text), |media| next.count(text).plus(media)),
+            let count = match message.counted_text() {
+                Some(text) => message.media().map_or(next.count(&text), |media| next.count(&text).plus(media)),
                 None => Count::estimate(message.count().tokens),
             };
             message.set_count(count);
@@ -272,12 +325,34 @@ impl Window {
     /// Appends a message whose text the library counts, and returns the count as the
     /// window uses it (an estimate scaled by the calibration). A text above the configured
     /// `max_message_bytes` is refused and nothing is appended.
+    ///
+    /// A TOOL_CALL's text is its tool name, a newline and its arguments; the name is kept
+    /// apart (see [`Message::name`]) and the text kept is the arguments. A TOOL_CALL text
+    /// without a name is refused (see [`crate::message::split_call_text`]).
     pub fn push(&mut self, kind: Kind, text: &str) -> Result<Count> {
         self.check_message_size(text.len())?;
-        let count = self.model.count(text);
-        let text = self.settings.retain_text.then(|| Box::from(text));
-        self.append(Message::new(kind, count, CountSource::Library, text));
+        let (name, text) = match kind {
+            Kind::ToolCall => {
+                let (name, arguments) = split_call_text(text)?;
+                (Some(name), arguments)
+            }
+            _ => (None, Cow::Borrowed(text)),
+        };
+        let name = name.as_deref();
+        let extras = MessageExtras {
+            name: name.map(Box::from),
+            ..MessageExtras::default()
+        };
+        let count = self.model.count(&counted_text(name, &text));
+        let text = text.as_ref();
+        self.append(self.library_message(kind, count, text, extras));
         Ok(self.calibrated(count))
+    }
+
+    /// A message the library counted, keeping its text unless the window keeps counts only.
+    fn library_message(&self, kind: Kind, count: Count, text: &str, extras: MessageExtras) -> Message {
+        let message = Message::new(kind, count, CountSource::Library, self.settings.retain_text.then(|| Box::from(text)));
+        if extras == MessageExtras::default() { message } else { message.with_extras(extras) }
     }
 
     /// Refuses a message of `len` bytes above the configured `max_message_bytes`. The C API
@@ -378,10 +453,22 @@ impl Window {
         }
     }
 
-    /// The provider formats every message pushed as JSON fits; [`FormatSet::ANY`] until
-    /// one is pushed, and again once the window is empty.
+    /// The provider formats the window may still speak: [`FormatSet::ANY`] until the format
+    /// is fixed (by the configuration key `format` or the first JSON push), then that one
+    /// format for the window's life.
     pub fn wire_formats(&self) -> FormatSet {
         self.wire_formats
+    }
+
+    /// The provider format the window renders and reads ambiguous JSON in: the fixed one, or
+    /// while none is, the API of the model's family ([`Format::of_model`]).
+    pub fn format(&self) -> Format {
+        let family = Format::of_model(&self.model);
+        if self.wire_formats.contains(family) {
+            family
+        } else {
+            self.wire_formats.preferred().unwrap_or(family)
+        }
     }
 
     /// Appends a tool call or tool result carrying the provider's call id, and returns its
@@ -391,13 +478,57 @@ impl Window {
     /// Errors (nothing is appended): a kind other than TOOL_CALL or TOOL_RESULT, an empty
     /// id, no turn yet, a call reusing an id of its turn, a result for a call already
     /// answered, or a result whose call never came in this turn.
+    ///
+    /// A TOOL_CALL's text is its tool name, a newline and its arguments, as for
+    /// [`Window::push`]; [`Window::push_tool_call`] takes them apart.
     pub fn push_tool(&mut self, kind: Kind, call_id: &str, text: &str) -> Result<Count> {
-        if !matches!(kind, Kind::ToolCall | Kind::ToolResult) {
-            return Err(Error::invalid_arg(format!(
+        match kind {
+            Kind::ToolCall => {
+                let (name, arguments) = split_call_text(text)?;
+                self.push_paired(kind, call_id, Some(&name), &arguments)
+            }
+            Kind::ToolResult => self.push_paired(kind, call_id, None, text),
+            _ => Err(Error::invalid_arg(format!(
                 "push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}",
                 kind.code()
-            )));
+            ))),
         }
+    }
+
+    /// Appends a tool call: its provider id, the tool's name and its arguments (JSON), and
+    /// returns its count (the name and the arguments, as the providers count them). Pairs
+    /// with results as [`Window::push_tool`] does.
+    ///
+    /// Errors (nothing is appended): an empty name; arguments that are not a JSON object
+    /// (empty is `{}`) in a window whose format needs one (Anthropic, Gemini); and the
+    /// errors of [`Window::push_tool`].
+    pub fn push_tool_call(&mut self, call_id: &str, name: &str, arguments: &str) -> Result<Count> {
+        if name.trim().is_empty() {
+            return Err(Error::invalid_arg(format!("tool call id '{call_id}': name must not be empty")));
+        }
+        self.check_call_arguments(call_id, arguments)?;
+        self.push_paired(Kind::ToolCall, call_id, Some(name), arguments)
+    }
+
+    /// Refuses a call's arguments that are not a JSON object (empty is `{}`) in a window
+    /// whose format needs one (Anthropic, Gemini).
+    pub(crate) fn check_call_arguments(&self, call_id: &str, arguments: &str) -> Result<()> {
+        let format = self.format();
+        if format.needs_object_arguments() && !arguments.trim().is_empty() {
+            let parsed = serde_json::from_str::<serde_json::Value>(arguments);
+            if !parsed.is_ok_and(|value| value.is_object()) {
+                return Err(Error::invalid_arg(format!(
+                    "tool call id '{call_id}': arguments must be a JSON object in a {} window",
+                    format.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a tool call or result with its id (and a call's name), checking its pairing.
+    fn push_paired(&mut self, kind: Kind, call_id: &str, name: Option<&str>, text: &str) -> Result<Count> {
+        self.check_message_size(text.len().saturating_add(name.map_or(0, str::len)))?;
         if call_id.is_empty() {
             return Err(Error::invalid_arg("call id must not be empty"));
         }
@@ -406,13 +537,13 @@ impl Window {
                 "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
             )));
         };
-        let count = self.model.count(text);
-        let text = self.settings.retain_text.then(|| Box::from(text));
+        let count = self.model.count(&counted_text(name, text));
         let extras = MessageExtras {
             call_id: Some(call_id.into()),
+            name: name.map(Box::from),
             ..MessageExtras::default()
         };
-        self.append(Message::new(kind, count, CountSource::Library, text).with_extras(extras));
+        self.append(self.library_message(kind, count, text, extras));
         let index = self.messages.len() - 1;
         let range = self.turn_range(turn);
         let defect = pairing::analyze(&self.messages, range.start, range.end, false)
@@ -420,11 +551,7 @@ impl Window {
             .find(|d| d.index == index);
         if let Some(defect) = defect {
             self.remove_from(index);
-            let why = match defect.problem {
-                pairing::Problem::DuplicateCall => "a call with this id was already pushed in this turn",
-                pairing::Problem::DuplicateResult => "this call was already answered",
-                _ => "no call with this id was pushed in this turn",
-            };
+            let why = defect.problem.refusal();
             return Err(Error::invalid_arg(format!("tool call id '{call_id}': {why}")));
         }
         Ok(count)
@@ -445,15 +572,18 @@ impl Window {
             }
             self.turns.push(TurnStart {
                 first: self.messages.len(),
-                before: self.history,
             });
+            self.sums.push(Tally::default());
         }
         if self.is_pinned(self.messages.len(), message.kind()) {
             self.pinned_indices.push(self.messages.len());
             self.pinned.add(self.calibrated(message.count()));
         } else {
-            self.history.add(self.calibrated(message.count()));
+            let count = self.calibrated(message.count());
+            self.history.add(count);
+            self.sums.add(self.turns.len() - 1, count);
         }
+        self.host_ids.note(&self.messages, &message);
         self.messages.push(message);
         if repair {
             self.rebuild_view();
@@ -502,6 +632,7 @@ impl Window {
     pub fn compact(&mut self) -> usize {
         let before = self.verbatim();
         self.record_compaction();
+        self.note_choice();
         self.enforce();
         before.saturating_sub(self.verbatim())
     }
@@ -562,6 +693,7 @@ impl Window {
             self.forced_first_live = self.first_live_turn + 1;
             self.enforce();
         }
+        self.note_choice();
         Ok(before.saturating_sub(self.verbatim()))
     }
 
@@ -574,8 +706,24 @@ impl Window {
             ));
         }
         self.forced_first_live = self.first_live_turn + 1;
+        self.note_choice();
         self.enforce();
         Ok(())
+    }
+
+    /// Records the current manual choices, stamped with the ledger's length, so that a
+    /// rewind to fewer messages undoes them.
+    fn note_choice(&mut self) {
+        self.choices.record(Choice {
+            messages: self.messages.len(),
+            forced_first_live: self.forced_first_live,
+            compacted_through: self.compacted_through,
+        });
+    }
+
+    /// The manual choices in force, oldest first, each with the ledger length it was made at.
+    pub fn choices(&self) -> &[Choice] {
+        self.choices.as_slice()
     }
 
     /// Rewinds the ledger to its first `message_count` messages and re-enforces the strategy,
@@ -592,9 +740,9 @@ impl Window {
         }
         self.remove_from(message_count);
         self.forget_after_rewind();
-        if self.messages.is_empty() {
-            self.wire_formats = FormatSet::ANY;
-        }
+        let kept = self.choices.rewind(message_count);
+        self.forced_first_live = kept.forced_first_live;
+        self.compacted_through = kept.compacted_through;
         self.enforce();
         Ok(())
     }
@@ -613,12 +761,18 @@ impl Window {
                 self.pinned.sub(count);
             } else {
                 self.history.sub(count);
+                self.sums.sub(self.turns.len() - 1, count);
             }
             if self.turns.last().is_some_and(|turn| turn.first == index) {
                 self.turns.pop();
+                self.sums.pop();
             }
-            self.messages.pop();
+            if let Some(message) = self.messages.pop() {
+                self.host_ids.forget(index, &message);
+            }
         }
+        self.pending_counts.forget_from(message_count);
+        self.last_request.forget_from(message_count);
         self.costs.forget_from(self.turns.len().saturating_sub(1));
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
         self.pinned_indices.truncate(pinned);
@@ -656,26 +810,47 @@ impl Window {
         Ok(())
     }
 
-    /// Removes every message; settings, model and overhead stay.
+    /// Removes every message and what was recorded about them: turns, summaries and
+    /// compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+    /// `compact` and `recover`, host ids, the prompt total and the last request. The model,
+    /// the settings (the format included), the overhead and the calibration stay (see
+    /// [`Window::reset_with`]).
     pub fn reset(&mut self) {
         self.cache.prepared.rewound(0);
         self.messages.clear();
         self.turns.clear();
+        self.sums.clear();
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.forced_first_live = 0;
+        self.choices.clear();
+        self.host_ids.clear();
+        self.pending_counts = host::PendingCounts::default();
+        self.last_request.forget();
         self.pinned_indices.clear();
         self.defective_turns.clear();
         self.compacted_through = 0;
         self.costs.clear();
         self.forget_after_rewind();
-        self.wire_formats = FormatSet::ANY;
         self.enforce();
+    }
+
+    /// [`Window::reset`], also clearing what `flags` names: the overhead (a `/clear` that
+    /// expects a zero total) and what the calibration learned.
+    pub fn reset_with(&mut self, flags: ResetFlags) {
+        if flags.overhead {
+            self.overhead = Overhead::default();
+        }
+        if flags.calibration {
+            self.calibration = Calibration::default();
+        }
+        self.reset();
     }
 
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
     /// if either changed.
     fn enforce(&mut self) {
+        drop(self.apply_pending_counts());
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
         self.compacted_through = self.compacted_through.min(self.turns.len());
         let mut costs = std::mem::take(&mut self.costs);
@@ -840,19 +1015,25 @@ impl Window {
 
     /// History tokens of turns `k..`.
     fn history_from(&self, k: usize) -> Tally {
-        match self.turns.get(k) {
-            Some(turn) => self.history.minus(turn.before),
-            None => Tally::default(),
+        if k < self.turns.len() {
+            self.history.minus(self.sums.before(k))
+        } else {
+            Tally::default()
         }
     }
 
     fn rebuild_tallies(&mut self) {
         self.history = Tally::default();
         self.pinned = Tally::default();
+        self.sums.clear();
+        let mut turn = Tally::default();
         let mut next_turn = 0;
         for index in 0..self.messages.len() {
             if self.turns.get(next_turn).is_some_and(|turn| turn.first == index) {
-                self.turns[next_turn].before = self.history;
+                if next_turn > 0 {
+                    self.sums.push(turn);
+                }
+                turn = Tally::default();
                 next_turn += 1;
             }
             let (kind, count) = (self.messages[index].kind(), self.calibrated(self.messages[index].count()));
@@ -860,7 +1041,11 @@ impl Window {
                 self.pinned.add(count);
             } else {
                 self.history.add(count);
+                turn.add(count);
             }
+        }
+        if next_turn > 0 {
+            self.sums.push(turn);
         }
     }
 
@@ -926,15 +1111,11 @@ impl Window {
                 format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
             )
         })?;
-        let (end, after) = match self.turns.get(turn + 1) {
-            Some(next) => (next.first, next.before),
-            None => (self.messages.len(), self.history),
-        };
-        let tokens = after.minus(start.before);
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: tokens.count(),
+            tokens: self.sums.turn(turn).count(),
             live: match &self.overlay {
                 Some(overlay) => overlay.is_live(turn),
                 None => turn >= self.first_live_turn,

@@ -251,6 +251,11 @@ fn usage_objects_calibrate_and_add_up() {
         window
     };
     let (mut by_json, mut by_total) = (build(), build());
+    // prepare records its request as the last one: a report without a range goes to it.
+    let mut prepared = build();
+    assert_eq!(prepared.observe_last_usage(30).unwrap_err().kind(), ErrorKind::Mismatch);
+    prepared.prepare().unwrap();
+    prepared.observe_last_usage(30).unwrap();
     let json = r#"{"id":"msg_1","usage":{"input_tokens":7,"cache_creation_input_tokens":20,"cache_read_input_tokens":3,"output_tokens":9}}"#;
     let usage = by_json.observe_usage_json(0, 2, json).unwrap();
     assert_eq!((usage.prompt_tokens, usage.cached_tokens), (30, 3));

@@ -5,7 +5,7 @@
 //! `CTXWIN_STATUS_NULL_ARG` (or 0 for functions returning a value); a failure leaves the
 //! window unchanged and `ctxwin_window_last_error` explains it.
 
-use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
+use super::boundary::{bytes_arg, ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
 use super::buffer::OutBuffer;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
@@ -159,7 +159,9 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
 /// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
 /// (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
-/// (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+/// (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
+/// default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
+/// replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
 /// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
 /// has to act acts until the view is within this fraction of its limits, so the view, and the
@@ -169,7 +171,12 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// the view never grows into when the limit is known; a reserve leaving no room for the
 /// overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
 /// Anthropic renders mark the end of the stable prefix and the newest message with
-/// `cache_control`, at most four breakpoints with the caller's own). Unknown keys and bad values return
+/// `cache_control`, at most four breakpoints with the caller's own); `format` (`"auto"`, the default,
+/// `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
+/// `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
+/// the first JSON push, and before any the model family's; once fixed, by this key or a JSON
+/// push, it never changes for the window's life, saved and restored with it: another value is
+/// `CTXWIN_STATUS_MISMATCH`). Unknown keys and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
 ///
@@ -269,11 +276,17 @@ pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *
 /// Parameters:
 /// - `kind`: one of `CTXWIN_KIND_*`.
 /// - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
-///   copies it unless `retain_text` is false.
+///   copies it unless `retain_text` is false. A TOOL_CALL's text is its tool name, a newline
+///   and its arguments, as for `ctxwin_window_push_tool` (better: push calls with
+///   `ctxwin_window_push_tool_call`, and results with `ctxwin_window_push_tool`, with their
+///   ids; tool messages pushed here carry none, see `ctxwin_window_render_json`).
+///   Bytes that are not UTF-8 are refused (INVALID_UTF8) unless the window is configured
+///   `"invalid_utf8":"replace"`: then each invalid sequence becomes U+FFFD, the text is
+///   counted so, and `ctxwin_window_replaced_utf8` flags the message.
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
-/// `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+/// `CTXWIN_STATUS_INVALID_ARG` for an unknown kind or a TOOL_CALL text without a name, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
 /// exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
 /// 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
 /// the boundary: `ctxwin_window_end_turn` does.
@@ -298,8 +311,8 @@ pub unsafe extern "C" fn ctxwin_window_push(
             let kind = kind_arg(kind)?;
             window.check_message_size(len)?;
             // SAFETY: forwarded from this function's contract.
-            let text = unsafe { str_arg(text, len, "text") }?;
-            let count = window.push(kind, text)?;
+            let text = unsafe { bytes_arg(text, len, "text") }?;
+            let count = window.push_bytes(kind, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             unsafe { write_optional(out, count.into()) };
             Ok(())
@@ -341,12 +354,18 @@ pub unsafe extern "C" fn ctxwin_window_push_counted(w: *mut ctxwin_window, kind:
 /// Parameters:
 /// - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
 /// - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
-/// - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
-///   unless `retain_text` is false.
+/// - `text`, `len`: borrowed UTF-8; copied unless `retain_text` is false. For a
+///   TOOL_RESULT, the tool's output. For a TOOL_CALL, the tool's name, a newline, then its
+///   arguments (`"read_file\n{\"path\":\"a.c\"}"`), or a JSON object naming the call
+///   (`{"name":"read_file","arguments":{...}}`, also with `input` or `args`); a text with no
+///   name (an empty first line, or arguments alone) is refused: prefer
+///   `ctxwin_window_push_tool_call`, which takes the name and the arguments apart.
+///   Invalid UTF-8 is handled as `ctxwin_window_push` handles it (`invalid_utf8`).
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
-/// `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+/// `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, a TOOL_CALL text without a
+/// name, no USER message yet, a call
 /// reusing an id of its turn, a second result for a call, or a result whose call never came
 /// in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
 ///
@@ -371,8 +390,8 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
         try_mut!(w).update(|window| {
             let kind = kind_arg(kind)?;
             // SAFETY: forwarded from this function's contract.
-            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, str_arg(text, len, "text")?) };
-            let count = window.push_tool(kind, call_id, text)?;
+            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, bytes_arg(text, len, "text")?) };
+            let count = window.push_tool_bytes(kind, call_id, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             unsafe { write_optional(out, count.into()) };
             Ok(())
@@ -552,7 +571,11 @@ pub unsafe extern "C" fn ctxwin_window_live_tokens(w: *const ctxwin_window, out:
 
 /// Rewinds the window to its first `message_count` messages (an undo, or a retry from an
 /// earlier point) and re-enforces the strategy over what remains, so turns that fit again
-/// are live again.
+/// are live again. The choices `ctxwin_window_drop_oldest_turn`, `ctxwin_window_compact` and
+/// `ctxwin_window_recover` made while the ledger held more than `message_count` messages are
+/// undone; those made earlier stay. Host messages whose first part is removed are forgotten
+/// (their ids may be pushed again); to replace a host message, rewind to its
+/// `ctxwin_window_host_index`.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// `message_count` exceeds the number of messages.
@@ -570,7 +593,11 @@ pub unsafe extern "C" fn ctxwin_window_truncate(w: *mut ctxwin_window, message_c
     }
 }
 
-/// Removes every message. Model, settings and overhead stay.
+/// Removes every message and what was recorded about them (turns, summaries and
+/// compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+/// `compact` and `recover`, host ids, the provider's last prompt total, the last rendered
+/// request). The model, the settings, the overhead and the calibration stay;
+/// `ctxwin_window_reset_with` can clear the overhead and the calibration too.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
 ///
@@ -592,7 +619,8 @@ pub unsafe extern "C" fn ctxwin_window_reset(w: *mut ctxwin_window) -> ctxwin_st
 
 /// Prunes one more turn than the strategy requires (for example after a provider rejected
 /// the request as too long). The newest turn is never dropped. A later larger budget does
-/// not bring the dropped turn back; truncate or reset does.
+/// not bring the dropped turn back; a reset does, and so does a truncate to fewer messages
+/// than the ledger held when this was called.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// only the newest turn is live.

@@ -7,16 +7,15 @@
 //! `cache_control`, so the last other block is marked.
 
 use serde_json::{Map, Value, json};
-use std::borrow::Cow;
 
 /// Anthropic's limit of `cache_control` breakpoints per request.
 pub const MAX_BREAKPOINTS: usize = 4;
 
-/// Marks `rendered` (one JSON message each; `items_end[i]` view items rendered through
-/// message `i`) with breakpoints at the end of the first `stable_items` view items and on
-/// the newest message, leaving room for the caller's own (those already in the messages,
-/// and `caller` more elsewhere in the request).
-pub fn place(rendered: &mut [Cow<'_, str>], items_end: &[usize], stable_items: usize, caller: usize) {
+/// Marks `rendered` (one JSON message each) with breakpoints on message `stable_end` (the
+/// last one inside the stable prefix, if any) and on the newest message, leaving room for
+/// the caller's own (those already in the messages, and `caller` more elsewhere in the
+/// request: system blocks, tools).
+pub fn place(rendered: &mut [String], stable_end: Option<usize>, caller: usize) {
     let mut messages: Vec<Option<Map<String, Value>>> = rendered
         .iter()
         .map(|message| match serde_json::from_str(message) {
@@ -27,14 +26,14 @@ pub fn place(rendered: &mut [Cow<'_, str>], items_end: &[usize], stable_items: u
     let existing: usize = messages.iter().flatten().map(count_marks).sum();
     let mut slots = MAX_BREAKPOINTS.saturating_sub(existing + caller);
     let newest = rendered.len().checked_sub(1);
-    let stable_end = items_end.iter().rposition(|&end| end <= stable_items).filter(|&i| stable_items > 0 && Some(i) != newest);
+    let stable_end = stable_end.filter(|&i| Some(i) != newest);
     for target in [newest, stable_end].into_iter().flatten() {
         if slots == 0 {
             break;
         }
         let Some(message) = messages[target].as_mut() else { continue };
         if count_marks(message) == 0 && mark(message) {
-            rendered[target] = Cow::Owned(Value::Object(message.clone()).to_string());
+            rendered[target] = Value::Object(message.clone()).to_string();
             slots -= 1;
         }
     }
@@ -78,10 +77,10 @@ fn mark(message: &mut Map<String, Value>) -> bool {
 mod tests {
     use super::*;
 
-    fn run(messages: &[&str], ends: &[usize], stable: usize, caller: usize) -> Vec<String> {
-        let mut rendered: Vec<Cow<'_, str>> = messages.iter().map(|m| Cow::Borrowed(*m)).collect();
-        place(&mut rendered, ends, stable, caller);
-        rendered.into_iter().map(Cow::into_owned).collect()
+    fn run(messages: &[&str], stable_end: Option<usize>, caller: usize) -> Vec<String> {
+        let mut rendered: Vec<String> = messages.iter().map(|m| m.to_string()).collect();
+        place(&mut rendered, stable_end, caller);
+        rendered
     }
 
     #[test]
@@ -92,7 +91,7 @@ mod tests {
             r#"{"role":"user","content":"three"}"#,
             r#"{"role":"assistant","content":[{"type":"text","text":"four"},{"type":"thinking","thinking":"t","signature":"s"}]}"#,
         ];
-        let out = run(&messages, &[1, 3, 4, 6], 3, 0);
+        let out = run(&messages, Some(1), 0);
         assert_eq!(out[0], messages[0]);
         assert_eq!(
             out[1],
@@ -103,8 +102,8 @@ mod tests {
             out[3],
             r#"{"role":"assistant","content":[{"type":"text","text":"four","cache_control":{"type":"ephemeral"}},{"type":"thinking","thinking":"t","signature":"s"}]}"#
         );
-        // A string content becomes a text block; a stable prefix inside a message is not cut.
-        let out = run(&messages[..3], &[1, 3, 4], 2, 0);
+        // A string content becomes a text block.
+        let out = run(&messages[..3], Some(0), 0);
         assert_eq!(out[0], r#"{"role":"user","content":[{"type":"text","text":"one","cache_control":{"type":"ephemeral"}}]}"#);
         assert_eq!(out[2], r#"{"role":"user","content":[{"type":"text","text":"three","cache_control":{"type":"ephemeral"}}]}"#);
     }
@@ -115,13 +114,13 @@ mod tests {
         let plain = r#"{"role":"user","content":"y"}"#;
         let messages = [marked, marked, plain, plain];
         // Two in the messages, one in the system prompt: one slot, for the newest message.
-        let out = run(&messages, &[1, 2, 3, 4], 3, 1);
+        let out = run(&messages, Some(2), 1);
         assert_eq!(out[2], plain);
         assert!(out[3].contains("cache_control"));
-        let out = run(&messages, &[1, 2, 3, 4], 3, 2);
+        let out = run(&messages, Some(2), 2);
         assert_eq!(out[3], plain, "no slot left");
         // Nothing stable yet: only the newest message.
-        let out = run(&[plain, plain], &[1, 2], 0, 0);
+        let out = run(&[plain, plain], None, 0);
         assert_eq!(out[0], plain);
         assert!(out[1].contains("cache_control"));
     }

@@ -89,6 +89,15 @@ impl CostCache {
         self.turns.clear();
         self.walk = Walk::default();
     }
+
+    /// Forgets turn `turn`'s costs (one of its counts changed), and the sliding walk if it
+    /// covered that turn.
+    pub fn forget(&mut self, turn: usize) {
+        if let Some(costs) = self.turns.get_mut(turn) {
+            *costs = [None; Treatment::ALL.len()];
+        }
+        self.walk.forget_from(turn);
+    }
 }
 
 /// The cost of each turn under each treatment, rendered once and remembered; completed turns
