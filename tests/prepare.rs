@@ -301,6 +301,11 @@ fn anthropic_renders_carry_cache_breakpoints() {
     let rendered: serde_json::Value = serde_json::from_str(&ctxwin::json::render_json(&window).unwrap()).unwrap();
     let marked: Vec<usize> = (0..5).filter(|&i| rendered[i].to_string().contains("cache_control")).collect();
     assert_eq!(marked, vec![2, 4], "the stable prefix ends with message 2; the caller marked the newest");
+    // render_request counts the base's own: three there leave one, for the newest message.
+    let base = r#"{"model":"claude-sonnet-4-5","system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"tools":[{"name":"a","input_schema":{},"cache_control":{"type":"ephemeral"}},{"name":"b","input_schema":{},"cache_control":{"type":"ephemeral"}}]}"#;
+    let body: serde_json::Value = serde_json::from_str(&ctxwin::json::render_request(&window, base).unwrap()).unwrap();
+    assert_eq!(body.to_string().matches("cache_control").count(), 4, "never more than four");
+    assert!(!body["messages"][2].to_string().contains("cache_control"));
     // Without the key, the render is the pushed JSON as it was.
     window.configure(r#"{"cache_breakpoints":false}"#).unwrap();
     assert_eq!(ctxwin::json::render_json(&window).unwrap().matches("cache_control").count(), 1);
