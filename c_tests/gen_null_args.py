@@ -5,8 +5,8 @@ Every exported function is called with NULL in each of its pointer parameters in
 other arguments valid. What the call must do is read from the header's own doc comments:
 
 - a required pointer: a status function returns CTXWIN_STATUS_NULL_ARG, leaves the window as
-  it was and names the parameter in last_error (unless its doc says it "never records a
-  failure"); a function returning a value returns 0 (when
+  it was and names the parameter in last_error and in the thread's ctxwin_last_error (unless
+  its doc says it "never records a failure"); a function returning a value returns 0 (when
   the NULL is the handle) or at least returns (any other pointer: there is no status to give);
 - an out-parameter the doc calls optional ("`out` may be NULL", "`*needed` (may be NULL)"):
   the call does not return NULL_ARG;
@@ -255,10 +255,13 @@ def test_case(fname, ret, params, doc, roles, role, index, null_len):
             if role != "handle" and records and any(r == "handle" for r, _ in roles):
                 lines.append(f'    CHECK(strstr(last_error(w), "{pname}") != NULL);')
                 lines.append("    CHECK(ctxwin_window_message_count(w) == messages_before);")
+            if records:
+                lines.append(f'    CHECK(strstr(thread_last_error(), "{pname}") != NULL);')
         elif expect == "not_null_arg":
             lines.append("    CHECK(got != CTXWIN_STATUS_NULL_ARG);")
         elif expect == "zero":
             lines.append("    CHECK(got == 0);")
+            lines.append(f'    CHECK(strcmp(thread_last_error(), "{pname} is NULL") == 0);')
         else:
             lines.append("    CHECK(got != NULL);")
     lines += [

@@ -50,6 +50,7 @@ void suite_null_args(void);
 void suite_classify(void);
 void suite_view(void);
 void suite_integration(void);
+void suite_last_error(void);
 void suite_host_agent(void);
 void suite_requests(void);
 void suite_cache(void);
@@ -60,6 +61,10 @@ ctxwin_window *new_window(const char *model);
 ctxwin_status push_str(ctxwin_window *w, int32_t kind, const char *text);
 /* Copies the window's last error into a static buffer. */
 const char *last_error(const ctxwin_window *w);
+/* Copies the calling thread's ctxwin_last_error into a static buffer. */
+const char *thread_last_error(void);
+/* The window's export, malloc'ed (the caller frees it); *len is its length. */
+char *export_json(const ctxwin_window *w, size_t *len);
 /* True when the environment asks for a quicker run (under valgrind). */
 int quick_mode(void);
 

@@ -99,7 +99,27 @@ static void context_limits(void) {
     CHECK(ctxwin_model_context_limit(NULL, 0) == 0);
 }
 
+static int known(const char *model) {
+    return ctxwin_model_known(model, strlen(model));
+}
+
+static void misspelled_models_are_unknown(void) {
+    CHECK(known("gpt-4o") && known("openai/GPT-4o-mini") && known("o200k_base"));
+    CHECK(known("claude-sonnet-4-5") && known("models/gemini-2.5-pro") && known("llama-3.1-8b"));
+    CHECK(!known("gpt4o") && !known("claud-sonnet-4") && !known("") && !known("my-local-model"));
+    /* An unknown model still counts, as an estimate without a context limit. */
+    ctxwin_count c;
+    CHECK_OK(ctxwin_count_text("gpt4o", 5, "hello world", 11, &c));
+    CHECK(!c.exact && c.tokens > 0);
+    CHECK(ctxwin_model_context_limit("gpt4o", 5) == 0);
+    CHECK(!ctxwin_model_known(NULL, 3));
+    CHECK(!ctxwin_model_known("gpt-4o\xff", 7));
+    CHECK(strstr(thread_last_error(), "model is not valid UTF-8") != NULL);
+    CHECK(!ctxwin_model_known(NULL, 0));
+}
+
 void suite_count(void) {
+    harness_run("misspelled_models_are_unknown", misspelled_models_are_unknown);
     harness_run("openai_models_are_exact", openai_models_are_exact);
     harness_run("names_are_matched_as_users_write_them", names_are_matched_as_users_write_them);
     harness_run("other_models_are_estimates", other_models_are_estimates);

@@ -38,6 +38,25 @@ const char *last_error(const ctxwin_window *w) {
     return buf;
 }
 
+char *export_json(const ctxwin_window *w, size_t *len) {
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_export(w, NULL, 0, &needed));
+    char *buf = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_export(w, buf, needed + 1, &needed));
+    *len = needed;
+    return buf;
+}
+
+const char *thread_last_error(void) {
+    static char buf[512];
+    size_t needed = 0;
+    buf[0] = '\0';
+    if (ctxwin_last_error(buf, sizeof buf, &needed) != CTXWIN_OK || needed != strlen(buf)) {
+        return "<ctxwin_last_error failed>";
+    }
+    return buf;
+}
+
 int quick_mode(void) {
     const char *quick = getenv("CTXWIN_TEST_QUICK");
     return quick != NULL && quick[0] != '\0' && quick[0] != '0';
@@ -64,6 +83,7 @@ int main(void) {
     run_suite("classify", suite_classify);
     run_suite("view", suite_view);
     run_suite("integration", suite_integration);
+    run_suite("last_error", suite_last_error);
     run_suite("host_agent", suite_host_agent);
     run_suite("requests", suite_requests);
     run_suite("cache", suite_cache);

@@ -9,15 +9,6 @@ static ctxwin_count counted(int32_t tokens) {
     return c;
 }
 
-static char *export_json(const ctxwin_window *w, size_t *len) {
-    size_t needed = 0;
-    CHECK_OK(ctxwin_window_export(w, NULL, 0, &needed));
-    char *buf = malloc(needed + 1);
-    CHECK_OK(ctxwin_window_export(w, buf, needed + 1, &needed));
-    *len = needed;
-    return buf;
-}
-
 /* One turn of session step `i`, the same for every window it is applied to. */
 static void step(ctxwin_window *w, int i) {
     char text[96];

@@ -5,7 +5,8 @@
  * ctxwin_window_needs_summary() says so, the agent writes the summary request, "sends" it
  * to its LLM (here a deterministic function that reads the request), and hands the answer
  * to ctxwin_window_set_summary(). The compaction records are printed at the end, and the
- * window is saved, loaded back and compared.
+ * window is saved, loaded back and compared with the original: the same export, byte for
+ * byte, and the same view item by item (the program fails otherwise).
  *
  * Run it from the repository root: make demo
  */
@@ -120,12 +121,37 @@ int main(void) {
     check(ctxwin_window_save(w, path, strlen(path)), w, "save");
     ctxwin_window *loaded = NULL;
     if (ctxwin_window_load(path, strlen(path), &loaded) != CTXWIN_OK) {
-        fprintf(stderr, "load failed\n");
+        char why[256] = "";
+        ctxwin_last_error(why, sizeof why, NULL); /* a constructor explains itself per thread */
+        fprintf(stderr, "load failed: %s\n", why);
         return 1;
     }
-    printf("\nsaved to %s and loaded back: start %zu (was %zu), %zu compaction records, generation %u (was %u)\n",
-           path, ctxwin_window_start(loaded), ctxwin_window_start(w), ctxwin_window_compaction_count(loaded),
-           ctxwin_window_generation(loaded), ctxwin_window_generation(w));
+    /* The loaded window is the saved one: the same document, byte for byte (ledger, counts,
+     * boundary, summary, compaction records, generation), and the same view. */
+    char *exported[2];
+    const ctxwin_window *both[2] = {w, loaded};
+    for (int i = 0; i < 2; i++) {
+        check(ctxwin_window_export(both[i], NULL, 0, &needed), both[i], "export");
+        exported[i] = malloc(needed + 1);
+        check(ctxwin_window_export(both[i], exported[i], needed + 1, NULL), both[i], "export");
+    }
+    int same = strcmp(exported[0], exported[1]) == 0 && ctxwin_window_view_len(w) == ctxwin_window_view_len(loaded);
+    for (size_t i = 0; same && i < ctxwin_window_view_len(w); i++) {
+        ctxwin_item a, b;
+        check(ctxwin_window_view_get(w, i, &a), w, "view_get");
+        check(ctxwin_window_view_get(loaded, i, &b), loaded, "view_get");
+        same = a.type == b.type && a.index == b.index && a.text_len == b.text_len &&
+               (a.text_len == 0 || memcmp(a.text, b.text, a.text_len) == 0);
+    }
+    printf("\nsaved to %s and loaded back: %s (export of %zu bytes, %zu view items, start %zu, "
+           "%zu compaction records, generation %u)\n",
+           path, same ? "identical" : "DIFFERENT", strlen(exported[0]), ctxwin_window_view_len(loaded),
+           ctxwin_window_start(loaded), ctxwin_window_compaction_count(loaded), ctxwin_window_generation(loaded));
+    free(exported[0]);
+    free(exported[1]);
+    if (!same) {
+        return 1;
+    }
     ctxwin_window_free(loaded);
     ctxwin_window_free(w);
     return 0;

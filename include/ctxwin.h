@@ -1,6 +1,34 @@
 /*
  * ctxwin: keep a native LLM agent's conversation inside the model's context window.
  *
+ * Start here: the functions in the order an agent calls them (each is documented below).
+ * 1. Create      ctxwin_window_new(model, len, &w); ctxwin_model_known() catches a misspelt
+ *                model; ctxwin_window_free(w) when done.
+ * 2. Configure   ctxwin_window_configure(w, json, len) (strategy, history_budget, ...),
+ *                ctxwin_window_set_budget(), ctxwin_window_set_overhead() for the system
+ *                prompt and tools (ctxwin_count_text(), ctxwin_count_tools_json());
+ *                ctxwin_tokenizer_load() + ctxwin_window_set_tokenizer() for exact counts of
+ *                a model whose tokenizer file you have.
+ * 3. Push        ctxwin_window_push(w, kind, text, len, &count) for every message;
+ *                ctxwin_window_push_tool_call() / ctxwin_window_push_tool() with the
+ *                provider's call id; ctxwin_window_push_message() for a message of several
+ *                parts tied to your own row id;
+ *                ctxwin_window_push_json() for provider JSON as it is.
+ * 4. End a turn  ctxwin_window_end_turn(w, &pruned) enforces the strategy;
+ *                ctxwin_window_live_tokens(), ctxwin_window_turn_info() show the result.
+ * 5. Request     loop from ctxwin_window_start(w) to ctxwin_window_message_count(w), or read
+ *                the view: ctxwin_window_view_len() / ctxwin_window_view_get(); or let
+ *                ctxwin_window_render_request() write the whole body (render_json: the
+ *                conversation only); ctxwin_window_prepare() first for cache-aware windows.
+ *                ctxwin_window_observe_usage() feeds the usage back.
+ * 6. Summaries   ctxwin_window_needs_summary(), ctxwin_window_summary_request(), your LLM,
+ *                ctxwin_window_set_summary(); ctxwin_window_compact() on demand.
+ * 7. Errors      a status per call; ctxwin_window_last_error(w, ...) explains a failure on w,
+ *                ctxwin_last_error(...) any failure on this thread (constructors included);
+ *                ctxwin_classify_error() + ctxwin_window_recover() after a provider refusal.
+ * 8. Save        ctxwin_window_save() / ctxwin_window_load(), ctxwin_window_export() /
+ *                ctxwin_window_import().
+ *
  * API conventions
  * - Every fallible function returns a ctxwin_status; CTXWIN_OK (CTXWIN_STATUS_OK) is 0, so
  *   `if (rc)` tests for failure. ctxwin_status_str() describes any code.
@@ -14,7 +42,9 @@
  *   length and returns CTXWIN_OK.
  *   The library never hands out memory the caller must free().
  * - Out-parameters are written only on success. Nothing a failed call was given is appended,
- *   and a failure leaves the window as it was; ctxwin_window_last_error() explains it.
+ *   and a failure leaves the window as it was; ctxwin_window_last_error() explains it, and
+ *   ctxwin_last_error() explains the calling thread's last failure of any function
+ *   (constructors and stateless functions included).
  * - NULL for a required pointer returns CTXWIN_STATUS_NULL_ARG (functions returning a value
  *   return 0 instead).
  * - Panics never cross into C: the call returns CTXWIN_STATUS_PANIC, the window is poisoned
@@ -588,6 +618,7 @@ ctxwin_status ctxwin_window_cache_stats(const struct ctxwin_window *w,
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `out`, or NULL `text` with a
  * length) or `CTXWIN_STATUS_INVALID_UTF8`.
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -665,6 +696,7 @@ ctxwin_status ctxwin_window_recover(struct ctxwin_window *w,
  * NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`; `CTXWIN_STATUS_OUT_OF_RANGE`
  * when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before the text is read:
  * exact counting needs memory proportional to the text). Counts above `INT32_MAX` saturate.
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -712,6 +744,24 @@ size_t ctxwin_format_count(struct ctxwin_count count, char *buf, size_t cap);
  * `model` is NULL or valid for `model_len` bytes.
  */
 CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t model_len);
+
+/**
+ * True when `model` is a name the library recognises: an OpenAI model or encoding name
+ * (exact counts), a model whose context limit it knows, or a family it has an estimate
+ * for (Claude, Gemini, Gemma, Llama, Mistral); provider prefixes and case are ignored as in
+ * `ctxwin_count_text`. False for anything else, a misspelling such as `gpt4o` included:
+ * such a model is still usable, but its counts are generic estimates and
+ * `ctxwin_model_context_limit` is 0. Also false when `model` is NULL with a length or not
+ * UTF-8. An agent checks its configured model once at start-up and warns.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `model` is NULL or valid for `model_len` bytes.
+ */
+CTXWIN_NODISCARD bool ctxwin_model_known(const char *model, size_t model_len);
 
 /**
  * A static description of the status code `code`.
@@ -966,8 +1016,8 @@ ctxwin_status ctxwin_window_export(const struct ctxwin_window *w,
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
  * `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
  * `CTXWIN_STATUS_UNSUPPORTED` (a newer format version, or a strategy this version lacks).
- * There is no handle to hold the explanation: `ctxwin_window_restore` gives the same
- * answer with a message in `ctxwin_window_last_error`.
+ * `ctxwin_last_error` explains a failure, naming the damaged field
+ * (`messages[3].kind: expected 0 to 5`).
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -986,7 +1036,8 @@ ctxwin_status ctxwin_window_import(const char *json, size_t len, struct ctxwin_w
  * order; `out` as for `ctxwin_window_import`.
  *
  * Returns what `ctxwin_window_import` returns, or `CTXWIN_STATUS_MISMATCH` when the counts
- * differ or a message's id is missing or different (nothing is created).
+ * differ or a message's id is missing or different (nothing is created);
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -1005,10 +1056,9 @@ ctxwin_status ctxwin_window_import_checked(const char *json,
 /**
  * Replaces the contents of `w` with a document written by `ctxwin_window_export` or
  * `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
- * `ctxwin_window_import_checked`). Use it for the explanation a constructor cannot give:
- * on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field. A
- * tokenizer set on `w` (`ctxwin_window_set_tokenizer`) stays, and the restored messages
- * are recounted with it.
+ * `ctxwin_window_import_checked`). On failure `w` is unchanged and
+ * `ctxwin_window_last_error` names the damaged field. A tokenizer set on `w`
+ * (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it.
  *
  * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
  * NULL, 0 (no check) or a borrowed array.
@@ -1060,7 +1110,8 @@ ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (bad
  * path), `CTXWIN_STATUS_IO` (unreadable), `CTXWIN_STATUS_PARSE` (truncated, corrupted or
  * inconsistent) or `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
- * created on failure; for the explanation, read the file and call `ctxwin_window_restore`.
+ * created on failure; `ctxwin_last_error` explains it (the path and the system error, or
+ * the damaged field).
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -1298,8 +1349,10 @@ CTXWIN_NODISCARD size_t ctxwin_window_compaction_count(const struct ctxwin_windo
 /**
  * Writes compaction record `index` (0-based; its `number` is `index + 1`) as a JSON object:
  * `number`, `timestamp` (Unix seconds), `summary`, `summary_tokens`, `summary_exact`,
- * `messages_archived`, `first_archived` and `last_archived` (message indices, inclusive),
- * `archived_turns` (turns archived once it was accepted), `tokens_before`, `tokens_after`
+ * `messages_archived`, `first_archived` and `last_archived` (this record's own messages:
+ * indices inclusive, `messages_archived = last_archived - first_archived + 1`),
+ * `archived_turns` (cumulative: turns `0..archived_turns` are archived once this record is
+ * accepted, earlier records' turns included), `tokens_before`, `tokens_after`
  * (live tokens around the compaction). Archived messages stay in the ledger.
  *
  * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
@@ -1342,7 +1395,7 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
  * file cannot be read; `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
  * not cover (a SentencePiece unigram model, WordPiece, an unusual normalizer or
  * pre-tokenizer): never a tokenizer that would count wrongly; `CTXWIN_STATUS_PARSE` for a
- * truncated or inconsistent file.
+ * truncated or inconsistent file. `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -1617,6 +1670,7 @@ ctxwin_status ctxwin_window_render_request(const struct ctxwin_window *w,
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
  * `CTXWIN_STATUS_PARSE` for malformed JSON; `CTXWIN_STATUS_INVALID_ARG` for a definition
  * without a name or a value that is not an array or object.
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any number of threads at once.
  *
@@ -1819,7 +1873,8 @@ ctxwin_status ctxwin_window_validate(const struct ctxwin_window *w,
  * - `out`: receives a new handle, owned by the caller, who releases it with
  *   `ctxwin_window_free`. Written only on success.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`;
+ * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any thread.
  *
@@ -1851,7 +1906,8 @@ void ctxwin_window_free(struct ctxwin_window *w);
  * `ctxwin_window_free`), written only on success.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_PANIC` for a
- * poisoned `w`.
+ * poisoned `w`; `ctxwin_last_error` (and `ctxwin_window_last_error` on `w`) explains a
+ * failure.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *
@@ -1876,10 +1932,12 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
  * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
- * (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
- * (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
- * default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
- * replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
+ * (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below `context_limit`
+ * when that is set: a summary must be possible), `threshold` (above 0, at most 1; default
+ * 0.85) and `context_limit` (tokens, overrides the model table; 0 = use the table);
+ * `invalid_utf8` ("error", the default: a push of bytes that are not UTF-8 fails with
+ * INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
+ * per message); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
  * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
  * has to act acts until the view is within this fraction of its limits, so the view, and the
@@ -1894,7 +1952,7 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
  * the first JSON push, and before any the model family's; once fixed, by this key or a JSON
  * push, it never changes for the window's life, saved and restored with it: another value is
- * `CTXWIN_STATUS_MISMATCH`). Unknown keys and bad values return
+ * `CTXWIN_STATUS_MISMATCH`). Unknown keys, keys given twice and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *
@@ -2255,7 +2313,9 @@ ctxwin_status ctxwin_window_drop_oldest_turn(struct ctxwin_window *w);
 
 /**
  * Explains the most recent failure on `w` (empty before any failure). A successful call
- * does not clear it; this call itself never records a failure.
+ * does not clear it; this call itself never records a failure on `w`. A failure with no
+ * window to hold it (a constructor, a stateless function) is explained by
+ * `ctxwin_last_error`, declared next.
  *
  * Writes at most `cap` bytes including a NUL into `buf` and sets `*needed` (may be NULL) to
  * the full length without the NUL. `buf = NULL, cap = 0` queries the length (and succeeds).
@@ -2278,6 +2338,34 @@ ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
                                        size_t *needed);
 
 /**
+ * Explains the most recent failure of any ctxwin call on the calling thread (empty before
+ * any failure). It is the only explanation of a failed constructor (`ctxwin_window_new`,
+ * `ctxwin_window_clone`, `ctxwin_window_load`, `ctxwin_window_import`,
+ * `ctxwin_window_import_checked`, `ctxwin_tokenizer_load`, `ctxwin_tokenizer_from_bytes`),
+ * of a stateless function (`ctxwin_count_text`, `ctxwin_count_tools_json`,
+ * `ctxwin_classify_error`, `ctxwin_tokenizer_count`) and of a call given a NULL handle;
+ * a failed call on a window records the same message on the window too
+ * (`ctxwin_window_last_error`). A successful call does not clear it; this call itself never
+ * records a failure.
+ *
+ * Parameters: `buf`, `cap` and `needed` (may be NULL) follow the string-out convention:
+ * at most `cap` bytes including a NUL, `*needed` set to the full length without the NUL;
+ * `buf = NULL, cap = 0` queries the length (and succeeds).
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `buf` with non-zero `cap`) or
+ * `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written).
+ *
+ * Thread-safety: safe to call from any thread; each thread reads its own last error, so
+ * read it on the thread that made the failed call, before that thread's next failure.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `buf` is NULL or valid for `cap` bytes; `needed` is NULL or writable.
+ */
+ctxwin_status ctxwin_last_error(char *buf, size_t cap, size_t *needed);
+
+/**
  * Calibrates estimates from a provider's usage report: the request that carried the
  * overhead, the pinned messages before `end`, the summary in place and the messages
  * `first..end` reported
@@ -2287,13 +2375,15 @@ ctxwin_status ctxwin_window_last_error(const struct ctxwin_window *w,
  * The part of the report above the exact counts teaches the window its ratio of real to
  * estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
  * still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
- * nothing is recounted. A range with exact counts only changes nothing. `ctxwin_window_set_model`
- * forgets the calibration.
+ * nothing is recounted. A request with exact counts only teaches no ratio; its total is
+ * still recorded as the provider's last prompt total (which the `summary` strategy's
+ * trigger watches). `ctxwin_window_set_model` forgets the calibration.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
  * `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
- * negative total, or `CTXWIN_STATUS_MISMATCH` when the total does not exceed the exact part
- * of the request (the report cannot be for this range).
+ * negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when the total is below
+ * the exact part of the request, or does not exceed it while the request holds estimates
+ * (the report cannot be for this range).
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

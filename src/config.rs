@@ -224,6 +224,11 @@ impl Settings {
     pub fn with_json(&self, json: &str) -> Result<Settings> {
         let value: Value = serde_json::from_str(json)
             .map_err(|e| Error::new(ErrorKind::Parse, format!("configuration is not valid JSON: {e}")))?;
+        if let Some(key) = duplicate_key(json) {
+            return Err(Error::invalid_arg(format!(
+                "configuration key '{key}' is given twice (JSON parsers disagree on which one counts)"
+            )));
+        }
         self.with_value(&value)
     }
 
@@ -281,6 +286,14 @@ impl Settings {
 
     /// Rejects combinations no conversation can satisfy.
     fn check_consistent(&self) -> Result<()> {
+        let summarizes = self.strategy == StrategyName::Summary;
+        if let Some(limit) = self.context_limit.filter(|&limit| summarizes && self.summary_budget >= limit) {
+            return Err(Error::invalid_arg(format!(
+                "configuration keys 'summary_budget' ({}) and 'context_limit' ({limit}): with the summary strategy the \
+                 summary slot must be smaller than the context, or no summary request fits",
+                self.summary_budget
+            )));
+        }
         if let Some(threshold) = self.message_threshold {
             let kept = u64::from(self.keep_first) + u64::from(self.keep_recent);
             if self.strategy == StrategyName::Tiered && kept > u64::from(threshold) {
@@ -308,7 +321,8 @@ impl Settings {
             },
             "retain_text" => self.retain_text = parse_bool(key, value)?,
             "budget_includes_overhead" => self.budget_includes_overhead = parse_bool(key, value)?,
-            "summary_budget" => self.summary_budget = parse_tokens(key, value)?,
+            // 0 would refuse every summary answer: the summary strategy could never compact.
+            "summary_budget" => self.summary_budget = parse_positive(key, value)?,
             "threshold" => self.threshold = parse_fraction(key, value)?,
             "context_limit" => self.context_limit = Some(parse_tokens(key, value)?).filter(|&limit| limit > 0),
             "max_message_bytes" => self.max_message_bytes = MessageLimit::from_bytes(parse_bytes(key, value)?),
@@ -344,6 +358,40 @@ fn parse_strategy(value: &Value) -> Result<StrategyName> {
             "configuration key 'strategy': unknown strategy '{other}' (expected sliding, drop_oldest, tiered, monologue or summary)"
         ))),
     }
+}
+
+/// The first key the JSON object `json` gives twice, if any (serde_json keeps the last one
+/// silently; other parsers keep the first).
+fn duplicate_key(json: &str) -> Option<String> {
+    use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+    use std::collections::HashSet;
+
+    struct FirstDuplicate(Option<String>);
+    impl<'de> Visitor<'de> for &mut FirstDuplicate {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+            let mut seen = HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                map.next_value::<IgnoredAny>()?;
+                if self.0.is_none() && !seen.insert(key.clone()) {
+                    self.0 = Some(key);
+                }
+            }
+            Ok(())
+        }
+    }
+    struct Keys(Option<String>);
+    impl<'de> Deserialize<'de> for Keys {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Keys, D::Error> {
+            let mut found = FirstDuplicate(None);
+            deserializer.deserialize_map(&mut found)?;
+            Ok(Keys(found.0))
+        }
+    }
+    serde_json::from_str::<Keys>(json).ok().and_then(|keys| keys.0)
 }
 
 /// The `format` key: `"auto"` (`None`) or one of the formats' keys.
@@ -519,6 +567,10 @@ mod tests {
             (r#"{"threshold":1.5}"#, ErrorKind::InvalidArg, "threshold"),
             (r#"{"threshold":"high"}"#, ErrorKind::InvalidArg, "threshold"),
             (r#"{"summary_budget":-3}"#, ErrorKind::InvalidArg, "summary_budget"),
+            (r#"{"summary_budget":0}"#, ErrorKind::InvalidArg, "summary_budget"),
+            (r#"{"strategy":"summary","summary_budget":8000,"context_limit":8000}"#, ErrorKind::InvalidArg, "smaller than the context"),
+            (r#"{"history_budget":10,"history_budget":20}"#, ErrorKind::InvalidArg, "'history_budget' is given twice"),
+            (r#"{"strategy":"tiered","keep_first":1,"strategy":"summary"}"#, ErrorKind::InvalidArg, "'strategy' is given twice"),
             (r#"{"context_limit":true}"#, ErrorKind::InvalidArg, "context_limit"),
             (r#"{"keep_first":-2}"#, ErrorKind::InvalidArg, "keep_first"),
             (r#"{"token_threshold":-1}"#, ErrorKind::InvalidArg, "token_threshold"),

@@ -388,19 +388,23 @@ impl Window {
                 request.add(message.count());
             }
         }
+        // The provider's total covers at least the exact counts; with estimates in the request
+        // it must exceed them, or there is nothing to learn the estimates' ratio from.
+        let real = reported.saturating_sub(request.exact);
+        if reported < request.exact || (request.estimated > 0 && real == 0) {
+            return Err(Error::new(
+                ErrorKind::Mismatch,
+                format!(
+                    "reported prompt total {reported} {} the exact part of the request ({} tokens)",
+                    if reported < request.exact { "is below" } else { "does not exceed" },
+                    request.exact
+                ),
+            ));
+        }
         if request.estimated == 0 {
             self.record_prompt_total(reported);
             return Ok(());
         }
-        let real = reported.checked_sub(request.exact).filter(|&real| real > 0).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Mismatch,
-                format!(
-                    "reported prompt total {reported} does not exceed the exact part of the request ({} tokens)",
-                    request.exact
-                ),
-            )
-        })?;
         // Only an accepted report is recorded: a refused one changes nothing.
         self.record_prompt_total(reported);
         let (ratio, generation) = (self.calibration.ratio(), self.generation);

@@ -57,6 +57,20 @@ fn exact_models_and_exact_ranges_learn_nothing() {
     assert_eq!(window.calibration_ratio(), 1.0);
 }
 
+/// Issue 15: the documented MISMATCH for a total below the exact part held only when the
+/// request had estimates; an all-exact request took any total, and recorded it.
+#[test]
+fn an_exact_request_refuses_a_total_below_its_counts() {
+    let mut window = session("gpt-4o");
+    let exact = i64::from(window.live_tokens().tokens);
+    let err = window.observe_usage(0, 3, exact - 1).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Mismatch, "{err}");
+    assert!(err.message().contains("is below the exact part"), "{err}");
+    assert_eq!(window.prompt_total(), None, "a refused report is not recorded");
+    window.observe_usage(0, 3, exact).unwrap();
+    assert_eq!(window.prompt_total(), Some(exact as u64));
+}
+
 #[test]
 fn bad_reports_are_refused_and_change_nothing() {
     let mut window = session("claude-sonnet-4-5");

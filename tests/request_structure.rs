@@ -71,6 +71,8 @@ impl Session {
             "keep_recent": rng.between(1, 4),
             "message_threshold": if rng.chance(50) { json!(rng.between(6, 20)) } else { Value::Null },
             "context_limit": rng.between(1500, 6000),
+            // Below every context_limit drawn: the summary strategy refuses a larger slot.
+            "summary_budget": 1000,
             "output_reserve": 0,
         });
         window.configure(&settings.to_string()).unwrap_or_else(|e| panic!("{settings}: {e}"));

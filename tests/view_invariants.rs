@@ -173,9 +173,14 @@ fn settings(rng: &mut Rng, strategy: &str) -> String {
         "summary" => {
             if rng.chance(50) {
                 // A budget above what the limit leaves beside the output reserve (a quarter) is
-                // refused: the limit is raised to hold it.
-                let limit = (300 + rng.below(3000)).max(budget + budget / 3 + 2);
+                // refused: the limit is raised to hold it. It is also above the largest
+                // summary_budget drawn (300): with the summary strategy, configure refuses a
+                // summary slot as large as the context (no summary request would fit).
+                let limit = (301 + rng.below(3000)).max(budget + budget / 3 + 2);
                 json.push_str(&format!(r#","context_limit":{limit}"#));
+                if !json.contains("summary_budget") {
+                    json.push_str(&format!(r#","summary_budget":{}"#, 1 + rng.below(299)));
+                }
             }
             if rng.chance(50) {
                 json.push_str(&format!(r#","threshold":0.{}"#, 1 + rng.below(9)));

@@ -50,7 +50,10 @@ macro_rules! ffi_boundary {
     ($($body:tt)*) => {
         match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| { $($body)* })) {
             Ok(value) => value,
-            Err(_) => $crate::ffi::boundary::Fallback::panicked(),
+            Err(_) => {
+                $crate::ffi::last_error::record("internal error: the library caught a panic");
+                $crate::ffi::boundary::Fallback::panicked()
+            }
         }
     };
 }
@@ -63,7 +66,10 @@ macro_rules! try_ref {
         // every function); NULL is handled here.
         match unsafe { $ptr.as_ref() } {
             Some(handle) => handle,
-            None => return $crate::ffi::boundary::Fallback::null_arg(),
+            None => {
+                $crate::ffi::last_error::record(concat!(stringify!($ptr), " is NULL"));
+                return $crate::ffi::boundary::Fallback::null_arg();
+            }
         }
     };
 }
@@ -76,7 +82,10 @@ macro_rules! try_mut {
         // thread at the same time (documented on every function).
         match unsafe { $ptr.as_mut() } {
             Some(handle) => handle,
-            None => return $crate::ffi::boundary::Fallback::null_arg(),
+            None => {
+                $crate::ffi::last_error::record(concat!(stringify!($ptr), " is NULL"));
+                return $crate::ffi::boundary::Fallback::null_arg();
+            }
         }
     };
 }

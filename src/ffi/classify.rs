@@ -1,6 +1,7 @@
 //! The provider error classifier: stateless and safe to call from any thread.
 
 use super::boundary::{ffi_boundary, out_arg, str_arg};
+use super::last_error;
 use super::error::{FfiError, ctxwin_status};
 use crate::classify::{ErrorCategory, ErrorInfo, classify};
 use libc::c_char;
@@ -88,6 +89,7 @@ impl TryFrom<ctxwin_error_info> for ErrorInfo {
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `out`, or NULL `text` with a
 /// length) or `CTXWIN_STATUS_INVALID_UTF8`.
+/// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any number of threads at once.
 ///
@@ -108,7 +110,7 @@ pub unsafe extern "C" fn ctxwin_classify_error(
             *out = classify(text).into();
             Ok(())
         };
-        classified().err().map_or(ctxwin_status::Ok, |e| e.status)
+        last_error::settle(classified())
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::boundary::{ffi_boundary, out_arg, str_arg};
 use super::buffer::OutBuffer;
+use super::last_error;
 use super::error::{FfiError, ctxwin_status};
 use crate::limits::MessageLimit;
 use crate::tokens::{Count, Model, format_count};
@@ -59,6 +60,7 @@ impl TryFrom<ctxwin_count> for Count {
 /// NULL with a non-zero length; `CTXWIN_STATUS_INVALID_UTF8`; `CTXWIN_STATUS_OUT_OF_RANGE`
 /// when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before the text is read:
 /// exact counting needs memory proportional to the text). Counts above `INT32_MAX` saturate.
+/// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any number of threads at once.
 ///
@@ -84,7 +86,7 @@ pub unsafe extern "C" fn ctxwin_count_text(
             *out = Model::resolve(model).count(text).into();
             Ok(())
         };
-        counted().err().map_or(ctxwin_status::Ok, |e| e.status)
+        last_error::settle(counted())
     }
 }
 
@@ -141,6 +143,35 @@ pub unsafe extern "C" fn ctxwin_model_context_limit(model: *const c_char, model_
                 .context_limit()
                 .map_or(0, |limit| i32::try_from(limit).unwrap_or(i32::MAX)),
             Err(_) => 0,
+        }
+    }
+}
+
+/// True when `model` is a name the library recognises: an OpenAI model or encoding name
+/// (exact counts), a model whose context limit it knows, or a family it has an estimate
+/// for (Claude, Gemini, Gemma, Llama, Mistral); provider prefixes and case are ignored as in
+/// `ctxwin_count_text`. False for anything else, a misspelling such as `gpt4o` included:
+/// such a model is still usable, but its counts are generic estimates and
+/// `ctxwin_model_context_limit` is 0. Also false when `model` is NULL with a length or not
+/// UTF-8. An agent checks its configured model once at start-up and warns.
+///
+/// Thread-safety: safe to call from any thread.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `model` is NULL or valid for `model_len` bytes.
+#[unsafe(no_mangle)]
+#[must_use]
+pub unsafe extern "C" fn ctxwin_model_known(model: *const c_char, model_len: usize) -> bool {
+    ffi_boundary! {
+        // SAFETY: forwarded from this function's contract.
+        match unsafe { str_arg(model, model_len, "model") } {
+            Ok(model) => Model::resolve(model).is_known(),
+            Err(e) => {
+                last_error::record(&e.message);
+                false
+            }
         }
     }
 }

@@ -90,6 +90,7 @@ impl ctxwin_window {
         match outcome {
             Ok(()) => ctxwin_status::Ok,
             Err(error) => {
+                super::last_error::record(&error.message);
                 *self.last_error.borrow_mut() = error.message;
                 error.status
             }

@@ -4,6 +4,7 @@ use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref};
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
+use super::last_error;
 use crate::json;
 use crate::tokens::Model;
 use libc::c_char;
@@ -205,6 +206,7 @@ pub unsafe extern "C" fn ctxwin_window_render_request(
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
 /// `CTXWIN_STATUS_PARSE` for malformed JSON; `CTXWIN_STATUS_INVALID_ARG` for a definition
 /// without a name or a value that is not an array or object.
+/// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any number of threads at once.
 ///
@@ -229,6 +231,6 @@ pub unsafe extern "C" fn ctxwin_count_tools_json(
             *out = json::count_tools(&Model::resolve(model), json)?.into();
             Ok(())
         };
-        counted().err().map_or(ctxwin_status::Ok, |e| e.status)
+        last_error::settle(counted())
     }
 }

@@ -21,6 +21,7 @@ pub mod settings;
 pub mod summary;
 pub mod tokenizer;
 pub mod json;
+pub mod last_error;
 pub mod message;
 pub mod version;
 pub mod view;

@@ -4,6 +4,7 @@
 use super::boundary::{bytes_arg, ffi_boundary, out_arg, slice_arg, str_arg, try_mut, try_ref};
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
+use super::last_error;
 use crate::persist;
 use crate::window::Window;
 use libc::c_char;
@@ -21,7 +22,7 @@ unsafe fn construct(out: *mut *mut ctxwin_window, build: impl FnOnce() -> Result
         *out = ctxwin_window::into_raw(build()?);
         Ok(())
     });
-    outcome.err().map_or(ctxwin_status::Ok, |e| e.status)
+    last_error::settle(outcome)
 }
 
 /// Borrows the file path `(ptr, len)`: any bytes but NUL (paths need not be UTF-8).
@@ -100,8 +101,8 @@ pub unsafe extern "C" fn ctxwin_window_export(
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
 /// `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
 /// `CTXWIN_STATUS_UNSUPPORTED` (a newer format version, or a strategy this version lacks).
-/// There is no handle to hold the explanation: `ctxwin_window_restore` gives the same
-/// answer with a message in `ctxwin_window_last_error`.
+/// `ctxwin_last_error` explains a failure, naming the damaged field
+/// (`messages[3].kind: expected 0 to 5`).
 ///
 /// Thread-safety: safe to call from any thread.
 ///
@@ -130,7 +131,8 @@ pub unsafe extern "C" fn ctxwin_window_import(
 /// order; `out` as for `ctxwin_window_import`.
 ///
 /// Returns what `ctxwin_window_import` returns, or `CTXWIN_STATUS_MISMATCH` when the counts
-/// differ or a message's id is missing or different (nothing is created).
+/// differ or a message's id is missing or different (nothing is created);
+/// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any thread.
 ///
@@ -157,10 +159,9 @@ pub unsafe extern "C" fn ctxwin_window_import_checked(
 
 /// Replaces the contents of `w` with a document written by `ctxwin_window_export` or
 /// `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
-/// `ctxwin_window_import_checked`). Use it for the explanation a constructor cannot give:
-/// on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field. A
-/// tokenizer set on `w` (`ctxwin_window_set_tokenizer`) stays, and the restored messages
-/// are recounted with it.
+/// `ctxwin_window_import_checked`). On failure `w` is unchanged and
+/// `ctxwin_window_last_error` names the damaged field. A tokenizer set on `w`
+/// (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it.
 ///
 /// Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
 /// NULL, 0 (no check) or a borrowed array.
@@ -234,7 +235,8 @@ pub unsafe extern "C" fn ctxwin_window_save(w: *const ctxwin_window, path: *cons
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (bad
 /// path), `CTXWIN_STATUS_IO` (unreadable), `CTXWIN_STATUS_PARSE` (truncated, corrupted or
 /// inconsistent) or `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
-/// created on failure; for the explanation, read the file and call `ctxwin_window_restore`.
+/// created on failure; `ctxwin_last_error` explains it (the path and the system error, or
+/// the damaged field).
 ///
 /// Thread-safety: safe to call from any thread.
 ///

@@ -169,8 +169,10 @@ pub unsafe extern "C" fn ctxwin_window_compaction_count(w: *const ctxwin_window)
 
 /// Writes compaction record `index` (0-based; its `number` is `index + 1`) as a JSON object:
 /// `number`, `timestamp` (Unix seconds), `summary`, `summary_tokens`, `summary_exact`,
-/// `messages_archived`, `first_archived` and `last_archived` (message indices, inclusive),
-/// `archived_turns` (turns archived once it was accepted), `tokens_before`, `tokens_after`
+/// `messages_archived`, `first_archived` and `last_archived` (this record's own messages:
+/// indices inclusive, `messages_archived = last_archived - first_archived + 1`),
+/// `archived_turns` (cumulative: turns `0..archived_turns` are archived once this record is
+/// accepted, earlier records' turns included), `tokens_before`, `tokens_after`
 /// (live tokens around the compaction). Archived messages stay in the ledger.
 ///
 /// Parameters: `buf`, `cap`, `needed` follow the string-out convention;

@@ -4,6 +4,7 @@ use super::boundary::{bytes_arg, ffi_boundary, in_arg, out_arg, str_arg, try_mut
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::{ctxwin_tokenizer, ctxwin_window};
+use super::last_error;
 use super::persist::path_arg;
 use crate::limits::MessageLimit;
 use crate::tokens::{Count, Tokenizer, saturate_u32};
@@ -25,7 +26,7 @@ unsafe fn construct(
         *out = ctxwin_tokenizer::into_raw(load(options)?);
         Ok(())
     };
-    built().err().map_or(ctxwin_status::Ok, |e| e.status)
+    last_error::settle(built())
 }
 
 /// Loads a tokenizer from the file at `path`, recognising its format from the content:
@@ -47,7 +48,7 @@ unsafe fn construct(
 /// file cannot be read; `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
 /// not cover (a SentencePiece unigram model, WordPiece, an unusual normalizer or
 /// pre-tokenizer): never a tokenizer that would count wrongly; `CTXWIN_STATUS_PARSE` for a
-/// truncated or inconsistent file.
+/// truncated or inconsistent file. `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any thread.
 ///
@@ -68,7 +69,7 @@ pub unsafe extern "C" fn ctxwin_tokenizer_load(
         // SAFETY: forwarded from this function's contract.
         let path = match unsafe { path_arg(path, path_len) } {
             Ok(path) => path,
-            Err(e) => return e.status,
+            Err(e) => return last_error::settle(Err(e)),
         };
         // SAFETY: forwarded from this function's contract.
         unsafe { construct(options, options_len, out, |options| Tokenizer::load(path, options)) }
@@ -102,7 +103,7 @@ pub unsafe extern "C" fn ctxwin_tokenizer_from_bytes(
         // SAFETY: forwarded from this function's contract.
         let data = match unsafe { bytes_arg(data, len, "data") } {
             Ok(data) => data,
-            Err(e) => return e.status,
+            Err(e) => return last_error::settle(Err(e)),
         };
         // SAFETY: forwarded from this function's contract.
         unsafe { construct(options, options_len, out, |options| Tokenizer::from_bytes(data, options)) }
@@ -149,7 +150,7 @@ pub unsafe extern "C" fn ctxwin_tokenizer_count(
             *out = count.into();
             Ok(())
         };
-        counted().err().map_or(ctxwin_status::Ok, |e| e.status)
+        last_error::settle(counted())
     }
 }
 

@@ -10,6 +10,7 @@ use super::buffer::OutBuffer;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
+use super::last_error;
 use crate::message::Kind;
 use crate::tokens::Count;
 use crate::window::{TurnInfo, Window};
@@ -76,7 +77,8 @@ fn kind_arg(kind: i32) -> Result<Kind, FfiError> {
 /// - `out`: receives a new handle, owned by the caller, who releases it with
 ///   `ctxwin_window_free`. Written only on success.
 ///
-/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`;
+/// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any thread.
 ///
@@ -97,7 +99,7 @@ pub unsafe extern "C" fn ctxwin_window_new(
             *out = ctxwin_window::into_raw(Window::new(model));
             Ok(())
         };
-        created().err().map_or(ctxwin_status::Ok, |e| e.status)
+        last_error::settle(created())
     }
 }
 
@@ -125,7 +127,8 @@ pub unsafe extern "C" fn ctxwin_window_free(w: *mut ctxwin_window) {
 /// `ctxwin_window_free`), written only on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_PANIC` for a
-/// poisoned `w`.
+/// poisoned `w`; `ctxwin_last_error` (and `ctxwin_window_last_error` on `w`) explains a
+/// failure.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///
@@ -158,10 +161,12 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
 /// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
 /// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
-/// (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
-/// (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
-/// default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
-/// replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
+/// (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below `context_limit`
+/// when that is set: a summary must be possible), `threshold` (above 0, at most 1; default
+/// 0.85) and `context_limit` (tokens, overrides the model table; 0 = use the table);
+/// `invalid_utf8` ("error", the default: a push of bytes that are not UTF-8 fails with
+/// INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
+/// per message); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
 /// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
 /// has to act acts until the view is within this fraction of its limits, so the view, and the
@@ -176,7 +181,7 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
 /// the first JSON push, and before any the model family's; once fixed, by this key or a JSON
 /// push, it never changes for the window's life, saved and restored with it: another value is
-/// `CTXWIN_STATUS_MISMATCH`). Unknown keys and bad values return
+/// `CTXWIN_STATUS_MISMATCH`). Unknown keys, keys given twice and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
 ///
@@ -639,7 +644,9 @@ pub unsafe extern "C" fn ctxwin_window_drop_oldest_turn(w: *mut ctxwin_window) -
 }
 
 /// Explains the most recent failure on `w` (empty before any failure). A successful call
-/// does not clear it; this call itself never records a failure.
+/// does not clear it; this call itself never records a failure on `w`. A failure with no
+/// window to hold it (a constructor, a stateless function) is explained by
+/// `ctxwin_last_error`, declared next.
 ///
 /// Writes at most `cap` bytes including a NUL into `buf` and sets `*needed` (may be NULL) to
 /// the full length without the NUL. `buf = NULL, cap = 0` queries the length (and succeeds).
@@ -665,10 +672,51 @@ pub unsafe extern "C" fn ctxwin_window_last_error(
     ffi_boundary! {
         let message = try_ref!(w).last_error();
         // SAFETY: forwarded from this function's contract.
-        match unsafe { OutBuffer::new(buf, cap, needed) }.and_then(|out| out.write(&message)) {
-            Ok(()) => ctxwin_status::Ok,
-            Err(e) => e.status,
-        }
+        unsafe { write_message(&message, buf, cap, needed) }
+    }
+}
+
+/// Explains the most recent failure of any ctxwin call on the calling thread (empty before
+/// any failure). It is the only explanation of a failed constructor (`ctxwin_window_new`,
+/// `ctxwin_window_clone`, `ctxwin_window_load`, `ctxwin_window_import`,
+/// `ctxwin_window_import_checked`, `ctxwin_tokenizer_load`, `ctxwin_tokenizer_from_bytes`),
+/// of a stateless function (`ctxwin_count_text`, `ctxwin_count_tools_json`,
+/// `ctxwin_classify_error`, `ctxwin_tokenizer_count`) and of a call given a NULL handle;
+/// a failed call on a window records the same message on the window too
+/// (`ctxwin_window_last_error`). A successful call does not clear it; this call itself never
+/// records a failure.
+///
+/// Parameters: `buf`, `cap` and `needed` (may be NULL) follow the string-out convention:
+/// at most `cap` bytes including a NUL, `*needed` set to the full length without the NUL;
+/// `buf = NULL, cap = 0` queries the length (and succeeds).
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (NULL `buf` with non-zero `cap`) or
+/// `CTXWIN_STATUS_BUFFER_TOO_SMALL` (a NUL-terminated prefix was written).
+///
+/// Thread-safety: safe to call from any thread; each thread reads its own last error, so
+/// read it on the thread that made the failed call, before that thread's next failure.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `buf` is NULL or valid for `cap` bytes; `needed` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_last_error(buf: *mut c_char, cap: usize, needed: *mut usize) -> ctxwin_status {
+    ffi_boundary! {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_message(&last_error::message(), buf, cap, needed) }
+    }
+}
+
+/// Writes a last-error message to the caller's buffer; a buffer problem is not recorded.
+///
+/// # Safety
+/// `buf` is NULL or valid for `cap` bytes; `needed` is NULL or writable.
+unsafe fn write_message(message: &str, buf: *mut c_char, cap: usize, needed: *mut usize) -> ctxwin_status {
+    // SAFETY: forwarded from this function's contract.
+    match unsafe { OutBuffer::new(buf, cap, needed) }.and_then(|out| out.write(message)) {
+        Ok(()) => ctxwin_status::Ok,
+        Err(e) => e.status,
     }
 }
 
@@ -681,13 +729,15 @@ pub unsafe extern "C" fn ctxwin_window_last_error(
 /// The part of the report above the exact counts teaches the window its ratio of real to
 /// estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
 /// still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
-/// nothing is recounted. A range with exact counts only changes nothing. `ctxwin_window_set_model`
-/// forgets the calibration.
+/// nothing is recounted. A request with exact counts only teaches no ratio; its total is
+/// still recorded as the provider's last prompt total (which the `summary` strategy's
+/// trigger watches). `ctxwin_window_set_model` forgets the calibration.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
-/// negative total, or `CTXWIN_STATUS_MISMATCH` when the total does not exceed the exact part
-/// of the request (the report cannot be for this range).
+/// negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when the total is below
+/// the exact part of the request, or does not exceed it while the request holds estimates
+/// (the report cannot be for this range).
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///

@@ -27,6 +27,13 @@ pub fn parts(message: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
             ));
         }
     };
+    // OpenAI refuses a message without content, but for an assistant message that calls tools.
+    let calls = message.get("tool_calls").and_then(Value::as_array).is_some_and(|calls| !calls.is_empty())
+        || message.contains_key("function_call");
+    if message.get("content").is_none_or(Value::is_null) && !(kind == Kind::Assistant && calls) {
+        let problem = if kind == Kind::Assistant { "is missing (needed unless the message has tool_calls)" } else { "is missing" };
+        return Err(FieldError::new("content", problem));
+    }
     let mut parts = PartsBuilder::new(kind);
     if kind == Kind::ToolResult {
         // The legacy role `function` answers by name.
@@ -193,6 +200,11 @@ mod tests {
             (r#"{"content":"x"}"#, "role"),
             (r#"{"role":"user","content":[{"type":"text"}]}"#, "content[0].text"),
             (r#"{"role":"user","content":5}"#, "content"),
+            (r#"{"role":"user"}"#, "content"),
+            (r#"{"role":"system","content":null}"#, "content"),
+            (r#"{"role":"tool","tool_call_id":"c1"}"#, "content"),
+            (r#"{"role":"assistant","content":null}"#, "content"),
+            (r#"{"role":"assistant","content":null,"tool_calls":[]}"#, "content"),
             (r#"{"role":"assistant","tool_calls":[{"id":"a","function":{"arguments":"{}"}}]}"#, "tool_calls[0].function.name"),
             (r#"{"role":"assistant","tool_calls":[{"function":{"name":"x"}}]}"#, "tool_calls[0].id"),
         ];

@@ -106,7 +106,7 @@ pub fn parse(json: &str, model: &Model, allowed: FormatSet, current: Format, ret
             };
             return Err(Error::new(
                 kind,
-                format!("{} is a {fits} message but {earlier} {formats} messages: one format per window", element.label),
+                format!("{} has the shape of {fits} but {earlier} {formats} messages: one format per window", element.label),
             ));
         }
         formats = narrowed;

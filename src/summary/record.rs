@@ -23,7 +23,8 @@ pub struct CompactionRecord {
     pub first_archived: usize,
     /// Index of the last message this compaction archived.
     pub last_archived: usize,
-    /// Turns `0..archived_turns` are archived while this record is the newest.
+    /// Turns `0..archived_turns` are archived while this record is the newest: cumulative,
+    /// unlike `first_archived..=last_archived`, which are this record's own messages.
     pub archived_turns: usize,
     /// Live tokens just before the summary was accepted.
     pub tokens_before: u32,

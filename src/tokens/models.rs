@@ -71,6 +71,14 @@ impl Model {
         matches!(self.counter, Counter::Exact(_) | Counter::Loaded(_))
     }
 
+    /// True when the registry recognises the name: an OpenAI model or encoding (exact
+    /// counts), a model whose context limit it knows, or a family it has an estimate factor
+    /// for (Claude, Gemini, Gemma, Llama, Mistral). A misspelled name (`gpt4o`) is unknown:
+    /// it is counted with the generic estimate and has no context limit.
+    pub fn is_known(&self) -> bool {
+        self.is_exact() || self.context_limit.is_some() || self.counter != Counter::Estimate(Family::Other)
+    }
+
     /// The model's family, from its name (OpenAI's models are [`Family::Other`]).
     pub fn family(&self) -> Family {
         Family::of(&base_name(&self.name))
@@ -176,6 +184,13 @@ mod tests {
         }
         assert_eq!(Model::resolve("models/gemini-2.5-pro").context_limit(), Some(1_048_576));
         assert_eq!(Model::resolve("gemini-1.5-pro-002").context_limit(), Some(2_097_152));
+        assert!(Model::resolve("llama-3.1-70b").is_known());
+        for known in ["gpt-4o", "o200k_base", "claude-sonnet-4-5", "models/gemini-2.5-pro", "mistral-large"] {
+            assert!(Model::resolve(known).is_known(), "{known}");
+        }
+        for unknown in ["gpt4o", "my-local-llama", "", "claud-sonnet"] {
+            assert!(!Model::resolve(unknown).is_known(), "{unknown}");
+        }
         let unknown = Model::resolve("my-local-llama");
         assert!(!unknown.is_exact());
         assert_eq!(unknown.context_limit(), None);

@@ -1,59 +1,117 @@
-//! `ctxwin inspect`: the turns of a transcript, the context usage, the divider and what would
-//! be sent, for people (a table) or machines (`--json`).
+//! `ctxwin inspect`: the turns of a window, the view its strategy sends item by item, the
+//! divider, the context usage and the problems `validate` finds, for people (a table) or
+//! machines (`--json`).
 
-use ctxwin::json::items_to_send;
 use ctxwin::tokens::format_count;
+use ctxwin::view::ItemType;
 use ctxwin::{Count, Window};
 use serde_json::{Value, json};
 
 /// Everything inspect reports, computed once for both outputs.
 pub struct Report {
     turns: Vec<Turn>,
+    items: Vec<Item>,
     /// Tokens of the system prompt (overhead) and of the pinned messages.
     system: u64,
     tools: u64,
-    /// Tokens of the summary in place (none unless the transcript's window holds one).
+    /// Tokens of the summary in place (the `summary` strategy's, or the sliding slot's).
     summary: u64,
     history: u64,
     limit: Option<u64>,
     start: usize,
-    first_live_turn: usize,
-    send: Vec<usize>,
     live: Count,
+    /// `ctxwin_window_validate`'s report.
+    validation: Value,
 }
 
+/// One turn and what the view does with its messages.
 struct Turn {
     first_message: usize,
     message_count: usize,
     kinds: [usize; 6],
     tokens: Count,
-    live: bool,
+    /// Its messages sent as pushed, truncated, and the items the library wrote for it.
+    whole: usize,
+    truncated: usize,
+    written: usize,
+}
+
+impl Turn {
+    /// `sent`, `partly sent`, `replaced` (only items the library wrote) or `not sent`.
+    fn state(&self) -> &'static str {
+        match (self.whole, self.truncated, self.written) {
+            (whole, 0, _) if whole == self.message_count => "sent",
+            (0, 0, 0) => "not sent",
+            (0, 0, _) => "replaced",
+            _ => "partly sent",
+        }
+    }
+}
+
+/// One item of the view.
+struct Item {
+    item_type: ItemType,
+    kind: usize,
+    index: usize,
+    tokens: Count,
+    call_id: Option<String>,
+    /// Image and opaque-data tokens of the ledger message the item is.
+    media: Option<Count>,
+    pinned: bool,
+    preview: String,
 }
 
 const KIND_NAMES: [&str; 6] = ["system", "user", "assistant", "tool call", "tool result", "thinking"];
+const TYPE_NAMES: [&str; 3] = ["message", "truncated", "synthetic"];
 const BAR_WIDTH: u64 = 50;
+const PREVIEW_CHARS: usize = 48;
 
 impl Report {
     /// The report for `window`.
     pub fn new(window: &Window) -> Report {
-        let mut turns = Vec::new();
-        for turn in 0..window.turn_count() {
-            let info = window.turn_info(turn).expect("turn < turn_count");
-            let mut kinds = [0; 6];
-            for index in info.first_message..info.first_message + info.message_count {
-                kinds[window.message(index).expect("index < message_count").kind() as usize] += 1;
+        let mut turns: Vec<Turn> = (0..window.turn_count())
+            .map(|turn| {
+                let info = window.turn_info(turn).expect("turn < turn_count");
+                let mut kinds = [0; 6];
+                for index in info.first_message..info.first_message + info.message_count {
+                    kinds[window.message(index).expect("index < message_count").kind() as usize] += 1;
+                }
+                Turn {
+                    first_message: info.first_message,
+                    message_count: info.message_count,
+                    kinds,
+                    tokens: info.tokens,
+                    whole: 0,
+                    truncated: 0,
+                    written: 0,
+                }
+            })
+            .collect();
+        let mut items = Vec::with_capacity(window.view_len());
+        for i in 0..window.view_len() {
+            let item = window.view_item(i).expect("i < view_len");
+            let message = window.message(item.index);
+            if let Some(turn) = window.turn_of(item.index).and_then(|turn| turns.get_mut(turn)) {
+                match item.item_type {
+                    ItemType::Message => turn.whole += 1,
+                    ItemType::Truncated => turn.truncated += 1,
+                    ItemType::Synthetic => turn.written += 1,
+                }
             }
-            turns.push(Turn {
-                first_message: info.first_message,
-                message_count: info.message_count,
-                kinds,
-                tokens: info.tokens,
-                live: info.live,
+            items.push(Item {
+                item_type: item.item_type,
+                kind: item.kind as usize,
+                index: item.index,
+                tokens: item.tokens,
+                call_id: message.and_then(|m| m.call_id()).map(str::to_owned),
+                media: message.filter(|_| item.item_type == ItemType::Message).and_then(|m| m.media()),
+                pinned: item.item_type == ItemType::Message && window.is_pinned_at(item.index),
+                preview: preview(item.text),
             });
         }
         let pinned: u64 = (0..window.message_count())
             .filter(|&i| window.is_pinned_at(i))
-            .map(|i| u64::from(window.message(i).expect("index < message_count").count().tokens))
+            .map(|i| u64::from(window.calibrated(window.message(i).expect("index < message_count").count()).tokens))
             .sum();
         let overhead = window.overhead();
         Report {
@@ -63,10 +121,10 @@ impl Report {
             history: window.view_history().tokens(),
             limit: window.model().context_limit().map(u64::from),
             start: window.start(),
-            first_live_turn: window.first_live_turn(),
-            send: items_to_send(window).iter().filter_map(|item| item.source).collect(),
             live: window.live_tokens(),
+            validation: serde_json::from_str(&ctxwin::report::validation_report(window)).expect("the report is JSON"),
             turns,
+            items,
         }
     }
 
@@ -74,8 +132,16 @@ impl Report {
         self.system + self.tools + self.summary + self.history
     }
 
+    /// Where the divider goes: before the first item of history (the first one not pinned),
+    /// when the window boundary has moved (`start > 0`). Items the strategy shortened or wrote
+    /// after it are marked by their type.
+    fn divider_at(&self) -> Option<usize> {
+        let first_history = self.items.iter().position(|item| !item.pinned)?;
+        (self.start > 0).then_some(first_history)
+    }
+
     /// The machine-readable report.
-    pub fn to_json(&self, window: &Window, format: &str) -> Value {
+    pub fn to_json(&self, window: &Window, source: &str) -> Value {
         let turns: Vec<Value> = self
             .turns
             .iter()
@@ -84,35 +150,50 @@ impl Report {
                 let kinds: serde_json::Map<String, Value> =
                     KIND_NAMES.iter().zip(turn.kinds).filter(|(_, n)| *n > 0).map(|(k, n)| ((*k).to_owned(), json!(n))).collect();
                 json!({"turn": i, "first_message": turn.first_message, "message_count": turn.message_count,
-                       "kinds": kinds, "tokens": turn.tokens.tokens, "exact": turn.tokens.exact, "live": turn.live})
+                       "kinds": kinds, "tokens": turn.tokens.tokens, "exact": turn.tokens.exact,
+                       "live": window.turn_info(i).is_ok_and(|info| info.live), "state": turn.state(),
+                       "sent_whole": turn.whole, "truncated": turn.truncated, "written": turn.written})
             })
             .collect();
+        let items: Vec<Value> = self
+            .items
+            .iter()
+            .map(|item| {
+                json!({"type": TYPE_NAMES[item.item_type as usize], "kind": KIND_NAMES[item.kind], "index": item.index,
+                       "tokens": item.tokens.tokens, "exact": item.tokens.exact, "call_id": item.call_id,
+                       "media_tokens": item.media.map(|m| m.tokens), "pinned": item.pinned, "text": item.preview})
+            })
+            .collect();
+        let send: Vec<usize> =
+            self.items.iter().filter(|item| item.item_type == ItemType::Message).map(|item| item.index).collect();
         json!({
-            "model": window.model().name(), "format": format,
+            "model": window.model().name(), "model_known": window.model().is_known(), "format": source,
+            "strategy": window.settings().strategy.as_str(),
             "budget": window.settings().history_budget, "messages": window.message_count(),
-            "turns": turns, "start": self.start, "first_live_turn": self.first_live_turn,
+            "turns": turns, "start": self.start, "first_live_turn": window.first_live_turn(),
+            "generation": window.generation(), "divider_before_item": self.divider_at(),
+            "items": items, "send": send,
             "usage": {"system": self.system, "tools": self.tools, "summary": self.summary,
                       "history": self.history, "limit": self.limit,
                       "free": self.limit.map(|limit| limit.saturating_sub(self.used()))},
             "live_tokens": {"tokens": self.live.tokens, "exact": self.live.exact},
-            "send": self.send,
+            "problems": self.validation["problems"], "over_budget_by": self.validation["over_budget_by"],
         })
     }
 
     /// The report for people.
-    pub fn to_text(&self, window: &Window, format: &str) -> String {
+    pub fn to_text(&self, window: &Window, source: &str) -> String {
         let mut out = format!(
-            "{} messages in {} turns ({format}), model {}, history budget {}\n\n",
+            "{} messages in {} turns ({source}), model {}{}, strategy {}, history budget {}\n\n",
             window.message_count(),
             self.turns.len(),
             window.model().name(),
+            if window.model().is_known() { "" } else { " (unknown: estimates, no context limit)" },
+            window.settings().strategy.as_str(),
             window.settings().history_budget
         );
-        out.push_str(&format!(" turn  messages    {:<62} {:>6}  state\n", "kinds", "tokens"));
+        out.push_str(&format!(" turn  messages    {:<56} {:>6}  state\n", "kinds", "tokens"));
         for (i, turn) in self.turns.iter().enumerate() {
-            if i == self.first_live_turn && i > 0 {
-                out.push_str(&divider(self.start));
-            }
             let kinds: Vec<String> = KIND_NAMES
                 .iter()
                 .zip(turn.kinds)
@@ -120,24 +201,81 @@ impl Report {
                 .map(|(name, n)| format!("{n} {name}"))
                 .collect();
             let last = turn.first_message + turn.message_count.max(1) - 1;
+            let mut state = turn.state().to_owned();
+            if state == "partly sent" {
+                state.push_str(&format!(" ({} whole, {} truncated, {} written)", turn.whole, turn.truncated, turn.written));
+            }
             out.push_str(&format!(
-                "{i:>5}  {:<10}  {:<62} {:>6}  {}\n",
+                "{i:>5}  {:<10}  {:<56} {:>6}  {state}\n",
                 format!("{}-{last}", turn.first_message),
                 kinds.join(", "),
                 format_count(turn.tokens),
-                if turn.live { "live" } else { "pruned" }
+            ));
+        }
+        out.push_str(&format!("\nthe view: {} items\n", self.items.len()));
+        out.push_str(&format!(" item  {:<9}  {:<11} {:>5}  {:>6}  {:<12}  text\n", "type", "kind", "index", "tokens", "call id"));
+        let divider = self.divider_at();
+        for (i, item) in self.items.iter().enumerate() {
+            if divider == Some(i) {
+                out.push_str(&format!(
+                    "---------------- context window starts here (message {}) ----------------\n",
+                    self.start
+                ));
+            }
+            let media = item.media.map_or(String::new(), |m| format!("[image/data {}] ", format_count(m)));
+            out.push_str(&format!(
+                "{i:>5}  {:<9}  {:<11} {:>5}  {:>6}  {:<12}  {media}{}\n",
+                TYPE_NAMES[item.item_type as usize],
+                KIND_NAMES[item.kind],
+                item.index,
+                format_count(item.tokens),
+                item.call_id.as_deref().unwrap_or("-"),
+                item.preview
             ));
         }
         out.push('\n');
         out.push_str(&self.usage_bar());
+        let count = |t: ItemType| self.items.iter().filter(|item| item.item_type == t).count();
         out.push_str(&format!(
-            "would send: {} of {} messages, {} tokens with overhead: {}\n",
-            self.send.len(),
+            "would send: {} items ({} of {} messages as pushed, {} truncated, {} written by the library), {} tokens with overhead\n",
+            self.items.len(),
+            count(ItemType::Message),
             window.message_count(),
+            count(ItemType::Truncated),
+            count(ItemType::Synthetic),
             format_count(self.live),
-            ranges(&self.send)
         ));
+        out.push_str(&self.problems_text());
         out
+    }
+
+    /// What `validate` finds, one line each.
+    pub fn problems_text(&self) -> String {
+        let problems = self.validation["problems"].as_array().map_or(&[][..], Vec::as_slice);
+        let over = self.validation["over_budget_by"].as_u64().unwrap_or(0);
+        let mut out = match problems.len() + usize::from(over > 0) {
+            0 => "problems: none\n".to_owned(),
+            n => format!("problems: {n}\n"),
+        };
+        for problem in problems {
+            let call = problem["call_id"].as_str().map_or(String::new(), |id| format!(", call {id}"));
+            let turn = problem["turn"].as_u64().map_or(String::new(), |turn| format!(" (turn {turn}{call})"));
+            out.push_str(&format!(
+                "  message {}{turn}: {}: {}\n",
+                problem["index"],
+                problem["problem"].as_str().unwrap_or_default().replace('_', " "),
+                problem["repair"].as_str().unwrap_or_default()
+            ));
+        }
+        if over > 0 {
+            out.push_str(&format!("  the view is over the budget by {over} tokens (the newest turn alone is too large)\n"));
+        }
+        out
+    }
+
+    /// What `validate` finds, as `ctxwin_window_validate` writes it.
+    pub fn validation(&self) -> &Value {
+        &self.validation
     }
 
     fn usage_bar(&self) -> String {
@@ -165,23 +303,15 @@ impl Report {
     }
 }
 
-fn divider(start: usize) -> String {
-    format!("------------------------ context window starts here (message {start}) ------------------------\n")
-}
-
-/// `0, 3-7, 9` for sorted indices.
-fn ranges(indices: &[usize]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < indices.len() {
-        let mut j = i;
-        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j { indices[i].to_string() } else { format!("{}-{}", indices[i], indices[j]) });
-        i = j + 1;
+/// The first characters of `text` on one line; `(text not kept)` when the window has none.
+fn preview(text: Option<&str>) -> String {
+    let Some(text) = text else { return "(text not kept)".to_owned() };
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let line = words.join(" ");
+    match line.char_indices().nth(PREVIEW_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
     }
-    if out.is_empty() { "nothing".to_owned() } else { out.join(", ") }
 }
 
 #[cfg(test)]
@@ -190,9 +320,10 @@ mod tests {
     use ctxwin::Kind;
 
     #[test]
-    fn ranges_collapse_runs() {
-        assert_eq!(ranges(&[0, 3, 4, 5, 7]), "0, 3-5, 7");
-        assert_eq!(ranges(&[]), "nothing");
+    fn previews_are_one_short_line() {
+        assert_eq!(preview(Some("a\n  b\tc")), "a b c");
+        assert_eq!(preview(Some(&"é".repeat(60))), format!("{}…", "é".repeat(PREVIEW_CHARS)));
+        assert_eq!(preview(None), "(text not kept)");
     }
 
     #[test]
@@ -205,12 +336,13 @@ mod tests {
         }
         window.set_budget(40).unwrap();
         let report = Report::new(&window);
-        let live: u64 = report.turns.iter().filter(|t| t.live).map(|t| u64::from(t.tokens.tokens)).sum();
-        assert_eq!(report.history, live);
+        let sent: u64 = report.turns.iter().filter(|t| t.state() == "sent").map(|t| u64::from(t.tokens.tokens)).sum();
+        assert_eq!(report.history, sent);
         assert_eq!(report.system + report.history, u64::from(window.live_tokens().tokens));
-        assert_eq!(report.send[0], 0);
-        assert_eq!(report.send[1], window.start());
-        assert!(report.to_text(&window, "x").contains(&divider(window.start())));
+        assert_eq!(report.items[0].index, 0);
+        assert_eq!(report.items[1].index, window.start());
+        assert_eq!(report.divider_at(), Some(1));
+        assert!(report.to_text(&window, "x").contains(&format!("context window starts here (message {})", window.start())));
         assert_eq!(KIND_NAMES[Kind::ToolCall as usize], "tool call");
     }
 }

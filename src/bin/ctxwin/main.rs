@@ -2,23 +2,56 @@
 
 mod args;
 mod inspect;
+mod render;
+mod source;
 
-use ctxwin::Window;
-use ctxwin::json::transcript;
 use std::io::Read;
 use std::process::ExitCode;
 
+/// How the program reports: plain text, or JSON when `--json` was given (errors included).
+#[derive(Clone, Copy)]
+struct Output {
+    json: bool,
+}
+
+impl Output {
+    fn error(self, message: &str) {
+        if self.json {
+            eprintln!("{}", serde_json::json!({ "error": message }));
+        } else {
+            eprintln!("ctxwin: {message}");
+        }
+    }
+
+    fn warning(self, message: &str) {
+        if self.json {
+            eprintln!("{}", serde_json::json!({ "warning": message }));
+        } else {
+            eprintln!("ctxwin: warning: {message}");
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let args = match args::parse(std::env::args().skip(1)) {
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let output = Output { json: raw.iter().any(|arg| arg == "--json") };
+    let args = match args::parse(raw) {
         Ok(args) => args,
         Err(message) => {
-            eprintln!("ctxwin: {message}\n\n{}", args::USAGE);
+            output.error(&message);
+            if !output.json {
+                eprintln!("\n{}", args::USAGE);
+            }
             return ExitCode::from(2);
         }
     };
     let outcome = match args.command.as_str() {
-        "count" => count(&args),
-        "inspect" => inspect(&args),
+        "count" => count(&args, output),
+        "inspect" => inspect(&args, output),
+        "version" => {
+            println!("ctxwin {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
         _ => {
             println!("{}", args::USAGE);
             Ok(())
@@ -27,7 +60,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("ctxwin: {message}");
+            output.error(&message);
             ExitCode::FAILURE
         }
     }
@@ -50,46 +83,62 @@ fn read_input(file: Option<&str>) -> Result<(String, String), String> {
     }
 }
 
-fn model(args: &args::Args) -> &str {
-    args.model.as_deref().unwrap_or_default()
+/// Names an unknown model on stderr: its counts are generic estimates without a limit.
+fn warn_if_unknown(model: &ctxwin::Model, output: Output) {
+    if !model.is_known() {
+        output.warning(&format!(
+            "model '{}' is unknown: its counts are generic estimates (~) and its context limit is unknown; \
+             check the spelling (for example gpt-4o, claude-sonnet-4-5, gemini-2.5-pro)",
+            model.name()
+        ));
+    }
 }
 
-fn count(args: &args::Args) -> Result<(), String> {
+fn count(args: &args::Args, output: Output) -> Result<(), String> {
+    let model = ctxwin::Model::resolve(args.model.as_deref().unwrap_or_default());
+    warn_if_unknown(&model, output);
     let (_, text) = read_input(args.file.as_deref())?;
-    let count = ctxwin::Model::resolve(model(args)).count(&text);
+    let count = model.count(&text);
     if args.json {
-        println!("{}", serde_json::json!({"tokens": count.tokens, "exact": count.exact}));
+        println!(
+            "{}",
+            serde_json::json!({"tokens": count.tokens, "exact": count.exact, "model_known": model.is_known()})
+        );
     } else {
         println!("{}{}", if count.exact { "" } else { "~" }, count.tokens);
     }
     Ok(())
 }
 
-fn inspect(args: &args::Args) -> Result<(), String> {
+fn inspect(args: &args::Args, output: Output) -> Result<(), String> {
     let (name, text) = read_input(args.file.as_deref())?;
-    let mut window = Window::new(model(args));
-    if let Some(strategy) = &args.strategy {
-        let config = serde_json::json!({ "strategy": strategy }).to_string();
-        window.configure(&config).map_err(|e| format!("--strategy: {e}"))?;
-    }
-    if let Some(budget) = args.budget {
-        window.set_budget(budget).map_err(|e| format!("--budget: {e}"))?;
-    }
-    let extras = transcript::load(&mut window, &name, &text)?;
-    let system = window.model().count(&extras.system).tokens;
-    let tools = match &extras.tools {
-        Some(tools) => ctxwin::json::count_tools(window.model(), tools).map_err(|e| format!("{name}: {e}"))?.tokens,
-        None => 0,
-    };
-    let clamp = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
-    window.set_overhead(clamp(system), clamp(tools)).map_err(|e| e.to_string())?;
-    window.end_turn();
-    let format = window.wire_formats().preferred().map_or("plain", |f| f.name());
-    let report = inspect::Report::new(&window);
-    if args.json {
-        println!("{}", report.to_json(&window, format));
+    let mut source = source::open(args, &name, &text)?;
+    warn_if_unknown(source.window.model(), output);
+    let window = &mut source.window;
+    if args.render {
+        let base = match &args.base {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                Some(serde_json::from_str(&text).map_err(|e| format!("{path}: invalid JSON: {e}"))?)
+            }
+            None => source.body.take(),
+        };
+        println!("{}", render::request_body(window, base)?);
+    } else if args.summary_request {
+        let request = window.summary_request().map_err(|e| format!("no summary request: {e}"))?;
+        if args.json {
+            println!("{}", serde_json::json!({ "summary_request": request, "generation": window.generation() }));
+        } else {
+            println!("{request}");
+        }
     } else {
-        print!("{}", report.to_text(&window, format));
+        let report = inspect::Report::new(window);
+        match (args.problems, args.json) {
+            (true, true) => println!("{}", report.validation()),
+            (true, false) => print!("{}", report.problems_text()),
+            (false, true) => println!("{}", report.to_json(window, &source.kind)),
+            (false, false) => print!("{}", report.to_text(window, &source.kind)),
+        }
     }
     Ok(())
 }
