@@ -40,8 +40,11 @@ static void turns_group_messages_and_pin_system(void) {
     ctxwin_window_free(w);
 }
 
+static const char *classic = "{\"low_water\":1}"; /* prune only as far as the budget requires */
+
 static void sliding_drops_oldest_whole_turns(void) {
     ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(ctxwin_window_configure(w, classic, strlen(classic)));
     CHECK_OK(ctxwin_window_set_budget(w, 100));
     CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_SYSTEM, counted(500)));
     uint32_t gen = ctxwin_window_generation(w);
@@ -82,6 +85,7 @@ static void newest_turn_is_never_dropped(void) {
 
 static void settings_rerun_enforcement_over_the_whole_ledger(void) {
     ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(ctxwin_window_configure(w, classic, strlen(classic)));
     CHECK_OK(ctxwin_window_set_budget(w, 30));
     for (int i = 0; i < 5; i++) {
         CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_USER, counted(10)));

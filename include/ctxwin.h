@@ -526,7 +526,8 @@ extern "C" {
  * `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
  * those of the previous `prepare` (0 on the first): where a provider cache breakpoint
  * belongs. A rewind (`truncate`, `reset`) makes every item from the rewound message on
- * count as changed.
+ * count as changed. The request prepared is recorded as the last one, so
+ * `ctxwin_window_observe_last_usage` attributes the provider's report to it.
  *
  * Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
  *
@@ -1579,6 +1580,11 @@ ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json,
  * the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's
  * usage report to it without the caller recording a range.
  *
+ * With the `cache_breakpoints` setting and Anthropic messages, `cache_control` marks the
+ * last block of the last message inside the stable prefix of the last
+ * `ctxwin_window_prepare` and of the newest message (re-serialised), within Anthropic's four
+ * breakpoints per request counting those already in the messages.
+ *
  * Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
  * NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
  * `buf = NULL, cap = 0` queries the length.
@@ -1933,12 +1939,15 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
  * per message); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
- * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.8: a strategy that
+ * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
  * has to act acts until the view is within this fraction of its limits, so the view, and the
- * provider's cached prefix, then stay unchanged for many turns) and `output_reserve` (0 to
- * INT32_MAX; default 4096: tokens of the context limit left for the model's answer, which
+ * provider's cached prefix, then stay unchanged for many turns), `output_reserve` (0 to
+ * INT32_MAX or "auto", the default: a quarter of the context limit, at most 4096; tokens of
+ * the context limit left for the model's answer, which
  * the view never grows into when the limit is known; a reserve leaving no room for the
- * overhead and pinned messages is INVALID_ARG naming it); `format` (`"auto"`, the default,
+ * overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
+ * Anthropic renders mark the end of the stable prefix and the newest message with
+ * `cache_control`, at most four breakpoints with the caller's own); `format` (`"auto"`, the default,
  * `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
  * `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
  * the first JSON push, and before any the model family's; once fixed, by this key or a JSON

@@ -16,7 +16,7 @@ pub const DEFAULT_THRESHOLD: Fraction = Fraction(0.85);
 
 /// The default `low_water`: when a strategy has to act, it acts until the view is within this
 /// fraction of its limits (1 acts only as far as the limits require).
-pub const DEFAULT_LOW_WATER: Fraction = Fraction(0.8);
+pub const DEFAULT_LOW_WATER: Fraction = Fraction(0.7);
 
 /// The most `output_reserve: "auto"` (the default) keeps for the model's answer: a quarter
 /// of the context limit, at most this.
@@ -185,6 +185,9 @@ pub struct Settings {
     /// Tokens of the context limit kept free for the model's answer; `Auto` is a quarter of
     /// the limit, at most [`AUTO_OUTPUT_RESERVE_MAX`].
     pub output_reserve: Tokens,
+    /// Anthropic renders mark the end of the stable prefix and the newest message with
+    /// `cache_control` breakpoints.
+    pub cache_breakpoints: bool,
 }
 
 impl Default for Settings {
@@ -210,6 +213,7 @@ impl Default for Settings {
             format: None,
             low_water: DEFAULT_LOW_WATER,
             output_reserve: Tokens::Auto,
+            cache_breakpoints: false,
         }
     }
 }
@@ -268,6 +272,7 @@ impl Settings {
             "format": self.format.map_or("auto", Format::key),
             "low_water": self.low_water.get(),
             "output_reserve": self.output_reserve.to_value(),
+            "cache_breakpoints": self.cache_breakpoints,
         })
     }
 
@@ -332,6 +337,7 @@ impl Settings {
             "format" => self.format = parse_format(value)?,
             "low_water" => self.low_water = parse_fraction(key, value)?,
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
+            "cache_breakpoints" => self.cache_breakpoints = parse_bool(key, value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
         }
         Ok(())
@@ -512,6 +518,7 @@ mod tests {
             r#"{"low_water":1,"output_reserve":32000}"#,
             r#"{"output_reserve":"auto"}"#,
             r#"{"history_budget":"auto"}"#,
+            r#"{"cache_breakpoints":true}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
@@ -580,6 +587,7 @@ mod tests {
             (r#"{"output_reserve":1.5}"#, ErrorKind::InvalidArg, "output_reserve"),
             (r#"{"output_reserve":"big"}"#, ErrorKind::InvalidArg, "output_reserve"),
             (r#"{"history_budget":"Auto"}"#, ErrorKind::InvalidArg, "history_budget"),
+            (r#"{"cache_breakpoints":1}"#, ErrorKind::InvalidArg, "cache_breakpoints"),
             (
                 r#"{"strategy":"tiered","keep_first":4,"keep_recent":8,"message_threshold":10}"#,
                 ErrorKind::InvalidArg,

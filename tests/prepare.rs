@@ -251,6 +251,11 @@ fn usage_objects_calibrate_and_add_up() {
         window
     };
     let (mut by_json, mut by_total) = (build(), build());
+    // prepare records its request as the last one: a report without a range goes to it.
+    let mut prepared = build();
+    assert_eq!(prepared.observe_last_usage(30).unwrap_err().kind(), ErrorKind::Mismatch);
+    prepared.prepare().unwrap();
+    prepared.observe_last_usage(30).unwrap();
     let json = r#"{"id":"msg_1","usage":{"input_tokens":7,"cache_creation_input_tokens":20,"cache_read_input_tokens":3,"output_tokens":9}}"#;
     let usage = by_json.observe_usage_json(0, 2, json).unwrap();
     assert_eq!((usage.prompt_tokens, usage.cached_tokens), (30, 3));
@@ -276,4 +281,32 @@ fn usage_objects_calibrate_and_add_up() {
         assert!(err.message().contains(needle), "{json}: {}", err.message());
         assert_eq!(ctxwin::persist::export(&by_json), before, "{json}");
     }
+}
+
+/// `cache_breakpoints`: an Anthropic render marks the end of the stable prefix and the newest
+/// message, at most four breakpoints with the caller's own; other messages stay byte for byte.
+#[test]
+fn anthropic_renders_carry_cache_breakpoints() {
+    let mut window = Window::new("claude-sonnet-4-5");
+    window.configure(r#"{"cache_breakpoints":true}"#).unwrap();
+    let first = r#"[{"role":"user","content":"List src/"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ls","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"lib.rs"}]}]"#;
+    ctxwin::json::push_json(&mut window, first).unwrap();
+    window.prepare().unwrap();
+    let rendered = ctxwin::json::render_json(&window).unwrap();
+    assert_eq!(rendered.matches("cache_control").count(), 1, "nothing stable yet: the newest message only");
+    assert!(rendered.starts_with(r#"[{"role":"user","content":"List src/"},"#));
+    ctxwin::json::push_json(&mut window, r#"{"role":"assistant","content":"One file: lib.rs."}"#).unwrap();
+    ctxwin::json::push_json(&mut window, r#"{"role":"user","content":[{"type":"text","text":"Thanks","cache_control":{"type":"ephemeral"}}]}"#).unwrap();
+    assert_eq!(window.prepare().unwrap().stable_items, 3);
+    let rendered: serde_json::Value = serde_json::from_str(&ctxwin::json::render_json(&window).unwrap()).unwrap();
+    let marked: Vec<usize> = (0..5).filter(|&i| rendered[i].to_string().contains("cache_control")).collect();
+    assert_eq!(marked, vec![2, 4], "the stable prefix ends with message 2; the caller marked the newest");
+    // render_request counts the base's own: three there leave one, for the newest message.
+    let base = r#"{"model":"claude-sonnet-4-5","system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"tools":[{"name":"a","input_schema":{},"cache_control":{"type":"ephemeral"}},{"name":"b","input_schema":{},"cache_control":{"type":"ephemeral"}}]}"#;
+    let body: serde_json::Value = serde_json::from_str(&ctxwin::json::render_request(&window, base).unwrap()).unwrap();
+    assert_eq!(body.to_string().matches("cache_control").count(), 4, "never more than four");
+    assert!(!body["messages"][2].to_string().contains("cache_control"));
+    // Without the key, the render is the pushed JSON as it was.
+    window.configure(r#"{"cache_breakpoints":false}"#).unwrap();
+    assert_eq!(ctxwin::json::render_json(&window).unwrap().matches("cache_control").count(), 1);
 }

@@ -75,7 +75,8 @@ impl From<CacheStats> for ctxwin_cache_stats {
 /// `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
 /// those of the previous `prepare` (0 on the first): where a provider cache breakpoint
 /// belongs. A rewind (`truncate`, `reset`) makes every item from the rewound message on
-/// count as changed.
+/// count as changed. The request prepared is recorded as the last one, so
+/// `ctxwin_window_observe_last_usage` attributes the provider's report to it.
 ///
 /// Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
 ///

@@ -97,6 +97,11 @@ pub unsafe extern "C" fn ctxwin_window_push_json(w: *mut ctxwin_window, json: *c
 /// the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's
 /// usage report to it without the caller recording a range.
 ///
+/// With the `cache_breakpoints` setting and Anthropic messages, `cache_control` marks the
+/// last block of the last message inside the stable prefix of the last
+/// `ctxwin_window_prepare` and of the newest message (re-serialised), within Anthropic's four
+/// breakpoints per request counting those already in the messages.
+///
 /// Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
 /// NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
 /// `buf = NULL, cap = 0` queries the length.

@@ -168,12 +168,15 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
 /// per message); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
-/// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.8: a strategy that
+/// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
 /// has to act acts until the view is within this fraction of its limits, so the view, and the
-/// provider's cached prefix, then stay unchanged for many turns) and `output_reserve` (0 to
-/// INT32_MAX; default 4096: tokens of the context limit left for the model's answer, which
+/// provider's cached prefix, then stay unchanged for many turns), `output_reserve` (0 to
+/// INT32_MAX or "auto", the default: a quarter of the context limit, at most 4096; tokens of
+/// the context limit left for the model's answer, which
 /// the view never grows into when the limit is known; a reserve leaving no room for the
-/// overhead and pinned messages is INVALID_ARG naming it); `format` (`"auto"`, the default,
+/// overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
+/// Anthropic renders mark the end of the stable prefix and the newest message with
+/// `cache_control`, at most four breakpoints with the caller's own); `format` (`"auto"`, the default,
 /// `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
 /// `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
 /// the first JSON push, and before any the model family's; once fixed, by this key or a JSON

@@ -20,6 +20,7 @@
 
 mod anthropic;
 mod assemble;
+mod breakpoints;
 mod chat;
 mod format;
 mod gemini;

@@ -5,7 +5,7 @@ use super::assemble;
 use super::format::Format;
 use super::send_items::items_to_send;
 use super::steps::{self, Conversation};
-use super::{anthropic, gemini};
+use super::{anthropic, breakpoints, gemini};
 use crate::error::{Error, ErrorKind, Result};
 use crate::window::Window;
 use serde_json::{Map, Value};
@@ -30,6 +30,9 @@ use serde_json::{Map, Value};
 ///   part): the other formats need the provider's signature or encrypted content.
 /// - An Anthropic conversation whose view starts with an assistant message starts with the
 ///   user message [`crate::view::text::CONVERSATION_START`].
+/// - With `cache_breakpoints` and the Anthropic format, `cache_control` marks the end of the
+///   stable prefix of the last `prepare` and the newest message (those two re-serialised),
+///   within Anthropic's four breakpoints ([`render_request`] counts the base's own).
 ///
 /// Fails with [`ErrorKind::Unsupported`] for an item that has to be rebuilt but whose text
 /// the window did not keep (`retain_text` false).
@@ -41,8 +44,41 @@ pub fn render_json(window: &Window) -> Result<String> {
         Format::Anthropic | Format::Gemini => Vec::new(),
     };
     messages.extend(assemble::messages(window, format, &conversation)?);
+    with_breakpoints(window, format, &mut messages, 0)?;
     window.note_request();
     Ok(format!("[{}]", messages.join(",")))
+}
+
+/// With `cache_breakpoints` and the Anthropic format, marks `messages` (the conversation
+/// rendered) with `cache_control` on the last message the stable prefix of the last
+/// `prepare` renders exactly as the whole view does, and on the newest message, leaving room
+/// for `caller` breakpoints elsewhere in the request (see `breakpoints`).
+fn with_breakpoints(window: &Window, format: Format, messages: &mut [String], caller: usize) -> Result<()> {
+    if format != Format::Anthropic || !window.settings().cache_breakpoints {
+        return Ok(());
+    }
+    let stable = window.stable_items();
+    let prefix = match stable {
+        0 => Vec::new(),
+        _ => {
+            let mut items = items_to_send(window);
+            items.truncate(stable);
+            assemble::messages(window, format, &steps::conversation(items))?
+        }
+    };
+    let common = prefix.iter().zip(messages.iter()).take_while(|(a, b)| a == b).count();
+    breakpoints::place(messages, common.checked_sub(1), caller);
+    Ok(())
+}
+
+/// The `cache_control` breakpoints of an Anthropic base body: on system blocks and tools.
+fn base_breakpoints(body: &Map<String, Value>) -> usize {
+    ["system", "tools"]
+        .iter()
+        .filter_map(|key| body.get(*key).and_then(Value::as_array))
+        .flatten()
+        .filter(|block| block.get("cache_control").is_some())
+        .count()
 }
 
 /// The key of a request body that holds the conversation in `format`.
@@ -92,6 +128,7 @@ pub fn render_request(window: &Window, base: &str) -> Result<String> {
         Format::Gemini => place_system(&mut body, "systemInstruction", &conversation, gemini::system_parts)?,
     }
     messages.extend(assemble::messages(window, format, &conversation)?);
+    with_breakpoints(window, format, &mut messages, base_breakpoints(&body))?;
     if !body.contains_key(key) {
         body.insert(key.to_owned(), Value::Null);
     }

@@ -2,7 +2,7 @@
 //! without the caller recording its message range ([`Window::observe_last_usage`]).
 //!
 //! Rendering only reads the window, so the record is a `Cell`: whatever renders a request
-//! (`render_json` today; a request builder or `prepare` tomorrow) calls
+//! (`render_json`, `render_request`, `prepare`) calls
 //! [`Window::note_request`] with the range it sent, and every call that rewinds the ledger
 //! below that range forgets it.
 

@@ -50,6 +50,8 @@ impl Window {
         let indices: Vec<usize> = items.iter().map(|sent| sent.item.index).collect();
         let item_tokens: Vec<u64> = items.iter().map(|sent| u64::from(sent.item.tokens.tokens)).collect();
         let stable_items = self.cache.prepared.advance(next, &indices);
+        // The request prepared is the one the next usage report is about.
+        self.note_request();
         Ok(RequestInfo {
             removed: verbatim.saturating_sub(self.verbatim()),
             view_len: item_tokens.len(),

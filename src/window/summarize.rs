@@ -111,7 +111,8 @@ impl Window {
             previous: self.summary().map(|record| &*record.summary),
             messages: &self.messages,
             turns: &turns,
-            budget: u64::from(limit.saturating_sub(self.settings.summary_budget)),
+            // Room for the answer: the summary, and never less than the output reserve.
+            budget: u64::from(limit.saturating_sub(self.settings.summary_budget.max(self.output_reserve()))),
             summary_budget: self.settings.summary_budget,
         }
         .build()
