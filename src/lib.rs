@@ -14,6 +14,7 @@ pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod json;
+pub mod ledger;
 pub mod limits;
 pub mod message;
 pub mod pairing;

@@ -17,12 +17,14 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::json::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing;
+use crate::ledger::{Ledger, TurnStart};
+use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{CostCache, Costs, Limits, Plan};
-use crate::strategy::tiered::Keep;
+use crate::strategy::tiered::{Keep, Tiered};
 use crate::strategy::{drop_oldest, monologue, sliding, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
-use crate::tokens::{Calibration, Count, Model, saturate_u32};
+use crate::tokens::{Calibration, Count, Model};
 use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
 use std::ops::Range;
@@ -31,14 +33,6 @@ mod restore;
 mod summarize;
 
 pub use restore::SavedWindow;
-
-/// Where a turn starts, and the history tokens of all turns before it (a prefix sum, so any
-/// run of turns is summed in O(1)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TurnStart {
-    first: usize,
-    before: Tally,
-}
 
 /// What the ledger reports about one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -289,11 +283,7 @@ impl Window {
     /// window keeps sums these, so a new ratio re-sums the cached counts (nothing is
     /// recounted).
     pub fn calibrated(&self, count: Count) -> Count {
-        if count.exact {
-            count
-        } else {
-            Count::estimate(saturate_u32(self.calibration.apply(u64::from(count.tokens))))
-        }
+        crate::ledger::calibrated(self.calibration, count)
     }
 
     /// Appends a message with a count the caller already has (a provider's count_tokens
@@ -399,7 +389,8 @@ impl Window {
             Some(overlay) => overlay.plan.clone().extended(self.turns.len()),
             None => Plan::whole_from(self.first_live_turn, self.turns.len()),
         };
-        let overlay = Some(plan.build(&Renderer::new(self)));
+        let previous = self.overlay.as_ref().filter(|_| self.costs.view_reusable);
+        let overlay = Some(plan.build(&Renderer::new(self.ledger()), previous));
         if overlay != self.overlay {
             self.generation = self.generation.wrapping_add(1);
         }
@@ -626,7 +617,9 @@ impl Window {
         let turn_count = self.turns.len();
         let available = self.available_for_history();
         let settings = &self.settings;
-        let mut costs = Costs::new(Renderer::new(self), cache);
+        let renderer = Renderer::new(self.ledger());
+        let previous = self.overlay.as_ref().filter(|_| cache.view_reusable);
+        let mut costs = Costs::new(renderer, cache);
         // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
         let floor = self.forced_first_live.max(self.archived_turns());
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
@@ -648,21 +641,52 @@ impl Window {
                 drop_oldest::plan(&mut costs, floor, turn_count, &limits)
             }
             StrategyName::Tiered => {
-                let limits = Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None };
-                let keep = Keep {
-                    first: settings.keep_first as usize,
-                    recent: settings.keep_recent as usize,
+                let tiered = Tiered {
+                    limits: Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None },
+                    low_water: self.low_water(),
+                    keep: Keep {
+                        first: settings.keep_first as usize,
+                        recent: settings.keep_recent as usize,
+                    },
+                    cut_by_hand: self.compacted_through,
                 };
-                tiered::plan(&mut costs, floor, turn_count, &limits, keep, self.compacted_through)
+                let mut replay = std::mem::take(&mut costs.cache().tiered);
+                let zones = replay.run(&tiered, &mut costs);
+                costs.cache().tiered = replay;
+                tiered::plan(&self.ledger(), &zones, turn_count, floor)
             }
             StrategyName::Monologue => {
-                let limits = Limits { tokens, items: None, turns: None };
-                let keep = settings.keep_recent_turns as usize;
-                monologue::plan(&mut costs, floor, turn_count, &limits, keep, self.compacted_through)
+                let planner = Monologue {
+                    limits: Limits { tokens, items: None, turns: None },
+                    low_water: self.low_water(),
+                    keep_recent_turns: settings.keep_recent_turns as usize,
+                };
+                let mut replay = std::mem::take(&mut costs.cache().monologue);
+                let zones = replay.run(&planner, &mut costs);
+                costs.cache().monologue = replay;
+                monologue::plan(&zones, turn_count, floor, self.compacted_through)
             }
         };
-        let overlay = plan.build(costs.renderer());
-        (overlay.first_live_turn(turn_count).min(turn_count.saturating_sub(1)), Some(overlay))
+        let overlay = plan.build(&renderer, previous);
+        cache.view_reusable = true;
+        (overlay.first_live_turn().min(turn_count.saturating_sub(1)), Some(overlay))
+    }
+
+    /// The fraction of its limits a strategy brings the view down to once it has to act.
+    fn low_water(&self) -> f64 {
+        LOW_WATER
+    }
+
+    /// The ledger, read-only, as strategies and the view read it.
+    pub(crate) fn ledger(&self) -> Ledger<'_> {
+        Ledger::new(
+            &self.messages,
+            &self.turns,
+            &self.pinned_indices,
+            &self.model,
+            self.calibration,
+            self.settings.tool_output_max_lines as usize,
+        )
     }
 
     /// True when a turn from `first` on has tool pairs the view must repair.
@@ -838,6 +862,10 @@ impl Window {
     }
 }
 
+/// The fraction of its limits a strategy brings the view down to once it has to act, until
+/// the `low_water` setting exists.
+const LOW_WATER: f64 = 0.8;
+
 fn non_negative(what: &str, value: i32) -> Result<u32> {
     u32::try_from(value).map_err(|_| Error::invalid_arg(format!("{what} must not be negative (got {value})")))
 }
@@ -975,11 +1003,6 @@ impl Window {
             Some(overlay) => overlay.dead_turns(),
             None => self.first_live_turn,
         }
-    }
-
-    /// Every message, in ledger order.
-    pub(crate) fn messages(&self) -> &[Message] {
-        &self.messages
     }
 
     /// The ledger indices of turn `turn`.
