@@ -74,7 +74,7 @@ static void the_default_limit_admits_exactly_its_size(void) {
 static void ten_million_messages_in_a_counts_only_window(void) {
     size_t n = quick_mode() ? 100000 : 10000000;
     ctxwin_window *w = new_window("gpt-4o");
-    const char *json = "{\"retain_text\":false,\"history_budget\":1000000}";
+    const char *json = "{\"retain_text\":false,\"history_budget\":1000000,\"context_limit\":2000000,\"low_water\":1}";
     CHECK_OK(ctxwin_window_configure(w, json, strlen(json)));
     ctxwin_count c = {3, true};
     int32_t failures = 0;

@@ -1,6 +1,8 @@
 /* Long sessions (thousands of turns) against a straightforward reference: after every
- * completed turn, drop the oldest turn while live history exceeds the budget, never the
- * newest. Settings changes are checked against a replay of the whole ledger. */
+ * completed turn, when live history exceeds the budget, drop the oldest turn while it exceeds
+ * low_water x budget, never the newest. Settings changes are checked against a replay of the
+ * whole ledger. */
+#include <stdio.h>
 #include <stdlib.h>
 #include "harness.h"
 
@@ -43,9 +45,16 @@ static int64_t live_history(const reference *r, size_t from) {
     return sum;
 }
 
-/* The source design's loop: drop from the front while over budget, never the newest turn. */
+static double low_water;
+
+/* The source design's loop with a low-water mark: when over budget, drop from the front while
+ * over low_water x budget, never the newest turn. */
 static void reference_end_turn(reference *r, int64_t budget) {
-    while (r->first_live + 1 < r->turns && live_history(r, r->first_live) > budget) {
+    if (live_history(r, r->first_live) <= budget) {
+        return;
+    }
+    int64_t low = low_water >= 1.0 ? budget : (int64_t)(low_water * (double)budget) /* floor: both are positive */;
+    while (r->first_live + 1 < r->turns && live_history(r, r->first_live) > low) {
         r->first_live++;
     }
 }
@@ -77,6 +86,11 @@ static void run_session(uint64_t seed, size_t target_turns) {
     ctxwin_window *w = new_window("my-local-model");
     int64_t budget = 200 + next_random() % 3000;
     CHECK_OK(ctxwin_window_set_budget(w, (int32_t)budget));
+    static const double low_waters[] = {0.5, 0.75, 0.8, 1.0};
+    low_water = low_waters[next_random() % 4];
+    char json[64];
+    snprintf(json, sizeof json, "{\"low_water\":%.2f}", low_water);
+    CHECK_OK(ctxwin_window_configure(w, json, strlen(json)));
     size_t cap = target_turns * 12 + 16;
     reference r = {calloc(cap, sizeof(ref_message)), 0, calloc(cap, sizeof(size_t)), 0, 0, 0};
     int failures_before = harness_failures;

@@ -13,6 +13,33 @@ pub const DEFAULT_SUMMARY_BUDGET: u32 = 2_000;
 /// The default trigger of the `summary` strategy: this fraction of the model's context limit.
 pub const DEFAULT_THRESHOLD: Fraction = Fraction(0.85);
 
+/// The default `low_water`: when a strategy has to act, it acts until the view is within this
+/// fraction of its limits (1 acts only as far as the limits require).
+pub const DEFAULT_LOW_WATER: Fraction = Fraction(0.8);
+
+/// The most `output_reserve: "auto"` (the default) keeps for the model's answer: a quarter
+/// of the context limit, at most this.
+pub const AUTO_OUTPUT_RESERVE_MAX: u32 = 4_096;
+
+/// A number of tokens, or `"auto"`: derived from the model's context limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokens {
+    /// Derived from the context limit (see the key's documentation).
+    Auto,
+    /// This many tokens.
+    Fixed(u32),
+}
+
+impl Tokens {
+    /// The value `configure` takes: `"auto"` or the number.
+    pub fn to_value(self) -> Value {
+        match self {
+            Tokens::Auto => Value::from("auto"),
+            Tokens::Fixed(tokens) => Value::from(tokens),
+        }
+    }
+}
+
 /// The compaction strategy a window enforces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrategyName {
@@ -63,6 +90,9 @@ pub struct Fraction(f64);
 impl Eq for Fraction {}
 
 impl Fraction {
+    /// The whole: a limit admitted as it is.
+    pub const ONE: Fraction = Fraction(1.0);
+
     /// `value` if it lies in (0, 1].
     pub fn new(value: f64) -> Option<Fraction> {
         (value > 0.0 && value <= 1.0).then_some(Fraction(value))
@@ -76,6 +106,11 @@ impl Fraction {
     /// This fraction of `amount`, rounded up: the token count at which a trigger fires.
     pub fn of(self, amount: u32) -> u64 {
         (self.0 * f64::from(amount)).ceil() as u64
+    }
+
+    /// This fraction of `amount`, rounded down: the most a limit scaled by it admits.
+    pub fn floor_of(self, amount: u64) -> u64 {
+        if self.0 >= 1.0 { amount } else { (self.0 * amount as f64).floor() as u64 }
     }
 }
 
@@ -114,6 +149,12 @@ pub struct Settings {
     pub keep_recent_turns: u32,
     /// Tool outputs longer than this many lines are cut to head and tail by `tiered`.
     pub tool_output_max_lines: u32,
+    /// When a strategy has to act, it acts until the view is within this fraction of each of
+    /// its limits, so that the view then stays unchanged (and cached) for many turns.
+    pub low_water: Fraction,
+    /// Tokens of the context limit kept free for the model's answer; `Auto` is a quarter of
+    /// the limit, at most [`AUTO_OUTPUT_RESERVE_MAX`].
+    pub output_reserve: Tokens,
 }
 
 impl Default for Settings {
@@ -134,6 +175,8 @@ impl Default for Settings {
             keep_recent: defaults::KEEP_RECENT,
             keep_recent_turns: defaults::KEEP_RECENT_TURNS,
             tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
+            low_water: DEFAULT_LOW_WATER,
+            output_reserve: Tokens::Auto,
         }
     }
 }
@@ -180,7 +223,17 @@ impl Settings {
             "keep_recent": self.keep_recent,
             "keep_recent_turns": self.keep_recent_turns,
             "tool_output_max_lines": self.tool_output_max_lines,
+            "low_water": self.low_water.get(),
+            "output_reserve": self.output_reserve.to_value(),
         })
+    }
+
+    /// Tokens kept free for the answer in a context limit of `limit` tokens.
+    pub fn output_reserve_in(&self, limit: u32) -> u32 {
+        match self.output_reserve {
+            Tokens::Auto => (limit / 4).min(AUTO_OUTPUT_RESERVE_MAX),
+            Tokens::Fixed(tokens) => tokens,
+        }
     }
 
     /// Rejects combinations no conversation can satisfy.
@@ -214,6 +267,8 @@ impl Settings {
             "keep_recent" => self.keep_recent = parse_tokens(key, value)?,
             "keep_recent_turns" => self.keep_recent_turns = parse_tokens(key, value)?,
             "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
+            "low_water" => self.low_water = parse_fraction(key, value)?,
+            "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
         }
         Ok(())
@@ -250,6 +305,19 @@ fn parse_positive(key: &str, value: &Value) -> Result<u32> {
         0 => Err(Error::invalid_arg(format!("configuration key '{key}' must be at least 1 (got 0)"))),
         n => Ok(n),
     }
+}
+
+/// `"auto"` or a whole number from 0 to `i32::MAX`.
+fn parse_auto_tokens(key: &str, value: &Value) -> Result<Tokens> {
+    if value.as_str() == Some("auto") {
+        return Ok(Tokens::Auto);
+    }
+    parse_tokens(key, value).map(Tokens::Fixed).map_err(|_| {
+        Error::invalid_arg(format!(
+            "configuration key '{key}' must be \"auto\" or a whole number from 0 to {}",
+            i32::MAX
+        ))
+    })
 }
 
 /// A whole number from 0 to `i32::MAX` (the C API's token range).
@@ -319,6 +387,9 @@ mod tests {
             r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
             r#"{"max_message_bytes":0}"#,
             r#"{"max_message_bytes":4096}"#,
+            r#"{"low_water":0.7,"output_reserve":0}"#,
+            r#"{"low_water":1,"output_reserve":32000}"#,
+            r#"{"output_reserve":"auto"}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
@@ -373,6 +444,13 @@ mod tests {
             (r#"{"message_threshold":0}"#, ErrorKind::InvalidArg, "message_threshold"),
             (r#"{"turn_threshold":"3"}"#, ErrorKind::InvalidArg, "turn_threshold"),
             (r#"{"tool_output_max_lines":0}"#, ErrorKind::InvalidArg, "tool_output_max_lines"),
+            (r#"{"low_water":0}"#, ErrorKind::InvalidArg, "low_water"),
+            (r#"{"low_water":1.01}"#, ErrorKind::InvalidArg, "low_water"),
+            (r#"{"low_water":-0.5}"#, ErrorKind::InvalidArg, "low_water"),
+            (r#"{"low_water":null}"#, ErrorKind::InvalidArg, "low_water"),
+            (r#"{"output_reserve":-1}"#, ErrorKind::InvalidArg, "output_reserve"),
+            (r#"{"output_reserve":1.5}"#, ErrorKind::InvalidArg, "output_reserve"),
+            (r#"{"output_reserve":"big"}"#, ErrorKind::InvalidArg, "output_reserve"),
             (
                 r#"{"strategy":"tiered","keep_first":4,"keep_recent":8,"message_threshold":10}"#,
                 ErrorKind::InvalidArg,

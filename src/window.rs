@@ -12,16 +12,16 @@
 //! right after the pinned head.
 
 use crate::classify::{ErrorCategory, ErrorInfo};
-use crate::config::{Settings, StrategyName};
+use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing;
 use crate::ledger::{Ledger, TurnStart};
 use crate::strategy::monologue::Monologue;
-use crate::strategy::plan::{CostCache, Costs, Limits, Plan};
+use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::{Keep, Tiered};
-use crate::strategy::{drop_oldest, monologue, sliding, tiered};
+use crate::strategy::{drop_oldest, monologue, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model};
@@ -140,7 +140,19 @@ impl Window {
     /// Applies the JSON configuration object `json`; nothing changes unless every key is
     /// valid. Re-enforces the strategy.
     pub fn configure(&mut self, json: &str) -> Result<()> {
-        self.settings = self.settings.with_json(json)?;
+        let settings = self.settings.with_json(json)?;
+        let limit = settings.context_limit.or(self.model.context_limit());
+        let fixed = self.fixed_cost().tokens();
+        if let Some(limit) = limit {
+            let reserve = settings.output_reserve_in(limit);
+            if u64::from(reserve) + fixed >= u64::from(limit) {
+                return Err(Error::invalid_arg(format!(
+                    "configuration key 'output_reserve' ({reserve}) leaves no room in the context limit ({limit}) \
+                     for the overhead and pinned messages ({fixed} tokens)"
+                )));
+            }
+        }
+        self.settings = settings;
         self.costs.clear();
         self.enforce();
         Ok(())
@@ -623,27 +635,34 @@ impl Window {
         // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
         let floor = self.forced_first_live.max(self.archived_turns());
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
+        let low_water = settings.low_water;
         let plan = match settings.strategy {
             StrategyName::Sliding | StrategyName::Summary => {
-                let first = sliding::first_live_turn(turn_count, |k| self.history_from(k).tokens(), available, floor);
+                let limits = Limits { tokens: available, items: None, turns: None, low_water };
+                let turn_cost = |turn: usize| Cost {
+                    tokens: self.history_from(turn).minus(self.history_from(turn + 1)).tokens(),
+                    items: 0,
+                };
+                let newest = turn_count.saturating_sub(1);
+                let first = costs.first_kept(&limits, turn_count, turn_cost).max(floor.min(newest));
                 if !self.repairs_from(first) {
                     return (first, None);
                 }
-                let limits = Limits { tokens: available, items: None, turns: None };
-                drop_oldest::plan(&mut costs, first, turn_count, &limits)
+                let strict = Limits { low_water: Fraction::ONE, ..limits };
+                drop_oldest::fit_from(&mut costs, first, turn_count, &strict)
             }
             StrategyName::DropOldest => {
                 let limits = Limits {
                     tokens,
                     items: settings.message_threshold.map(u64::from),
                     turns: settings.turn_threshold.map(u64::from),
+                    low_water,
                 };
                 drop_oldest::plan(&mut costs, floor, turn_count, &limits)
             }
             StrategyName::Tiered => {
                 let tiered = Tiered {
-                    limits: Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None },
-                    low_water: self.low_water(),
+                    limits: Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None, low_water },
                     keep: Keep {
                         first: settings.keep_first as usize,
                         recent: settings.keep_recent as usize,
@@ -657,8 +676,7 @@ impl Window {
             }
             StrategyName::Monologue => {
                 let planner = Monologue {
-                    limits: Limits { tokens, items: None, turns: None },
-                    low_water: self.low_water(),
+                    limits: Limits { tokens, items: None, turns: None, low_water },
                     keep_recent_turns: settings.keep_recent_turns as usize,
                 };
                 let mut replay = std::mem::take(&mut costs.cache().monologue);
@@ -670,11 +688,6 @@ impl Window {
         let overlay = plan.build(&renderer, previous);
         cache.view_reusable = true;
         (overlay.first_live_turn().min(turn_count.saturating_sub(1)), Some(overlay))
-    }
-
-    /// The fraction of its limits a strategy brings the view down to once it has to act.
-    fn low_water(&self) -> f64 {
-        LOW_WATER
     }
 
     /// The ledger, read-only, as strategies and the view read it.
@@ -705,14 +718,29 @@ impl Window {
         self.generation = self.generation.wrapping_add(1);
     }
 
-    /// Tokens live history may use under the budget.
+    /// Tokens live history may use: the budget (less the fixed cost with
+    /// `budget_includes_overhead`), and never more than the context limit leaves once the
+    /// fixed cost and `output_reserve` are taken, when the limit is known.
     fn available_for_history(&self) -> u64 {
+        let fixed = self.fixed_cost().tokens();
         let budget = u64::from(self.settings.history_budget);
-        if self.settings.budget_includes_overhead {
-            budget.saturating_sub(self.fixed_cost().tokens())
-        } else {
-            budget
+        let budget = if self.settings.budget_includes_overhead { budget.saturating_sub(fixed) } else { budget };
+        match self.known_context_limit() {
+            Some(limit) => budget.min(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + fixed)),
+            None => budget,
         }
+    }
+
+    /// Tokens of the context limit kept free for the model's answer (0 when the limit is
+    /// unknown).
+    pub fn output_reserve(&self) -> u32 {
+        self.known_context_limit().map_or(0, |limit| self.settings.output_reserve_in(limit))
+    }
+
+    /// The model's context limit: the `context_limit` setting, else the model table's; `None`
+    /// when neither knows it.
+    pub fn known_context_limit(&self) -> Option<u32> {
+        self.settings.context_limit.or(self.model.context_limit())
     }
 
     /// What every request costs besides history: overhead, pinned messages and the summary.
@@ -861,10 +889,6 @@ impl Window {
         total.count()
     }
 }
-
-/// The fraction of its limits a strategy brings the view down to once it has to act, until
-/// the `low_water` setting exists.
-const LOW_WATER: f64 = 0.8;
 
 fn non_negative(what: &str, value: i32) -> Result<u32> {
     u32::try_from(value).map_err(|_| Error::invalid_arg(format!("{what} must not be negative (got {value})")))

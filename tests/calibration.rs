@@ -35,6 +35,7 @@ fn a_report_scales_estimates_by_the_learned_ratio() {
 #[test]
 fn calibration_moves_the_boundary_and_set_model_forgets_it() {
     let mut window = Window::new("gemini-2.5-pro");
+    window.configure(r#"{"low_water":1}"#).unwrap(); // prune only as far as the budget requires
     for _ in 0..10 {
         window.push_counted(Kind::User, Count::estimate(100));
     }

@@ -5,10 +5,9 @@
 //! Once the history has outgrown the strategy's token limit (the first prune), at every
 //! `end_turn`:
 //! - the view's history is at most the limit, unless the newest turn alone is larger;
-//! - it is at least `LOW_WATER` x the limit whenever no turn of the session costs more than
-//!   the band `(1 - LOW_WATER)` x the limit (a single step never removes more than one turn's
-//!   worth), and never below `LOW_WATER` x the limit minus the largest turn otherwise: no
-//!   cliff;
+//! - it is at least `low_water` x the limit less the largest turn of the session: a strategy
+//!   that acts goes down to the low-water mark one step at a time, and a step gives up at
+//!   most one turn's worth, so the view never falls off a cliff;
 //! - at most one compaction marker, at most one `[Summary]` item, of at most
 //!   `BLOCK_LINES` lines.
 //!
@@ -27,13 +26,11 @@ use long_session::{Rng, turn};
 const TURNS: usize = 2_000;
 const SESSIONS: u64 = 3;
 const MODEL: &str = "test-model-estimated";
-/// The fraction of its limit a strategy brings the view down to once it acts (the library's
-/// default until the `low_water` setting exists).
-const LOW_WATER: f64 = 0.8;
 
 fn settings(rng: &mut Rng, strategy: &str) -> String {
-    let budget = rng.between(2_000, 30_000);
-    let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{budget}"#);
+    let budget = rng.between(8_000, 40_000);
+    let low_water = rng.between(50, 100) as f64 / 100.0;
+    let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{budget},"low_water":{low_water}"#);
     if strategy != "sliding" && rng.chance(50) {
         json.push_str(&format!(r#","token_threshold":{}"#, rng.between(budget / 2, budget)));
     }
@@ -62,12 +59,8 @@ fn check(window: &Window, limit: u64, largest_turn: u64, context: &str) {
     let history = window.view_history().tokens();
     let newest = window.turn_info(window.turn_count() - 1).unwrap().tokens.tokens;
     assert!(history <= limit || u64::from(newest) > limit, "{context}: history {history} over the limit {limit}");
-    let low = LOW_WATER * limit as f64;
-    if largest_turn as f64 <= (1.0 - LOW_WATER) * limit as f64 {
-        assert!(history as f64 >= low, "{context}: history {history} below {LOW_WATER} x {limit}");
-    } else {
-        assert!(history as f64 >= low - largest_turn as f64, "{context}: history {history} fell off a cliff (limit {limit}, largest turn {largest_turn})");
-    }
+    let low = window.settings().low_water.floor_of(limit);
+    assert!(history + largest_turn >= low, "{context}: history {history} fell off a cliff (low water {low}, largest turn {largest_turn})");
     let (mut markers, mut summaries) = (0, 0);
     for i in 0..window.view_len() {
         let item = window.view_item(i).unwrap();

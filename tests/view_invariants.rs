@@ -144,6 +144,9 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
 /// Random settings for `strategy`, with tiny budgets and thresholds.
 fn settings(rng: &mut Rng, strategy: &str) -> String {
     let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{}"#, rng.below(700));
+    if rng.chance(60) {
+        json.push_str(&format!(r#","low_water":0.{}"#, 1 + rng.below(9)));
+    }
     let mut key = |rng: &mut Rng, name: &str, low: usize, span: usize| {
         if rng.chance(50) {
             json.push_str(&format!(r#","{name}":{}"#, low + rng.below(span)));
@@ -416,56 +419,96 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     if let Some(limit) = limit.filter(|&limit| tokens > limit) {
         assert!(newest_turn_tokens(window) > limit, "over the limit ({tokens} > {limit}) though the newest turn fits");
     }
-    assert_eq!(window.overrun(), tokens.saturating_sub(u64::from(window.settings().history_budget)));
+    // The budget, capped by what the context limit leaves beside the fixed cost and the
+    // output reserve when the limit is known.
+    let budget = u64::from(window.settings().history_budget);
+    let fixed = u64::from(window.live_tokens().tokens) - tokens;
+    let room = window.known_context_limit().map(|limit| u64::from(limit).saturating_sub(fixed + u64::from(window.output_reserve())));
+    let available = room.map_or(budget, |room| room.min(budget));
+    assert_eq!(window.overrun(), tokens.saturating_sub(available));
     let markers = view.iter().filter(|item| item.3.as_deref().is_some_and(|t| t.starts_with("[Context compacted:"))).count();
     assert!(markers <= 1, "{markers} markers");
 }
 
-/// The reference for `sliding` and `drop_oldest` without manual steps: drop the oldest turn
-/// one at a time while a limit is exceeded, never the newest. Returns the first kept turn.
-fn reference_first_turn(window: &Window, tokens: u64, messages: Option<u64>, turns: Option<u64>) -> usize {
+/// The reference for `sliding` and `drop_oldest` without manual steps: the strategy run
+/// after every turn, on plain sums; when a limit is exceeded the oldest turns go, one at a
+/// time, until every limit holds within `low_water` of it (or only the newest is left).
+/// `cancelled` counts the synthetic results of unanswered calls in a turn's cost (the sliding
+/// window's token sums do not see them). Returns the first kept turn.
+fn low_water_walk(window: &Window, limits: (u64, Option<u64>, Option<u64>), cancelled: bool) -> usize {
+    let cost = turn_costs(window, cancelled);
+    let over = |first: usize, last: usize, (tokens, messages, turns): (u64, Option<u64>, Option<u64>)| {
+        let sum: u64 = cost[first..=last].iter().map(|c| c.0).sum();
+        let items: u64 = cost[first..=last].iter().map(|c| c.1).sum();
+        sum > tokens || messages.is_some_and(|m| items > m) || turns.is_some_and(|t| (last + 1 - first) as u64 > t)
+    };
+    let low_water = window.settings().low_water.get();
+    let scale = |limit: u64| if low_water >= 1.0 { limit } else { (low_water * limit as f64).floor() as u64 };
+    let low = (scale(limits.0), limits.1.map(scale), limits.2.map(scale));
+    let mut first = 0;
+    for last in 0..cost.len() {
+        if over(first, last, limits) {
+            while first < last && over(first, last, low) {
+                first += 1;
+            }
+        }
+    }
+    first
+}
+
+/// What each turn costs whole: history tokens and items, with or without the cancelled
+/// results of its unanswered calls.
+fn turn_costs(window: &Window, cancelled: bool) -> Vec<(u64, u64)> {
     let layout = Layout::of(window);
     let turn_count = window.turn_count();
-    let mut first = 0;
-    let over = |first: usize| {
-        let live = first..turn_count;
-        let mut sum = 0u64;
-        let mut items = 0u64;
-        for t in live.clone() {
+    let cancelled_tokens = u64::from(ctxwin::Model::resolve(MODEL).count(ctxwin::view::text::CANCELLED_RESULT).tokens);
+    (0..turn_count)
+        .map(|t| {
             let info = window.turn_info(t).unwrap();
+            let mut sum = 0u64;
+            let mut items = 0u64;
             for index in info.first_message..info.first_message + info.message_count {
                 let message = window.message(index).unwrap();
                 if message.kind() != Kind::System {
-                    sum += u64::from(message.count().tokens);
+                    sum += u64::from(calibrated(window, message.count()));
                     items += 1;
                 }
             }
-        }
-        // Calls of completed turns left unanswered get a cancelled result each.
-        let cancelled = window
-            .pairing_defects()
-            .iter()
-            .filter(|d| layout.turn[d.index].is_some_and(|t| t >= first))
-            .count() as u64;
-        sum += cancelled * u64::from(ctxwin::Model::resolve(MODEL).count(ctxwin::view::text::CANCELLED_RESULT).tokens);
-        items += cancelled;
-        sum > tokens || messages.is_some_and(|m| items > m) || turns.is_some_and(|t| live.len() as u64 > t)
-    };
-    while first + 1 < turn_count && over(first) {
-        first += 1;
-    }
-    first
+            if cancelled {
+                // Calls of completed turns left unanswered get a cancelled result each.
+                let n = window.pairing_defects().iter().filter(|d| layout.turn[d.index] == Some(t)).count() as u64;
+                sum += n * cancelled_tokens;
+                items += n;
+            }
+            (sum, items)
+        })
+        .collect()
 }
 
 fn check_reference(window: &Window, view: &Snapshot) {
     let settings = window.settings();
     let budget = u64::from(settings.history_budget);
-    let first = reference_first_turn(
-        window,
-        settings.token_threshold.map_or(budget, |t| u64::from(t).min(budget)),
-        settings.message_threshold.map(u64::from),
-        settings.turn_threshold.map(u64::from),
-    );
+    let first = match settings.strategy.as_str() {
+        // The walk on the ledger's own counts, then whole turns dropped while the repaired
+        // view is still over the budget.
+        "sliding" => {
+            let with_cancelled = turn_costs(window, true);
+            let mut first = low_water_walk(window, (budget, None, None), false);
+            while first + 1 < window.turn_count() && with_cancelled[first..].iter().map(|c| c.0).sum::<u64>() > budget {
+                first += 1;
+            }
+            first
+        }
+        _ => low_water_walk(
+            window,
+            (
+                settings.token_threshold.map_or(budget, |t| u64::from(t).min(budget)),
+                settings.message_threshold.map(u64::from),
+                settings.turn_threshold.map(u64::from),
+            ),
+            true,
+        ),
+    };
     let start = if first == 0 { 0 } else { window.turn_info(first).unwrap().first_message };
     assert_eq!(window.start(), start, "start differs from the reference");
     // Pinned messages before start, then everything from start, with only repairs added.
@@ -532,6 +575,8 @@ fn run(strategy: &'static str) {
             if !manual {
                 let mut replay = Window::new(MODEL);
                 replay.configure(&config).unwrap();
+                let overhead = window.overhead();
+                replay.set_overhead(overhead.system as i32, overhead.tools as i32).unwrap();
                 for step in steps.iter().filter(|s| !matches!(s, Step::EndTurn)) {
                     apply(&mut replay, step);
                 }

@@ -16,6 +16,7 @@ enum Op {
     Truncate(usize),
     Reset,
     DropOldest,
+    LowWater(f64),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -30,6 +31,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..80).prop_map(Op::Truncate),
         1 => Just(Op::Reset),
         1 => Just(Op::DropOldest),
+        1 => prop::sample::select(vec![0.3, 0.5, 0.7, 0.8, 0.95, 1.0]).prop_map(Op::LowWater),
     ]
 }
 
@@ -42,6 +44,7 @@ struct Reference {
     includes_overhead: bool,
     first_live: usize,
     floor: usize,
+    low_water: f64,
 }
 
 impl Reference {
@@ -75,15 +78,19 @@ impl Reference {
         }
     }
 
-    /// The source design's loop, after every turn, from the start of the ledger.
+    /// The source design's loop, after every turn, from the start of the ledger; when the
+    /// live turns are over the budget, the oldest go until they are within `low_water` of it.
     fn enforce(&mut self) {
         let turns = self.turn_starts().len();
         self.floor = self.floor.min(turns.saturating_sub(1));
         let available = self.available();
+        let low = if self.low_water >= 1.0 { available } else { (self.low_water * available as f64).floor() as u64 };
         let mut k = 0;
         for last in 0..turns {
-            while k < last && (k..=last).map(|t| self.turn_tokens(t)).sum::<u64>() > available {
-                k += 1;
+            if (k..=last).map(|t| self.turn_tokens(t)).sum::<u64>() > available {
+                while k < last && (k..=last).map(|t| self.turn_tokens(t)).sum::<u64>() > low {
+                    k += 1;
+                }
             }
         }
         self.first_live = k.max(self.floor);
@@ -142,6 +149,11 @@ fn apply(window: &mut Window, reference: &mut Reference, op: &Op) {
             reference.floor = 0;
             reference.enforce();
         }
+        Op::LowWater(low_water) => {
+            window.configure(&format!(r#"{{"low_water":{low_water}}}"#)).unwrap();
+            reference.low_water = low_water;
+            reference.enforce();
+        }
         Op::DropOldest => {
             let turns = reference.turn_starts().len();
             let result = window.drop_oldest_turn();
@@ -183,6 +195,7 @@ fn new_window(budget: i32) -> (Window, Reference) {
     window.set_budget(budget).unwrap();
     let reference = Reference {
         budget: budget as u64,
+        low_water: window.settings().low_water.get(),
         ..Reference::default()
     };
     (window, reference)
@@ -213,20 +226,28 @@ proptest! {
             apply(&mut window, &mut reference, op);
         }
         window.end_turn();
-        let mut replay = Window::new("unknown-model");
-        replay.set_budget(reference.budget as i32).unwrap();
-        replay.set_overhead(reference.overhead as i32, 0).unwrap();
-        replay.configure(&format!(r#"{{"budget_includes_overhead":{}}}"#, reference.includes_overhead)).unwrap();
-        for &(kind, tokens, exact) in &reference.messages {
-            if kind == Kind::User {
-                replay.end_turn();
+        // Replayed with end_turn after every turn, and with end_turn once at the end.
+        for every_turn in [true, false] {
+            let mut replay = Window::new("unknown-model");
+            replay.set_budget(reference.budget as i32).unwrap();
+            replay.set_overhead(reference.overhead as i32, 0).unwrap();
+            replay
+                .configure(&format!(
+                    r#"{{"budget_includes_overhead":{},"low_water":{}}}"#,
+                    reference.includes_overhead, reference.low_water
+                ))
+                .unwrap();
+            for &(kind, tokens, exact) in &reference.messages {
+                if kind == Kind::User && every_turn {
+                    replay.end_turn();
+                }
+                replay.push_counted(kind, Count { tokens, exact });
             }
-            replay.push_counted(kind, Count { tokens, exact });
+            replay.end_turn();
+            prop_assert_eq!(replay.start(), window.start());
+            prop_assert_eq!(replay.first_live_turn(), window.first_live_turn());
+            prop_assert_eq!(replay.live_tokens(), window.live_tokens());
         }
-        replay.end_turn();
-        prop_assert_eq!(replay.start(), window.start());
-        prop_assert_eq!(replay.first_live_turn(), window.first_live_turn());
-        prop_assert_eq!(replay.live_tokens(), window.live_tokens());
     }
 }
 

@@ -159,7 +159,12 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
 /// (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
-/// limit). Unknown keys and bad values return
+/// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.8: a strategy that
+/// has to act acts until the view is within this fraction of its limits, so the view, and the
+/// provider's cached prefix, then stay unchanged for many turns) and `output_reserve` (0 to
+/// INT32_MAX; default 4096: tokens of the context limit left for the model's answer, which
+/// the view never grows into when the limit is known; a reserve leaving no room for the
+/// overhead and pinned messages is INVALID_ARG naming it). Unknown keys and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
 ///

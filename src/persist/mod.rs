@@ -21,7 +21,7 @@
 mod atomic;
 pub mod fields;
 
-use crate::config::Settings;
+use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
 use crate::json::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart};
@@ -204,9 +204,15 @@ fn read_header(fields: &Fields) -> Result<()> {
 }
 
 /// Settings are stored as a configuration object: an option this version lacks is
-/// UNSUPPORTED, any other problem PARSE.
+/// UNSUPPORTED, any other problem PARSE. A document saved before `low_water` and
+/// `output_reserve` existed restores the behaviour it was saved with (1 and 0).
 fn read_settings(value: &Value) -> Result<Settings> {
-    Settings::default().with_value(value).map_err(|e| match e.kind() {
+    let before_keys = Settings {
+        low_water: Fraction::ONE,
+        output_reserve: Tokens::Fixed(0),
+        ..Settings::default()
+    };
+    before_keys.with_value(value).map_err(|e| match e.kind() {
         ErrorKind::Unsupported => Error::new(ErrorKind::Unsupported, format!("settings: {}", e.message())),
         _ => parse_error("settings", e.message()),
     })

@@ -1,9 +1,8 @@
 //! Monologue compaction (ProbeAgent's compactor), for sessions of any length: once the view
 //! is over its limit, older turns are stripped to their user message and final answer
 //! (thinking, tool calls and tool results go), oldest first, never the last
-//! `keep_recent_turns`; then the oldest turns are dropped. It stops once the view is within
-//! its limit and the next step would take it below `low_water` of it (see
-//! [`super::band`]). Both steps only move a boundary forward, so the decision is two
+//! `keep_recent_turns`; then the oldest turns are dropped. It goes on until the view is
+//! within `low_water` of its limit (see [`super::band`]). Both steps only move a boundary forward, so the decision is two
 //! numbers, made turn by turn ([`super::replay`]) in O(1) amortized per turn.
 
 use super::band::shrink;
@@ -12,12 +11,10 @@ use super::replay::Stepper;
 use crate::view::render::Treatment;
 
 /// The monologue planner's settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Monologue {
-    /// The limits it enforces.
+    /// The limits it enforces, and the low water it brings the view down to once it acts.
     pub limits: Limits,
-    /// The fraction of the limits it brings the view down to once it acts.
-    pub low_water: f64,
     /// Turns at the end never stripped.
     pub keep_recent_turns: usize,
 }
@@ -43,7 +40,7 @@ impl Stepper for Monologue {
             return zones;
         }
         let strip_end = (newest + 1).saturating_sub(self.keep_recent_turns).min(newest);
-        shrink(zones, &self.limits, self.low_water, |zones| zones.cost, |zones| {
+        shrink(zones, &self.limits, |zones| zones.cost, |zones| {
             let (turn, from, to) = if zones.stripped < strip_end {
                 zones.stripped += 1;
                 (zones.stripped - 1, Treatment::Whole, Treatment::Stripped)
@@ -80,6 +77,7 @@ pub fn plan(zones: &Zones, turn_count: usize, floor: usize, stripped_by_hand: us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Fraction;
     use crate::message::Kind;
     use crate::strategy::plan::CostCache;
     use crate::strategy::replay::Replay;
@@ -103,7 +101,10 @@ mod tests {
     /// The ledger indices `monologue` sends under a token limit of `tokens`, keeping the last
     /// two turns whole.
     fn sent(window: &Window, tokens: u64, low_water: f64) -> (Vec<usize>, u64) {
-        let planner = Monologue { limits: Limits { tokens, items: None, turns: None }, low_water, keep_recent_turns: 2 };
+        let planner = Monologue {
+            limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
+            keep_recent_turns: 2,
+        };
         let mut cache = CostCache::default();
         let ledger = window.ledger();
         let mut costs = Costs::new(Renderer::new(ledger), &mut cache);
@@ -120,7 +121,12 @@ mod tests {
         let one: Vec<usize> = [0, 4].into_iter().chain(5..25).collect();
         assert_eq!(sent(&window, all - 1, 1.0).0, one, "stripping turn 0 is enough");
         let three: Vec<usize> = [0, 4, 5, 9, 10, 14].into_iter().chain(15..25).collect();
-        let (sent_three, stripped) = sent(&window, all - 1, 0.6);
+        // Stripping a turn saves `saved`; a low water between two and three turns' saving.
+        let mut cache = CostCache::default();
+        let mut costs = Costs::new(Renderer::new(window.ledger()), &mut cache);
+        let saved = costs.of(0, Treatment::Whole).tokens - costs.of(0, Treatment::Stripped).tokens;
+        let low_water = (all as f64 - 2.5 * saved as f64) / (all - 1) as f64;
+        let (sent_three, stripped) = sent(&window, all - 1, low_water);
         assert_eq!(sent_three, three, "down to low water: turns 0 to 2 stripped, 3 and 4 whole");
         let four: Vec<usize> = [5, 9, 10, 14].into_iter().chain(15..25).collect();
         assert_eq!(sent(&window, stripped - 1, 1.0).0, four, "then the oldest turn goes");

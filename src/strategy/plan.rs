@@ -3,7 +3,9 @@
 
 use super::monologue::Monologue;
 use super::replay::Replay;
+use super::sliding::Walk;
 use super::tiered::Tiered;
+use crate::config::Fraction;
 pub use crate::view::plan::Plan;
 use crate::view::Item;
 use crate::view::render::{Renderer, Treatment};
@@ -17,6 +19,24 @@ pub struct Cost {
     pub items: u64,
 }
 
+impl Cost {
+    /// This cost and `other`'s together.
+    pub fn plus(self, other: Cost) -> Cost {
+        Cost {
+            tokens: self.tokens + other.tokens,
+            items: self.items + other.items,
+        }
+    }
+
+    /// This cost without `other`, a part of it.
+    pub fn minus(self, other: Cost) -> Cost {
+        Cost {
+            tokens: self.tokens - other.tokens,
+            items: self.items - other.items,
+        }
+    }
+}
+
 /// The limits a strategy must bring the view under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -26,6 +46,9 @@ pub struct Limits {
     pub items: Option<u64>,
     /// Live turns, if limited.
     pub turns: Option<u64>,
+    /// When the strategy has to act, it acts until the view is within this fraction of each
+    /// limit ([`Limits::low`]), so the view then stays unchanged for many turns.
+    pub low_water: Fraction,
 }
 
 impl Limits {
@@ -34,6 +57,18 @@ impl Limits {
         cost.tokens <= self.tokens
             && self.items.is_none_or(|limit| cost.items <= limit)
             && self.turns.is_none_or(|limit| live_turns <= limit)
+    }
+
+    /// The limits a strategy that has to act brings the view under: each limit scaled by
+    /// `low_water`, rounded down.
+    pub fn low(&self) -> Limits {
+        let scale = |limit: u64| self.low_water.floor_of(limit);
+        Limits {
+            tokens: scale(self.tokens),
+            items: self.items.map(scale),
+            turns: self.turns.map(scale),
+            low_water: Fraction::ONE,
+        }
     }
 }
 
@@ -45,6 +80,8 @@ impl Limits {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CostCache {
     turns: Vec<[Option<Cost>; Treatment::ALL.len()]>,
+    /// The sliding walk over the completed turns, which depends on their costs too.
+    walk: Walk,
     /// The decisions of `tiered`, turn by turn.
     pub tiered: Replay<Tiered>,
     /// The decisions of `monologue`, turn by turn.
@@ -58,6 +95,7 @@ impl CostCache {
     /// Forgets turn `turn` and every later one.
     pub fn forget_from(&mut self, turn: usize) {
         self.turns.truncate(turn);
+        self.walk.forget_from(turn);
         self.tiered.forget_from(turn);
         self.monologue.forget_from(turn);
         self.view_reusable = false;
@@ -114,6 +152,21 @@ impl<'a> Costs<'a> {
         let cost = history_cost(&self.scratch);
         *slot = Some(cost);
         cost
+    }
+
+    /// The first kept turn of the sliding walk (see [`Walk`]) under `limits`, where turn `t`
+    /// costs `cost(t)` whole.
+    pub fn first_kept(&mut self, limits: &Limits, turn_count: usize, cost: impl FnMut(usize) -> Cost) -> usize {
+        self.cache.walk.first_kept(limits, turn_count, cost)
+    }
+
+    /// The first kept turn of the sliding walk under `limits`, over the turns as rendered
+    /// whole.
+    pub fn first_kept_whole(&mut self, limits: &Limits, turn_count: usize) -> usize {
+        let mut walk = std::mem::take(&mut self.cache.walk);
+        let first = walk.first_kept(limits, turn_count, |turn| self.of(turn, Treatment::Whole));
+        self.cache.walk = walk;
+        first
     }
 
     /// What the compaction marker for `removed` messages costs.

@@ -8,10 +8,9 @@
 //! - L3: the oldest summarized turns dropped behind one `[Context compacted: …]` marker;
 //! - then the dropped run widens into the recent turns and back through the first ones.
 //!
-//! It stops once the view is within its limits and the next step would take it below
-//! `low_water` of the token limit (see [`super::band`]). Every step only moves a boundary
-//! between zones of turns forward, so the zones are a handful of numbers, decided turn by
-//! turn ([`super::replay`]) in O(1) amortized per turn. All steps work on whole turns, so a
+//! It goes on until the view is within `low_water` of its limits (see [`super::band`]).
+//! Every step only moves a boundary between zones of turns forward, so the zones are a
+//! handful of numbers, decided turn by turn ([`super::replay`]) in O(1) amortized per turn. All steps work on whole turns, so a
 //! tool call never loses its result.
 
 use super::band::shrink;
@@ -33,12 +32,10 @@ pub struct Keep {
 }
 
 /// The tiered planner's settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tiered {
-    /// The limits it enforces.
+    /// The limits it enforces, and the low water it brings the view down to once it acts.
     pub limits: Limits,
-    /// The fraction of the limits it brings the view down to once it acts.
-    pub low_water: f64,
     /// What it keeps.
     pub keep: Keep,
     /// Turns before this one had their tool outputs cut by a manual compaction, which ran
@@ -93,7 +90,7 @@ impl Stepper for Tiered {
             return zones;
         }
         loop {
-            zones = shrink(zones, &self.limits, self.low_water, Zones::cost, |zones| step.advance(zones));
+            zones = shrink(zones, &self.limits, Zones::cost, |zones| step.advance(zones));
             // The block was costed as the sum of its lines: count it as sent, and go on if
             // that puts the view over.
             if zones.block_counted || zones.dropped == zones.summarized {
@@ -287,6 +284,7 @@ fn sub(total: &mut Cost, cost: Cost) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Fraction;
     use crate::message::Kind;
     use crate::strategy::plan::CostCache;
     use crate::strategy::replay::Replay;
@@ -315,8 +313,7 @@ mod tests {
     /// first message and the last four, and the items of its view.
     fn planned(window: &Window, tokens: u64, low_water: f64) -> (Vec<(std::ops::Range<usize>, Treatment)>, Vec<(ItemType, String)>) {
         let tiered = Tiered {
-            limits: Limits { tokens, items: None, turns: None },
-            low_water,
+            limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
             keep: Keep { first: 1, recent: 4 },
             cut_by_hand: 0,
         };

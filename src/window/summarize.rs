@@ -33,10 +33,7 @@ impl Window {
     /// The context limit summaries are fitted to: the `context_limit` setting, else the
     /// model table's, else the history budget.
     pub fn context_limit(&self) -> u32 {
-        self.settings
-            .context_limit
-            .or(self.model.context_limit())
-            .unwrap_or(self.settings.history_budget)
+        self.known_context_limit().unwrap_or(self.settings.history_budget)
     }
 
     /// Records the prompt total the provider reported for the last request (from

@@ -1,6 +1,6 @@
 //! One turn of a long tool-using session, for the long-session tests and benchmark: a
 //! question, sometimes thinking, up to two steps of one or two parallel tool calls whose
-//! outputs run from one line to a few hundred (some lines of several hundred characters),
+//! outputs run from one line to 150 (a few lines of several hundred characters),
 //! and an answer. Included with `#[path]`.
 
 #[path = "rng.rs"]
@@ -18,11 +18,11 @@ fn words(rng: &mut Rng, lo: usize, hi: usize) -> String {
 fn output(rng: &mut Rng) -> String {
     let lines = match rng.below(10) {
         0..=4 => rng.between(1, 8),
-        5..=8 => rng.between(20, 90),
-        _ => rng.between(100, 300),
+        5..=8 => rng.between(20, 60),
+        _ => rng.between(80, 150),
     };
     (0..lines)
-        .map(|i| if rng.chance(3) { format!("{i}: {}", "x".repeat(rng.between(300, 900))) } else { format!("{i}: {}", words(rng, 2, 9)) })
+        .map(|i| if rng.chance(1) { format!("{i}: {}", "x".repeat(rng.between(300, 600))) } else { format!("{i}: {}", words(rng, 2, 9)) })
         .collect::<Vec<_>>()
         .join("\n")
 }

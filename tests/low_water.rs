@@ -1,0 +1,107 @@
+//! `low_water` and `output_reserve`: strategies that act go down to the low-water mark, and
+//! the view never grows into the room kept for the answer.
+
+use ctxwin::config::Tokens;
+use ctxwin::{Count, ErrorKind, Kind, Window};
+
+/// A window of `turns` turns of `tokens` exact tokens each (a question and an answer).
+fn session(model: &str, settings: &str, turns: usize, tokens: u32) -> Window {
+    let mut window = Window::new(model);
+    window.configure(settings).unwrap();
+    for _ in 0..turns {
+        window.push_counted(Kind::User, Count::exact(tokens / 2));
+        window.push_counted(Kind::Assistant, Count::exact(tokens - tokens / 2));
+        window.end_turn();
+    }
+    window
+}
+
+#[test]
+fn sliding_prunes_down_to_the_low_water_mark_then_stays_put() {
+    let mut window = session("my-local-model", r#"{"history_budget":1000,"low_water":0.5}"#, 10, 100);
+    assert_eq!(window.first_live_turn(), 0, "1000 tokens fit the budget");
+    let generation = window.generation();
+    window.push_counted(Kind::User, Count::exact(100));
+    assert_eq!(window.end_turn(), 6, "over: the oldest go until history <= 500");
+    assert_eq!(window.view_history().tokens(), 500);
+    assert_ne!(window.generation(), generation);
+    // The next five turns fit without moving the boundary: the view's prefix is unchanged.
+    let (start, generation) = (window.start(), window.generation());
+    for _ in 0..5 {
+        window.push_counted(Kind::User, Count::exact(100));
+        assert_eq!(window.end_turn(), 0);
+        assert_eq!((window.start(), window.generation()), (start, generation));
+    }
+    window.push_counted(Kind::User, Count::exact(100));
+    assert_eq!(window.end_turn(), 6);
+    // low_water 1 prunes one turn at a time.
+    let mut eager = session("my-local-model", r#"{"history_budget":1000,"low_water":1}"#, 11, 100);
+    assert_eq!(eager.first_live_turn(), 1);
+    eager.push_counted(Kind::User, Count::exact(100));
+    assert_eq!(eager.end_turn(), 1);
+}
+
+#[test]
+fn drop_oldest_scales_every_threshold() {
+    let settings = r#"{"strategy":"drop_oldest","turn_threshold":10,"low_water":0.5}"#;
+    let mut window = session("my-local-model", settings, 10, 10);
+    assert_eq!(window.first_live_turn(), 0);
+    window.push_counted(Kind::User, Count::exact(10));
+    window.end_turn();
+    assert_eq!(window.turn_count() - window.first_live_turn(), 5, "11 turns > 10: down to 5");
+    let settings = r#"{"strategy":"drop_oldest","message_threshold":20,"low_water":0.7}"#;
+    let mut window = session("my-local-model", settings, 10, 10);
+    window.push_counted(Kind::User, Count::exact(10));
+    window.end_turn();
+    // 21 history messages > 20: down to 14 at most, in whole turns of 2 (the newest has 1).
+    assert_eq!(window.view_len(), 13);
+}
+
+#[test]
+fn the_view_leaves_the_output_reserve_free() {
+    // gpt-4: a context limit of 8192 tokens; the default budget (100000) is far above it.
+    let mut window = session("gpt-4", r#"{"output_reserve":1000}"#, 0, 0);
+    window.set_overhead(500, 200).unwrap();
+    window.push_counted(Kind::System, Count::exact(300));
+    for _ in 0..100 {
+        window.push_counted(Kind::User, Count::exact(150));
+        window.push_counted(Kind::ToolResult, Count::exact(250));
+        window.end_turn();
+        assert!(u64::from(window.live_tokens().tokens) + 1000 <= 8192, "{:?}", window.live_tokens());
+    }
+    assert!(window.first_live_turn() > 0);
+    // "auto" keeps a quarter of the limit, at most 4096.
+    window.configure(r#"{"output_reserve":"auto"}"#).unwrap();
+    assert_eq!(window.output_reserve(), 2048);
+    assert!(u64::from(window.live_tokens().tokens) + 2048 <= 8192);
+    assert_eq!(Window::new("gpt-4o").output_reserve(), 4096);
+    assert_eq!(Window::new("my-local-model").output_reserve(), 0, "no limit known: nothing to reserve");
+}
+
+#[test]
+fn a_reserve_leaving_no_room_is_refused_and_changes_nothing() {
+    let mut window = session("gpt-4", r#"{"low_water":1}"#, 3, 100);
+    window.set_overhead(4000, 0).unwrap();
+    let before = ctxwin::persist::export(&window);
+    for json in [r#"{"output_reserve":4192}"#, r#"{"output_reserve":9000}"#, r#"{"context_limit":4100}"#] {
+        let err = window.configure(json).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArg, "{json}");
+        assert!(err.message().contains("output_reserve"), "{}", err.message());
+        assert_eq!(ctxwin::persist::export(&window), before, "{json}");
+    }
+    window.configure(r#"{"output_reserve":4191}"#).unwrap();
+}
+
+#[test]
+fn a_window_saved_before_the_keys_keeps_its_behaviour() {
+    let window = session("my-local-model", r#"{"history_budget":1000,"low_water":1}"#, 12, 100);
+    let mut saved: serde_json::Value = serde_json::from_str(&ctxwin::persist::export(&window)).unwrap();
+    let settings = saved["settings"].as_object_mut().unwrap();
+    settings.remove("low_water");
+    settings.remove("output_reserve");
+    let restored = ctxwin::persist::import(&saved.to_string()).unwrap();
+    assert_eq!(restored.settings().low_water.get(), 1.0);
+    assert_eq!(restored.settings().output_reserve, Tokens::Fixed(0));
+    assert_eq!(restored.first_live_turn(), window.first_live_turn());
+    assert_eq!(restored.view_len(), window.view_len());
+}
