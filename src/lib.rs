@@ -12,6 +12,7 @@
 pub mod classify;
 pub mod config;
 pub mod error;
+pub mod fields;
 pub mod ffi;
 pub mod json;
 pub mod ledger;
@@ -26,6 +27,7 @@ pub mod tally;
 pub mod tokens;
 pub mod view;
 pub mod window;
+pub mod wire;
 
 pub use error::{Error, ErrorKind, Result};
 pub use message::Kind;

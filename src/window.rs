@@ -14,7 +14,7 @@
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::FormatSet;
+use crate::wire::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing;
 use crate::ledger::{Ledger, TurnStart};

@@ -28,7 +28,7 @@ mod send_items;
 mod tools;
 pub mod transcript;
 
-pub use format::{Format, FormatSet};
+pub use crate::wire::{Format, FormatSet};
 pub use image::{ImageRule, base64_dimensions, dimensions};
 pub use render::render_json;
 pub use send_items::{SendItem, items_to_send};

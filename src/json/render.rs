@@ -1,7 +1,7 @@
 //! `render_json`: what is sent, as a JSON array in the window's provider format, ready to be
 //! spliced into the request body (`messages`, `input` or `contents`).
 
-use super::format::Format;
+use crate::wire::Format;
 use super::parts::Part;
 use super::send_items::{SendItem, items_to_send};
 use super::{anthropic, chat, gemini, parts, responses};

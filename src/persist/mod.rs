@@ -19,16 +19,15 @@
 //! changes.
 
 mod atomic;
-pub mod fields;
 
 use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::FormatSet;
+use crate::wire::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, Count};
 use crate::window::{Overhead, SavedWindow, Window};
-use fields::{Fields, parse_error};
+use crate::fields::{Fields, parse_error};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
