@@ -431,8 +431,8 @@ impl Window {
 
     /// Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
     /// fired: `monologue` strips every turn older than `keep_recent_turns`; `tiered` cuts
-    /// every long tool output (but the newest turn's) and goes on to L2/L3 only while still
-    /// over; `sliding` and `drop_oldest` drop only what their limits require. The choice is
+    /// every long tool output, the running turn's included, and goes on to L2/L3 only while
+    /// still over; `sliding` and `drop_oldest` drop only what their limits require. The choice is
     /// recorded, so later turns do not undo it. Returns how many ledger messages this call
     /// took out of the view or replaced by a shorter form.
     pub fn compact(&mut self) -> usize {

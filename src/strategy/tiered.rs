@@ -311,7 +311,9 @@ mod tests {
 
     /// The runs `tiered` plans for `window` under a token limit of `tokens`, keeping the
     /// first message and the last four, and the items of its view.
-    fn planned(window: &Window, tokens: u64, low_water: f64) -> (Vec<(std::ops::Range<usize>, Treatment)>, Vec<(ItemType, String)>) {
+    type Runs = Vec<(std::ops::Range<usize>, Treatment)>;
+
+    fn planned(window: &Window, tokens: u64, low_water: f64) -> (Runs, Vec<(ItemType, String)>) {
         let tiered = Tiered {
             limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
             keep: Keep { first: 1, recent: 4 },
