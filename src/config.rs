@@ -120,7 +120,11 @@ pub struct Settings {
     /// The strategy enforced at `end_turn`.
     pub strategy: StrategyName,
     /// Tokens live history may use (or the whole prompt, see `budget_includes_overhead`).
+    /// With `history_budget_auto`, used only when the context limit is unknown.
     pub history_budget: u32,
+    /// `"history_budget": "auto"`: the budget is what the context limit leaves once the
+    /// output reserve and the fixed cost are taken.
+    pub history_budget_auto: bool,
     /// Keep message texts (true) or counts only (false).
     pub retain_text: bool,
     /// When true the budget caps overhead + pinned messages + summary + history, not
@@ -162,6 +166,7 @@ impl Default for Settings {
         Settings {
             strategy: StrategyName::Sliding,
             history_budget: DEFAULT_HISTORY_BUDGET,
+            history_budget_auto: false,
             retain_text: true,
             budget_includes_overhead: false,
             summary_budget: DEFAULT_SUMMARY_BUDGET,
@@ -209,7 +214,10 @@ impl Settings {
     pub fn to_value(&self) -> Value {
         serde_json::json!({
             "strategy": self.strategy.as_str(),
-            "history_budget": self.history_budget,
+            "history_budget": match self.history_budget_auto {
+                true => Value::from("auto"),
+                false => Value::from(self.history_budget),
+            },
             "retain_text": self.retain_text,
             "budget_includes_overhead": self.budget_includes_overhead,
             "summary_budget": self.summary_budget,
@@ -253,7 +261,16 @@ impl Settings {
     fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
         match key {
             "strategy" => self.strategy = parse_strategy(value)?,
-            "history_budget" => self.history_budget = parse_tokens(key, value)?,
+            "history_budget" => match parse_auto_tokens(key, value)? {
+                Tokens::Auto => {
+                    self.history_budget = DEFAULT_HISTORY_BUDGET;
+                    self.history_budget_auto = true;
+                }
+                Tokens::Fixed(tokens) => {
+                    self.history_budget = tokens;
+                    self.history_budget_auto = false;
+                }
+            },
             "retain_text" => self.retain_text = parse_bool(key, value)?,
             "budget_includes_overhead" => self.budget_includes_overhead = parse_bool(key, value)?,
             "summary_budget" => self.summary_budget = parse_tokens(key, value)?,
@@ -390,6 +407,7 @@ mod tests {
             r#"{"low_water":0.7,"output_reserve":0}"#,
             r#"{"low_water":1,"output_reserve":32000}"#,
             r#"{"output_reserve":"auto"}"#,
+            r#"{"history_budget":"auto"}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
@@ -451,6 +469,7 @@ mod tests {
             (r#"{"output_reserve":-1}"#, ErrorKind::InvalidArg, "output_reserve"),
             (r#"{"output_reserve":1.5}"#, ErrorKind::InvalidArg, "output_reserve"),
             (r#"{"output_reserve":"big"}"#, ErrorKind::InvalidArg, "output_reserve"),
+            (r#"{"history_budget":"Auto"}"#, ErrorKind::InvalidArg, "history_budget"),
             (
                 r#"{"strategy":"tiered","keep_first":4,"keep_recent":8,"message_threshold":10}"#,
                 ErrorKind::InvalidArg,

@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod cache;
 pub mod classify;
 pub mod config;
 pub mod error;

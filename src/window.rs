@@ -11,6 +11,7 @@
 //! newest compaction record is a floor under the first live turn, and its summary is sent
 //! right after the pinned head.
 
+use crate::cache::CacheState;
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
@@ -21,14 +22,16 @@ use crate::ledger::{Ledger, TurnStart};
 use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::{Keep, Tiered};
-use crate::strategy::{drop_oldest, monologue, tiered};
+use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
-use crate::tokens::{Calibration, Count, Model};
+use crate::tokens::{Calibration, Count, Model, Tokenizer};
+use std::sync::Arc;
 use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
 use std::ops::Range;
 
+mod request;
 mod restore;
 mod summarize;
 
@@ -97,6 +100,8 @@ pub struct Window {
     /// Messages in the ledger when the strategy last ran: later pushes sit at the end of the
     /// view as pushed until the next `end_turn` (saved, so a restore replays exactly).
     enforced_messages: usize,
+    /// The request last prepared and the provider's cache reports.
+    cache: CacheState,
 }
 
 impl Window {
@@ -124,6 +129,7 @@ impl Window {
             overlay: None,
             costs: CostCache::default(),
             enforced_messages: 0,
+            cache: CacheState::default(),
         }
     }
 
@@ -152,6 +158,12 @@ impl Window {
                 )));
             }
         }
+        // A budget given here is checked against the model; the default (100000) and a budget
+        // set earlier are capped by what the model can take (see `available_for_history`).
+        let sets_budget = serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get("history_budget").is_some());
+        if sets_budget {
+            self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
+        }
         self.settings = settings;
         self.costs.clear();
         self.enforce();
@@ -160,10 +172,43 @@ impl Window {
 
     /// Sets the history budget and re-enforces the strategy over the whole ledger, so turns
     /// that fit a larger budget are live again.
+    ///
+    /// A budget above what the model can take (its context limit less the output reserve and,
+    /// unless `budget_includes_overhead`, the overhead and pinned messages) is refused with
+    /// OUT_OF_RANGE, saying how much it can take.
     pub fn set_budget(&mut self, history_tokens: i32) -> Result<()> {
-        self.settings.history_budget = non_negative("history budget", history_tokens)?;
+        let settings = Settings {
+            history_budget: non_negative("history budget", history_tokens)?,
+            history_budget_auto: false,
+            ..self.settings.clone()
+        };
+        self.check_budget(&settings).map_err(|why| Error::new(ErrorKind::OutOfRange, why))?;
+        self.settings = settings;
         self.enforce();
         Ok(())
+    }
+
+    /// Explains why the explicit budget of `settings` is more than the model can take, if it
+    /// is.
+    fn check_budget(&self, settings: &Settings) -> std::result::Result<(), String> {
+        let Some(limit) = settings.context_limit.or(self.model.context_limit()) else {
+            return Ok(());
+        };
+        if settings.history_budget_auto {
+            return Ok(());
+        }
+        let reserve = settings.output_reserve_in(limit);
+        let fixed = if settings.budget_includes_overhead { 0 } else { self.fixed_cost().tokens() };
+        let most = u64::from(limit).saturating_sub(u64::from(reserve) + fixed);
+        if u64::from(settings.history_budget) <= most {
+            return Ok(());
+        }
+        Err(format!(
+            "history budget {} is more than {} can take: context limit {limit} - output reserve {reserve} - \
+             overhead and pinned messages {fixed} = {most} tokens (\"history_budget\": \"auto\" follows the model)",
+            settings.history_budget,
+            self.model.name()
+        ))
     }
 
     /// Sets the tokens of the system prompt and tool definitions sent with every request.
@@ -187,7 +232,17 @@ impl Window {
     /// keeps caller-supplied counts as given, recounts the summaries, forgets the calibration
     /// (it belonged to the old model's tokenizer), and re-enforces the strategy.
     pub fn set_model(&mut self, model: &str) {
-        let next = Model::resolve(model);
+        self.switch_model(Model::resolve(model));
+    }
+
+    /// Counts with `tokenizer` from now on, exactly, keeping the model name (and its context
+    /// limit): recounts as [`Window::set_model`] does. The window shares the tokenizer.
+    pub fn set_tokenizer(&mut self, tokenizer: Arc<Tokenizer>) {
+        let next = Model::with_tokenizer(self.model.name(), tokenizer);
+        self.switch_model(next);
+    }
+
+    fn switch_model(&mut self, next: Model) {
         for message in &mut self.messages {
             if message.source() == CountSource::Caller {
                 continue;
@@ -538,6 +593,9 @@ impl Window {
     /// Removes the messages from `message_count` on, without enforcing.
     fn remove_from(&mut self, message_count: usize) {
         self.enforced_messages = self.enforced_messages.min(message_count);
+        if message_count < self.messages.len() {
+            self.cache.prepared.rewound(message_count);
+        }
         while self.messages.len() > message_count {
             let index = self.messages.len() - 1;
             let kind = self.messages[index].kind();
@@ -591,6 +649,7 @@ impl Window {
 
     /// Removes every message; settings, model and overhead stay.
     pub fn reset(&mut self) {
+        self.cache.prepared.rewound(0);
         self.messages.clear();
         self.turns.clear();
         self.history = Tally::default();
@@ -621,11 +680,34 @@ impl Window {
         self.overlay = overlay;
     }
 
+    /// The first live turn and the computed view (see [`Window::plan_strategy`]); when the
+    /// newest turn alone is over the room the context limit leaves, its oldest long tool
+    /// outputs are cut ([`running_turn::fit`]).
+    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
+        let (first, overlay) = self.plan_strategy(cache);
+        let (Some(room), Some(newest)) = (self.context_room(), self.turns.len().checked_sub(1)) else {
+            return (first, overlay);
+        };
+        let history = match &overlay {
+            Some(overlay) => overlay.history().tokens(),
+            None => self.history_from(first).tokens(),
+        };
+        if history <= room {
+            return (first, overlay);
+        }
+        let renderer = Renderer::new(self.ledger());
+        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.turns.len()).build(&renderer, None));
+        match running_turn::fit(&renderer, &mut cut, newest, room) {
+            0 => (first, overlay),
+            _ => (first, Some(cut)),
+        }
+    }
+
     /// The first live turn and, unless the view is simply the pinned messages +
     /// `[start, count)`, the computed view. The sliding window without tool pairs to repair
     /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
     /// O(messages).
-    fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
+    fn plan_strategy(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
         let turn_count = self.turns.len();
         let available = self.available_for_history();
         let settings = &self.settings;
@@ -720,15 +802,24 @@ impl Window {
 
     /// Tokens live history may use: the budget (less the fixed cost with
     /// `budget_includes_overhead`), and never more than the context limit leaves once the
-    /// fixed cost and `output_reserve` are taken, when the limit is known.
+    /// fixed cost and `output_reserve` are taken, when the limit is known (which is all of
+    /// it with `"history_budget": "auto"`).
     fn available_for_history(&self) -> u64 {
         let fixed = self.fixed_cost().tokens();
-        let budget = u64::from(self.settings.history_budget);
+        let room = self.context_room();
+        let budget = match self.settings.history_budget_auto && room.is_some() {
+            true => u64::MAX,
+            false => u64::from(self.settings.history_budget),
+        };
         let budget = if self.settings.budget_includes_overhead { budget.saturating_sub(fixed) } else { budget };
-        match self.known_context_limit() {
-            Some(limit) => budget.min(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + fixed)),
-            None => budget,
-        }
+        room.map_or(budget, |room| budget.min(room))
+    }
+
+    /// History tokens the context limit leaves once the fixed cost and the output reserve are
+    /// taken; `None` when the limit is unknown.
+    fn context_room(&self) -> Option<u64> {
+        let limit = self.known_context_limit()?;
+        Some(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + self.fixed_cost().tokens()))
     }
 
     /// Tokens of the context limit kept free for the model's answer (0 when the limit is

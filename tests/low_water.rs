@@ -105,3 +105,33 @@ fn a_window_saved_before_the_keys_keeps_its_behaviour() {
     assert_eq!(restored.first_live_turn(), window.first_live_turn());
     assert_eq!(restored.view_len(), window.view_len());
 }
+
+#[test]
+fn auto_budget_follows_the_model_and_too_large_budgets_are_refused() {
+    let mut window = session("gpt-4", r#"{"history_budget":"auto","low_water":1}"#, 0, 0);
+    window.set_overhead(500, 0).unwrap();
+    for _ in 0..100 {
+        window.push_counted(Kind::User, Count::exact(100));
+        window.end_turn();
+    }
+    // 8192 - 2048 (auto reserve) - 500 (overhead) = 5644 history tokens.
+    assert_eq!(window.view_history().tokens(), 5600);
+    assert_eq!(window.settings().to_value()["history_budget"], "auto");
+    let before = ctxwin::persist::export(&window);
+    let err = window.set_budget(100_000).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfRange);
+    assert!(err.message().contains("5644"), "{}", err.message());
+    let err = window.configure(r#"{"history_budget":5645}"#).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArg);
+    assert!(err.message().contains("history_budget") && err.message().contains("5644"), "{}", err.message());
+    assert_eq!(ctxwin::persist::export(&window), before, "refusals change nothing");
+    window.set_budget(5644).unwrap();
+    assert_eq!(window.settings().to_value()["history_budget"], 5644);
+    // With the budget covering the overhead, the overhead is not taken twice.
+    window.configure(r#"{"budget_includes_overhead":true,"history_budget":6144}"#).unwrap();
+    // Without a known limit, any budget goes.
+    Window::new("my-local-model").set_budget(2_000_000_000).unwrap();
+    // The default budget (100000) is capped, never refused.
+    let default = session("gpt-4", r#"{"low_water":1}"#, 100, 100);
+    assert_eq!(default.view_history().tokens(), 6100);
+}

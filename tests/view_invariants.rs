@@ -143,7 +143,8 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
 
 /// Random settings for `strategy`, with tiny budgets and thresholds.
 fn settings(rng: &mut Rng, strategy: &str) -> String {
-    let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{}"#, rng.below(700));
+    let budget = rng.below(700);
+    let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{budget}"#);
     if rng.chance(60) {
         json.push_str(&format!(r#","low_water":0.{}"#, 1 + rng.below(9)));
     }
@@ -170,7 +171,12 @@ fn settings(rng: &mut Rng, strategy: &str) -> String {
             key(rng, "keep_recent_turns", 0, 4);
         }
         "summary" => {
-            key(rng, "context_limit", 300, 3000);
+            if rng.chance(50) {
+                // A budget above what the limit leaves beside the output reserve (a quarter) is
+                // refused: the limit is raised to hold it.
+                let limit = (300 + rng.below(3000)).max(budget + budget / 3 + 2);
+                json.push_str(&format!(r#","context_limit":{limit}"#));
+            }
             if rng.chance(50) {
                 json.push_str(&format!(r#","threshold":0.{}"#, 1 + rng.below(9)));
             }
@@ -216,8 +222,14 @@ fn apply(window: &mut Window, step: &Step) -> bool {
             recovered
         }
         Step::SetBudget(budget) => {
-            window.set_budget(*budget).unwrap();
-            true
+            // A budget above what the context limit leaves is refused, changing nothing.
+            let before = ctxwin::persist::export(window);
+            let result = window.set_budget(*budget);
+            if let Err(e) = &result {
+                assert_eq!(e.kind(), ctxwin::ErrorKind::OutOfRange);
+                assert_eq!(ctxwin::persist::export(window), before, "a refused budget changed the window");
+            }
+            result.is_ok()
         }
         Step::Truncate(thousandths) => {
             window.truncate(window.message_count() * thousandths / 1000).unwrap();
@@ -402,14 +414,27 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
             _ => {}
         }
     }
-    // The newest turn whole: every message sent, as itself, except that `tiered` may cut its
-    // tool outputs (L1 covers the running turn).
+    // The newest turn whole: only `tiered` (L1 covers the running turn), or any strategy when
+    // the turn alone is over what the context limit leaves, cut its long tool outputs (never
+    // dropped).
     if let Some(newest) = newest {
         let info = window.turn_info(newest).unwrap();
-        let tiered = window.settings().strategy == ctxwin::config::StrategyName::Tiered;
+        let history: u64 = view.iter().filter(|item| layout.turn[item.2] == Some(newest) && !layout.pinned[item.2]).map(|item| u64::from(item.4)).sum();
+        let room = window.known_context_limit().map(|limit| {
+            let fixed = u64::from(window.live_tokens().tokens) - window.view_history().tokens();
+            u64::from(limit).saturating_sub(fixed + u64::from(window.output_reserve()))
+        });
         for index in info.first_message..info.first_message + info.message_count {
-            let cut = |item: &SnapshotItem| tiered && item.0 == ItemType::Truncated && item.1 == Kind::ToolResult;
-            assert!(view.iter().any(|item| item.2 == index && (item.0 == ItemType::Message || cut(item))), "newest turn lost {index}");
+            let sent = view.iter().find(|item| item.2 == index && item.0 != ItemType::Synthetic);
+            match sent.map(|item| item.0) {
+                Some(ItemType::Message) => {}
+                Some(ItemType::Truncated) => {
+                    assert_eq!(window.message(index).unwrap().kind(), Kind::ToolResult, "only tool outputs are cut");
+                    let tiered = window.settings().strategy == ctxwin::config::StrategyName::Tiered;
+                    assert!(tiered || room.is_some_and(|room| u64::from(info.tokens.tokens) > room), "newest turn cut though it fits");
+                }
+                _ => panic!("newest turn lost {index} ({history} history tokens)"),
+            }
         }
     }
     // Budget, or a report of why not.

@@ -1,10 +1,12 @@
-//! The `ctxwin_window` handle: the window, its last error, and its poisoned flag. All boxing
-//! and unboxing of handles lives here.
+//! The `ctxwin_window` handle: the window, its last error, and its poisoned flag; and the
+//! `ctxwin_tokenizer` handle. All boxing and unboxing of handles lives here.
 
 use super::boundary::Fallback;
 use super::buffer::OutBuffer;
 use super::error::{FfiError, ctxwin_status};
+use crate::tokens::Tokenizer;
 use crate::window::Window;
+use std::sync::Arc;
 use libc::c_char;
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -92,6 +94,39 @@ impl ctxwin_window {
                 error.status
             }
         }
+    }
+}
+
+/// A tokenizer loaded from a file (`ctxwin_tokenizer_load`, `ctxwin_tokenizer_from_bytes`).
+/// Opaque and immutable; release it with `ctxwin_tokenizer_free`.
+///
+/// Thread-safety: safe to use from several threads at once (every function takes it
+/// `const`). Windows that count with it share it: freeing the handle does not end their use.
+pub struct ctxwin_tokenizer {
+    tokenizer: Arc<Tokenizer>,
+}
+
+impl ctxwin_tokenizer {
+    /// Boxes `tokenizer` into a new handle for C.
+    pub(crate) fn into_raw(tokenizer: Tokenizer) -> *mut ctxwin_tokenizer {
+        Box::into_raw(Box::new(ctxwin_tokenizer { tokenizer: Arc::new(tokenizer) }))
+    }
+
+    /// Frees a handle made by [`ctxwin_tokenizer::into_raw`]; NULL is a no-op. Windows that
+    /// share the tokenizer keep it.
+    ///
+    /// # Safety
+    /// `handle` is NULL or came from `into_raw` and has not been freed.
+    pub(crate) unsafe fn free(handle: *mut ctxwin_tokenizer) {
+        if !handle.is_null() {
+            // SAFETY: per this function's contract the box is live and owned by the caller.
+            drop(unsafe { Box::from_raw(handle) });
+        }
+    }
+
+    /// The tokenizer, shared.
+    pub(crate) fn shared(&self) -> &Arc<Tokenizer> {
+        &self.tokenizer
     }
 }
 

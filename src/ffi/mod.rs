@@ -9,6 +9,7 @@
 
 pub mod boundary;
 pub mod buffer;
+pub mod cache;
 pub mod classify;
 pub mod compaction;
 pub mod count;
@@ -16,6 +17,7 @@ pub mod error;
 pub mod handle;
 pub mod persist;
 pub mod summary;
+pub mod tokenizer;
 pub mod json;
 pub mod version;
 pub mod view;
@@ -24,9 +26,10 @@ pub mod window;
 #[cfg(test)]
 mod poison_tests;
 
+pub use cache::{ctxwin_cache_stats, ctxwin_request_info};
 pub use classify::ctxwin_error_info;
 pub use count::ctxwin_count;
 pub use error::ctxwin_status;
-pub use handle::ctxwin_window;
+pub use handle::{ctxwin_tokenizer, ctxwin_window};
 pub use view::ctxwin_item;
 pub use window::ctxwin_turn_info;

@@ -28,7 +28,7 @@ unsafe fn construct(out: *mut *mut ctxwin_window, build: impl FnOnce() -> Result
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` bytes.
-unsafe fn path_arg<'a>(ptr: *const c_char, len: usize) -> Result<&'a Path, FfiError> {
+pub(super) unsafe fn path_arg<'a>(ptr: *const c_char, len: usize) -> Result<&'a Path, FfiError> {
     // SAFETY: forwarded from this function's contract.
     let bytes = unsafe { bytes_arg(ptr, len, "path") }?;
     if bytes.is_empty() || bytes.contains(&0) {
@@ -158,7 +158,9 @@ pub unsafe extern "C" fn ctxwin_window_import_checked(
 /// Replaces the contents of `w` with a document written by `ctxwin_window_export` or
 /// `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
 /// `ctxwin_window_import_checked`). Use it for the explanation a constructor cannot give:
-/// on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field.
+/// on failure `w` is unchanged and `ctxwin_window_last_error` names the damaged field. A
+/// tokenizer set on `w` (`ctxwin_window_set_tokenizer`) stays, and the restored messages
+/// are recounted with it.
 ///
 /// Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
 /// NULL, 0 (no check) or a borrowed array.
@@ -185,7 +187,11 @@ pub unsafe extern "C" fn ctxwin_window_restore(
             let checked = !ids.is_null();
             // SAFETY: forwarded from this function's contract.
             let (json, ids) = unsafe { (str_arg(json, len, "json")?, slice_arg(ids, n_ids, "ids")?) };
+            let tokenizer = window.model().tokenizer().cloned();
             *window = if checked { persist::import_checked(json, ids)? } else { persist::import(json)? };
+            if let Some(tokenizer) = tokenizer {
+                window.set_tokenizer(tokenizer);
+            }
             Ok(())
         })
     }

@@ -149,7 +149,9 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
 ///
 /// Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue" or "summary"),
-/// `history_budget` (0 to INT32_MAX), `retain_text` (false keeps counts only for messages
+/// `history_budget` (0 to INT32_MAX, default 100000, or "auto": the context limit less
+/// `output_reserve` and the overhead and pinned messages; a number above what the model can
+/// take is INVALID_ARG naming the key; the default is capped, never refused), `retain_text` (false keeps counts only for messages
 /// pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
 /// messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
 /// `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
@@ -190,8 +192,11 @@ pub unsafe extern "C" fn ctxwin_window_configure(w: *mut ctxwin_window, json: *c
 /// Sets the history budget in tokens and re-enforces the strategy over the whole ledger:
 /// a smaller budget prunes more turns, a larger one makes turns that fit live again.
 ///
-/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for a
-/// negative budget.
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` for a
+/// negative budget, or `CTXWIN_STATUS_OUT_OF_RANGE` (changing nothing) for a budget above what
+/// the model can take when its context limit is known: the limit less the output reserve and,
+/// unless `budget_includes_overhead`, the overhead and pinned messages; `last_error` says how
+/// much it can take. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///

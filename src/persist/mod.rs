@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! {"format":"ctxwin-window","version":1,
-//!  "model":"gpt-4o", "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
+//!  "model":"gpt-4o", "tokenizer":"tokenizer.json:128000:…" (only when one was set),
+//!  "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "compacted_through":0,
 //!  "enforced_messages":12, "prompt_total":null,
 //!  "pending_summary":{"generation":7,"first_turn":2,"end_turn":5},
@@ -20,6 +21,7 @@
 
 mod atomic;
 
+use crate::cache::{CacheState, CacheStats, PreparedView};
 use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::FormatSet;
@@ -101,7 +103,7 @@ pub fn load(path: &Path) -> Result<Window> {
 
 fn write_window(window: &Window) -> Value {
     let overhead = window.overhead();
-    json!({
+    let mut document = json!({
         "format": FORMAT,
         "version": VERSION,
         "model": window.model().name(),
@@ -123,6 +125,52 @@ fn write_window(window: &Window) -> Value {
             .map(write_message)
             .collect::<Vec<_>>(),
         "compactions": window.compactions().iter().map(CompactionRecord::to_value).collect::<Vec<_>>(),
+        "cache": write_cache(window.cache_state()),
+    });
+    if let Some(tokenizer) = window.model().tokenizer() {
+        document["tokenizer"] = json!(tokenizer.fingerprint());
+    }
+    document
+}
+
+/// The request last prepared (its items' fingerprints in hex) and the usage sums.
+fn write_cache(cache: &CacheState) -> Value {
+    let (items, rewound_from, stable) = cache.prepared.parts();
+    json!({
+        "prepared": items.iter().map(|f| format!("{f:032x}")).collect::<Vec<_>>(),
+        "rewound_from": rewound_from,
+        "stable": stable,
+        "requests": cache.stats.requests,
+        "prompt_tokens": cache.stats.prompt_tokens,
+        "cached_tokens": cache.stats.cached_tokens,
+    })
+}
+
+/// The cache state; a document saved before it existed has none.
+fn read_cache(fields: &Fields) -> Result<CacheState> {
+    let Some(value) = fields.optional("cache") else {
+        return Ok(CacheState::default());
+    };
+    let cache = Fields::of(value, fields.path_of("cache"))?;
+    let items = cache
+        .array("prepared")?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            item.as_str()
+                .filter(|hex| hex.len() == 32)
+                .and_then(|hex| u128::from_str_radix(hex, 16).ok())
+                .ok_or_else(|| parse_error(&format!("cache.prepared[{i}]"), "expected 32 hexadecimal digits"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let rewound_from = cache.optional_whole("rewound_from", usize::MAX as u64)?.map(|n| n as usize);
+    Ok(CacheState {
+        prepared: PreparedView::from_parts(items, rewound_from, cache.index("stable")?),
+        stats: CacheStats {
+            requests: cache.whole("requests", u64::MAX)?,
+            prompt_tokens: cache.whole("prompt_tokens", u64::MAX)?,
+            cached_tokens: cache.whole("cached_tokens", u64::MAX)?,
+        },
     })
 }
 
@@ -132,6 +180,10 @@ fn read_window(value: &Value) -> Result<Window> {
     let overhead = Fields::of(fields.value("overhead")?, "overhead")?;
     let saved = SavedWindow {
         model: fields.string("model")?.to_owned(),
+        tokenizer: match fields.optional("tokenizer") {
+            None | Some(Value::Null) => None,
+            Some(_) => Some(fields.string("tokenizer")?.to_owned()),
+        },
         settings: read_settings(fields.value("settings")?)?,
         overhead: Overhead {
             system: overhead.tokens("system")?,
@@ -159,6 +211,7 @@ fn read_window(value: &Value) -> Result<Window> {
             .enumerate()
             .map(|(i, record)| CompactionRecord::from_value(record, &format!("compactions[{i}]")))
             .collect::<Result<_>>()?,
+        cache: read_cache(&fields)?,
     };
     Window::restore(saved)
 }

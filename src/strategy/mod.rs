@@ -5,5 +5,6 @@ pub mod drop_oldest;
 pub mod monologue;
 pub mod plan;
 pub mod replay;
+pub mod running_turn;
 pub mod sliding;
 pub mod tiered;

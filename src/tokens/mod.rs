@@ -8,11 +8,13 @@ mod calibration;
 mod bpe;
 mod display;
 mod estimate;
+mod loaded;
 mod models;
 
 pub use calibration::Calibration;
 pub use display::format_count;
 pub use bpe::Encoding;
+pub use loaded::{Format, Tokenizer};
 pub use models::Model;
 
 /// A token count and whether it is exact.

@@ -1,14 +1,18 @@
 //! The model registry: from a model name as users write it to the counter that applies and
 //! the model's context limit.
 
+use std::sync::Arc;
+
 use super::estimate::{Family, estimate};
-use super::{Count, Encoding, saturate_u32};
+use super::{Count, Encoding, Tokenizer, saturate_u32};
 
 /// How a model's tokens are counted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Counter {
     /// The model's public encoding: counts are exact.
     Exact(Encoding),
+    /// A tokenizer loaded from the family's file: counts are exact.
+    Loaded(Arc<Tokenizer>),
     /// No public tokenizer: counts are estimates for the model's family.
     Estimate(Family),
 }
@@ -40,6 +44,23 @@ impl Model {
         }
     }
 
+    /// `name` counted with `tokenizer` (exactly), with the context limit `name` has.
+    pub fn with_tokenizer(name: &str, tokenizer: Arc<Tokenizer>) -> Model {
+        Model {
+            name: name.to_owned(),
+            counter: Counter::Loaded(tokenizer),
+            context_limit: context_limit(&base_name(name)),
+        }
+    }
+
+    /// The loaded tokenizer this model counts with, if any.
+    pub fn tokenizer(&self) -> Option<&Arc<Tokenizer>> {
+        match &self.counter {
+            Counter::Loaded(tokenizer) => Some(tokenizer),
+            _ => None,
+        }
+    }
+
     /// The name as the caller gave it.
     pub fn name(&self) -> &str {
         &self.name
@@ -47,7 +68,7 @@ impl Model {
 
     /// True when this model's counts are exact.
     pub fn is_exact(&self) -> bool {
-        matches!(self.counter, Counter::Exact(_))
+        matches!(self.counter, Counter::Exact(_) | Counter::Loaded(_))
     }
 
     /// The model's context window in tokens, when known.
@@ -57,9 +78,14 @@ impl Model {
 
     /// Counts `text` for this model.
     pub fn count(&self, text: &str) -> Count {
-        match self.counter {
+        match &self.counter {
             Counter::Exact(encoding) => Count::exact(saturate_u32(encoding.count(text) as u64)),
-            Counter::Estimate(family) => Count::estimate(saturate_u32(estimate(text, family))),
+            Counter::Loaded(tokenizer) => match tokenizer.count(text) {
+                Ok(tokens) => Count::exact(saturate_u32(tokens as u64)),
+                // Only a pathological split pattern gives up: an estimate, flagged as one.
+                Err(_) => Count::estimate(saturate_u32(estimate(text, Family::of(&base_name(&self.name))))),
+            },
+            Counter::Estimate(family) => Count::estimate(saturate_u32(estimate(text, *family))),
         }
     }
 }

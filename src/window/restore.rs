@@ -3,6 +3,7 @@
 //! the one that was saved, and as consistent as one built by pushing.
 
 use super::Window;
+use crate::cache::CacheState;
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
@@ -16,6 +17,8 @@ use crate::window::Overhead;
 pub struct SavedWindow {
     /// The model name as the caller gave it.
     pub model: String,
+    /// The fingerprint of the loaded tokenizer the counts were made with, if any.
+    pub tokenizer: Option<String>,
     /// The settings.
     pub settings: Settings,
     /// The overhead.
@@ -42,6 +45,8 @@ pub struct SavedWindow {
     pub wire_formats: FormatSet,
     /// The generation.
     pub generation: u32,
+    /// The request last prepared and the provider's cache reports.
+    pub cache: CacheState,
 }
 
 impl Window {
@@ -101,6 +106,13 @@ impl Window {
         window.prompt_total = saved.prompt_total;
         window.wire_formats = saved.wire_formats;
         window.generation = saved.generation;
+        window.cache = saved.cache;
+        if saved.tokenizer.is_some() {
+            // The counts were made with a loaded tokenizer this window does not have: count
+            // again with what the model name gives (estimates unless it is an OpenAI model),
+            // until the host sets the tokenizer again (`set_tokenizer` recounts exactly).
+            window.set_model(&saved.model);
+        }
         Ok(window)
     }
 

@@ -1,0 +1,150 @@
+/* Cache-aware windows through the C API: prepare before every request (the request fits
+ * the context limit, the stable prefix grows with appends), provider usage objects, cache
+ * statistics, and bad input that changes nothing. */
+#include <stdlib.h>
+#include "harness.h"
+
+static ctxwin_status configure(ctxwin_window *w, const char *json) {
+    return ctxwin_window_configure(w, json, strlen(json));
+}
+
+static ctxwin_status observe(ctxwin_window *w, size_t first, size_t end, const char *json) {
+    return ctxwin_window_observe_usage_json(w, first, end, json, strlen(json));
+}
+
+/* A tool-using session: every request is prepared first, fits the limit, and (with the
+ * boundary at rest) sends the previous request as its stable prefix. */
+static void prepare_before_every_request(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"context_limit\":12000,\"output_reserve\":2000,\"low_water\":0.6}"));
+    CHECK_OK(ctxwin_window_set_overhead(w, 800, 200));
+    char output[4096];
+    for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 64 == 63 ? '\n' : 'a' + (char)(i % 26));
+    output[sizeof output - 1] = '\0';
+    ctxwin_request_info info;
+    size_t previous_len = 0, over = 0, requests = 0, stable_total = 0;
+    uint32_t generation = 0;
+    for (int turn = 0; turn < 60; turn++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the next failing test."));
+        for (int call = 0; call < 3; call++) {
+            char id[32];
+            snprintf(id, sizeof id, "c%d_%d", turn, call);
+            CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_CALL, id, strlen(id), "read", 4, NULL));
+            memset(&info, 0, sizeof info);
+            CHECK_OK(ctxwin_window_prepare(w, &info)); /* mid-turn: before the model's next step */
+            requests++;
+            if (info.tokens + 2000 > 12000) over++;
+            if (requests > 1 && generation == ctxwin_window_generation(w)) {
+                CHECK(info.stable_items == previous_len);
+            }
+            CHECK(info.stable_items <= previous_len);
+            CHECK(info.view_len == ctxwin_window_view_len(w));
+            stable_total += info.stable_items;
+            previous_len = info.view_len;
+            generation = ctxwin_window_generation(w);
+            CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, strlen(output), NULL));
+        }
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Fixed."));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    CHECK(over == 0);
+    CHECK(stable_total > requests); /* most requests reuse most of the previous one */
+    CHECK(ctxwin_window_first_live_turn(w) > 0);
+    /* NULL out: nothing happens. */
+    CHECK_STATUS(ctxwin_window_prepare(w, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK(strstr(last_error(w), "out") != NULL);
+    ctxwin_window_free(w);
+}
+
+static void a_request_that_cannot_fit_is_refused(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"context_limit\":2000,\"output_reserve\":500}"));
+    char *big = malloc(20001);
+    for (size_t i = 0; i < 20000; i++) big[i] = i % 5 == 4 ? ' ' : 'w';
+    big[20000] = '\0';
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, big));
+    uint32_t generation = ctxwin_window_generation(w);
+    ctxwin_request_info info = {7, 7, 7, 7, 7};
+    CHECK_STATUS(ctxwin_window_prepare(w, &info), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(info.removed == 7 && info.tokens == 7); /* not written on failure */
+    CHECK(strstr(last_error(w), "2000") != NULL);
+    CHECK(ctxwin_window_generation(w) == generation);
+    free(big);
+    ctxwin_window_free(w);
+}
+
+static void usage_objects_of_every_provider(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Summarise the design in three bullets."));
+    CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "It counts, it groups, it slides."));
+    ctxwin_cache_stats stats;
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 0 && stats.prompt_tokens == 0 && stats.cached_tokens == 0);
+    CHECK_OK(observe(w, 0, 2, "{\"input_tokens\":4,\"cache_creation_input_tokens\":10,\"cache_read_input_tokens\":6}"));
+    CHECK_OK(observe(w, 0, 2, "{\"usage\":{\"prompt_tokens\":20,\"prompt_tokens_details\":{\"cached_tokens\":16}}}"));
+    CHECK_OK(observe(w, 0, 2, "{\"input_tokens\":20,\"input_tokens_details\":{\"cached_tokens\":8}}"));
+    CHECK_OK(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"cachedContentTokenCount\":12}}"));
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 4 && stats.prompt_tokens == 80 && stats.cached_tokens == 42);
+    /* Bad input: a status, the field named, nothing changed. */
+    ctxwin_count before, after;
+    CHECK_OK(ctxwin_window_live_tokens(w, &before));
+    CHECK_STATUS(observe(w, 0, 2, "{\"prompt_tokens\":-1}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "prompt_tokens") != NULL);
+    CHECK_STATUS(observe(w, 0, 2, "{\"input_tokens\":1,\"cache_read_input_tokens\":-2}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "cache_read_input_tokens") != NULL);
+    CHECK_STATUS(observe(w, 0, 2, "{\"tokens\":3}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "unknown shape") != NULL);
+    CHECK_STATUS(observe(w, 0, 3, "{\"prompt_tokens\":20}"), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(observe(w, 0, 2, "{\"prompt_tokens\":"), CTXWIN_STATUS_PARSE);
+    CHECK_STATUS(ctxwin_window_observe_usage_json(w, 0, 2, NULL, 4), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_observe_usage_json(w, 0, 2, "\xff\xfe", 2), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 4);
+    CHECK_OK(ctxwin_window_live_tokens(w, &after));
+    CHECK(before.tokens == after.tokens);
+    CHECK_STATUS(ctxwin_window_cache_stats(w, NULL), CTXWIN_STATUS_NULL_ARG);
+    ctxwin_window_free(w);
+}
+
+static void cache_keys_are_validated_and_saved(void) {
+    ctxwin_window *w = new_window("gpt-4");
+    const char *bad[] = {
+        "{\"low_water\":0}", "{\"low_water\":1.5}", "{\"output_reserve\":-1}",
+        "{\"output_reserve\":9000}", "{\"history_budget\":100000}", "{\"history_budget\":\"lots\"}",
+    };
+    const char *named[] = {"low_water", "low_water", "output_reserve", "output_reserve", "history_budget", "history_budget"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_STATUS(configure(w, bad[i]), CTXWIN_STATUS_INVALID_ARG);
+        CHECK(strstr(last_error(w), named[i]) != NULL);
+    }
+    CHECK_STATUS(ctxwin_window_set_budget(w, 100000), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(w), "6144") != NULL); /* 8192 - 2048 */
+    CHECK_OK(configure(w, "{\"history_budget\":\"auto\",\"low_water\":0.75,\"output_reserve\":1000}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hello"));
+    ctxwin_request_info info;
+    CHECK_OK(ctxwin_window_prepare(w, &info));
+    CHECK_OK(observe(w, 0, 1, "{\"prompt_tokens\":5,\"prompt_tokens_details\":{\"cached_tokens\":0}}"));
+    char saved[4096];
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_export(w, saved, sizeof saved, &needed));
+    CHECK(strstr(saved, "\"low_water\":0.75") != NULL && strstr(saved, "\"history_budget\":\"auto\"") != NULL);
+    ctxwin_window *restored = NULL;
+    CHECK_OK(ctxwin_window_import(saved, needed, &restored));
+    ctxwin_cache_stats a, b;
+    CHECK_OK(ctxwin_window_cache_stats(w, &a));
+    CHECK_OK(ctxwin_window_cache_stats(restored, &b));
+    CHECK(a.requests == 1 && b.requests == 1 && b.prompt_tokens == 5);
+    ctxwin_request_info again;
+    CHECK_OK(ctxwin_window_prepare(restored, &again));
+    CHECK(again.stable_items == info.view_len);
+    ctxwin_window_free(restored);
+    ctxwin_window_free(w);
+}
+
+void suite_cache(void) {
+    harness_run("prepare_before_every_request", prepare_before_every_request);
+    harness_run("a_request_that_cannot_fit_is_refused", a_request_that_cannot_fit_is_refused);
+    harness_run("usage_objects_of_every_provider", usage_objects_of_every_provider);
+    harness_run("cache_keys_are_validated_and_saved", cache_keys_are_validated_and_saved);
+}

@@ -1,0 +1,132 @@
+/* Tokenizers loaded from files: counting, a window counting with one (also after the
+ * caller freed it), saving and restoring, and every kind of bad input. */
+#include <stdlib.h>
+#include "harness.h"
+
+/* A character-level BPE tokenizer.json: spaces become "\u2581", unknown characters <unk>. */
+static const char TINY[] =
+    "{\"normalizer\":{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\\u2581\"},"
+    "\"model\":{\"type\":\"BPE\",\"unk_token\":\"<unk>\","
+    "\"vocab\":{\"<unk>\":0,\"h\":1,\"e\":2,\"l\":3,\"o\":4,\"he\":5,\"ll\":6,\"hell\":7,\"hello\":8,"
+    "\"\\u2581\":9},"
+    "\"merges\":[\"h e\",\"l l\",\"he ll\",\"hell o\"]}}";
+
+static ctxwin_tokenizer *tiny(void) {
+    ctxwin_tokenizer *t = NULL;
+    CHECK_OK(ctxwin_tokenizer_from_bytes(TINY, sizeof TINY - 1, NULL, 0, &t));
+    return t;
+}
+
+static int32_t count_with(const ctxwin_tokenizer *t, const char *text) {
+    ctxwin_count c = {-1, false};
+    CHECK_OK(ctxwin_tokenizer_count(t, text, strlen(text), &c));
+    CHECK(c.exact);
+    return c.tokens;
+}
+
+static void counts_follow_the_merges(void) {
+    ctxwin_tokenizer *t = tiny();
+    CHECK(count_with(t, "") == 0);
+    CHECK(count_with(t, "hello") == 1);
+    CHECK(count_with(t, "hello hello") == 3); /* hello, \u2581, hello */
+    CHECK(count_with(t, "hel") == 2);         /* he, l */
+    CHECK(count_with(t, "xyz") == 3);         /* three <unk> */
+    ctxwin_count c;
+    CHECK_STATUS(ctxwin_tokenizer_count(t, "\xff", 1, &c), CTXWIN_STATUS_INVALID_UTF8);
+    ctxwin_tokenizer_free(t);
+}
+
+static void a_file_loads_like_its_bytes(void) {
+    const char *path = "target/c/tiny_tokenizer.json";
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f == NULL) return;
+    fwrite(TINY, 1, sizeof TINY - 1, f);
+    fclose(f);
+    ctxwin_tokenizer *t = NULL;
+    CHECK_OK(ctxwin_tokenizer_load(path, strlen(path), NULL, 0, &t));
+    CHECK(t != NULL && count_with(t, "hello hello") == 3);
+    ctxwin_tokenizer_free(t);
+}
+
+static int32_t live(const ctxwin_window *w, bool *exact) {
+    ctxwin_count c = {0, false};
+    CHECK_OK(ctxwin_window_live_tokens(w, &c));
+    *exact = c.exact;
+    return c.tokens;
+}
+
+static void a_window_counts_with_it_after_the_caller_freed_it(void) {
+    ctxwin_window *w = new_window("my-local-model");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hello hello"));
+    bool exact = true;
+    live(w, &exact);
+    CHECK(!exact); /* an unknown model: estimated */
+    ctxwin_tokenizer *t = tiny();
+    CHECK_OK(ctxwin_window_set_tokenizer(w, t));
+    ctxwin_tokenizer_free(t); /* the window keeps its own reference */
+    CHECK(live(w, &exact) == 3 && exact);
+    ctxwin_count c = {0, false};
+    CHECK_OK(ctxwin_window_push(w, CTXWIN_KIND_ASSISTANT, "hello", 5, &c));
+    CHECK(c.tokens == 1 && c.exact);
+    CHECK(live(w, &exact) == 4 && exact);
+
+    /* Saved and restored: the restored window has no tokenizer and estimates; set again,
+     * the counts are exact again. Restoring into a window with the tokenizer keeps it. */
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_export(w, NULL, 0, &needed));
+    char *doc = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_export(w, doc, needed + 1, &needed));
+    CHECK(strstr(doc, "\"tokenizer\":\"tokenizer.json:") != NULL);
+    ctxwin_window *restored = NULL;
+    CHECK_OK(ctxwin_window_import(doc, needed, &restored));
+    live(restored, &exact);
+    CHECK(!exact);
+    t = tiny();
+    CHECK_OK(ctxwin_window_set_tokenizer(restored, t));
+    CHECK(live(restored, &exact) == 4 && exact);
+    CHECK_OK(ctxwin_window_restore(restored, doc, needed, NULL, 0));
+    CHECK(live(restored, &exact) == 4 && exact);
+    ctxwin_tokenizer_free(t);
+    ctxwin_window_free(restored);
+    free(doc);
+    ctxwin_window_free(w);
+}
+
+static void expect_refusal(const char *data, const char *options, ctxwin_status expected) {
+    ctxwin_tokenizer *t = (ctxwin_tokenizer *)&t; /* must stay untouched */
+    ctxwin_tokenizer *before = t;
+    CHECK_STATUS(ctxwin_tokenizer_from_bytes(data, strlen(data), options, options ? strlen(options) : 0, &t), expected);
+    CHECK(t == before);
+}
+
+static void bad_input_is_refused_with_nothing_built(void) {
+    ctxwin_tokenizer *t = NULL;
+    const char *missing = "target/c/no_such_tokenizer.json";
+    CHECK_STATUS(ctxwin_tokenizer_load(missing, strlen(missing), NULL, 0, &t), CTXWIN_STATUS_IO);
+    CHECK(t == NULL);
+    expect_refusal("", NULL, CTXWIN_STATUS_UNSUPPORTED);
+    expect_refusal("hello world", NULL, CTXWIN_STATUS_UNSUPPORTED);
+    expect_refusal("{\"model\":{\"type\":\"BPE\",\"vocab\":", NULL, CTXWIN_STATUS_PARSE);
+    expect_refusal("{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", NULL, CTXWIN_STATUS_UNSUPPORTED);
+    expect_refusal("{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}", NULL, CTXWIN_STATUS_UNSUPPORTED);
+    expect_refusal("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}", NULL, CTXWIN_STATUS_PARSE);
+    expect_refusal("{\"normalizer\":{\"type\":\"Precompiled\"},\"model\":{\"type\":\"BPE\",\"vocab\":{},\"merges\":[]}}",
+                   NULL, CTXWIN_STATUS_UNSUPPORTED);
+    expect_refusal("{\"config\":{}}", NULL, CTXWIN_STATUS_UNSUPPORTED);
+    expect_refusal(TINY, "{\"pre_tokenizer\":\"llama3\"}", CTXWIN_STATUS_INVALID_ARG);
+    expect_refusal(TINY, "{", CTXWIN_STATUS_INVALID_ARG);
+    /* A ranks file needs a pre-tokenizer, and all 256 bytes. */
+    expect_refusal("YQ== 0\n", NULL, CTXWIN_STATUS_INVALID_ARG);
+    expect_refusal("YQ== 0\n", "{\"pre_tokenizer\":\"nope\"}", CTXWIN_STATUS_INVALID_ARG);
+    expect_refusal("YQ== 0\n", "{\"pre_tokenizer\":\"llama3\"}", CTXWIN_STATUS_PARSE);
+    expect_refusal("YQ== 0\nYQ== 1\n", "{\"pattern\":\"\\\\s+\"}", CTXWIN_STATUS_PARSE);
+    expect_refusal("YQ== 0\n", "{\"pattern\":\"(\"}", CTXWIN_STATUS_INVALID_ARG);
+}
+
+void suite_tokenizers(void) {
+    harness_run("counts_follow_the_merges", counts_follow_the_merges);
+    harness_run("a_file_loads_like_its_bytes", a_file_loads_like_its_bytes);
+    harness_run("a_window_counts_with_it_after_the_caller_freed_it", a_window_counts_with_it_after_the_caller_freed_it);
+    harness_run("bad_input_is_refused_with_nothing_built", bad_input_is_refused_with_nothing_built);
+}

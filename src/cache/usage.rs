@@ -1,0 +1,163 @@
+//! Provider usage objects: the prompt total each provider bills, and the part of it served
+//! from its prompt cache. Each provider states its rule:
+//!
+//! - **OpenAI Chat Completions** `usage`: `prompt_tokens` is the whole prompt;
+//!   `prompt_tokens_details.cached_tokens` is the part of it retrieved from the cache
+//!   (OpenAI's prompt caching guide: cached tokens are counted in `prompt_tokens` and billed
+//!   at the cached price).
+//! - **OpenAI Responses** `usage`: `input_tokens` is the whole input;
+//!   `input_tokens_details.cached_tokens` the part retrieved from the cache.
+//! - **Anthropic Messages** `usage`: `input_tokens` counts only the tokens after the last
+//!   cache breakpoint, neither read from nor written to the cache; the prompt is
+//!   `input_tokens + cache_creation_input_tokens + cache_read_input_tokens` (Anthropic's
+//!   prompt caching guide, "Tracking cache performance"), of which `cache_read_input_tokens`
+//!   were served from the cache.
+//! - **Gemini** `usageMetadata`: `promptTokenCount` is the number of tokens in the request,
+//!   and "when cached content is set, this is still the total effective prompt size", so it
+//!   includes `cachedContentTokenCount` (the generateContent reference).
+//!
+//! A whole response body is accepted too: its `usage` or `usageMetadata` member is read.
+
+use crate::error::{Error, ErrorKind, Result};
+use serde_json::{Map, Value};
+
+/// One request's usage: the prompt total the provider bills and its cached part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Every prompt token, cached ones included.
+    pub prompt_tokens: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached_tokens: u64,
+}
+
+/// The usage object (or the response body holding it) in `json`, in any provider's shape.
+///
+/// Errors: PARSE for text that is not JSON; INVALID_ARG naming the field for a usage object
+/// of no known shape, a count that is not a whole number from 0 up, or a cached part larger
+/// than the prompt.
+pub fn parse_usage(json: &str) -> Result<Usage> {
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| Error::new(ErrorKind::Parse, format!("usage is not valid JSON: {e}")))?;
+    let Value::Object(object) = &value else {
+        return Err(Error::invalid_arg("usage must be a JSON object"));
+    };
+    let (usage, path) = match (object.get("usage"), object.get("usageMetadata")) {
+        (Some(Value::Object(usage)), _) => (usage, "usage."),
+        (_, Some(Value::Object(usage))) => (usage, "usageMetadata."),
+        _ => (object, ""),
+    };
+    let field = |name: &str| count(usage, path, name);
+    let usage = if usage.contains_key("promptTokenCount") {
+        Usage {
+            prompt_tokens: field("promptTokenCount")?.unwrap_or(0),
+            cached_tokens: field("cachedContentTokenCount")?.unwrap_or(0),
+        }
+    } else if usage.contains_key("prompt_tokens") {
+        Usage {
+            prompt_tokens: field("prompt_tokens")?.unwrap_or(0),
+            cached_tokens: detail(usage, path, "prompt_tokens_details")?,
+        }
+    } else if usage.contains_key("cache_creation_input_tokens") || usage.contains_key("cache_read_input_tokens") {
+        let read = field("cache_read_input_tokens")?.unwrap_or(0);
+        let written = field("cache_creation_input_tokens")?.unwrap_or(0);
+        let uncached = field("input_tokens")?.ok_or_else(|| missing(path, "input_tokens"))?;
+        Usage {
+            prompt_tokens: uncached.saturating_add(written).saturating_add(read),
+            cached_tokens: read,
+        }
+    } else if usage.contains_key("input_tokens") {
+        // Responses, or Anthropic without cache fields: either way the whole input.
+        Usage {
+            prompt_tokens: field("input_tokens")?.unwrap_or(0),
+            cached_tokens: detail(usage, path, "input_tokens_details")?,
+        }
+    } else {
+        return Err(Error::invalid_arg(format!(
+            "usage object of unknown shape: none of '{path}prompt_tokens' (OpenAI Chat), '{path}input_tokens' \
+             (OpenAI Responses, Anthropic) or '{path}promptTokenCount' (Gemini usageMetadata)"
+        )));
+    };
+    if usage.cached_tokens > usage.prompt_tokens {
+        return Err(Error::invalid_arg(format!(
+            "usage: the cached tokens ({}) exceed the prompt tokens ({})",
+            usage.cached_tokens, usage.prompt_tokens
+        )));
+    }
+    Ok(usage)
+}
+
+/// `cached_tokens` of the details object `name`, 0 when absent or null.
+fn detail(usage: &Map<String, Value>, path: &str, name: &str) -> Result<u64> {
+    match usage.get(name) {
+        None | Some(Value::Null) => Ok(0),
+        Some(Value::Object(details)) => Ok(count(details, &format!("{path}{name}."), "cached_tokens")?.unwrap_or(0)),
+        Some(_) => Err(Error::invalid_arg(format!("usage field '{path}{name}' must be an object"))),
+    }
+}
+
+/// The count `name`: `None` when absent or null, an error naming it when not a whole number
+/// from 0 up.
+fn count(object: &Map<String, Value>, path: &str, name: &str) -> Result<Option<u64>> {
+    match object.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value.as_u64().map(Some).ok_or_else(|| {
+            Error::invalid_arg(format!("usage field '{path}{name}' must be a whole number from 0 up (got {value})"))
+        }),
+    }
+}
+
+fn missing(path: &str, name: &str) -> Error {
+    Error::invalid_arg(format!("usage field '{path}{name}' is missing"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(prompt_tokens: u64, cached_tokens: u64) -> Usage {
+        Usage { prompt_tokens, cached_tokens }
+    }
+
+    #[test]
+    fn every_provider_shape() {
+        let cases = [
+            // OpenAI Chat: cached tokens are part of prompt_tokens.
+            (r#"{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920}}"#, usage(2006, 1920)),
+            (r#"{"id":"x","usage":{"prompt_tokens":50,"completion_tokens":3}}"#, usage(50, 0)),
+            (r#"{"prompt_tokens":50,"prompt_tokens_details":null}"#, usage(50, 0)),
+            // OpenAI Responses.
+            (r#"{"input_tokens":125,"output_tokens":48,"total_tokens":173,"input_tokens_details":{"cached_tokens":98}}"#, usage(125, 98)),
+            // Anthropic: the three counters add up.
+            (r#"{"input_tokens":21,"cache_creation_input_tokens":188,"cache_read_input_tokens":1800,"output_tokens":393}"#, usage(2009, 1800)),
+            (r#"{"type":"message","usage":{"input_tokens":12,"cache_read_input_tokens":0,"output_tokens":5}}"#, usage(12, 0)),
+            (r#"{"input_tokens":12,"output_tokens":5}"#, usage(12, 0)),
+            // Gemini: promptTokenCount includes the cached content.
+            (r#"{"usageMetadata":{"promptTokenCount":18625,"candidatesTokenCount":188,"cachedContentTokenCount":18010}}"#, usage(18625, 18010)),
+            (r#"{"promptTokenCount":10,"totalTokenCount":12}"#, usage(10, 0)),
+        ];
+        for (json, expected) in cases {
+            assert_eq!(parse_usage(json).unwrap(), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn bad_usage_names_the_field() {
+        let cases = [
+            (r#"{"prompt_tokens":-3}"#, ErrorKind::InvalidArg, "prompt_tokens"),
+            (r#"{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":-1}}"#, ErrorKind::InvalidArg, "prompt_tokens_details.cached_tokens"),
+            (r#"{"usage":{"input_tokens":1,"cache_read_input_tokens":-5}}"#, ErrorKind::InvalidArg, "usage.cache_read_input_tokens"),
+            (r#"{"cache_read_input_tokens":5}"#, ErrorKind::InvalidArg, "input_tokens"),
+            (r#"{"usageMetadata":{"promptTokenCount":"many"}}"#, ErrorKind::InvalidArg, "usageMetadata.promptTokenCount"),
+            (r#"{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":11}}"#, ErrorKind::InvalidArg, "exceed"),
+            (r#"{"tokens":10}"#, ErrorKind::InvalidArg, "unknown shape"),
+            (r#"[1]"#, ErrorKind::InvalidArg, "object"),
+            (r#"{"prompt_tokens":"#, ErrorKind::Parse, "JSON"),
+            (r#"{"prompt_tokens":1.5}"#, ErrorKind::InvalidArg, "prompt_tokens"),
+        ];
+        for (json, kind, needle) in cases {
+            let err = parse_usage(json).unwrap_err();
+            assert_eq!(err.kind(), kind, "{json}");
+            assert!(err.message().contains(needle), "{json}: {}", err.message());
+        }
+    }
+}

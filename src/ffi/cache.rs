@@ -1,0 +1,173 @@
+//! Cache-aware requests: `prepare` before each request, provider usage objects, and the
+//! cache statistics. Thin shims over the window's request methods.
+
+use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref};
+use super::error::ctxwin_status;
+use super::handle::ctxwin_window;
+use crate::cache::{CacheStats, RequestInfo};
+use libc::c_char;
+
+/// What `ctxwin_window_prepare` reports about the request it prepared.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ctxwin_request_info {
+    /// Ledger messages this call took out of the view or shortened.
+    pub removed: usize,
+    /// Items in the view (`ctxwin_window_view_len`).
+    pub view_len: usize,
+    /// Tokens of the request's input: overhead, pinned messages, summary and the view's
+    /// history (`ctxwin_window_live_tokens`).
+    pub tokens: i64,
+    /// Leading view items byte-identical to those of the previous `ctxwin_window_prepare`:
+    /// the provider can serve them from its prompt cache, and a cache breakpoint belongs
+    /// after them. Never more than the true common prefix.
+    pub stable_items: usize,
+    /// Tokens of those items.
+    pub stable_tokens: i64,
+}
+
+impl From<RequestInfo> for ctxwin_request_info {
+    fn from(info: RequestInfo) -> ctxwin_request_info {
+        ctxwin_request_info {
+            removed: info.removed,
+            view_len: info.view_len,
+            tokens: i64::try_from(info.tokens).unwrap_or(i64::MAX),
+            stable_items: info.stable_items,
+            stable_tokens: i64::try_from(info.stable_tokens).unwrap_or(i64::MAX),
+        }
+    }
+}
+
+/// The sums of the usage reports `ctxwin_window_observe_usage_json` took.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ctxwin_cache_stats {
+    /// Usage reports taken.
+    pub requests: u64,
+    /// Prompt tokens the provider billed, cached ones included.
+    pub prompt_tokens: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached_tokens: u64,
+}
+
+impl From<CacheStats> for ctxwin_cache_stats {
+    fn from(stats: CacheStats) -> ctxwin_cache_stats {
+        ctxwin_cache_stats {
+            requests: stats.requests,
+            prompt_tokens: stats.prompt_tokens,
+            cached_tokens: stats.cached_tokens,
+        }
+    }
+}
+
+/// Prepares the next request. Call it before every request to the model, in the middle of
+/// a turn too (between tool calls), then send the view (`ctxwin_window_view_len` /
+/// `ctxwin_window_view_get`, or `ctxwin_window_render_json`).
+///
+/// Runs the strategy over the whole ledger as `ctxwin_window_end_turn` does, so that
+/// overhead + pinned messages + summary + view + `output_reserve` fit the model's context
+/// limit: older turns are pruned or compacted by the strategy's rules (the running turn's
+/// messages are never dropped); if the running turn alone does not fit, its oldest long tool
+/// outputs are cut to head and tail (tiered L1's rule) until it does. The view it yields is
+/// the one `end_turn` would give for the same pushes: the boundary stays a function of the
+/// ledger's contents and settings.
+///
+/// `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
+/// those of the previous `prepare` (0 on the first): where a provider cache breakpoint
+/// belongs. A rewind (`truncate`, `reset`) makes every item from the rewound message on
+/// count as changed.
+///
+/// Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE`
+/// when even the running turn alone, cut, does not fit the context limit (the window is left
+/// unchanged; `last_error` gives the numbers).
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `w` is NULL or a live handle; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_prepare(w: *mut ctxwin_window, out: *mut ctxwin_request_info) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let out = unsafe { out_arg(out, "out") }?;
+            *out = window.prepare()?.into();
+            Ok(())
+        })
+    }
+}
+
+/// Reads a provider's usage object, as it comes in the response, for the request that sent
+/// messages `first..end`, and feeds its prompt total to `ctxwin_window_observe_usage` (the
+/// calibration of estimates) and its cached part to the cache statistics.
+///
+/// Accepted shapes (the object itself, or a whole response body holding it as `usage` or
+/// `usageMetadata`): OpenAI Chat `usage` (`prompt_tokens`, which includes
+/// `prompt_tokens_details.cached_tokens`), OpenAI Responses `usage` (`input_tokens`, which
+/// includes `input_tokens_details.cached_tokens`), Anthropic `usage` (the prompt is
+/// `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`; the reads are
+/// cached), Gemini `usageMetadata` (`promptTokenCount`, which includes
+/// `cachedContentTokenCount`).
+///
+/// Parameters: `json`, `len` is borrowed UTF-8.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
+/// `CTXWIN_STATUS_PARSE` (not JSON), `CTXWIN_STATUS_INVALID_ARG` (a usage object of unknown
+/// shape, a negative or non-integer count, more cached tokens than prompt tokens:
+/// `last_error` names the field), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
+/// for a range that does not match the window, MISMATCH for a total below the exact part).
+/// On failure nothing changes.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_observe_usage_json(
+    w: *mut ctxwin_window,
+    first: usize,
+    end: usize,
+    json: *const c_char,
+    len: usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let json = unsafe { str_arg(json, len, "json") }?;
+            window.observe_usage_json(first, end, json)?;
+            Ok(())
+        })
+    }
+}
+
+/// Writes the sums of every usage report `ctxwin_window_observe_usage_json` took: requests,
+/// prompt tokens billed and prompt tokens served from the cache (their ratio is the cache
+/// hit rate). Saved and restored with the window.
+///
+/// Parameters: `out` is caller-owned, written only on success.
+///
+/// Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `w` is NULL or a live handle; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_cache_stats(w: *const ctxwin_window, out: *mut ctxwin_cache_stats) -> ctxwin_status {
+    ffi_boundary! {
+        try_ref!(w).inspect(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let out = unsafe { out_arg(out, "out") }?;
+            *out = window.cache_stats().into();
+            Ok(())
+        })
+    }
+}

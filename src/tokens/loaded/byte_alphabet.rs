@@ -1,0 +1,61 @@
+//! The byte-level alphabet of GPT-2 style `tokenizer.json` files: every byte is written as
+//! one printable character (`Ġ` for a space), so vocabularies and merges are text. Loading
+//! turns those strings back into the bytes they stand for; counting then works on the
+//! text's own UTF-8 bytes.
+
+/// The character standing for each byte.
+fn byte_chars() -> [char; 256] {
+    let mut chars = ['\0'; 256];
+    let mut next = 256u32;
+    for byte in 0..=255u8 {
+        let printable = matches!(byte, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
+        chars[usize::from(byte)] = if printable {
+            char::from(byte)
+        } else {
+            let c = char::from_u32(next).unwrap_or('\0');
+            next += 1;
+            c
+        };
+    }
+    chars
+}
+
+/// Decodes strings of the byte-level alphabet back to bytes.
+pub(super) struct ByteAlphabet {
+    /// Byte of each character below U+0144 (the alphabet's largest), or `None`.
+    bytes: [Option<u8>; 0x144],
+}
+
+impl ByteAlphabet {
+    pub(super) fn new() -> ByteAlphabet {
+        let mut bytes = [None; 0x144];
+        for (byte, c) in byte_chars().into_iter().enumerate() {
+            bytes[c as usize] = Some(byte as u8);
+        }
+        ByteAlphabet { bytes }
+    }
+
+    /// The bytes `text` stands for, or `None` if a character is outside the alphabet.
+    pub(super) fn decode(&self, text: &str) -> Option<Vec<u8>> {
+        text.chars()
+            .map(|c| self.bytes.get(c as usize).copied().flatten())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_alphabet_is_a_bijection_with_the_familiar_letters() {
+        let chars = byte_chars();
+        assert_eq!(chars[usize::from(b' ')], 'Ġ');
+        assert_eq!(chars[usize::from(b'\n')], 'Ċ');
+        assert_eq!(chars[usize::from(b'a')], 'a');
+        let alphabet = ByteAlphabet::new();
+        let all: String = chars.iter().collect();
+        assert_eq!(alphabet.decode(&all), Some((0..=255u8).collect()));
+        assert_eq!(alphabet.decode("<|x|>▁"), None);
+    }
+}

@@ -1,0 +1,208 @@
+//! Tokenizers loaded from the files model families publish: exact counts for the models
+//! that are not OpenAI's.
+//!
+//! [`Tokenizer::from_bytes`] recognises the format from the content: a Hugging Face
+//! `tokenizer.json` with a BPE model ([`hf`]), Mistral's `tekken.json` and tiktoken-format
+//! ranks files ([`ranks`]). Counting runs what the family's own tokenizer runs, in order:
+//! added tokens found in the raw text, normalizers, added tokens found in the normalized
+//! text, the pre-tokenizer chain ([`split`]), then byte-pair merging of each piece
+//! ([`merge`]), counting tokens without building them.
+
+mod added;
+mod byte_alphabet;
+mod hf;
+mod merge;
+mod model;
+mod normalize;
+mod options;
+mod ranks;
+mod split;
+
+use std::hash::Hasher;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::{Error, ErrorKind, Result};
+use added::AddedTokens;
+use model::Bpe;
+use normalize::{Normalize, normalize};
+use options::Options;
+use split::Step;
+
+/// A load failure (the crate's error: PARSE, UNSUPPORTED, INVALID_ARG or IO).
+type Failure = Error;
+
+fn parse_failure(message: impl Into<String>) -> Failure {
+    Error::new(ErrorKind::Parse, message)
+}
+
+fn unsupported(message: impl Into<String>) -> Failure {
+    Error::new(ErrorKind::Unsupported, message)
+}
+
+/// What a format reader produces.
+struct Parts {
+    normalizers: Vec<Normalize>,
+    steps: Vec<Step>,
+    bpe: Bpe,
+    raw_added: Vec<String>,
+    normalized_added: Vec<String>,
+}
+
+/// The kinds of file a tokenizer can be loaded from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A Hugging Face `tokenizer.json` with a BPE model.
+    TokenizerJson,
+    /// Mistral's `tekken.json`.
+    Tekken,
+    /// A tiktoken-format ranks file (`base64-token rank` per line).
+    TiktokenRanks,
+}
+
+impl Format {
+    /// A short name for messages and the fingerprint.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::TokenizerJson => "tokenizer.json",
+            Format::Tekken => "tekken.json",
+            Format::TiktokenRanks => "tiktoken ranks",
+        }
+    }
+}
+
+/// A tokenizer loaded from a file: immutable, shareable between threads.
+#[derive(Debug)]
+pub struct Tokenizer {
+    format: Format,
+    fingerprint: String,
+    vocab_size: usize,
+    raw_added: AddedTokens,
+    normalizers: Vec<Normalize>,
+    normalized_added: AddedTokens,
+    steps: Vec<Step>,
+    bpe: Bpe,
+}
+
+/// Two tokenizers are the same when they were loaded from the same file and options.
+impl PartialEq for Tokenizer {
+    fn eq(&self, other: &Tokenizer) -> bool {
+        self.fingerprint == other.fingerprint
+    }
+}
+
+impl Eq for Tokenizer {}
+
+impl Tokenizer {
+    /// Loads the file at `path`; see [`Tokenizer::from_bytes`]. A file that cannot be read
+    /// is IO, with the path named.
+    pub fn load(path: &Path, options: &str) -> Result<Tokenizer> {
+        let data = std::fs::read(path)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read the tokenizer file '{}': {e}", path.display())))?;
+        Tokenizer::from_bytes(&data, options).map_err(|e| Error::new(e.kind(), format!("'{}': {}", path.display(), e.message())))
+    }
+
+    /// Reads a tokenizer from the bytes of its file, recognising the format from the
+    /// content. `options` is a JSON object (or empty) carrying what the file lacks: a ranks
+    /// file needs `"pre_tokenizer"` (a family: `"llama3"`, `"llama4"`, `"tekken"`,
+    /// `"qwen"`, `"qwen3.5"`) or `"pattern"` (a regex); the JSON formats carry their own and take no
+    /// options.
+    ///
+    /// Errors: UNSUPPORTED for a kind of file or a feature this reader does not cover
+    /// (named), PARSE naming the field of an inconsistent or truncated file, INVALID_ARG
+    /// for options that are malformed or do not apply.
+    pub fn from_bytes(data: &[u8], options: &str) -> Result<Tokenizer> {
+        let options = Options::parse(options)?;
+        let trimmed = data.trim_ascii_start();
+        let trimmed = trimmed.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(trimmed);
+        let (format, parts) = if trimmed.first() == Some(&b'{') {
+            options.refuse_for("a JSON tokenizer file, which carries its own pre-tokenizer")?;
+            let json: Value = serde_json::from_slice(trimmed)
+                .map_err(|e| parse_failure(format!("the tokenizer file is not valid JSON (truncated?): {e}")))?;
+            if json.get("model").is_some() {
+                (Format::TokenizerJson, hf::read(&json)?)
+            } else if json.get("config").is_some() && json.get("vocab").is_some() {
+                let (pattern, tokens) = ranks::read_tekken(&json)?;
+                let bpe = ranks::bpe_of_ranks(tokens, "tekken.json \"vocab\"")?;
+                (Format::Tekken, ranks::parts(bpe, &pattern, false).map_err(|e| parse_failure(format!("tekken.json \"config.pattern\": {}", e.message())))?)
+            } else {
+                return Err(unsupported(
+                    "a JSON document that is neither a Hugging Face tokenizer.json (no \"model\") nor a tekken.json (no \"config\" and \"vocab\")",
+                ));
+            }
+        } else if ranks::looks_like_ranks(trimmed) {
+            let (pattern, nfc) = options.pattern_for_ranks()?;
+            let bpe = ranks::bpe_of_ranks(ranks::read_ranks(trimmed)?, "ranks file")?;
+            (Format::TiktokenRanks, ranks::parts(bpe, &pattern, nfc)?)
+        } else if trimmed.first() == Some(&0x0A) {
+            return Err(unsupported(
+                "this looks like a SentencePiece model (tokenizer.model, protobuf), which is not supported; load the family's tokenizer.json",
+            ));
+        } else {
+            return Err(unsupported(
+                "unknown kind of tokenizer file: not JSON (tokenizer.json, tekken.json) and not a tiktoken ranks file (`base64-token rank` lines)",
+            ));
+        };
+        Tokenizer::assemble(format, parts, data, &options)
+    }
+
+    fn assemble(format: Format, parts: Parts, data: &[u8], options: &Options) -> Result<Tokenizer> {
+        let normalized_added: Vec<String> = parts
+            .normalized_added
+            .iter()
+            .map(|token| normalize(&parts.normalizers, token).into_owned())
+            .collect();
+        let mut hasher = rustc_hash::FxHasher::default();
+        hasher.write(data);
+        hasher.write(options.canonical().as_bytes());
+        Ok(Tokenizer {
+            format,
+            fingerprint: format!("{}:{}:{:016x}", format.name(), parts.bpe.vocab.len(), hasher.finish()),
+            vocab_size: parts.bpe.vocab.len() + parts.raw_added.len() + parts.normalized_added.len(),
+            raw_added: AddedTokens::new(&parts.raw_added).map_err(parse_failure)?,
+            normalizers: parts.normalizers,
+            normalized_added: AddedTokens::new(&normalized_added).map_err(parse_failure)?,
+            steps: parts.steps,
+            bpe: parts.bpe,
+        })
+    }
+
+    /// The format the tokenizer was read from.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Identifies the file and options the tokenizer was loaded from (saved with a window).
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// Number of tokens in the vocabulary, added tokens included.
+    pub fn vocab_size(&self) -> usize {
+        self.vocab_size
+    }
+
+    /// Exact number of tokens the family's own tokenizer produces for `text` without
+    /// adding special tokens around it (Hugging Face's `encode(text,
+    /// add_special_tokens=False)`, tiktoken's `encode_ordinary`): added tokens that appear
+    /// in a `tokenizer.json` tokenizer's text count one each, as they do there.
+    ///
+    /// Fails only when the split pattern's engine gives up on a text (its backtracking
+    /// limit: a pathological pattern), with PARSE.
+    pub fn count(&self, text: &str) -> Result<usize> {
+        let mut symbols = Vec::new();
+        let mut total = 0usize;
+        let bpe = &self.bpe;
+        let found = self.raw_added.split(text, &mut |segment: &str| -> std::result::Result<(), String> {
+            let normalized = normalize(&self.normalizers, segment);
+            let found = self.normalized_added.split(&normalized, &mut |segment: &str| {
+                split::for_each_piece(&self.steps, segment, &mut |piece| total += bpe.count(piece.as_bytes(), &mut symbols))
+            })?;
+            total += found;
+            Ok(())
+        });
+        let found = found.map_err(|e| Error::new(ErrorKind::Parse, e))?;
+        Ok(total + found)
+    }
+}

@@ -1,0 +1,193 @@
+//! Pre-tokenizers: how normalized text is cut into the pieces that are merged separately.
+//!
+//! A chain of steps, each applied to every piece the previous steps made, as Hugging Face's
+//! `Sequence` does. A regex step keeps the pattern's exact semantics, look-ahead included
+//! (`\s+(?!\S)`): patterns are compiled with fancy-regex, the engine tiktoken itself runs
+//! them with, which delegates the parts without look-around to the `regex` crate.
+
+use std::borrow::Cow;
+
+use fancy_regex::Regex;
+
+/// What becomes of the matches of a split step (Hugging Face's
+/// `SplitDelimiterBehavior`; a ranks file's pattern is `Isolated` with every character
+/// matched).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Behavior {
+    /// Matches are dropped.
+    Removed,
+    /// Matches and the text between them are separate pieces.
+    Isolated,
+    /// A match joins the piece before it.
+    MergedWithPrevious,
+    /// A match joins the piece after it.
+    MergedWithNext,
+    /// Consecutive matches join into one piece.
+    Contiguous,
+}
+
+/// What a step splits on.
+#[derive(Debug)]
+pub(super) enum Pattern {
+    Regex(Regex),
+    Literal(String),
+}
+
+/// One step of the chain.
+#[derive(Debug)]
+pub(super) enum Step {
+    /// Split on a pattern.
+    Split {
+        pattern: Pattern,
+        behavior: Behavior,
+        /// The pattern selects the pieces' complement.
+        invert: bool,
+    },
+    /// Hugging Face's `ByteLevel` pre-tokenizer: a space before a piece that does not
+    /// start with one (`add_prefix_space`); with `use_regex`, then GPT-2's split.
+    ByteLevel { add_prefix_space: bool, regex: Option<Pattern> },
+}
+
+/// GPT-2's pattern, which `ByteLevel` splits with when `use_regex` is on.
+pub(super) const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+
+/// Compiles a pattern from a file or the options; the error names what failed.
+/// The engine gives up on a text after this many backtracking steps. The families'
+/// patterns take about one step per character of a white-space run, so this covers any
+/// text below the message size limit; only a pathological pattern reaches it.
+const BACKTRACK_LIMIT: usize = 100_000_000;
+
+pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
+    fancy_regex::RegexBuilder::new(pattern)
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .build()
+        .map_err(|e| format!("the pattern {pattern:?} does not compile: {e}"))
+}
+
+/// Calls `piece` with every piece `chain` cuts `text` into, in order. Fails only when the
+/// regex engine gives up (its backtrack limit), with its message.
+pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&str)) -> Result<(), String> {
+    let Some((step, rest)) = chain.split_first() else {
+        if !text.is_empty() {
+            piece(text);
+        }
+        return Ok(());
+    };
+    match step {
+        Step::ByteLevel { add_prefix_space, regex } => {
+            let text: Cow<str> = if *add_prefix_space && !text.starts_with(' ') && !text.is_empty() {
+                Cow::Owned(format!(" {text}"))
+            } else {
+                Cow::Borrowed(text)
+            };
+            match regex {
+                Some(pattern) => split(pattern, Behavior::Isolated, false, &text, rest, piece),
+                None => for_each_piece(rest, &text, piece),
+            }
+        }
+        Step::Split { pattern, behavior, invert } => split(pattern, *behavior, *invert, text, rest, piece),
+    }
+}
+
+/// One split step, then the rest of the chain on each piece.
+fn split(
+    pattern: &Pattern,
+    behavior: Behavior,
+    invert: bool,
+    text: &str,
+    rest: &[Step],
+    piece: &mut dyn FnMut(&str),
+) -> Result<(), String> {
+    let emit = |start: usize, end: usize, piece: &mut dyn FnMut(&str)| {
+        if start < end {
+            for_each_piece(rest, &text[start..end], piece)
+        } else {
+            Ok(())
+        }
+    };
+    if behavior == Behavior::Isolated {
+        // Every part is a piece: no need to see the next one first.
+        return for_each_part(pattern, text, &mut |start, end, _| emit(start, end, piece));
+    }
+    let mut parts: Vec<(usize, usize, bool)> = Vec::new();
+    for_each_part(pattern, text, &mut |start, end, is_match| {
+        parts.push((start, end, is_match != invert));
+        Ok(())
+    })?;
+    // Hugging Face's folds (`SplitDelimiterBehavior`), part by part.
+    let mut pieces: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
+    let mut previous_match = false;
+    match behavior {
+        Behavior::Isolated => unreachable!("handled above"),
+        Behavior::Removed => pieces.extend(parts.iter().filter(|p| !p.2).map(|p| (p.0, p.1))),
+        Behavior::MergedWithPrevious => {
+            for &(start, end, is_match) in &parts {
+                match pieces.last_mut() {
+                    Some(last) if is_match && !previous_match => last.1 = end,
+                    _ => pieces.push((start, end)),
+                }
+                previous_match = is_match;
+            }
+        }
+        Behavior::MergedWithNext => {
+            for &(start, end, is_match) in parts.iter().rev() {
+                match pieces.last_mut() {
+                    Some(last) if is_match && !previous_match => last.0 = start,
+                    _ => pieces.push((start, end)),
+                }
+                previous_match = is_match;
+            }
+            pieces.reverse();
+        }
+        Behavior::Contiguous => {
+            for &(start, end, is_match) in &parts {
+                match pieces.last_mut() {
+                    Some(last) if is_match == previous_match => last.1 = end,
+                    _ => pieces.push((start, end)),
+                }
+                previous_match = is_match;
+            }
+        }
+    }
+    for (start, end) in pieces {
+        emit(start, end, piece)?;
+    }
+    Ok(())
+}
+
+/// Calls `part` with the matches of `pattern` in `text` and the stretches between them, in
+/// order, with whether each is a match; empty matches are skipped.
+fn for_each_part(
+    pattern: &Pattern,
+    text: &str,
+    part: &mut dyn FnMut(usize, usize, bool) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut last = 0;
+    let mut on_match = |start: usize, end: usize, part: &mut dyn FnMut(usize, usize, bool) -> Result<(), String>| {
+        if last < start {
+            part(last, start, false)?;
+        }
+        last = end;
+        part(start, end, true)
+    };
+    match pattern {
+        Pattern::Regex(regex) => {
+            for found in regex.find_iter(text) {
+                let found = found.map_err(|e| format!("the split pattern failed on this text: {e}"))?;
+                if found.start() < found.end() {
+                    on_match(found.start(), found.end(), part)?;
+                }
+            }
+        }
+        Pattern::Literal(literal) if !literal.is_empty() => {
+            for (start, _) in text.match_indices(literal.as_str()) {
+                on_match(start, start + literal.len(), part)?;
+            }
+        }
+        Pattern::Literal(_) => {}
+    }
+    if last < text.len() {
+        part(last, text.len(), false)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Requests: `prepare` before every request (the view fitted to the context limit, and how
+//! much of it the previous request sent identically), and the provider's usage reports.
+//!
+//! **Determinism.** `prepare` runs the strategy over the whole ledger as `end_turn` does, so
+//! the view it yields is the one `end_turn` would give for the same pushes: the sliding
+//! walk treats the running turn as the newest turn of the walk (not remembered until the next
+//! turn starts), and as that turn grows its step only moves the boundary further. Cutting
+//! the running turn's tool outputs depends on its contents alone. Replaying the same pushes,
+//! with or without `prepare` between them, gives the same view.
+
+use super::Window;
+use crate::cache::{CacheState, CacheStats, RequestInfo, SentItem, Usage, fingerprints, parse_usage};
+use crate::error::{Error, ErrorKind, Result};
+
+impl Window {
+    /// Prepares the next request; call it before every request, in the middle of a turn too.
+    /// Runs the strategy over the whole ledger, so overhead + pinned messages + summary +
+    /// view + `output_reserve` fit the context limit: older turns are pruned or compacted by
+    /// the strategy's rules (never the running turn), then the running turn's oldest long
+    /// tool outputs are cut by tiered L1's rule. Reports what the request holds and how many
+    /// of its leading items the previous prepared request sent byte for byte.
+    ///
+    /// Errors (nothing changes): OUT_OF_RANGE when even then the request does not fit.
+    pub fn prepare(&mut self) -> Result<RequestInfo> {
+        let verbatim = self.verbatim();
+        let saved = (self.first_live_turn, self.overlay.clone(), self.enforced_messages, self.generation);
+        self.enforce();
+        let tokens = u64::from(self.live_tokens().tokens);
+        if let Some(limit) = self.known_context_limit() {
+            let reserve = u64::from(self.output_reserve());
+            if tokens + reserve > u64::from(limit) {
+                (self.first_live_turn, self.overlay, self.enforced_messages, self.generation) = saved;
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!(
+                        "the request cannot fit: {tokens} tokens + output reserve {reserve} exceed the context limit \
+                         {limit} with every older turn pruned and the running turn's long tool outputs cut"
+                    ),
+                ));
+            }
+        }
+        let items: Vec<SentItem<'_>> = (0..self.view_len())
+            .filter_map(|i| self.view_item(i))
+            .map(|item| SentItem { item, message: self.message(item.index) })
+            .collect();
+        let next = fingerprints(&items);
+        let indices: Vec<usize> = items.iter().map(|sent| sent.item.index).collect();
+        let item_tokens: Vec<u64> = items.iter().map(|sent| u64::from(sent.item.tokens.tokens)).collect();
+        let stable_items = self.cache.prepared.advance(next, &indices);
+        Ok(RequestInfo {
+            removed: verbatim.saturating_sub(self.verbatim()),
+            view_len: item_tokens.len(),
+            tokens,
+            stable_items,
+            stable_tokens: item_tokens[..stable_items].iter().sum(),
+        })
+    }
+
+    /// Leading view items the last prepared request sent as the one before it did: where a
+    /// provider's cache breakpoint belongs. 0 before the second `prepare`.
+    pub fn stable_items(&self) -> usize {
+        self.cache.prepared.stable()
+    }
+
+    /// Reads a provider's usage object (or a response body holding one) for the request that
+    /// sent messages `first..end` (see [`crate::cache::parse_usage`] for every provider's
+    /// rule), feeds its prompt total to [`Window::observe_usage`], and adds it to the cache
+    /// statistics.
+    ///
+    /// Errors (nothing changes): PARSE for malformed JSON, INVALID_ARG naming the field for a
+    /// usage object of unknown shape or a negative count, and `observe_usage`'s errors.
+    pub fn observe_usage_json(&mut self, first: usize, end: usize, json: &str) -> Result<Usage> {
+        let usage = parse_usage(json)?;
+        let prompt_tokens = i64::try_from(usage.prompt_tokens)
+            .map_err(|_| Error::invalid_arg(format!("usage: {} prompt tokens is out of range", usage.prompt_tokens)))?;
+        self.observe_usage(first, end, prompt_tokens)?;
+        self.cache.stats.add(usage);
+        Ok(usage)
+    }
+
+    /// The sums of every usage report [`Window::observe_usage_json`] took.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats
+    }
+
+    /// The cache state, for saving.
+    pub fn cache_state(&self) -> &CacheState {
+        &self.cache
+    }
+}

