@@ -43,6 +43,9 @@ SAMPLE_TEXT = {
     "text": "hello",
     "path": "target/c/null_args_window.json",
     "call_id": "call_1",
+    "name": "ls",
+    "arguments": "{}",
+    "base": "{}",
     "data": SAMPLE_TOKENIZER,
     "options": "{}",
 }
@@ -52,7 +55,7 @@ SAMPLE_ARRAY = {"int64_t": "sample_ids"}
 OUT_TYPES = {
     "size_t", "int32_t", "uint32_t", "int64_t", "bool",
     "ctxwin_count", "ctxwin_turn_info", "ctxwin_item", "ctxwin_error_info",
-    "ctxwin_request_info", "ctxwin_cache_stats",
+    "ctxwin_request_info", "ctxwin_cache_stats", "ctxwin_message",
 }
 # Input structs passed by pointer: a valid value by type.
 IN_TYPES = {"ctxwin_error_info": "sample_error"}

@@ -74,8 +74,8 @@ static void sliding_view_is_pinned_plus_start_to_count(void) {
 static void parallel_calls_pair_and_unanswered_ones_are_cancelled(void) {
     ctxwin_window *w = new_window("gpt-4o");
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Check both services."));
-    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, "call_a", "{\"service\":\"api\"}"));
-    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, "call_b", "{\"service\":\"db\"}"));
+    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, "call_a", "status\n{\"service\":\"api\"}"));
+    CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_CALL, "call_b", "status\n{\"service\":\"db\"}"));
     CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_RESULT, "call_b", "db: up"));
     char report[1024];
     size_t needed = 0;

@@ -311,6 +311,59 @@ typedef struct ctxwin_count {
 } ctxwin_count;
 
 /**
+ * A message of the ledger as stored, read with `ctxwin_window_message_get`.
+ *
+ * Every pointer is borrowed from the window, NOT NUL-terminated (use the lengths), and valid
+ * until the next mutating call on the window or `ctxwin_window_free`. A field the message
+ * lacks is NULL with length 0.
+ *
+ * - `text`: the text as pushed, but for a TOOL_CALL, whose `text` is its arguments (the
+ *   tool's name is in `name`); NULL when the window did not keep it (`retain_text` false,
+ *   `ctxwin_window_push_counted`).
+ * - `call_id`: the provider's call id of a TOOL_CALL or TOOL_RESULT pushed with one.
+ * - `name`: the tool's name of a TOOL_CALL (and of a result whose provider JSON names it,
+ *   a Gemini `functionResponse`).
+ * - `tokens`: the message's count as the window uses it (estimates scaled by what
+ *   `ctxwin_window_observe_usage` taught).
+ *
+ * Since: 0.2
+ */
+typedef struct ctxwin_message {
+  /**
+   * One of `CTXWIN_KIND_*`.
+   */
+  int32_t kind;
+  /**
+   * The text (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *text;
+  /**
+   * Bytes of `text`.
+   */
+  size_t text_len;
+  /**
+   * The tool call id (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *call_id;
+  /**
+   * Bytes of `call_id`.
+   */
+  size_t call_id_len;
+  /**
+   * The tool name (borrowed, not NUL-terminated), or NULL.
+   */
+  const char *name;
+  /**
+   * Bytes of `name`.
+   */
+  size_t name_len;
+  /**
+   * The message's tokens.
+   */
+  struct ctxwin_count tokens;
+} ctxwin_message;
+
+/**
  * One item of the view.
  *
  * `index` is the ledger index the item stands for: the message itself for MESSAGE and
@@ -1090,17 +1143,31 @@ ctxwin_status ctxwin_window_set_tokenizer(struct ctxwin_window *w,
 ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json, size_t len);
 
 /**
- * Writes what the next request sends, as a JSON array in the format that was pushed (OpenAI
- * Chat Completions if none was), to splice into the request body as `messages`, `input` or
- * `contents`: the pinned messages and the live messages, in order.
+ * Writes what the next request sends, as a JSON array in the window's format (the
+ * configuration key `format`; with `"auto"`, the format of the first JSON push, or before
+ * any the model family's: Anthropic for claude-*, Gemini for gemini-*, else OpenAI Chat
+ * Completions), to splice into the request body as `messages`, `input` or `contents`: the
+ * pinned messages and the live messages, in order. `ctxwin_window_render_request` writes
+ * the whole body instead, system prompt included.
  *
- * A message pushed with `ctxwin_window_push_json` and sent whole is its original JSON byte
- * for byte, unknown fields included. One only part of which is sent (the window boundary
- * fell inside it) is its original object keeping only the sent parts' blocks (content
- * blocks, tool calls, Gemini parts), re-serialised compactly. Messages pushed as plain text
- * become messages of their kind (a TOOL_CALL's text is read as its name, a newline and its
- * arguments); kinds a format has no message for are left out: SYSTEM for Anthropic and
- * Gemini (they go in the request's system field), THINKING for the OpenAI formats.
+ * One assistant step (its thinking, text and tool calls, whatever route pushed them) is
+ * one message, followed by the answers to its calls as the format expects them (Chat:
+ * consecutive `tool` messages; Anthropic: one user message whose `tool_result` blocks come
+ * first; Gemini: one `user` content of `functionResponse` parts). A call the step left
+ * unanswered is answered with the cancelled result; a result that answers no call of the
+ * step just before it is left out. Tool messages pushed without an id are given one,
+ * `ctxwin_call_<ledger index of the call>`; an id-less result answers the oldest
+ * unanswered id-less call of its step. Anthropic messages alternate, starting with the
+ * user (`[Conversation start]` when the view starts with an assistant message).
+ *
+ * A message pushed with `ctxwin_window_push_json` and sent whole and alone is its original
+ * JSON byte for byte, unknown fields included. One only part of which is sent (the window
+ * boundary fell inside it) is its original object keeping only the sent parts' blocks;
+ * one merged with others of its step is re-serialised compactly. Messages pushed as plain
+ * text become messages of their kind; kinds a format has no message for are left out:
+ * SYSTEM for Anthropic and Gemini (`render_request` puts them in `system` /
+ * `systemInstruction`), THINKING for all but Gemini (the others need the provider's
+ * signature or encrypted content). SYSTEM messages come first in the OpenAI formats.
  *
  * Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
  * NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
@@ -1123,6 +1190,53 @@ ctxwin_status ctxwin_window_render_json(const struct ctxwin_window *w,
                                         char *buf,
                                         size_t cap,
                                         size_t *needed);
+
+/**
+ * Writes the whole request body to POST: the agent's `base` body (its model, limits,
+ * tools...) with the window's conversation and system prompt placed as the window's format
+ * wants them (`ctxwin_window_configure` key `format`):
+ * - `openai_chat`: `"messages"`, SYSTEM messages first;
+ * - `openai_responses`: `"input"`, SYSTEM messages first as `system` messages (an
+ *   `"instructions"` key of `base` is kept as it is);
+ * - `anthropic`: `"system"` (text blocks, after those of a `"system"` already in `base`) and
+ *   `"messages"`;
+ * - `gemini`: `"systemInstruction"` (parts, after those of a `"systemInstruction"` or
+ *   `"system_instruction"` already in `base`) and `"contents"`.
+ *
+ * The conversation is `ctxwin_window_render_json`'s: one assistant step is one message
+ * whatever the route it was pushed by and whatever the strategy did (Chat `content` +
+ * `tool_calls`; Anthropic one message of blocks; Gemini one `model` content), its answers
+ * as the format expects them, every call answered (a call left without a result is
+ * answered with the cancelled result), no result without its call. The base's other keys
+ * are kept in their order (re-serialised compactly).
+ *
+ * Parameters:
+ * - `base`, `base_len`: borrowed UTF-8 JSON object, the body without its conversation;
+ *   `(NULL, 0)` is `{}`. It may hold the conversation key only empty (`[]` or `null`).
+ * - `buf`, `cap`, `needed`: as for every string out: at most `cap` bytes including a NUL;
+ *   `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+ * `CTXWIN_STATUS_PARSE` for a base that is not JSON; `CTXWIN_STATUS_INVALID_ARG` for a base
+ * that is not an object, that already holds a conversation, or whose system key has another
+ * shape (`ctxwin_window_last_error` names the key); `CTXWIN_STATUS_BUFFER_TOO_SMALL`;
+ * `CTXWIN_STATUS_UNSUPPORTED` when a message must be rebuilt but the window keeps counts
+ * only. Never changes the window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `base` is NULL or valid for `base_len` bytes; `buf` is NULL
+ * or valid for `cap` bytes; `needed` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_render_request(const struct ctxwin_window *w,
+                                           const char *base,
+                                           size_t base_len,
+                                           char *buf,
+                                           size_t cap,
+                                           size_t *needed);
 
 /**
  * Counts the tokens of tool (function) definitions, for `ctxwin_window_set_overhead`.
@@ -1153,6 +1267,93 @@ ctxwin_status ctxwin_count_tools_json(const char *model,
                                       const char *json,
                                       size_t len,
                                       struct ctxwin_count *out);
+
+/**
+ * Appends a tool call: the provider's call id, the tool's name and its arguments (JSON, as
+ * the model wrote them), counted as the providers count a call (the name and the
+ * arguments). Answer it with `ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, call_id,
+ * ...)`. Calls pushed one after the other in a step are parallel calls: the renders send
+ * them as one assistant message (Chat `tool_calls`, Anthropic `tool_use` blocks, Gemini
+ * `functionCall` parts) followed by their answers.
+ *
+ * Parameters:
+ * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
+ * - `name`, `name_len`: borrowed UTF-8 tool name, not empty.
+ * - `arguments`, `args_len`: borrowed UTF-8 JSON. In a window whose format sends arguments
+ *   as an object (Anthropic `input`, Gemini `args`) it must be a JSON object, or empty for
+ *   `{}`; the OpenAI formats send it as the string it is.
+ * - `out`: may be NULL; otherwise receives the call's count on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`
+ * (naming the parameter); `CTXWIN_STATUS_INVALID_ARG` for an empty id or name, arguments
+ * that are not a JSON object where one is needed, no USER message yet, or a call reusing
+ * an id of its turn (`ctxwin_window_last_error` names the id and the field);
+ * `CTXWIN_STATUS_OUT_OF_RANGE` above `max_message_bytes`. Nothing is appended on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `call_id`, `name` and `arguments` are each NULL or valid for
+ * their lengths; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_tool_call(struct ctxwin_window *w,
+                                           const char *call_id,
+                                           size_t id_len,
+                                           const char *name,
+                                           size_t name_len,
+                                           const char *arguments,
+                                           size_t args_len,
+                                           struct ctxwin_count *out);
+
+/**
+ * Reads ledger message `index` (0-based, below `ctxwin_window_message_count`, pruned
+ * messages included) as it is stored: its kind, text, call id, tool name and tokens. See
+ * `ctxwin_message` for what each field holds and how long the pointers live.
+ *
+ * Parameters: `out` is caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `index >= ctxwin_window_message_count(w)`. O(1).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_message_get(const struct ctxwin_window *w,
+                                        size_t index,
+                                        struct ctxwin_message *out);
+
+/**
+ * Writes the provider JSON ledger message `index` was pushed as with
+ * `ctxwin_window_push_json`: the whole wire message (an assistant message holding text and
+ * two tool calls is three ledger messages, each of which gives the same object). Writes ""
+ * (`*needed` = 0) for a message not pushed as JSON, or whose JSON the window did not keep
+ * (`retain_text` false).
+ *
+ * Parameters: `buf`, `cap`, `needed` as for every string out: at most `cap` bytes including
+ * a NUL; `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_BUFFER_TOO_SMALL`, or
+ * `CTXWIN_STATUS_OUT_OF_RANGE` when `index >= ctxwin_window_message_count(w)`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_message_json(const struct ctxwin_window *w,
+                                         size_t index,
+                                         char *buf,
+                                         size_t cap,
+                                         size_t *needed);
 
 /**
  * The library version as a string, for example "0.1.0".
@@ -1320,7 +1521,12 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * provider's cached prefix, then stay unchanged for many turns) and `output_reserve` (0 to
  * INT32_MAX; default 4096: tokens of the context limit left for the model's answer, which
  * the view never grows into when the limit is known; a reserve leaving no room for the
- * overhead and pinned messages is INVALID_ARG naming it). Unknown keys and bad values return
+ * overhead and pinned messages is INVALID_ARG naming it); `format` (`"auto"`, the default,
+ * `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
+ * `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
+ * the first JSON push, and before any the model family's; once fixed, by this key or a JSON
+ * push, it never changes for the window's life, saved and restored with it: another value is
+ * `CTXWIN_STATUS_MISMATCH`). Unknown keys and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *
@@ -1399,11 +1605,14 @@ ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model
  * Parameters:
  * - `kind`: one of `CTXWIN_KIND_*`.
  * - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
- *   copies it unless `retain_text` is false.
+ *   copies it unless `retain_text` is false. A TOOL_CALL's text is its tool name, a newline
+ *   and its arguments, as for `ctxwin_window_push_tool` (better: push calls with
+ *   `ctxwin_window_push_tool_call`, and results with `ctxwin_window_push_tool`, with their
+ *   ids; tool messages pushed here carry none, see `ctxwin_window_render_json`).
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
- * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+ * `CTXWIN_STATUS_INVALID_ARG` for an unknown kind or a TOOL_CALL text without a name, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
  * exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
  * 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
  * the boundary: `ctxwin_window_end_turn` does.
@@ -1451,12 +1660,17 @@ ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
  * Parameters:
  * - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
  * - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
- * - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
- *   unless `retain_text` is false.
+ * - `text`, `len`: borrowed UTF-8; copied unless `retain_text` is false. For a
+ *   TOOL_RESULT, the tool's output. For a TOOL_CALL, the tool's name, a newline, then its
+ *   arguments (`"read_file\n{\"path\":\"a.c\"}"`), or a JSON object naming the call
+ *   (`{"name":"read_file","arguments":{...}}`, also with `input` or `args`); a text with no
+ *   name (an empty first line, or arguments alone) is refused: prefer
+ *   `ctxwin_window_push_tool_call`, which takes the name and the arguments apart.
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
- * `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+ * `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, a TOOL_CALL text without a
+ * name, no USER message yet, a call
  * reusing an id of its turn, a second result for a call, or a result whose call never came
  * in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
  *

@@ -1,6 +1,7 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::wire::Format;
 use crate::limits::MessageLimit;
 use serde_json::Value;
 
@@ -153,6 +154,8 @@ pub struct Settings {
     pub keep_recent_turns: u32,
     /// Tool outputs longer than this many lines are cut to head and tail by `tiered`.
     pub tool_output_max_lines: u32,
+    /// The provider format the window speaks (`format`); `None` is `"auto"`.
+    pub format: Option<Format>,
     /// When a strategy has to act, it acts until the view is within this fraction of each of
     /// its limits, so that the view then stays unchanged (and cached) for many turns.
     pub low_water: Fraction,
@@ -180,6 +183,7 @@ impl Default for Settings {
             keep_recent: defaults::KEEP_RECENT,
             keep_recent_turns: defaults::KEEP_RECENT_TURNS,
             tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
+            format: None,
             low_water: DEFAULT_LOW_WATER,
             output_reserve: Tokens::Auto,
         }
@@ -231,6 +235,7 @@ impl Settings {
             "keep_recent": self.keep_recent,
             "keep_recent_turns": self.keep_recent_turns,
             "tool_output_max_lines": self.tool_output_max_lines,
+            "format": self.format.map_or("auto", Format::key),
             "low_water": self.low_water.get(),
             "output_reserve": self.output_reserve.to_value(),
         })
@@ -284,6 +289,7 @@ impl Settings {
             "keep_recent" => self.keep_recent = parse_tokens(key, value)?,
             "keep_recent_turns" => self.keep_recent_turns = parse_tokens(key, value)?,
             "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
+            "format" => self.format = parse_format(value)?,
             "low_water" => self.low_water = parse_fraction(key, value)?,
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
@@ -304,6 +310,17 @@ fn parse_strategy(value: &Value) -> Result<StrategyName> {
         "monologue" => Ok(StrategyName::Monologue),
         other => Err(Error::invalid_arg(format!(
             "configuration key 'strategy': unknown strategy '{other}' (expected sliding, drop_oldest, tiered, monologue or summary)"
+        ))),
+    }
+}
+
+/// The `format` key: `"auto"` (`None`) or one of the formats' keys.
+fn parse_format(value: &Value) -> Result<Option<Format>> {
+    match value.as_str() {
+        Some("auto") => Ok(None),
+        Some(key) if Format::from_key(key).is_some() => Ok(Format::from_key(key)),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'format' must be \"auto\", \"openai_chat\", \"openai_responses\", \"anthropic\" or \"gemini\" (got {value})"
         ))),
     }
 }
@@ -404,6 +421,8 @@ mod tests {
             r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
             r#"{"max_message_bytes":0}"#,
             r#"{"max_message_bytes":4096}"#,
+            r#"{"format":"gemini"}"#,
+            r#"{"format":"openai_responses"}"#,
             r#"{"low_water":0.7,"output_reserve":0}"#,
             r#"{"low_water":1,"output_reserve":32000}"#,
             r#"{"output_reserve":"auto"}"#,
@@ -462,6 +481,8 @@ mod tests {
             (r#"{"message_threshold":0}"#, ErrorKind::InvalidArg, "message_threshold"),
             (r#"{"turn_threshold":"3"}"#, ErrorKind::InvalidArg, "turn_threshold"),
             (r#"{"tool_output_max_lines":0}"#, ErrorKind::InvalidArg, "tool_output_max_lines"),
+            (r#"{"format":"openai"}"#, ErrorKind::InvalidArg, "format"),
+            (r#"{"format":3}"#, ErrorKind::InvalidArg, "format"),
             (r#"{"low_water":0}"#, ErrorKind::InvalidArg, "low_water"),
             (r#"{"low_water":1.01}"#, ErrorKind::InvalidArg, "low_water"),
             (r#"{"low_water":-0.5}"#, ErrorKind::InvalidArg, "low_water"),

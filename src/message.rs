@@ -1,6 +1,8 @@
 //! Messages as the ledger keeps them.
 
+use crate::error::{Error, Result};
 use crate::tokens::Count;
+use std::borrow::Cow;
 
 /// What a message is. The numbers are the frozen `CTXWIN_KIND_*` constants.
 ///
@@ -60,6 +62,10 @@ pub enum CountSource {
 pub struct MessageExtras {
     /// The tool call id of a TOOL_CALL or TOOL_RESULT message.
     pub call_id: Option<Box<str>>,
+    /// The tool (function) name of a TOOL_CALL, or of a TOOL_RESULT whose wire form names
+    /// it (Gemini's `functionResponse`). The message's text is then the call's arguments or
+    /// the result's body, without the name.
+    pub name: Option<Box<str>>,
     /// The provider JSON object the message was pushed as, kept verbatim for rendering. A
     /// wire message that became several ledger messages keeps it on the first of them.
     pub raw_json: Option<Box<str>>,
@@ -139,6 +145,22 @@ impl Message {
         self.extras.as_ref()?.call_id.as_deref()
     }
 
+    /// The tool name of a TOOL_CALL (or of a TOOL_RESULT that carries one), if known.
+    pub fn name(&self) -> Option<&str> {
+        self.extras.as_ref()?.name.as_deref()
+    }
+
+    /// The JSON the message was pushed as, if it was pushed with `push_json` (kept on the
+    /// first ledger message of its wire message only).
+    pub fn raw_json(&self) -> Option<&str> {
+        self.extras.as_ref()?.raw_json.as_deref()
+    }
+
+    /// The text the message's count covers (see [`counted_text`]), if the text was kept.
+    pub fn counted_text(&self) -> Option<Cow<'_, str>> {
+        Some(counted_text(self.name(), self.text()?))
+    }
+
     /// The message's kind.
     pub fn kind(&self) -> Kind {
         self.kind
@@ -169,9 +191,60 @@ impl Message {
     }
 }
 
+/// The text a message's count covers: a tool's name and its text (arguments or body) joined
+/// by a newline, as the providers see both; the text alone when there is no name.
+pub fn counted_text<'a>(name: Option<&str>, text: &'a str) -> Cow<'a, str> {
+    match name {
+        Some(name) => Cow::Owned(format!("{name}\n{text}")),
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// A TOOL_CALL's name and arguments from the text route (`push` and `push_tool`): the tool's
+/// name, a newline and the arguments; or a JSON object naming the call,
+/// `{"name": "read_file", "arguments": {...}}` (`input` or `args` for `arguments`; an
+/// object or a string). Refused (INVALID_ARG, pointing to `push_tool_call`) when there is no
+/// name: an empty first line, or a first line that is itself JSON arguments.
+pub fn split_call_text(text: &str) -> Result<(Cow<'_, str>, Cow<'_, str>)> {
+    if let Ok(serde_json::Value::Object(call)) = serde_json::from_str::<serde_json::Value>(text) {
+        if let Some(name) = call.get("name").and_then(serde_json::Value::as_str).filter(|name| !name.trim().is_empty()) {
+            let arguments = ["arguments", "input", "args"].iter().find_map(|key| call.get(*key)).map_or(String::new(), |value| {
+                value.as_str().map_or_else(|| value.to_string(), str::to_owned)
+            });
+            return Ok((Cow::Owned(name.to_owned()), Cow::Owned(arguments)));
+        }
+    }
+    let (name, arguments) = text.split_once('\n').unwrap_or((text, ""));
+    let looks_like_arguments = (name.starts_with('{') || name.starts_with('['))
+        && serde_json::from_str::<serde_json::Value>(name).is_ok();
+    if name.trim().is_empty() || looks_like_arguments {
+        return Err(Error::invalid_arg(
+            "a TOOL_CALL's text is its tool name, a newline, then its arguments (\"read_file\\n{...}\"), \
+             or {\"name\":...,\"arguments\":...}; this text has no name: use \
+             ctxwin_window_push_tool_call(w, id, name, arguments)",
+        ));
+    }
+    Ok((Cow::Borrowed(name), Cow::Borrowed(arguments)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_text_route_splits_name_and_arguments() {
+        let split = |text| split_call_text(text).map(|(name, arguments)| (name.into_owned(), arguments.into_owned()));
+        assert_eq!(split("ls\n{\"dir\":\"src\"}").unwrap(), ("ls".into(), "{\"dir\":\"src\"}".into()));
+        assert_eq!(split("read module").unwrap(), ("read module".into(), String::new()));
+        assert_eq!(split("{\"name\":\"run\",\"arguments\":{\"cmd\":\"make\"}}").unwrap(), ("run".into(), "{\"cmd\":\"make\"}".into()));
+        assert_eq!(split("{\"name\":\"run\",\"input\":\"x\"}").unwrap(), ("run".into(), "x".into()));
+        for nameless in ["{\"path\":\"a.c\"}", "", "\n{}", "[1,2]\nx"] {
+            let err = split_call_text(nameless).unwrap_err();
+            assert!(err.message().contains("push_tool_call"), "{nameless:?}: {}", err.message());
+        }
+        assert_eq!(counted_text(Some("ls"), "{}"), "ls\n{}");
+        assert_eq!(counted_text(None, "{}"), "{}");
+    }
 
     #[test]
     #[cfg(target_pointer_width = "64")]

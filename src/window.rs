@@ -15,8 +15,8 @@ use crate::cache::CacheState;
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
-use crate::wire::FormatSet;
-use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
+use crate::wire::{Format, FormatSet};
 use crate::pairing;
 use crate::ledger::{Ledger, TurnStart};
 use crate::strategy::monologue::Monologue;
@@ -29,6 +29,7 @@ use crate::tokens::{Calibration, Count, Model, Tokenizer};
 use std::sync::Arc;
 use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
+use std::borrow::Cow;
 use std::ops::Range;
 
 mod request;
@@ -145,6 +146,10 @@ impl Window {
 
     /// Applies the JSON configuration object `json`; nothing changes unless every key is
     /// valid. Re-enforces the strategy.
+    ///
+    /// A `format` other than `"auto"` fixes the window's format; one that differs from a
+    /// format already fixed (by an earlier `format` or the first JSON push) is refused with
+    /// [`ErrorKind::Mismatch`]: a window speaks one format for its whole life.
     pub fn configure(&mut self, json: &str) -> Result<()> {
         let settings = self.settings.with_json(json)?;
         let limit = settings.context_limit.or(self.model.context_limit());
@@ -164,7 +169,22 @@ impl Window {
         if sets_budget {
             self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
         }
+        let formats = match settings.format {
+            Some(format) if !self.wire_formats.contains(format) => {
+                return Err(Error::new(
+                    ErrorKind::Mismatch,
+                    format!(
+                        "configuration key 'format': this window's format is already {} (fixed for the window's life), not {}",
+                        self.format().key(),
+                        format.key()
+                    ),
+                ));
+            }
+            Some(format) => FormatSet::of(&[format]),
+            None => self.wire_formats,
+        };
         self.settings = settings;
+        self.wire_formats = formats;
         self.costs.clear();
         self.enforce();
         Ok(())
@@ -247,8 +267,8 @@ impl Window {
             if message.source() == CountSource::Caller {
                 continue;
             }
-            let count = match message.text() {
-                Some(text) => message.media().map_or(next.count(text), |media| next.count(text).plus(media)),
+            let count = match message.counted_text() {
+                Some(text) => message.media().map_or(next.count(&text), |media| next.count(&text).plus(media)),
                 None => Count::estimate(message.count().tokens),
             };
             message.set_count(count);
@@ -266,12 +286,34 @@ impl Window {
     /// Appends a message whose text the library counts, and returns the count as the
     /// window uses it (an estimate scaled by the calibration). A text above the configured
     /// `max_message_bytes` is refused and nothing is appended.
+    ///
+    /// A TOOL_CALL's text is its tool name, a newline and its arguments; the name is kept
+    /// apart (see [`Message::name`]) and the text kept is the arguments. A TOOL_CALL text
+    /// without a name is refused (see [`crate::message::split_call_text`]).
     pub fn push(&mut self, kind: Kind, text: &str) -> Result<Count> {
         self.check_message_size(text.len())?;
-        let count = self.model.count(text);
-        let text = self.settings.retain_text.then(|| Box::from(text));
-        self.append(Message::new(kind, count, CountSource::Library, text));
+        let (name, text) = match kind {
+            Kind::ToolCall => {
+                let (name, arguments) = split_call_text(text)?;
+                (Some(name), arguments)
+            }
+            _ => (None, Cow::Borrowed(text)),
+        };
+        let name = name.as_deref();
+        let extras = MessageExtras {
+            name: name.map(Box::from),
+            ..MessageExtras::default()
+        };
+        let count = self.model.count(&counted_text(name, &text));
+        let text = text.as_ref();
+        self.append(self.library_message(kind, count, text, extras));
         Ok(self.calibrated(count))
+    }
+
+    /// A message the library counted, keeping its text unless the window keeps counts only.
+    fn library_message(&self, kind: Kind, count: Count, text: &str, extras: MessageExtras) -> Message {
+        let message = Message::new(kind, count, CountSource::Library, self.settings.retain_text.then(|| Box::from(text)));
+        if extras == MessageExtras::default() { message } else { message.with_extras(extras) }
     }
 
     /// Refuses a message of `len` bytes above the configured `max_message_bytes`. The C API
@@ -368,10 +410,22 @@ impl Window {
         }
     }
 
-    /// The provider formats every message pushed as JSON fits; [`FormatSet::ANY`] until
-    /// one is pushed, and again once the window is empty.
+    /// The provider formats the window may still speak: [`FormatSet::ANY`] until the format
+    /// is fixed (by the configuration key `format` or the first JSON push), then that one
+    /// format for the window's life.
     pub fn wire_formats(&self) -> FormatSet {
         self.wire_formats
+    }
+
+    /// The provider format the window renders and reads ambiguous JSON in: the fixed one, or
+    /// while none is, the API of the model's family ([`Format::of_model`]).
+    pub fn format(&self) -> Format {
+        let family = Format::of_model(&self.model);
+        if self.wire_formats.contains(family) {
+            family
+        } else {
+            self.wire_formats.preferred().unwrap_or(family)
+        }
     }
 
     /// Appends a tool call or tool result carrying the provider's call id, and returns its
@@ -381,13 +435,50 @@ impl Window {
     /// Errors (nothing is appended): a kind other than TOOL_CALL or TOOL_RESULT, an empty
     /// id, no turn yet, a call reusing an id of its turn, a result for a call already
     /// answered, or a result whose call never came in this turn.
+    ///
+    /// A TOOL_CALL's text is its tool name, a newline and its arguments, as for
+    /// [`Window::push`]; [`Window::push_tool_call`] takes them apart.
     pub fn push_tool(&mut self, kind: Kind, call_id: &str, text: &str) -> Result<Count> {
-        if !matches!(kind, Kind::ToolCall | Kind::ToolResult) {
-            return Err(Error::invalid_arg(format!(
+        match kind {
+            Kind::ToolCall => {
+                let (name, arguments) = split_call_text(text)?;
+                self.push_paired(kind, call_id, Some(&name), &arguments)
+            }
+            Kind::ToolResult => self.push_paired(kind, call_id, None, text),
+            _ => Err(Error::invalid_arg(format!(
                 "push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}",
                 kind.code()
-            )));
+            ))),
         }
+    }
+
+    /// Appends a tool call: its provider id, the tool's name and its arguments (JSON), and
+    /// returns its count (the name and the arguments, as the providers count them). Pairs
+    /// with results as [`Window::push_tool`] does.
+    ///
+    /// Errors (nothing is appended): an empty name; arguments that are not a JSON object
+    /// (empty is `{}`) in a window whose format needs one (Anthropic, Gemini); and the
+    /// errors of [`Window::push_tool`].
+    pub fn push_tool_call(&mut self, call_id: &str, name: &str, arguments: &str) -> Result<Count> {
+        if name.trim().is_empty() {
+            return Err(Error::invalid_arg(format!("tool call id '{call_id}': name must not be empty")));
+        }
+        let format = self.format();
+        if format.needs_object_arguments() && !arguments.trim().is_empty() {
+            let parsed = serde_json::from_str::<serde_json::Value>(arguments);
+            if !parsed.is_ok_and(|value| value.is_object()) {
+                return Err(Error::invalid_arg(format!(
+                    "tool call id '{call_id}': arguments must be a JSON object in a {} window",
+                    format.name()
+                )));
+            }
+        }
+        self.push_paired(Kind::ToolCall, call_id, Some(name), arguments)
+    }
+
+    /// Appends a tool call or result with its id (and a call's name), checking its pairing.
+    fn push_paired(&mut self, kind: Kind, call_id: &str, name: Option<&str>, text: &str) -> Result<Count> {
+        self.check_message_size(text.len().saturating_add(name.map_or(0, str::len)))?;
         if call_id.is_empty() {
             return Err(Error::invalid_arg("call id must not be empty"));
         }
@@ -396,13 +487,13 @@ impl Window {
                 "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
             )));
         };
-        let count = self.model.count(text);
-        let text = self.settings.retain_text.then(|| Box::from(text));
+        let count = self.model.count(&counted_text(name, text));
         let extras = MessageExtras {
             call_id: Some(call_id.into()),
+            name: name.map(Box::from),
             ..MessageExtras::default()
         };
-        self.append(Message::new(kind, count, CountSource::Library, text).with_extras(extras));
+        self.append(self.library_message(kind, count, text, extras));
         let index = self.messages.len() - 1;
         let range = self.turn_range(turn);
         let defect = pairing::analyze(&self.messages, range.start, range.end, false)
@@ -583,9 +674,6 @@ impl Window {
         }
         self.remove_from(message_count);
         self.forget_after_rewind();
-        if self.messages.is_empty() {
-            self.wire_formats = FormatSet::ANY;
-        }
         self.enforce();
         Ok(())
     }
@@ -647,7 +735,7 @@ impl Window {
         Ok(())
     }
 
-    /// Removes every message; settings, model and overhead stay.
+    /// Removes every message; settings, model, overhead and the format stay.
     pub fn reset(&mut self) {
         self.cache.prepared.rewound(0);
         self.messages.clear();
@@ -660,7 +748,6 @@ impl Window {
         self.compacted_through = 0;
         self.costs.clear();
         self.forget_after_rewind();
-        self.wire_formats = FormatSet::ANY;
         self.enforce();
     }
 

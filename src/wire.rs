@@ -2,6 +2,7 @@
 //! Gemini) and sets of them: which formats a window's JSON-pushed messages still fit. Below
 //! both the window, which remembers the set, and the JSON layer, which narrows it.
 
+use crate::tokens::{Family, Model};
 use std::fmt;
 
 /// A provider's message format.
@@ -29,6 +30,37 @@ impl Format {
             Format::OpenAiResponses => "OpenAI Responses",
             Format::Gemini => "Gemini",
         }
+    }
+
+    /// The format's value for the configuration key `format`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Format::OpenAiChat => "openai_chat",
+            Format::Anthropic => "anthropic",
+            Format::OpenAiResponses => "openai_responses",
+            Format::Gemini => "gemini",
+        }
+    }
+
+    /// The format whose [`Format::key`] is `key`.
+    pub fn from_key(key: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|format| format.key() == key)
+    }
+
+    /// The API of `model`'s family: Anthropic for Claude, Gemini for Gemini and Gemma, OpenAI
+    /// Chat Completions for every other model.
+    pub fn of_model(model: &Model) -> Format {
+        match model.family() {
+            Family::Anthropic => Format::Anthropic,
+            Family::Google => Format::Gemini,
+            _ => Format::OpenAiChat,
+        }
+    }
+
+    /// True when a tool call's arguments are a JSON object on the wire (Anthropic `input`,
+    /// Gemini `args`), not a string.
+    pub fn needs_object_arguments(self) -> bool {
+        matches!(self, Format::Anthropic | Format::Gemini)
     }
 
     fn bit(self) -> u8 {
@@ -76,6 +108,11 @@ impl FormatSet {
     /// The set saved as `bits`; `None` for bits no format has.
     pub fn from_bits(bits: u64) -> Option<FormatSet> {
         u8::try_from(bits).ok().filter(|&b| b & !FormatSet::ANY.0 == 0).map(FormatSet)
+    }
+
+    /// The set's only format, if it holds exactly one.
+    pub fn single(self) -> Option<Format> {
+        Format::ALL.into_iter().find(|&f| FormatSet::of(&[f]) == self)
     }
 
     /// The most preferred format in the set (`None` for the empty set).

@@ -59,17 +59,31 @@ pub unsafe extern "C" fn ctxwin_window_push_json(w: *mut ctxwin_window, json: *c
     }
 }
 
-/// Writes what the next request sends, as a JSON array in the format that was pushed (OpenAI
-/// Chat Completions if none was), to splice into the request body as `messages`, `input` or
-/// `contents`: the pinned messages and the live messages, in order.
+/// Writes what the next request sends, as a JSON array in the window's format (the
+/// configuration key `format`; with `"auto"`, the format of the first JSON push, or before
+/// any the model family's: Anthropic for claude-*, Gemini for gemini-*, else OpenAI Chat
+/// Completions), to splice into the request body as `messages`, `input` or `contents`: the
+/// pinned messages and the live messages, in order. `ctxwin_window_render_request` writes
+/// the whole body instead, system prompt included.
 ///
-/// A message pushed with `ctxwin_window_push_json` and sent whole is its original JSON byte
-/// for byte, unknown fields included. One only part of which is sent (the window boundary
-/// fell inside it) is its original object keeping only the sent parts' blocks (content
-/// blocks, tool calls, Gemini parts), re-serialised compactly. Messages pushed as plain text
-/// become messages of their kind (a TOOL_CALL's text is read as its name, a newline and its
-/// arguments); kinds a format has no message for are left out: SYSTEM for Anthropic and
-/// Gemini (they go in the request's system field), THINKING for the OpenAI formats.
+/// One assistant step (its thinking, text and tool calls, whatever route pushed them) is
+/// one message, followed by the answers to its calls as the format expects them (Chat:
+/// consecutive `tool` messages; Anthropic: one user message whose `tool_result` blocks come
+/// first; Gemini: one `user` content of `functionResponse` parts). A call the step left
+/// unanswered is answered with the cancelled result; a result that answers no call of the
+/// step just before it is left out. Tool messages pushed without an id are given one,
+/// `ctxwin_call_<ledger index of the call>`; an id-less result answers the oldest
+/// unanswered id-less call of its step. Anthropic messages alternate, starting with the
+/// user (`[Conversation start]` when the view starts with an assistant message).
+///
+/// A message pushed with `ctxwin_window_push_json` and sent whole and alone is its original
+/// JSON byte for byte, unknown fields included. One only part of which is sent (the window
+/// boundary fell inside it) is its original object keeping only the sent parts' blocks;
+/// one merged with others of its step is re-serialised compactly. Messages pushed as plain
+/// text become messages of their kind; kinds a format has no message for are left out:
+/// SYSTEM for Anthropic and Gemini (`render_request` puts them in `system` /
+/// `systemInstruction`), THINKING for all but Gemini (the others need the provider's
+/// signature or encrypted content). SYSTEM messages come first in the OpenAI formats.
 ///
 /// Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
 /// NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
@@ -98,6 +112,65 @@ pub unsafe extern "C" fn ctxwin_window_render_json(
         let handle = try_ref!(w);
         // SAFETY: forwarded from this function's contract.
         unsafe { handle.inspect_text(buf, cap, needed, |window| Ok(json::render_json(window)?)) }
+    }
+}
+
+/// Writes the whole request body to POST: the agent's `base` body (its model, limits,
+/// tools...) with the window's conversation and system prompt placed as the window's format
+/// wants them (`ctxwin_window_configure` key `format`):
+/// - `openai_chat`: `"messages"`, SYSTEM messages first;
+/// - `openai_responses`: `"input"`, SYSTEM messages first as `system` messages (an
+///   `"instructions"` key of `base` is kept as it is);
+/// - `anthropic`: `"system"` (text blocks, after those of a `"system"` already in `base`) and
+///   `"messages"`;
+/// - `gemini`: `"systemInstruction"` (parts, after those of a `"systemInstruction"` or
+///   `"system_instruction"` already in `base`) and `"contents"`.
+///
+/// The conversation is `ctxwin_window_render_json`'s: one assistant step is one message
+/// whatever the route it was pushed by and whatever the strategy did (Chat `content` +
+/// `tool_calls`; Anthropic one message of blocks; Gemini one `model` content), its answers
+/// as the format expects them, every call answered (a call left without a result is
+/// answered with the cancelled result), no result without its call. The base's other keys
+/// are kept in their order (re-serialised compactly).
+///
+/// Parameters:
+/// - `base`, `base_len`: borrowed UTF-8 JSON object, the body without its conversation;
+///   `(NULL, 0)` is `{}`. It may hold the conversation key only empty (`[]` or `null`).
+/// - `buf`, `cap`, `needed`: as for every string out: at most `cap` bytes including a NUL;
+///   `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.
+///
+/// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
+/// `CTXWIN_STATUS_PARSE` for a base that is not JSON; `CTXWIN_STATUS_INVALID_ARG` for a base
+/// that is not an object, that already holds a conversation, or whose system key has another
+/// shape (`ctxwin_window_last_error` names the key); `CTXWIN_STATUS_BUFFER_TOO_SMALL`;
+/// `CTXWIN_STATUS_UNSUPPORTED` when a message must be rebuilt but the window keeps counts
+/// only. Never changes the window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `w` is NULL or a live handle; `base` is NULL or valid for `base_len` bytes; `buf` is NULL
+/// or valid for `cap` bytes; `needed` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_render_request(
+    w: *const ctxwin_window,
+    base: *const c_char,
+    base_len: usize,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        let handle = try_ref!(w);
+        // SAFETY: forwarded from this function's contract (for `buf`, `needed` and `base`).
+        unsafe {
+            handle.inspect_text(buf, cap, needed, |window| {
+                let base = str_arg(base, base_len, "base")?;
+                Ok(json::render_request(window, base)?)
+            })
+        }
     }
 }
 

@@ -166,7 +166,12 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// provider's cached prefix, then stay unchanged for many turns) and `output_reserve` (0 to
 /// INT32_MAX; default 4096: tokens of the context limit left for the model's answer, which
 /// the view never grows into when the limit is known; a reserve leaving no room for the
-/// overhead and pinned messages is INVALID_ARG naming it). Unknown keys and bad values return
+/// overhead and pinned messages is INVALID_ARG naming it); `format` (`"auto"`, the default,
+/// `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
+/// `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
+/// the first JSON push, and before any the model family's; once fixed, by this key or a JSON
+/// push, it never changes for the window's life, saved and restored with it: another value is
+/// `CTXWIN_STATUS_MISMATCH`). Unknown keys and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
 ///
@@ -266,11 +271,14 @@ pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *
 /// Parameters:
 /// - `kind`: one of `CTXWIN_KIND_*`.
 /// - `text`, `len`: borrowed UTF-8, not NUL-terminated; `(NULL, 0)` is empty. The window
-///   copies it unless `retain_text` is false.
+///   copies it unless `retain_text` is false. A TOOL_CALL's text is its tool name, a newline
+///   and its arguments, as for `ctxwin_window_push_tool` (better: push calls with
+///   `ctxwin_window_push_tool_call`, and results with `ctxwin_window_push_tool`, with their
+///   ids; tool messages pushed here carry none, see `ctxwin_window_render_json`).
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
-/// `CTXWIN_STATUS_INVALID_ARG` for an unknown kind, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
+/// `CTXWIN_STATUS_INVALID_ARG` for an unknown kind or a TOOL_CALL text without a name, or `CTXWIN_STATUS_OUT_OF_RANGE` when `len`
 /// exceeds the window's `max_message_bytes` (default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`,
 /// 64 MiB), checked before the text is read. Nothing is appended on failure. Does not move
 /// the boundary: `ctxwin_window_end_turn` does.
@@ -338,12 +346,17 @@ pub unsafe extern "C" fn ctxwin_window_push_counted(w: *mut ctxwin_window, kind:
 /// Parameters:
 /// - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.
 /// - `call_id`, `id_len`: borrowed UTF-8 id, not empty.
-/// - `text`, `len`: borrowed UTF-8 (the call's arguments or the tool's output); copied
-///   unless `retain_text` is false.
+/// - `text`, `len`: borrowed UTF-8; copied unless `retain_text` is false. For a
+///   TOOL_RESULT, the tool's output. For a TOOL_CALL, the tool's name, a newline, then its
+///   arguments (`"read_file\n{\"path\":\"a.c\"}"`), or a JSON object naming the call
+///   (`{"name":"read_file","arguments":{...}}`, also with `input` or `args`); a text with no
+///   name (an empty first line, or arguments alone) is refused: prefer
+///   `ctxwin_window_push_tool_call`, which takes the name and the arguments apart.
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
-/// `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, no USER message yet, a call
+/// `CTXWIN_STATUS_INVALID_ARG` for another kind, an empty id, a TOOL_CALL text without a
+/// name, no USER message yet, a call
 /// reusing an id of its turn, a second result for a call, or a result whose call never came
 /// in this turn (`ctxwin_window_last_error` names the id). Nothing is appended on failure.
 ///

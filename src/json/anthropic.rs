@@ -8,8 +8,9 @@
 use super::image::{ImageRule, base64_dimensions};
 use super::parts::{
     FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks,
-    split_call,
 };
+use super::steps::Entry;
+use super::UNNAMED;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -51,7 +52,7 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
             let id = required_str(block, "id", path)?;
             let name = required_str(block, "name", path)?;
             let input = block.get("input").map(compact).unwrap_or_default();
-            parts.call(Kind::ToolCall, i, Some(id), (vec![name.to_owned(), input], None));
+            parts.call(Kind::ToolCall, i, (Some(id), Some(name)), (vec![input], None));
         }
         "tool_result" => {
             let id = required_str(block, "tool_use_id", path)?;
@@ -66,11 +67,11 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
                 }
                 Some(_) => return Err(FieldError::new(join(path, "content"), "must be a string or an array of blocks")),
             }
-            parts.call(Kind::ToolResult, i, Some(id), result.flatten());
+            parts.call(Kind::ToolResult, i, (Some(id), None), result.flatten());
         }
         server_result if server_result.ends_with("_tool_result") => {
             let id = optional_str(block, "tool_use_id", path)?;
-            parts.call(Kind::ToolResult, i, id, (Vec::new(), Some(opaque(value))));
+            parts.call(Kind::ToolResult, i, (id, None), (Vec::new(), Some(opaque(value))));
         }
         _ => parts.media(kind, i, opaque(value)),
     }
@@ -95,24 +96,58 @@ pub fn select(message: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
     }
 }
 
-/// An Anthropic message for a ledger message that has no wire JSON of its own. SYSTEM goes
-/// in the request's top-level `system` field, and thinking needs its signature, so neither
-/// has a form here.
-pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value> {
-    let id = call_id.unwrap_or_default();
-    Some(match kind {
+/// An Anthropic message for an entry that has no wire JSON of its own. SYSTEM goes in the
+/// request's top-level `system` field, and thinking needs its signature, so neither has a
+/// form here; an empty text makes no message (Anthropic refuses empty text blocks). A call's
+/// arguments that are not a JSON object are sent as `{}`.
+pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
+    let text = entry.text();
+    Some(match entry.kind() {
+        Kind::User | Kind::Assistant if text.is_empty() => return None,
         Kind::User => json!({"role": "user", "content": text}),
         Kind::Assistant => json!({"role": "assistant", "content": text}),
         Kind::ToolCall => {
-            let (name, arguments) = split_call(text);
-            let input: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
-            json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]})
+            let input = serde_json::from_str::<Value>(text).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
+            json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": entry.call_id, "name": entry.name.unwrap_or(UNNAMED), "input": input}
+            ]})
         }
         Kind::ToolResult => {
-            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]})
+            let mut result = json!({"type": "tool_result", "tool_use_id": entry.call_id});
+            if !text.is_empty() {
+                result["content"] = json!(text);
+            }
+            json!({"role": "user", "content": [result]})
         }
         Kind::System | Kind::Thinking => return None,
     })
+}
+
+/// The system prompt's blocks for the request's `system` field.
+pub fn system_blocks(texts: &[&str]) -> Vec<Value> {
+    texts.iter().filter(|text| !text.is_empty()).map(|text| json!({"type": "text", "text": text})).collect()
+}
+
+/// Merges consecutive messages of one role into one: the first message's fields and every
+/// message's content blocks, a user message's `tool_result` blocks first (Anthropic wants
+/// the answers to a step before anything else the user says).
+pub fn merge(messages: Vec<Map<String, Value>>) -> Map<String, Value> {
+    let mut blocks = Vec::new();
+    let mut merged: Option<Map<String, Value>> = None;
+    for mut message in messages {
+        match message.remove("content") {
+            Some(Value::Array(more)) => blocks.extend(more),
+            Some(Value::String(text)) if !text.is_empty() => blocks.push(json!({"type": "text", "text": text})),
+            _ => {}
+        }
+        merged.get_or_insert(message);
+    }
+    let mut merged = merged.unwrap_or_default();
+    let is_result = |block: &Value| block.get("type").and_then(Value::as_str) == Some("tool_result");
+    let (mut ordered, rest): (Vec<Value>, Vec<Value>) = blocks.into_iter().partition(is_result);
+    ordered.extend(rest);
+    merged.insert("content".to_owned(), Value::Array(ordered));
+    merged
 }
 
 #[cfg(test)]
@@ -152,7 +187,7 @@ mod tests {
         assert_eq!(kinds, [Kind::Thinking, Kind::Assistant, Kind::ToolCall]);
         assert_eq!(parts[0].blocks, 0..2);
         assert!(parts[0].media.is_some());
-        assert_eq!(parts[2].text(), "ls\n{\"dir\":\"src\"}");
+        assert_eq!((parts[2].name.as_deref(), parts[2].text().as_str()), (Some("ls"), "{\"dir\":\"src\"}"));
     }
 
     #[test]

@@ -6,8 +6,10 @@
 use super::image::{ImageRule, base64_dimensions};
 use super::parts::{
     FieldError, Part, PartsBuilder, block_count, index, join, object, opaque, optional_array, optional_str,
-    required_str, retain_blocks, split_call,
+    required_str, retain_blocks,
 };
+use super::steps::Entry;
+use super::UNNAMED;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -27,13 +29,15 @@ pub fn parts(message: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
     };
     let mut parts = PartsBuilder::new(kind);
     if kind == Kind::ToolResult {
+        // The legacy role `function` answers by name.
+        let name = optional_str(message, "name", "")?;
         let call_id = match optional_str(message, "tool_call_id", "")? {
             Some(id) => Some(id),
-            None => optional_str(message, "name", "")?,
+            None => name,
         };
         let mut result = PartsBuilder::new(kind);
         content(message, kind, &mut result)?;
-        parts.call(kind, 0, call_id, result.flatten()).blocks = 0..block_count(message, "content").max(1);
+        parts.call(kind, 0, (call_id, name), result.flatten()).blocks = 0..block_count(message, "content").max(1);
         return Ok(parts.finish());
     }
     content(message, kind, &mut parts)?;
@@ -49,7 +53,7 @@ pub fn parts(message: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
         )?;
         let name = required_str(function, "name", &function_path)?;
         let arguments = optional_str(function, "arguments", &function_path)?.unwrap_or_default();
-        parts.call(Kind::ToolCall, first_call + i, Some(id), (vec![name.to_owned(), arguments.to_owned()], None));
+        parts.call(Kind::ToolCall, first_call + i, (Some(id), Some(name)), (vec![arguments.to_owned()], None));
     }
     Ok(parts.finish())
 }
@@ -98,22 +102,52 @@ pub fn select(message: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
     retain_blocks(message, "tool_calls", first_call, keep);
 }
 
-/// A Chat message for a ledger message that has no wire JSON of its own. THINKING has no
-/// Chat Completions form.
-pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value> {
-    Some(match kind {
+/// A Chat message for an entry that has no wire JSON of its own. THINKING has no Chat
+/// Completions form, and an empty text makes no message.
+pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
+    let text = entry.text();
+    Some(match entry.kind() {
+        Kind::System | Kind::User | Kind::Assistant if text.is_empty() => return None,
         Kind::System => json!({"role": "system", "content": text}),
         Kind::User => json!({"role": "user", "content": text}),
         Kind::Assistant => json!({"role": "assistant", "content": text}),
-        Kind::ToolCall => {
-            let (name, arguments) = split_call(text);
-            json!({"role": "assistant", "content": null, "tool_calls": [
-                {"id": call_id.unwrap_or_default(), "type": "function", "function": {"name": name, "arguments": arguments}}
-            ]})
-        }
-        Kind::ToolResult => json!({"role": "tool", "tool_call_id": call_id.unwrap_or_default(), "content": text}),
+        Kind::ToolCall => json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": entry.call_id, "type": "function", "function": {"name": entry.name.unwrap_or(UNNAMED), "arguments": text}}
+        ]}),
+        Kind::ToolResult => json!({"role": "tool", "tool_call_id": entry.call_id, "content": text}),
         Kind::Thinking => return None,
     })
+}
+
+/// Merges the messages of one assistant step into one: the first message's fields, every
+/// message's content (one string stays a string; several become text parts) and every
+/// message's tool calls.
+pub fn merge(messages: Vec<Map<String, Value>>) -> Map<String, Value> {
+    let mut contents = Vec::new();
+    let mut calls = Vec::new();
+    let mut merged: Option<Map<String, Value>> = None;
+    for mut message in messages {
+        match message.remove("content") {
+            Some(Value::Array(parts)) => contents.extend(parts),
+            Some(Value::String(text)) => contents.push(json!({"type": "text", "text": text})),
+            _ => {}
+        }
+        if let Some(Value::Array(more)) = message.remove("tool_calls") {
+            calls.extend(more);
+        }
+        merged.get_or_insert(message);
+    }
+    let mut merged = merged.unwrap_or_default();
+    let content = match contents.as_slice() {
+        [] => Value::Null,
+        [only] if only.get("type").and_then(Value::as_str) == Some("text") => only["text"].clone(),
+        _ => Value::Array(contents),
+    };
+    merged.insert("content".to_owned(), content);
+    if !calls.is_empty() {
+        merged.insert("tool_calls".to_owned(), Value::Array(calls));
+    }
+    merged
 }
 
 #[cfg(test)]
@@ -135,7 +169,7 @@ mod tests {
         .unwrap();
         let kinds: Vec<Kind> = parts.iter().map(|p| p.kind).collect();
         assert_eq!(kinds, [Kind::Assistant, Kind::ToolCall, Kind::ToolCall]);
-        assert_eq!(parts[1].text(), "ls\n{\"dir\":\"src\"}");
+        assert_eq!((parts[1].name.as_deref(), parts[1].text().as_str()), (Some("ls"), "{\"dir\":\"src\"}"));
         assert_eq!(parts[2].call_id.as_deref(), Some("c2"));
         assert_eq!((parts[0].blocks.clone(), parts[2].blocks.clone()), (0..1, 2..3));
     }

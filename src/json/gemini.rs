@@ -3,7 +3,9 @@
 //! Blocks are the parts. A tool call's id is the part's `id`, or its function name.
 
 use super::image::{ImageRule, base64_dimensions};
-use super::parts::{FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks, split_call};
+use super::parts::{FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks};
+use super::steps::Entry;
+use super::UNNAMED;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -34,10 +36,10 @@ pub fn parts(content: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
             parts.text(if thought { Kind::Thinking } else { kind }, i, text);
         } else if let Some(call) = part.get("functionCall") {
             let (id, name, args) = function(call, &join(&path, "functionCall"), "args")?;
-            parts.call(Kind::ToolCall, i, Some(id), (vec![name.to_owned(), args], None));
+            parts.call(Kind::ToolCall, i, (Some(id), Some(name)), (vec![args], None));
         } else if let Some(response) = part.get("functionResponse") {
             let (id, name, body) = function(response, &join(&path, "functionResponse"), "response")?;
-            parts.call(Kind::ToolResult, i, Some(id), (vec![name.to_owned(), body], None));
+            parts.call(Kind::ToolResult, i, (Some(id), Some(name)), (vec![body], None));
         } else if let Some(data) = part.get("inlineData") {
             let data_path = join(&path, "inlineData");
             let data = object(data, &data_path)?;
@@ -74,37 +76,58 @@ pub fn select(content: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
     }
 }
 
-/// A Gemini content for a ledger message that has no wire JSON of its own. SYSTEM goes in
-/// the request's `systemInstruction`, so it has no form here.
+/// A Gemini content for an entry that has no wire JSON of its own. SYSTEM goes in the
+/// request's `systemInstruction`, so it has no form here; an empty text makes no content.
 ///
-/// A result names the function it answers: `name` (from the call or result pushed as JSON),
-/// else the call id (which for Gemini's id-less calls is the name). A call id that is not
-/// the name is sent as the response's `id`, and a truncated result's leading name line is
-/// not repeated in its body.
-pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>, name: Option<&str>) -> Option<Value> {
-    Some(match kind {
+/// A call and its result carry the tool's name (Gemini answers a call by name); the call's
+/// own id, when it has one that is not the name, is sent as `id` on both. A call's arguments
+/// that are not a JSON object are sent as `{}`.
+pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
+    let text = entry.text();
+    let name = entry.name.unwrap_or(UNNAMED);
+    let id = entry.own_call_id().filter(|&id| id != name).map(|_| entry.call_id.as_ref());
+    let with_id = |mut function: Value| {
+        if let Some(id) = id {
+            function["id"] = json!(id);
+        }
+        function
+    };
+    Some(match entry.kind() {
+        Kind::User | Kind::Assistant | Kind::Thinking if text.is_empty() => return None,
         Kind::User => json!({"role": "user", "parts": [{"text": text}]}),
         Kind::Assistant => json!({"role": "model", "parts": [{"text": text}]}),
         Kind::Thinking => json!({"role": "model", "parts": [{"text": text, "thought": true}]}),
         Kind::ToolCall => {
-            let (name, arguments) = split_call(text);
-            let args: Value = serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
-            json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": args}}]})
+            let args = serde_json::from_str::<Value>(text).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
+            json!({"role": "model", "parts": [{"functionCall": with_id(json!({"name": name, "args": args}))}]})
         }
         Kind::ToolResult => {
-            let name = name.or(call_id).unwrap_or_default();
-            let body = match text.split_once('\n') {
-                Some((first, rest)) if first == name => rest,
-                _ => text,
-            };
-            let mut response = json!({"name": name, "response": {"result": body}});
-            if let Some(id) = call_id.filter(|&id| id != name) {
-                response["id"] = json!(id);
-            }
-            json!({"role": "user", "parts": [{"functionResponse": response}]})
+            let response = json!({"name": name, "response": {"result": text}});
+            json!({"role": "user", "parts": [{"functionResponse": with_id(response)}]})
         }
         Kind::System => return None,
     })
+}
+
+/// The request's `systemInstruction` parts.
+pub fn system_parts(texts: &[&str]) -> Vec<Value> {
+    texts.iter().filter(|text| !text.is_empty()).map(|text| json!({"text": text})).collect()
+}
+
+/// Merges consecutive contents of one role into one: the first content's fields and every
+/// content's parts.
+pub fn merge(contents: Vec<Map<String, Value>>) -> Map<String, Value> {
+    let mut parts = Vec::new();
+    let mut merged: Option<Map<String, Value>> = None;
+    for mut content in contents {
+        if let Some(Value::Array(more)) = content.remove("parts") {
+            parts.extend(more);
+        }
+        merged.get_or_insert(content);
+    }
+    let mut merged = merged.unwrap_or_default();
+    merged.insert("parts".to_owned(), Value::Array(parts));
+    merged
 }
 
 #[cfg(test)]
@@ -128,7 +151,7 @@ mod tests {
         assert_eq!(parts[2].call_id.as_deref(), Some("ls"));
         let results = parse(r#"{"role":"user","parts":[{"functionResponse":{"id":"f1","name":"ls","response":{"files":2}}}]}"#).unwrap();
         assert_eq!((results[0].kind, results[0].call_id.as_deref()), (Kind::ToolResult, Some("f1")));
-        assert_eq!(results[0].text(), "ls\n{\"files\":2}");
+        assert_eq!((results[0].name.as_deref(), results[0].text().as_str()), (Some("ls"), "{\"files\":2}"));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! assistant message with text and two tool calls becomes ASSISTANT + TOOL_CALL + TOOL_CALL;
 //! an Anthropic user message with tool_result blocks and text becomes TOOL_RESULT messages
 //! and a USER message (which starts a turn). Texts are counted with the window's model (a
-//! tool call counts its name and arguments, joined by a newline), images by the provider's
+//! tool call counts its name and arguments, joined by a newline; the name is kept apart from
+//! the text, which is the arguments), images by the provider's
 //! published rule (see [`ImageRule`]).
 //!
 //! The first ledger message of a wire message keeps the wire JSON verbatim, so
@@ -13,10 +14,12 @@
 //! message only part of which is sent (the boundary fell inside it) is rebuilt from its own
 //! JSON with only the blocks of the parts that are sent; its other fields are kept.
 //!
-//! A window speaks one format: pushes narrow the formats the window's messages fit, and a
-//! message that fits none of them is refused with [`ErrorKind::Mismatch`].
+//! A window speaks one format ([`Window::format`]), fixed by the configuration key `format`
+//! or by the first JSON push; a message that fits several formats is read in the window's,
+//! and one of another recognisable format is refused with [`ErrorKind::Mismatch`].
 
 mod anthropic;
+mod assemble;
 mod chat;
 mod format;
 mod gemini;
@@ -25,22 +28,27 @@ mod parts;
 mod render;
 mod responses;
 mod send_items;
+mod steps;
 mod tools;
 pub mod transcript;
 
 pub use crate::wire::{Format, FormatSet};
 pub use image::{ImageRule, base64_dimensions, dimensions};
-pub use render::render_json;
+pub use render::{render_json, render_request};
 pub use send_items::{SendItem, items_to_send};
 pub use tools::count_tools;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::message::{CountSource, Message, MessageExtras, WirePart};
+use crate::message::{CountSource, Message, MessageExtras, WirePart, counted_text};
 use crate::tokens::Model;
 use crate::window::Window;
 use parts::{FieldError, Part};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+/// The tool name sent for a call whose name the window does not know (a count-only or
+/// pre-0.2 message rebuilt for the wire).
+const UNNAMED: &str = "unknown_tool";
 
 /// Parses `json` (one wire message or an array of them) and appends the messages to
 /// `window`. All or nothing: when any element is invalid nothing is appended, and the error
@@ -49,10 +57,18 @@ use serde_json::{Map, Value};
 pub fn push_json(window: &mut Window, json: &str) -> Result<usize> {
     window.check_message_size(json.len())?;
     let retain = window.settings().retain_text;
-    let (formats, messages) = parse(json, window.model(), window.wire_formats(), retain)?;
+    let (formats, messages) = parse(json, window.model(), window.wire_formats(), window.format(), retain)?;
     let added = messages.len();
     window.push_parsed(messages, formats);
     Ok(added)
+}
+
+/// The JSON of the wire message ledger message `index` was parsed from (kept on the wire
+/// message's first ledger message), if it was pushed as JSON and the window kept texts.
+pub fn wire_json(window: &Window, index: usize) -> Option<&str> {
+    let wire = window.message(index)?.extras()?.wire?;
+    let first = index.checked_sub(usize::try_from(wire.index).ok()?)?;
+    window.message(first)?.raw_json()
 }
 
 /// One element of a push: its verbatim text, its object, and how errors name it.
@@ -62,9 +78,10 @@ struct Element<'a> {
     label: String,
 }
 
-/// The ledger messages of `json` for `model`, and the formats they narrow `allowed` to.
-/// `retain` keeps texts and wire JSON (false: counts only).
-pub fn parse(json: &str, model: &Model, allowed: FormatSet, retain: bool) -> Result<(FormatSet, Vec<Message>)> {
+/// The ledger messages of `json` for `model`, and the one format they are read in: `current`
+/// (the window's format) when every element fits it, else the most preferred format of
+/// `allowed` they all fit. `retain` keeps texts and wire JSON (false: counts only).
+pub fn parse(json: &str, model: &Model, allowed: FormatSet, current: Format, retain: bool) -> Result<(FormatSet, Vec<Message>)> {
     let elements = elements(json)?;
     let mut formats = allowed;
     for element in &elements {
@@ -83,15 +100,15 @@ pub fn parse(json: &str, model: &Model, allowed: FormatSet, retain: bool) -> Res
         }
         formats = narrowed;
     }
-    let format = formats.preferred().expect("the set is not empty");
+    let format = if formats.contains(current) { current } else { formats.preferred().expect("the set is not empty") };
     let mut messages = Vec::new();
     for element in &elements {
-        let parts = parts(format, &element.object).map_err(|e| {
+        let parts = parts_of(format, &element.object).map_err(|e| {
             Error::invalid_arg(format!("{}, field '{}': {} ({})", element.label, e.field, e.problem, format.name()))
         })?;
         messages.extend(ledger_messages(parts, element.raw, model, retain));
     }
-    Ok((formats, messages))
+    Ok((FormatSet::of(&[format]), messages))
 }
 
 /// The elements of `json`: an array's elements, or the single object.
@@ -127,7 +144,7 @@ fn line_of(json: &str, part: &str) -> usize {
 }
 
 /// The parts of one wire message in `format`.
-fn parts(format: Format, message: &Map<String, Value>) -> std::result::Result<Vec<Part>, FieldError> {
+fn parts_of(format: Format, message: &Map<String, Value>) -> std::result::Result<Vec<Part>, FieldError> {
     match format {
         Format::OpenAiChat => chat::parts(message),
         Format::Anthropic => anthropic::parts(message),
@@ -141,9 +158,11 @@ fn ledger_messages<'a>(parts: Vec<Part>, raw: &'a str, model: &'a Model, retain:
     let of = u32::try_from(parts.len()).unwrap_or(u32::MAX);
     parts.into_iter().enumerate().map(move |(i, part)| {
         let text = part.text();
-        let count = part.media.map_or(model.count(&text), |media| model.count(&text).plus(media));
+        let counted = counted_text(part.name.as_deref(), &text);
+        let count = part.media.map_or(model.count(&counted), |media| model.count(&counted).plus(media));
         let extras = MessageExtras {
             call_id: part.call_id.map(Into::into),
+            name: part.name.map(Into::into),
             raw_json: (retain && i == 0).then(|| raw.into()),
             wire: Some(WirePart {
                 index: u32::try_from(i).unwrap_or(u32::MAX),

@@ -18,6 +18,9 @@ pub struct Part {
     pub media: Option<Count>,
     /// The tool call id of a TOOL_CALL or TOOL_RESULT part.
     pub call_id: Option<String>,
+    /// The tool name of a TOOL_CALL part (or of a result whose wire form names it); not
+    /// part of `texts`.
+    pub name: Option<String>,
     /// The blocks of the wire message this part covers, numbered as the format numbers them.
     pub blocks: Range<usize>,
 }
@@ -76,13 +79,15 @@ impl PartsBuilder {
         part.media = Some(part.media.map_or(count, |sum| sum.plus(count)));
     }
 
-    /// Adds a tool call or tool result from block `block`: always a part of its own.
-    pub fn call(&mut self, kind: Kind, block: usize, call_id: Option<&str>, (texts, media): (Vec<String>, Option<Count>)) -> &mut Part {
+    /// Adds a tool call or tool result from block `block`, with its id and tool name: always
+    /// a part of its own.
+    pub fn call(&mut self, kind: Kind, block: usize, (call_id, name): (Option<&str>, Option<&str>), (texts, media): (Vec<String>, Option<Count>)) -> &mut Part {
         self.parts.push(Part {
             kind,
             texts,
             media,
             call_id: call_id.map(str::to_owned),
+            name: name.map(str::to_owned),
             blocks: block..block + 1,
         });
         self.parts.last_mut().expect("a part was just pushed")
@@ -121,6 +126,7 @@ fn empty_part(kind: Kind, blocks: Range<usize>) -> Part {
         texts: Vec::new(),
         media: None,
         call_id: None,
+        name: None,
         blocks,
     }
 }
@@ -210,11 +216,6 @@ pub fn block_count(object: &Map<String, Value>, key: &str) -> usize {
         Some(Value::String(_)) => 1,
         _ => 0,
     }
-}
-
-/// A TOOL_CALL's name and arguments from its ledger text (`name`, a newline, `arguments`).
-pub fn split_call(text: &str) -> (&str, &str) {
-    text.split_once('\n').unwrap_or((text, ""))
 }
 
 /// Test helpers the format parsers share.

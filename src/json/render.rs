@@ -1,124 +1,160 @@
-//! `render_json`: what is sent, as a JSON array in the window's provider format, ready to be
-//! spliced into the request body (`messages`, `input` or `contents`).
+//! What is sent, in the window's provider format: `render_json`, the conversation array to
+//! splice into a request body, and `render_request`, the whole body.
 
+use super::assemble;
 use crate::wire::Format;
-use super::parts::Part;
-use super::send_items::{SendItem, items_to_send};
-use super::{anthropic, chat, gemini, parts, responses};
+use super::send_items::items_to_send;
+use super::steps::{self, Conversation};
+use super::{anthropic, gemini};
 use crate::error::{Error, ErrorKind, Result};
-use crate::message::Message;
 use crate::window::Window;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 
-/// The items [`items_to_send`] returns, as a compact JSON array in the window's format
-/// (OpenAI Chat Completions while no JSON was pushed).
+/// What the view sends, as a compact JSON array in the window's format
+/// ([`Window::format`]), ready to be spliced into the request body (`messages`, `input` or
+/// `contents`).
 ///
-/// - A wire message all of whose ledger messages are sent, unchanged, is its original JSON
-///   byte for byte, unknown fields included.
-/// - A wire message only some of whose ledger messages are sent is its original object with
-///   only those messages' blocks (content blocks, tool calls, parts), re-serialised
-///   compactly with its fields in their original order.
-/// - Any other item (pushed as plain text, or modified) becomes a message of its kind in the
-///   window's format. Kinds a format has no message for are left out: SYSTEM for Anthropic
-///   and Gemini (send it as the request's `system` / `systemInstruction`), THINKING for the
-///   OpenAI formats.
+/// - One assistant step is one message (see [`steps`]): Chat `content` + `tool_calls`
+///   followed by one `tool` message per answer; Anthropic one assistant message of blocks
+///   followed by one user message whose `tool_result` blocks come first; Gemini one `model`
+///   content followed by one `user` content of `functionResponse` parts; Responses items in
+///   order, every `function_call_output` after its `function_call`.
+/// - A wire message all of whose ledger messages are sent, unchanged and alone, is its
+///   original JSON byte for byte, unknown fields included. One only some of whose ledger
+///   messages are sent keeps only their blocks; one merged with others (the messages of one
+///   step; Anthropic also
+///   merges consecutive messages of one role) is re-serialised compactly.
+/// - SYSTEM messages come first for the OpenAI formats, and are left out for Anthropic and
+///   Gemini (their place is the request's `system` / `systemInstruction`: see
+///   [`render_request`]). THINKING pushed as text is left out but for Gemini (a `thought`
+///   part): the other formats need the provider's signature or encrypted content.
+/// - An Anthropic conversation whose view starts with an assistant message starts with the
+///   user message [`crate::view::text::CONVERSATION_START`].
 ///
 /// Fails with [`ErrorKind::Unsupported`] for an item that has to be rebuilt but whose text
 /// the window did not keep (`retain_text` false).
 pub fn render_json(window: &Window) -> Result<String> {
-    let format = window.wire_formats().preferred().unwrap_or(Format::OpenAiChat);
-    let items = items_to_send(window);
-    let mut rendered: Vec<Cow<'_, str>> = Vec::with_capacity(items.len());
-    let mut next = 0;
-    while next < items.len() {
-        if let Some((raw, present, of)) = wire_group(window, &items[next..]) {
-            next += present.len();
-            if present.len() == of {
-                rendered.push(Cow::Borrowed(raw));
-            } else {
-                rendered.push(Cow::Owned(partial(format, raw, &present)));
-            }
-            continue;
-        }
-        if let Some(message) = synthesize(window, format, &items[next])? {
-            rendered.push(Cow::Owned(message));
-        }
-        next += 1;
-    }
-    Ok(format!("[{}]", rendered.join(",")))
-}
-
-/// The wire message `items[0]` starts sending unchanged: its JSON, which of its ledger
-/// messages are in the run of items from the same wire message, and how many it has.
-fn wire_group<'w>(window: &'w Window, items: &[SendItem<'_>]) -> Option<(&'w str, Vec<usize>, usize)> {
-    let origin = |item: &SendItem<'_>| -> Option<(usize, usize, usize)> {
-        let Cow::Borrowed(message) = &item.message else { return None };
-        let wire = message.extras()?.wire?;
-        let index = usize::try_from(wire.index).ok()?;
-        Some((item.source?.checked_sub(index)?, index, usize::try_from(wire.of).ok()?))
+    let format = window.format();
+    let conversation = steps::conversation(items_to_send(window));
+    let mut messages = match format {
+        Format::OpenAiChat | Format::OpenAiResponses => assemble::system_messages(window, format, &conversation.system)?,
+        Format::Anthropic | Format::Gemini => Vec::new(),
     };
-    let (first, _, of) = origin(items.first()?)?;
-    let raw = window.message(first)?.extras()?.raw_json.as_deref()?;
-    let present = items
-        .iter()
-        .map_while(|item| origin(item).filter(|&(o, _, _)| o == first).map(|(_, index, _)| index))
-        .collect();
-    Some((raw, present, of))
+    messages.extend(assemble::messages(window, format, &conversation)?);
+    Ok(format!("[{}]", messages.join(",")))
 }
 
-/// `raw` with only the blocks of its ledger messages `present`.
-fn partial(format: Format, raw: &str, present: &[usize]) -> String {
-    let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(raw) else {
-        return raw.to_owned(); // unreachable: `raw` parsed as an object when it was pushed
-    };
-    let kept: Vec<Part> = parts(format, &message)
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .filter(|(index, _)| present.contains(index))
-        .map(|(_, part)| part)
-        .collect();
-    let keep = |block: usize| kept.iter().any(|part| part.blocks.contains(&block));
-    select(format, &mut message, &keep);
-    Value::Object(message).to_string()
-}
-
-fn select(format: Format, message: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
+/// The key of a request body that holds the conversation in `format`.
+pub fn conversation_key(format: Format) -> &'static str {
     match format {
-        Format::OpenAiChat => chat::select(message, keep),
-        Format::Anthropic => anthropic::select(message, keep),
-        Format::Gemini => gemini::select(message, keep),
-        // Every Responses item is a single ledger message: it is sent whole or not at all.
-        Format::OpenAiResponses => {}
+        Format::OpenAiChat | Format::Anthropic => "messages",
+        Format::OpenAiResponses => "input",
+        Format::Gemini => "contents",
     }
 }
 
-/// `item` as a message of its kind in `format`, or `None` when the format has none.
-fn synthesize(window: &Window, format: Format, item: &SendItem<'_>) -> Result<Option<String>> {
-    let message: &Message = &item.message;
-    let text = message.text().ok_or_else(|| {
-        let which = item.source.map_or_else(|| "an item".to_owned(), |index| format!("message {index}"));
-        Error::new(
-            ErrorKind::Unsupported,
-            format!("cannot render {which}: the window keeps counts only (retain_text is false)"),
-        )
-    })?;
-    let call_id = message.extras().and_then(|extras| extras.call_id.as_deref());
-    let value = match format {
-        Format::OpenAiChat => chat::synthesize(message.kind(), text, call_id),
-        Format::Anthropic => anthropic::synthesize(message.kind(), text, call_id),
-        Format::OpenAiResponses => responses::synthesize(message.kind(), text, call_id),
-        Format::Gemini => gemini::synthesize(message.kind(), text, call_id, function_name(window, item)),
-    };
-    Ok(value.map(|value| value.to_string()))
+/// The whole request body: `base` (the agent's body without the conversation, `""` for
+/// `{}`) with the conversation of [`render_json`] under the format's key, and the system
+/// prompt where the format wants it:
+/// - OpenAI Chat: `messages`, SYSTEM messages first;
+/// - OpenAI Responses: `input`, SYSTEM messages first as `system` messages (`instructions`
+///   in `base`, if any, is kept as it is);
+/// - Anthropic: `system` (text blocks, after the blocks of a `system` already in `base`)
+///   and `messages`;
+/// - Gemini: `systemInstruction` (parts, after those of a `systemInstruction` or
+///   `system_instruction` already in `base`) and `contents`.
+///
+/// The base's other keys are kept, in their order (re-serialised compactly). The base may
+/// hold the conversation key only empty (`[]` or `null`): the window's conversation
+/// replaces it; anything else is refused rather than silently dropped.
+///
+/// Errors: [`ErrorKind::Parse`] for a base that is not JSON; [`ErrorKind::InvalidArg`] for
+/// one that is not an object, holds a non-empty conversation key, or a system key of another
+/// shape (the message names the key); [`ErrorKind::Unsupported`] as for [`render_json`].
+pub fn render_request(window: &Window, base: &str) -> Result<String> {
+    let format = window.format();
+    let mut body = base_object(base)?;
+    let key = conversation_key(format);
+    if body.get(key).is_some_and(|value| !(value.is_null() || value.as_array().is_some_and(Vec::is_empty))) {
+        return Err(Error::invalid_arg(format!(
+            "base, key '{key}': already holds a conversation; pass the body without it ('{key}' absent, null or []): \
+             the window renders the conversation"
+        )));
+    }
+    let conversation = steps::conversation(items_to_send(window));
+    let mut messages = Vec::new();
+    match format {
+        Format::OpenAiChat | Format::OpenAiResponses => {
+            messages = assemble::system_messages(window, format, &conversation.system)?;
+        }
+        Format::Anthropic => place_system(&mut body, "system", &conversation, anthropic::system_blocks)?,
+        Format::Gemini => place_system(&mut body, "systemInstruction", &conversation, gemini::system_parts)?,
+    }
+    messages.extend(assemble::messages(window, format, &conversation)?);
+    if !body.contains_key(key) {
+        body.insert(key.to_owned(), Value::Null);
+    }
+    let mut out = String::from("{");
+    for (i, (name, value)) in body.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(name.clone()).to_string());
+        out.push(':');
+        if name == key {
+            out.push('[');
+            out.push_str(&messages.join(","));
+            out.push(']');
+        } else {
+            out.push_str(&value.to_string());
+        }
+    }
+    out.push('}');
+    Ok(out)
 }
 
-/// The function name of the tool call or result `item` stands for, when that ledger message
-/// was pushed as JSON (whose tool messages' texts start with the function's name); Gemini
-/// answers a call by name, which its id need not be.
-fn function_name<'w>(window: &'w Window, item: &SendItem<'_>) -> Option<&'w str> {
-    let message = window.message(item.stands_for)?;
-    message.extras()?.wire?;
-    Some(parts::split_call(message.text()?).0)
+/// The base body as an object (`""` is `{}`).
+fn base_object(base: &str) -> Result<Map<String, Value>> {
+    if base.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(base) {
+        Ok(Value::Object(body)) => Ok(body),
+        Ok(_) => Err(Error::invalid_arg("base must be a JSON object (the request body without its conversation)")),
+        Err(e) => Err(Error::new(ErrorKind::Parse, format!("base is not valid JSON: {e}"))),
+    }
+}
+
+/// Puts the SYSTEM texts, as `blocks` makes them, in the body's system key `key` (Anthropic
+/// `system`: an array of blocks; Gemini `systemInstruction`: an object with `parts`), after
+/// what the base already holds there.
+fn place_system(body: &mut Map<String, Value>, key: &str, conversation: &Conversation<'_>, blocks: fn(&[&str]) -> Vec<Value>) -> Result<()> {
+    let texts = assemble::system_texts(&conversation.system)?;
+    let added = blocks(&texts);
+    if added.is_empty() {
+        return Ok(());
+    }
+    let gemini = key == "systemInstruction";
+    let key = if gemini && body.contains_key("system_instruction") { "system_instruction" } else { key };
+    let wrong = || Error::invalid_arg(format!("base, key '{key}': must be {}", if gemini { "an object with \"parts\"" } else { "a string or an array of blocks" }));
+    let mut existing: Vec<Value> = match body.get(key) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(text)) if !gemini => anthropic::system_blocks(&[text]),
+        Some(Value::Array(blocks)) if !gemini => blocks.clone(),
+        Some(Value::Object(instruction)) if gemini => match instruction.get("parts") {
+            Some(Value::Array(parts)) => parts.clone(),
+            _ => return Err(wrong()),
+        },
+        Some(_) => return Err(wrong()),
+    };
+    existing.extend(added);
+    let value = if gemini {
+        let mut instruction = body.get(key).and_then(Value::as_object).cloned().unwrap_or_default();
+        instruction.insert("parts".to_owned(), Value::Array(existing));
+        Value::Object(instruction)
+    } else {
+        Value::Array(existing)
+    };
+    body.insert(key.to_owned(), value);
+    Ok(())
 }

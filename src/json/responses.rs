@@ -4,8 +4,10 @@
 
 use super::image::{ImageRule, base64_dimensions};
 use super::parts::{
-    FieldError, Part, PartsBuilder, index, object, opaque, optional_array, optional_str, required_str, split_call,
+    FieldError, Part, PartsBuilder, index, object, opaque, optional_array, optional_str, required_str,
 };
+use super::steps::Entry;
+use super::UNNAMED;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -34,13 +36,13 @@ pub fn parts(item: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
             let name = required_str(item, "name", "")?;
             let arguments_key = if item_type == "function_call" { "arguments" } else { "input" };
             let arguments = optional_str(item, arguments_key, "")?.unwrap_or_default();
-            parts.call(Kind::ToolCall, 0, Some(call_id), (vec![name.to_owned(), arguments.to_owned()], None));
+            parts.call(Kind::ToolCall, 0, (Some(call_id), Some(name)), (vec![arguments.to_owned()], None));
         }
         "function_call_output" | "custom_tool_call_output" => {
             let call_id = required_str(item, "call_id", "")?;
             let mut result = PartsBuilder::new(Kind::ToolResult);
             content(item, "output", Kind::ToolResult, &mut result)?;
-            parts.call(Kind::ToolResult, 0, Some(call_id), result.flatten());
+            parts.call(Kind::ToolResult, 0, (Some(call_id), None), result.flatten());
         }
         "reasoning" => {
             for (i, summary) in optional_array(item, "summary", "")?.iter().enumerate() {
@@ -56,14 +58,14 @@ pub fn parts(item: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
         }
         output if output.ends_with("_output") => {
             let call_id = optional_str(item, "call_id", "")?;
-            parts.call(Kind::ToolResult, 0, call_id, (Vec::new(), Some(opaque(&Value::Object(item.clone())))));
+            parts.call(Kind::ToolResult, 0, (call_id, None), (Vec::new(), Some(opaque(&Value::Object(item.clone())))));
         }
         call if call.ends_with("_call") => {
             let call_id = match optional_str(item, "call_id", "")? {
                 Some(id) => Some(id),
                 None => optional_str(item, "id", "")?,
             };
-            parts.call(Kind::ToolCall, 0, call_id, (Vec::new(), Some(opaque(&Value::Object(item.clone())))));
+            parts.call(Kind::ToolCall, 0, (call_id, None), (Vec::new(), Some(opaque(&Value::Object(item.clone())))));
         }
         other => {
             return Err(FieldError::new(
@@ -107,19 +109,18 @@ fn content(item: &Map<String, Value>, key: &str, kind: Kind, parts: &mut PartsBu
     Ok(())
 }
 
-/// A Responses item for a ledger message that has no wire JSON of its own. Reasoning items
-/// need their ids and encrypted content, so THINKING has no form here.
-pub fn synthesize(kind: Kind, text: &str, call_id: Option<&str>) -> Option<Value> {
-    let id = call_id.unwrap_or_default();
-    Some(match kind {
+/// A Responses item for an entry that has no wire JSON of its own. Reasoning items need
+/// their ids and encrypted content, so THINKING has no form here; an empty text makes no
+/// item.
+pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
+    let text = entry.text();
+    Some(match entry.kind() {
+        Kind::System | Kind::User | Kind::Assistant if text.is_empty() => return None,
         Kind::System => json!({"role": "system", "content": text}),
         Kind::User => json!({"role": "user", "content": text}),
         Kind::Assistant => json!({"role": "assistant", "content": text}),
-        Kind::ToolCall => {
-            let (name, arguments) = split_call(text);
-            json!({"type": "function_call", "call_id": id, "name": name, "arguments": arguments})
-        }
-        Kind::ToolResult => json!({"type": "function_call_output", "call_id": id, "output": text}),
+        Kind::ToolCall => json!({"type": "function_call", "call_id": entry.call_id, "name": entry.name.unwrap_or(UNNAMED), "arguments": text}),
+        Kind::ToolResult => json!({"type": "function_call_output", "call_id": entry.call_id, "output": text}),
         Kind::Thinking => return None,
     })
 }
@@ -138,7 +139,7 @@ mod tests {
         let cases = [
             (r#"{"role":"developer","content":"be brief"}"#, Kind::System, "be brief"),
             (r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#, Kind::User, "hi"),
-            (r#"{"type":"function_call","call_id":"c1","name":"ls","arguments":"{}"}"#, Kind::ToolCall, "ls\n{}"),
+            (r#"{"type":"function_call","call_id":"c1","name":"ls","arguments":"{}"}"#, Kind::ToolCall, "{}"),
             (r#"{"type":"function_call_output","call_id":"c1","output":"a b"}"#, Kind::ToolResult, "a b"),
             (r#"{"type":"reasoning","id":"r1","summary":[{"type":"summary_text","text":"plan"}]}"#, Kind::Thinking, "plan"),
         ];

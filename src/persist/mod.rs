@@ -9,7 +9,7 @@
 //!  "pending_summary":{"generation":7,"first_turn":2,"end_turn":5},
 //!  "calibration":{"real":0.0,"estimated":0.0}, "wire_formats":15,
 //!  "messages":[{"kind":1,"tokens":12,"exact":true,"source":"library","text":"…",
-//!               "call_id":"…","raw_json":"…","external_id":42,
+//!               "call_id":"…","name":"…","raw_json":"…","external_id":42,
 //!               "wire":{"index":0,"of":2},"media":{"tokens":85,"exact":true}}, …],
 //!  "compactions":[{…as ctxwin_window_compaction_info…}, …]}
 //! ```
@@ -24,8 +24,8 @@ mod atomic;
 use crate::cache::{CacheState, CacheStats, PreparedView};
 use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
+use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_call_text};
 use crate::wire::FormatSet;
-use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, Count};
 use crate::window::{Overhead, SavedWindow, Window};
@@ -287,6 +287,9 @@ fn write_message(message: &Message) -> Value {
         if let Some(call_id) = &extras.call_id {
             object.insert("call_id".into(), json!(call_id));
         }
+        if let Some(name) = &extras.name {
+            object.insert("name".into(), json!(name));
+        }
         if let Some(raw_json) = &extras.raw_json {
             object.insert("raw_json".into(), json!(raw_json));
         }
@@ -335,9 +338,17 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
         "caller" => CountSource::Caller,
         _ => return Err(fields.wrong("source", "\"library\" or \"caller\"")),
     };
-    let text = fields.optional_string("text")?.map(Box::from);
+    let mut text = fields.optional_string("text")?.map(Box::from);
+    let mut name = fields.optional_string("name")?.map(Box::from);
+    // Before 0.2 a TOOL_CALL kept its name on the first line of its text.
+    if let (Kind::ToolCall, None, Some(legacy)) = (kind, &name, &text) {
+        if let Ok((call_name, arguments)) = split_call_text(legacy) {
+            (name, text) = (Some(Box::from(call_name.as_ref())), Some(Box::from(arguments.as_ref())));
+        }
+    }
     let extras = MessageExtras {
         call_id: fields.optional_string("call_id")?.map(Box::from),
+        name,
         raw_json: fields.optional_string("raw_json")?.map(|raw| read_raw_json(&fields, raw)).transpose()?,
         external_id: fields.optional_i64("external_id")?,
         wire: fields.optional("wire").map(|_| read_wire_part(&fields)).transpose()?,
@@ -560,5 +571,20 @@ mod tests {
         let err = load(&path).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Io);
         assert!(err.message().contains("ctxwin-persist"), "{}", err.message());
+    }
+
+    #[test]
+    fn a_call_saved_before_names_were_kept_apart_reads_its_name_from_its_text() {
+        let mut window = Window::new("gpt-4o");
+        window.push(Kind::User, "list").unwrap();
+        window.push_tool_call("c1", "ls", "{\"dir\":\"src\"}").unwrap();
+        let mut doc: Value = serde_json::from_str(&export(&window)).unwrap();
+        let call = &mut doc["messages"][1];
+        call.as_object_mut().unwrap().remove("name");
+        call["text"] = json!("ls\n{\"dir\":\"src\"}");
+        let restored = import(&doc.to_string()).unwrap();
+        let message = restored.message(1).unwrap();
+        assert_eq!((message.name(), message.text()), (Some("ls"), Some("{\"dir\":\"src\"}")));
+        assert_eq!(export(&restored), export(&window));
     }
 }

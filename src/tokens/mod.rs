@@ -13,6 +13,7 @@ mod models;
 
 pub use calibration::Calibration;
 pub use display::format_count;
+pub use estimate::Family;
 pub use bpe::Encoding;
 pub use loaded::{Format, Tokenizer};
 pub use models::Model;

@@ -71,6 +71,11 @@ impl Model {
         matches!(self.counter, Counter::Exact(_) | Counter::Loaded(_))
     }
 
+    /// The model's family, from its name (OpenAI's models are [`Family::Other`]).
+    pub fn family(&self) -> Family {
+        Family::of(&base_name(&self.name))
+    }
+
     /// The model's context window in tokens, when known.
     pub fn context_limit(&self) -> Option<u32> {
         self.context_limit

@@ -4,6 +4,10 @@
 /// The text of the synthetic result that answers a call left unanswered.
 pub const CANCELLED_RESULT: &str = "[Tool call cancelled: no result was recorded]";
 
+/// The user message a rendered Anthropic conversation starts with when the view starts with
+/// an assistant message (Anthropic wants the user to speak first).
+pub const CONVERSATION_START: &str = "[Conversation start]";
+
 /// The marker that stands where tiered compaction dropped the middle of the history.
 pub fn marker(removed_messages: usize) -> String {
     format!("[Context compacted: {removed_messages} messages removed to fit context window]")

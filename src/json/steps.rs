@@ -1,0 +1,180 @@
+//! What a request sends, as a provider sees it: the system prompt, then user messages and
+//! assistant steps. A step is what the assistant produced between two inputs (its thinking,
+//! text and tool calls) followed by the answers to its calls.
+//!
+//! The view is cut into steps whatever route pushed its messages (text, `push_tool`,
+//! `push_tool_call`, JSON) and whatever the strategy did, and made whole on the way:
+//! - a call without an id gets a deterministic one, `ctxwin_call_<ledger index>`, and a
+//!   result without an id answers the oldest unanswered id-less call of its step;
+//! - a result that answers no call of the step just before it is left out;
+//! - a call its step leaves unanswered (an interrupted call, or one still running when the
+//!   request is rendered) is answered with the cancelled result
+//!   ([`crate::view::text::CANCELLED_RESULT`]), except a provider's built-in tool call
+//!   (pushed as JSON without a tool name), which needs no answer.
+//!
+//! SYSTEM messages, wherever they were pushed, are gathered in order as the system prompt.
+
+use super::send_items::SendItem;
+use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::tokens::Count;
+use crate::view::text::CANCELLED_RESULT;
+use std::borrow::Cow;
+
+/// One item to render, with the call id and tool name it is sent with.
+#[derive(Clone, Debug)]
+pub struct Entry<'a> {
+    /// The item.
+    pub item: SendItem<'a>,
+    /// The call id on the wire: the message's own, or a deterministic one for an id-less
+    /// call (and the result that answers it). Empty for messages that are not tool messages.
+    pub call_id: Cow<'a, str>,
+    /// The tool name: a call's own, a result's own or its call's.
+    pub name: Option<&'a str>,
+}
+
+impl Entry<'_> {
+    /// The item's kind.
+    pub fn kind(&self) -> Kind {
+        self.item.message.kind()
+    }
+
+    /// The item's text ("" when the window did not keep it).
+    pub fn text(&self) -> &str {
+        self.item.message.text().unwrap_or_default()
+    }
+
+    /// The call id the message itself carries (`None` for an id-less tool message).
+    pub fn own_call_id(&self) -> Option<&str> {
+        self.item.message.call_id()
+    }
+}
+
+/// A user input or an assistant step.
+#[derive(Clone, Debug)]
+pub enum Unit<'a> {
+    /// A USER item (a user message, a summary, the compaction marker).
+    User(Entry<'a>),
+    /// An assistant step: what it said (thinking, text, calls) and the answers to its calls.
+    Step {
+        /// THINKING, ASSISTANT and TOOL_CALL items, in order.
+        said: Vec<Entry<'a>>,
+        /// One TOOL_RESULT per call that needs an answer, in arrival order (cancelled
+        /// results last).
+        answers: Vec<Entry<'a>>,
+    },
+}
+
+/// A request's conversation: its system prompt and its units.
+#[derive(Clone, Debug, Default)]
+pub struct Conversation<'a> {
+    /// The SYSTEM items, in order.
+    pub system: Vec<Entry<'a>>,
+    /// The user inputs and assistant steps, in order.
+    pub units: Vec<Unit<'a>>,
+}
+
+/// A call of the open step and whether it has been answered.
+struct Call<'a> {
+    wire_id: Cow<'a, str>,
+    own_id: bool,
+    name: Option<&'a str>,
+    answered: bool,
+    stands_for: usize,
+}
+
+/// Cuts `items` (what the view sends) into the system prompt, user inputs and whole steps.
+pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
+    let mut out = Conversation::default();
+    let mut step: Option<(Vec<Entry<'_>>, Vec<Entry<'_>>, Vec<Call<'_>>)> = None;
+    for item in items {
+        let kind = item.message.kind();
+        match kind {
+            Kind::System => out.system.push(plain(item)),
+            Kind::User => {
+                close(&mut step, &mut out);
+                out.units.push(Unit::User(plain(item)));
+            }
+            Kind::Thinking | Kind::Assistant | Kind::ToolCall => {
+                if step.as_ref().is_some_and(|(_, answers, _)| !answers.is_empty()) {
+                    close(&mut step, &mut out);
+                }
+                let (said, _, calls) = step.get_or_insert_with(Default::default);
+                let mut entry = plain(item);
+                if kind == Kind::ToolCall {
+                    let own = entry.own_call_id().map(str::to_owned);
+                    entry.call_id = match own {
+                        Some(_) => entry.call_id,
+                        None => Cow::Owned(format!("ctxwin_call_{}", entry.item.stands_for)),
+                    };
+                    calls.push(Call {
+                        wire_id: entry.call_id.clone(),
+                        own_id: own.is_some(),
+                        name: entry.name,
+                        answered: false,
+                        stands_for: entry.item.stands_for,
+                    });
+                }
+                said.push(entry);
+            }
+            Kind::ToolResult => {
+                let Some((_, answers, calls)) = step.as_mut() else { continue };
+                let mut entry = plain(item);
+                let own = entry.own_call_id();
+                let call = calls.iter_mut().find(|call| {
+                    !call.answered
+                        && match own {
+                            Some(id) => call.own_id && call.wire_id == id,
+                            None => !call.own_id,
+                        }
+                });
+                let Some(call) = call else { continue };
+                call.answered = true;
+                let synthetic = entry.item.source.is_none() && entry.text() == CANCELLED_RESULT;
+                if call.name.is_none() && synthetic {
+                    continue; // a built-in tool call needs no answer
+                }
+                entry.call_id = call.wire_id.clone();
+                entry.name = entry.name.or(call.name);
+                answers.push(entry);
+            }
+        }
+    }
+    close(&mut step, &mut out);
+    out
+}
+
+/// An entry for `item` as pushed.
+fn plain(item: SendItem<'_>) -> Entry<'_> {
+    let (call_id, name) = match &item.message {
+        Cow::Borrowed(message) => (message.call_id().map(Cow::Borrowed), message.name()),
+        Cow::Owned(message) => (message.call_id().map(|id| Cow::Owned(id.to_owned())), None),
+    };
+    Entry {
+        call_id: call_id.unwrap_or_default(),
+        name,
+        item,
+    }
+}
+
+/// Ends the open step, answering its unanswered calls with cancelled results.
+fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>, out: &mut Conversation<'a>) {
+    let Some((said, mut answers, calls)) = step.take() else { return };
+    for call in calls.into_iter().filter(|call| !call.answered && call.name.is_some()) {
+        let extras = MessageExtras {
+            call_id: Some(call.wire_id.as_ref().into()),
+            ..MessageExtras::default()
+        };
+        let message = Message::new(Kind::ToolResult, Count::exact(0), CountSource::Library, Some(CANCELLED_RESULT.into()))
+            .with_extras(extras);
+        answers.push(Entry {
+            item: SendItem {
+                source: None,
+                stands_for: call.stands_for,
+                message: Cow::Owned(message),
+            },
+            call_id: call.wire_id,
+            name: call.name,
+        });
+    }
+    out.units.push(Unit::Step { said, answers });
+}
