@@ -34,23 +34,31 @@ impl Seen {
     }
 }
 
-/// The decisions of one planner, one per turn, for the settings they were made with.
+/// The decisions of one planner for the settings they were made with: the last two (the
+/// only ones a new turn or a change of the newest turn needs), so the memory stays the same
+/// however long the session.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replay<P: Stepper> {
     planner: Option<P>,
+    /// The decisions after turns `first..first + states.len()`.
     states: Vec<(P::State, Seen)>,
+    first: usize,
 }
 
 impl<P: Stepper> Default for Replay<P> {
     fn default() -> Self {
-        Replay { planner: None, states: Vec::new() }
+        Replay { planner: None, states: Vec::new(), first: 0 }
     }
 }
 
 impl<P: Stepper> Replay<P> {
-    /// Forgets the decisions from turn `turn` on (the turn changed or was removed).
+    /// Forgets the decisions from turn `turn` on (the turn changed or was removed); an
+    /// earlier turn than those remembered forgets all, and the next run replays every turn.
     pub fn forget_from(&mut self, turn: usize) {
-        self.states.truncate(turn);
+        match turn.checked_sub(self.first) {
+            Some(kept) if kept > 0 || turn == 0 => self.states.truncate(kept),
+            _ => *self = Replay { planner: self.planner.take(), ..Replay::default() },
+        }
     }
 
     /// The decision after the newest turn of `costs`' ledger (the default when there is
@@ -60,23 +68,30 @@ impl<P: Stepper> Replay<P> {
     pub fn run(&mut self, planner: &P, costs: &mut Costs<'_>) -> P::State {
         let ledger = *costs.renderer().ledger();
         let turn_count = ledger.turn_count();
-        if self.planner.as_ref() != Some(planner) {
-            self.planner = Some(planner.clone());
-            self.states.clear();
+        if self.planner.as_ref() != Some(planner) || turn_count < self.first {
+            *self = Replay { planner: Some(planner.clone()), ..Replay::default() };
         }
-        self.states.truncate(turn_count);
+        self.states.truncate(turn_count - self.first);
         // Every decision but the last was made with its turn completed, so only the last
         // can be stale.
         if let Some(&(_, seen)) = self.states.last() {
-            if seen != Seen::of(&ledger, self.states.len() - 1) {
+            if seen != Seen::of(&ledger, self.first + self.states.len() - 1) {
                 self.states.pop();
             }
         }
-        while self.states.len() < turn_count {
-            let turn = self.states.len();
+        if self.states.is_empty() && self.first > 0 {
+            // The decision before the first remembered one is gone: replay every turn.
+            self.first = 0;
+        }
+        while self.first + self.states.len() < turn_count {
+            let turn = self.first + self.states.len();
             let previous = self.states.last().map_or_else(P::State::default, |&(state, _)| state);
             let state = planner.step(costs, previous, turn);
             self.states.push((state, Seen::of(&ledger, turn)));
+            if self.states.len() > 2 {
+                self.states.remove(0);
+                self.first += 1;
+            }
         }
         self.states.last().map_or_else(P::State::default, |&(state, _)| state)
     }
