@@ -50,7 +50,7 @@ SAMPLE_TEXT = {
     "options": "{}",
 }
 # Input arrays `(const T *ptr, size_t n)`: a valid one-element array by element type.
-SAMPLE_ARRAY = {"int64_t": "sample_ids"}
+SAMPLE_ARRAY = {"int64_t": "sample_ids", "ctxwin_part": "sample_parts"}
 # Out-parameter types: a zero-initialised local receives the result.
 OUT_TYPES = {
     "size_t", "int32_t", "uint32_t", "int64_t", "bool",
@@ -234,9 +234,10 @@ def test_case(fname, ret, params, doc, roles, role, index, null_len):
         "    char buffer[256];",
         "    const ctxwin_count one_token = {1, true};",
         "    const int64_t sample_ids[1] = {1};",
+        '    const ctxwin_part sample_parts[1] = {{CTXWIN_KIND_USER, "hello", 5, NULL, 0, NULL, 0}};',
         "    const ctxwin_error_info sample_error = {CTXWIN_ERR_CAT_CONTEXT_OVERFLOW, 100, 150, 50};",
         "    size_t messages_before = ctxwin_window_message_count(w);",
-        "    (void)created_tok; (void)created; (void)buffer; (void)one_token; (void)sample_ids; (void)sample_error;",
+        "    (void)created_tok; (void)created; (void)buffer; (void)one_token; (void)sample_ids; (void)sample_parts; (void)sample_error;",
     ]
     if expect is None:
         if ret == "void":

@@ -50,6 +50,7 @@ void suite_null_args(void);
 void suite_classify(void);
 void suite_view(void);
 void suite_integration(void);
+void suite_host_agent(void);
 void suite_requests(void);
 void suite_cache(void);
 void suite_tokenizers(void);

@@ -64,6 +64,7 @@ int main(void) {
     run_suite("classify", suite_classify);
     run_suite("view", suite_view);
     run_suite("integration", suite_integration);
+    run_suite("host_agent", suite_host_agent);
     run_suite("requests", suite_requests);
     run_suite("cache", suite_cache);
     run_suite("tokenizers", suite_tokenizers);

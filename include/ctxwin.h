@@ -85,6 +85,18 @@
 #define CTXWIN_ERR_CAT_INVALID_HISTORY 5
 
 /**
+ * `ctxwin_window_reset_with` flag: also set the overhead (system prompt and tool tokens) to
+ * 0, so the live total of an empty window is 0 (an agent's `/clear`).
+ */
+#define CTXWIN_RESET_OVERHEAD 1
+
+/**
+ * `ctxwin_window_reset_with` flag: also forget the calibration learned from provider usage
+ * (`ctxwin_window_observe_usage`).
+ */
+#define CTXWIN_RESET_CALIBRATION 2
+
+/**
  * View item type: a message of the ledger, sent as pushed.
  */
 #define CTXWIN_ITEM_MESSAGE 0
@@ -309,6 +321,45 @@ typedef struct ctxwin_count {
    */
   bool exact;
 } ctxwin_count;
+
+/**
+ * One block of a host message, for `ctxwin_window_push_message`: text, thinking, a tool
+ * call or a tool result. Every pointer is borrowed for the call only; `(NULL, 0)` is empty.
+ */
+typedef struct ctxwin_part {
+  /**
+   * One of `CTXWIN_KIND_*`: the ledger kind of the block.
+   */
+  int32_t kind;
+  /**
+   * The block's text (for a tool call, its arguments), decoded as the window's
+   * `invalid_utf8` setting says.
+   */
+  const char *text;
+  /**
+   * Bytes of `text`.
+   */
+  size_t text_len;
+  /**
+   * The provider's tool call id of a TOOL_CALL or TOOL_RESULT block (UTF-8), or NULL /
+   * length 0 for none.
+   */
+  const char *call_id;
+  /**
+   * Bytes of `call_id`.
+   */
+  size_t call_id_len;
+  /**
+   * The tool name of a TOOL_CALL block (UTF-8), its `text` then being the arguments alone
+   * (as `ctxwin_window_push_tool_call` takes them); NULL / length 0 for none, the text then
+   * being the name, a newline and the arguments (as `ctxwin_window_push` takes them).
+   */
+  const char *name;
+  /**
+   * Bytes of `name`.
+   */
+  size_t name_len;
+} ctxwin_part;
 
 /**
  * A message of the ledger as stored, read with `ctxwin_window_message_get`.
@@ -553,7 +604,8 @@ ctxwin_status ctxwin_classify_error(const char *text, size_t len, struct ctxwin_
  * with a line longer than 400 characters, the running turn's included, and goes on to
  * summaries and dropping only while still over; `sliding` and
  * `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
- * not undo it (`ctxwin_window_truncate` and `ctxwin_window_reset` do). The ledger is never
+ * not undo it (`ctxwin_window_reset` does, and `ctxwin_window_truncate` to fewer messages
+ * than the ledger held when it was made). The ledger is never
  * changed, only the view.
  *
  * Parameters: `removed` may be NULL; otherwise receives how many ledger messages this call
@@ -672,6 +724,195 @@ CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t mo
  * Since: 0.1
  */
 CTXWIN_NODISCARD const char *ctxwin_status_str(int32_t code);
+
+/**
+ * Replaces the count of message `index` with the caller's, for example a provider's exact
+ * figure learned after the push (a count_tokens answer, or the difference of two usage
+ * reports). The count is then the caller's, as `ctxwin_window_push_counted`'s are: taken as
+ * given, with its `exact` flag, and kept by `ctxwin_window_set_model`.
+ *
+ * The count is recorded now and applied by the next `ctxwin_window_end_turn` (or any call
+ * that re-enforces the strategy: `set_budget`, `set_overhead`, `set_model`, `configure`,
+ * `truncate`, `compact`...): until then nothing the window shows moves (boundary, view,
+ * `ctxwin_window_live_tokens`, `ctxwin_window_turn_info`), so indexes a host computed
+ * relative to `ctxwin_window_start` stay valid, and a window saved in between restores
+ * exactly. A later `set_count` of the same message replaces the recorded count. Recording
+ * is O(log recorded counts); applying costs O(log turns) per count (O(1) in the newest
+ * turn). An agent that knows only a turn's total records it with
+ * `ctxwin_window_set_turn_count`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count; `CTXWIN_STATUS_INVALID_ARG` for a negative count.
+ * Nothing changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_set_count(struct ctxwin_window *w,
+                                      size_t index,
+                                      struct ctxwin_count count);
+
+/**
+ * Records the total of turn `turn` for an agent that knows only that: the counts of the
+ * turn's history messages are scaled to sum to `count` (in proportion to their current
+ * counts, largest remainders first; all of it on the USER message when they sum to 0), each
+ * recorded as `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages
+ * inside the turn keep their counts. After the next `ctxwin_window_end_turn`,
+ * `ctxwin_window_turn_info(w, turn, &info)` gives `info.tokens == count`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
+ * turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` for a negative count. Nothing
+ * changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_set_turn_count(struct ctxwin_window *w,
+                                           size_t turn,
+                                           struct ctxwin_count count);
+
+/**
+ * Appends one host message of `n` parts (an assistant message with text, thinking and tool
+ * calls; a user message with tool results and text) under the host's own id `host_id`.
+ * The ledger gets exactly what `n` pushes would give it (a USER part starts a turn, a
+ * TOOL_RESULT never does): per part, `ctxwin_window_push_tool_call(call_id, name, text)` for
+ * a TOOL_CALL with an id and a name, `ctxwin_window_push_tool` for a tool part with an id,
+ * `ctxwin_window_push` otherwise (a TOOL_CALL with a name but no id is pushed as its name, a
+ * newline and its text). No format needs a call id: one without is rendered with a
+ * deterministic id (`ctxwin_window_render_json`). Every part carries `host_id`, so the host's index space is kept:
+ * `ctxwin_window_host_index` maps an id to the ledger, `ctxwin_window_host_id` a ledger
+ * index (any view item's `index`) back, and `ctxwin_window_start_host_id` tells a request
+ * builder where to start in its own array.
+ *
+ * Parameters:
+ * - `parts`, `n`: borrowed array of `n` parts (see `ctxwin_part`); texts are copied unless
+ *   `retain_text` is false.
+ * - `host_id`: the host's id of the message (an array index, a database row id). Each host
+ *   message has its own: an id already in the window is refused (to replace a message,
+ *   `ctxwin_window_truncate(w, host_index)` first, then push it again).
+ * - `out`: may be NULL; otherwise receives the total count of the parts on success.
+ *
+ * All or nothing: every part is checked before any is appended.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (`parts` NULL with `n` > 0, or a
+ * part's pointer NULL with a length); `CTXWIN_STATUS_INVALID_UTF8` for a text that is not
+ * UTF-8 while `invalid_utf8` is `"error"`, or a call id or name that is not UTF-8;
+ * `CTXWIN_STATUS_OUT_OF_RANGE` for a text over `max_message_bytes`;
+ * `CTXWIN_STATUS_INVALID_ARG` for `n` = 0, a part of an unknown kind, a call id or name on a
+ * part that cannot carry one, a TOOL_CALL without a name (none given, and none on the first
+ * line of its text), arguments that are not a JSON object in an Anthropic or Gemini window
+ * (as `ctxwin_window_push_tool_call`), a tool part with an id before any USER message, an id
+ * the tool pairing refuses (as `ctxwin_window_push_tool`), or a host id already used.
+ * `ctxwin_window_last_error` names the part and field (`parts[2].call_id`).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `parts` is NULL or valid for `n` parts, each of whose
+ * pointers is NULL or valid for its length; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_push_message(struct ctxwin_window *w,
+                                         const struct ctxwin_part *parts,
+                                         size_t n,
+                                         int64_t host_id,
+                                         struct ctxwin_count *out);
+
+/**
+ * The host id of the first live message (`ctxwin_window_start`): a request builder sends
+ * its own messages from this one on (and its pinned ones). The boundary can fall inside a
+ * host message whose first parts closed the pruned turn (tool results, then the USER
+ * text): send that message's parts from `ctxwin_window_start(w) - host_index` on.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * empty window; `CTXWIN_STATUS_INVALID_ARG` when the first live message was not pushed with
+ * `ctxwin_window_push_message`. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_start_host_id(const struct ctxwin_window *w, int64_t *out);
+
+/**
+ * The ledger index of the first part of host message `host_id`.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` when no
+ * host message in the window has this id (never pushed, or rewound away). `*out` is written
+ * only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_host_index(const struct ctxwin_window *w, int64_t host_id, size_t *out);
+
+/**
+ * The host id of ledger message `index`: every part of a host message carries it, so any
+ * view item (`ctxwin_item.index`, also for synthetic items) is traced to the host's message.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count; `CTXWIN_STATUS_INVALID_ARG` for a message not pushed
+ * with `ctxwin_window_push_message`. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_host_id(const struct ctxwin_window *w, size_t index, int64_t *out);
+
+/**
+ * Whether message `index` was pushed as bytes that were not valid UTF-8 and kept with
+ * U+FFFD in place of each invalid sequence (configuration `"invalid_utf8":"replace"`). Its
+ * count is the count of the replaced text.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_replaced_utf8(const struct ctxwin_window *w, size_t index, bool *out);
+
+/**
+ * `ctxwin_window_observe_usage` for the request last rendered (`ctxwin_window_render_json`),
+ * so the caller need not record its message range: the provider's `prompt_tokens` are
+ * attributed to that request's overhead, pinned messages, summary and history.
+ *
+ * Returns what `ctxwin_window_observe_usage` returns, and `CTXWIN_STATUS_MISMATCH` when no
+ * request was rendered since the window was created, reset or restored, or the ledger was
+ * rewound below the request's end since. Nothing changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_observe_last_usage(struct ctxwin_window *w, int64_t prompt_tokens);
 
 /**
  * Ties message `index` to the caller's id for it, typically the database row that stores
@@ -828,6 +1069,111 @@ ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path
  * `path` is NULL or valid for `len` bytes; `out` is NULL or writable.
  */
 ctxwin_status ctxwin_window_load(const char *path, size_t len, struct ctxwin_window **out);
+
+/**
+ * The history budget in tokens (`history_budget`, as set by `ctxwin_window_set_budget` or
+ * `ctxwin_window_configure`).
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`; `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_budget(const struct ctxwin_window *w, int32_t *out);
+
+/**
+ * The overhead sent with every request, as set by `ctxwin_window_set_overhead`.
+ *
+ * Parameters: `system_tokens` and `tool_tokens` receive the tokens of the system prompt and
+ * of the tool definitions; both are written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG` (naming the NULL parameter).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `system_tokens` and `tool_tokens` are NULL or writable.
+ */
+ctxwin_status ctxwin_window_overhead(const struct ctxwin_window *w,
+                                     int32_t *system_tokens,
+                                     int32_t *tool_tokens);
+
+/**
+ * The model name as given to `ctxwin_window_new` or `ctxwin_window_set_model`, into the
+ * caller's buffer.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the buffer convention: at most `cap` bytes
+ * including a NUL are written, `*needed` (may be NULL) receives the full length without the
+ * NUL, and `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` (`buf` NULL with `cap` > 0) or
+ * `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_model(const struct ctxwin_window *w,
+                                  char *buf,
+                                  size_t cap,
+                                  size_t *needed);
+
+/**
+ * Every setting as a JSON object that `ctxwin_window_configure` accepts (every key, the
+ * defaults included), into the caller's buffer: configuring another window with it gives
+ * it the same settings.
+ *
+ * Parameters: `buf`, `cap`, `needed` follow the buffer convention: at most `cap` bytes
+ * including a NUL are written, `*needed` (may be NULL) receives the full length without the
+ * NUL, and `buf = NULL, cap = 0` queries the length.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `buf` is NULL or valid for `cap` bytes; `needed` is NULL or
+ * writable.
+ */
+ctxwin_status ctxwin_window_settings(const struct ctxwin_window *w,
+                                     char *buf,
+                                     size_t cap,
+                                     size_t *needed);
+
+/**
+ * `ctxwin_window_reset`, with options. Removes every message and what was recorded about
+ * them: turns, summaries and compaction records, the pending summary request, the choices of
+ * `drop_oldest_turn`, `compact` and `recover`, host ids, the provider's last prompt total
+ * and the last rendered request. Keeps the model, the settings, and (unless `flags` says
+ * otherwise) the overhead and the calibration.
+ *
+ * Parameters: `flags` is 0 or a combination of `CTXWIN_RESET_OVERHEAD` (also set the
+ * overhead to 0) and `CTXWIN_RESET_CALIBRATION` (also forget the calibration);
+ * `ctxwin_window_reset(w)` is `ctxwin_window_reset_with(w, 0)`.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_INVALID_ARG` for
+ * an unknown flag bit (nothing is reset).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_reset_with(struct ctxwin_window *w, uint32_t flags);
 
 /**
  * True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
@@ -1168,6 +1514,10 @@ ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json,
  * SYSTEM for Anthropic and Gemini (`render_request` puts them in `system` /
  * `systemInstruction`), THINKING for all but Gemini (the others need the provider's
  * signature or encrypted content). SYSTEM messages come first in the OpenAI formats.
+ *
+ * A successful render is recorded as the window's last request (its first live message and
+ * the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's
+ * usage report to it without the caller recording a range.
  *
  * Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
  * NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
@@ -1514,7 +1864,9 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
  * (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
- * (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+ * (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
+ * default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
+ * replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
  * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.8: a strategy that
  * has to act acts until the view is within this fraction of its limits, so the view, and the
@@ -1609,6 +1961,9 @@ ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model
  *   and its arguments, as for `ctxwin_window_push_tool` (better: push calls with
  *   `ctxwin_window_push_tool_call`, and results with `ctxwin_window_push_tool`, with their
  *   ids; tool messages pushed here carry none, see `ctxwin_window_render_json`).
+ *   Bytes that are not UTF-8 are refused (INVALID_UTF8) unless the window is configured
+ *   `"invalid_utf8":"replace"`: then each invalid sequence becomes U+FFFD, the text is
+ *   counted so, and `ctxwin_window_replaced_utf8` flags the message.
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
@@ -1666,6 +2021,7 @@ ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
  *   (`{"name":"read_file","arguments":{...}}`, also with `input` or `args`); a text with no
  *   name (an empty first line, or arguments alone) is refused: prefer
  *   `ctxwin_window_push_tool_call`, which takes the name and the arguments apart.
+ *   Invalid UTF-8 is handled as `ctxwin_window_push` handles it (`invalid_utf8`).
  * - `out`: may be NULL; otherwise receives the message's count on success.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
@@ -1827,7 +2183,11 @@ ctxwin_status ctxwin_window_live_tokens(const struct ctxwin_window *w, struct ct
 /**
  * Rewinds the window to its first `message_count` messages (an undo, or a retry from an
  * earlier point) and re-enforces the strategy over what remains, so turns that fit again
- * are live again.
+ * are live again. The choices `ctxwin_window_drop_oldest_turn`, `ctxwin_window_compact` and
+ * `ctxwin_window_recover` made while the ledger held more than `message_count` messages are
+ * undone; those made earlier stay. Host messages whose first part is removed are forgotten
+ * (their ids may be pushed again); to replace a host message, rewind to its
+ * `ctxwin_window_host_index`.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
  * `message_count` exceeds the number of messages.
@@ -1842,7 +2202,11 @@ ctxwin_status ctxwin_window_live_tokens(const struct ctxwin_window *w, struct ct
 ctxwin_status ctxwin_window_truncate(struct ctxwin_window *w, size_t message_count);
 
 /**
- * Removes every message. Model, settings and overhead stay.
+ * Removes every message and what was recorded about them (turns, summaries and
+ * compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+ * `compact` and `recover`, host ids, the provider's last prompt total, the last rendered
+ * request). The model, the settings, the overhead and the calibration stay;
+ * `ctxwin_window_reset_with` can clear the overhead and the calibration too.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
  *
@@ -1858,7 +2222,8 @@ ctxwin_status ctxwin_window_reset(struct ctxwin_window *w);
 /**
  * Prunes one more turn than the strategy requires (for example after a provider rejected
  * the request as too long). The newest turn is never dropped. A later larger budget does
- * not bring the dropped turn back; truncate or reset does.
+ * not bring the dropped turn back; a reset does, and so does a truncate to fewer messages
+ * than the ledger held when this was called.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
  * only the newest turn is live.

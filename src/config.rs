@@ -83,6 +83,27 @@ pub mod defaults {
     pub const TOOL_OUTPUT_MAX_LINES: u32 = 40;
 }
 
+/// What a push does with text that is not valid UTF-8 (`invalid_utf8`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InvalidUtf8 {
+    /// Refuse the push with INVALID_UTF8 (`"error"`, the default).
+    #[default]
+    Error,
+    /// Keep the text with U+FFFD in place of each invalid sequence, count it so, and flag the
+    /// message (`"replace"`).
+    Replace,
+}
+
+impl InvalidUtf8 {
+    /// The name `configure` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidUtf8::Error => "error",
+            InvalidUtf8::Replace => "replace",
+        }
+    }
+}
+
 /// A fraction in (0, 1]: never NaN, so it compares like an integer.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 pub struct Fraction(f64);
@@ -154,6 +175,8 @@ pub struct Settings {
     pub keep_recent_turns: u32,
     /// Tool outputs longer than this many lines are cut to head and tail by `tiered`.
     pub tool_output_max_lines: u32,
+    /// What a push does with text that is not valid UTF-8.
+    pub invalid_utf8: InvalidUtf8,
     /// The provider format the window speaks (`format`); `None` is `"auto"`.
     pub format: Option<Format>,
     /// When a strategy has to act, it acts until the view is within this fraction of each of
@@ -183,6 +206,7 @@ impl Default for Settings {
             keep_recent: defaults::KEEP_RECENT,
             keep_recent_turns: defaults::KEEP_RECENT_TURNS,
             tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
+            invalid_utf8: InvalidUtf8::Error,
             format: None,
             low_water: DEFAULT_LOW_WATER,
             output_reserve: Tokens::Auto,
@@ -235,6 +259,7 @@ impl Settings {
             "keep_recent": self.keep_recent,
             "keep_recent_turns": self.keep_recent_turns,
             "tool_output_max_lines": self.tool_output_max_lines,
+            "invalid_utf8": self.invalid_utf8.as_str(),
             "format": self.format.map_or("auto", Format::key),
             "low_water": self.low_water.get(),
             "output_reserve": self.output_reserve.to_value(),
@@ -289,6 +314,7 @@ impl Settings {
             "keep_recent" => self.keep_recent = parse_tokens(key, value)?,
             "keep_recent_turns" => self.keep_recent_turns = parse_tokens(key, value)?,
             "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
+            "invalid_utf8" => self.invalid_utf8 = parse_invalid_utf8(value)?,
             "format" => self.format = parse_format(value)?,
             "low_water" => self.low_water = parse_fraction(key, value)?,
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
@@ -326,6 +352,16 @@ fn parse_format(value: &Value) -> Result<Option<Format>> {
 }
 
 /// A threshold: `null` (none) or a whole number from 1 to `i32::MAX`.
+fn parse_invalid_utf8(value: &Value) -> Result<InvalidUtf8> {
+    match value.as_str() {
+        Some("error") => Ok(InvalidUtf8::Error),
+        Some("replace") => Ok(InvalidUtf8::Replace),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'invalid_utf8' must be \"error\" or \"replace\" (got {value})"
+        ))),
+    }
+}
+
 fn parse_threshold(key: &str, value: &Value) -> Result<Option<u32>> {
     if value.is_null() {
         return Ok(None);
@@ -421,6 +457,7 @@ mod tests {
             r#"{"retain_text":false,"budget_includes_overhead":true,"history_budget":0,"threshold":1}"#,
             r#"{"max_message_bytes":0}"#,
             r#"{"max_message_bytes":4096}"#,
+            r#"{"invalid_utf8":"replace"}"#,
             r#"{"format":"gemini"}"#,
             r#"{"format":"openai_responses"}"#,
             r#"{"low_water":0.7,"output_reserve":0}"#,

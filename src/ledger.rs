@@ -3,18 +3,14 @@
 //! needs the [`crate::Window`] that owns the data.
 
 use crate::message::{Kind, Message};
-use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, saturate_u32};
 use std::ops::Range;
 
-/// Where a turn starts, and the history tokens of all turns before it (a prefix sum, so any
-/// run of turns is summed in O(1)).
+/// Where a turn starts (its USER message).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TurnStart {
     /// Index of the turn's USER message.
     pub first: usize,
-    /// History tokens of every turn before it.
-    pub before: Tally,
 }
 
 /// The ledger as strategies and the renderer read it. Cheap to copy: it only borrows.

@@ -76,6 +76,12 @@ pub struct MessageExtras {
     /// Tokens of images and other non-text content, counted by the provider's rule and added
     /// to the text's count; a model change recounts the text only.
     pub media: Option<Count>,
+    /// The host's id of the host message this ledger message is a part of
+    /// (`push_message`); every part carries it.
+    pub host_id: Option<i64>,
+    /// True when the pushed bytes were not valid UTF-8 and each invalid sequence was
+    /// replaced by U+FFFD (`invalid_utf8: "replace"`).
+    pub replaced_utf8: bool,
 }
 
 /// The position of a ledger message inside the provider message it was parsed from.
@@ -135,6 +141,21 @@ impl Message {
         self.extras.get_or_insert_default().external_id = Some(id);
     }
 
+    /// The host id of the host message this is a part of, if it was pushed with one.
+    pub fn host_id(&self) -> Option<i64> {
+        self.extras().and_then(|extras| extras.host_id)
+    }
+
+    /// True when invalid UTF-8 in the pushed text was replaced by U+FFFD.
+    pub fn replaced_utf8(&self) -> bool {
+        self.extras().is_some_and(|extras| extras.replaced_utf8)
+    }
+
+    /// Marks the text as having had invalid UTF-8 replaced.
+    pub(crate) fn mark_replaced_utf8(&mut self) {
+        self.extras.get_or_insert_default().replaced_utf8 = true;
+    }
+
     /// Tokens of the message's non-text content (see [`MessageExtras::media`]).
     pub fn media(&self) -> Option<Count> {
         self.extras().and_then(|extras| extras.media)
@@ -184,10 +205,15 @@ impl Message {
         self.source
     }
 
-    /// Replaces the count (after a model change).
+    /// Replaces the count (after a model change, or the caller's `set_count`).
     pub(crate) fn set_count(&mut self, count: Count) {
         self.tokens = count.tokens;
         self.exact = count.exact;
+    }
+
+    /// Records who produced the count.
+    pub(crate) fn set_source(&mut self, source: CountSource) {
+        self.source = source;
     }
 }
 

@@ -33,6 +33,15 @@ impl Problem {
         }
     }
 
+    /// Why `push_tool` refuses a message with this problem.
+    pub fn refusal(self) -> &'static str {
+        match self {
+            Problem::DuplicateCall => "a call with this id was already pushed in this turn",
+            Problem::DuplicateResult => "this call was already answered",
+            _ => "no call with this id was pushed in this turn",
+        }
+    }
+
     /// What the view does about it.
     pub fn repair(self) -> &'static str {
         match self {

@@ -32,6 +32,14 @@ impl Tally {
         }
     }
 
+    /// This total plus `other`.
+    pub fn plus(self, other: Tally) -> Tally {
+        Tally {
+            exact: self.exact + other.exact,
+            estimated: self.estimated + other.estimated,
+        }
+    }
+
     /// This total less `other`, a part of it.
     pub fn minus(self, other: Tally) -> Tally {
         Tally {

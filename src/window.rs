@@ -32,11 +32,21 @@ use crate::view::{ItemType, Overlay, ViewItem};
 use std::borrow::Cow;
 use std::ops::Range;
 
+mod choices;
+mod host;
+mod last_request;
 mod request;
 mod restore;
 mod summarize;
+mod turn_sums;
+mod utf8;
 
+pub use choices::Choice;
+pub use host::Part;
+pub use last_request::LastRequest;
 pub use restore::SavedWindow;
+pub use utf8::Decoded;
+use turn_sums::TurnSums;
 
 /// What the ledger reports about one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +72,15 @@ pub struct Overhead {
     pub tools: u32,
 }
 
+/// What [`Window::reset_with`] clears besides the messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResetFlags {
+    /// Sets the overhead (system prompt and tool tokens) to 0.
+    pub overhead: bool,
+    /// Forgets the calibration learned from provider usage.
+    pub calibration: bool,
+}
+
 /// A conversation ledger with a window boundary. Cheap to clone (a fork of the session).
 #[derive(Clone, Debug)]
 pub struct Window {
@@ -70,6 +89,8 @@ pub struct Window {
     overhead: Overhead,
     messages: Vec<Message>,
     turns: Vec<TurnStart>,
+    /// History tokens of each turn, with prefix sums.
+    sums: TurnSums,
     /// History tokens of every turn.
     history: Tally,
     /// Tokens of pinned messages.
@@ -77,6 +98,15 @@ pub struct Window {
     first_live_turn: usize,
     /// Turns dropped by hand: the boundary never moves before this turn.
     forced_first_live: usize,
+    /// The choices `drop_oldest_turn`, `compact` and `recover` recorded, with the ledger
+    /// length each was made at, so a rewind undoes the ones made after it.
+    choices: choices::ChoiceLog,
+    /// The host's ids of its messages (`push_message`), and where each starts.
+    host_ids: host::HostIds,
+    /// Counts `set_count` recorded, applied at the next enforcement (saved).
+    pending_counts: host::PendingCounts,
+    /// The request last rendered, which `observe_last_usage` attributes usage to.
+    last_request: last_request::LastRequestCell,
     /// Learned from provider usage; scales estimated counts.
     calibration: Calibration,
     generation: u32,
@@ -114,10 +144,15 @@ impl Window {
             overhead: Overhead::default(),
             messages: Vec::new(),
             turns: Vec::new(),
+            sums: TurnSums::default(),
             history: Tally::default(),
             pinned: Tally::default(),
             first_live_turn: 0,
             forced_first_live: 0,
+            choices: choices::ChoiceLog::default(),
+            host_ids: host::HostIds::default(),
+            pending_counts: host::PendingCounts::default(),
+            last_request: last_request::LastRequestCell::default(),
             calibration: Calibration::default(),
             generation: 0,
             compactions: Vec::new(),
@@ -463,6 +498,13 @@ impl Window {
         if name.trim().is_empty() {
             return Err(Error::invalid_arg(format!("tool call id '{call_id}': name must not be empty")));
         }
+        self.check_call_arguments(call_id, arguments)?;
+        self.push_paired(Kind::ToolCall, call_id, Some(name), arguments)
+    }
+
+    /// Refuses a call's arguments that are not a JSON object (empty is `{}`) in a window
+    /// whose format needs one (Anthropic, Gemini).
+    pub(crate) fn check_call_arguments(&self, call_id: &str, arguments: &str) -> Result<()> {
         let format = self.format();
         if format.needs_object_arguments() && !arguments.trim().is_empty() {
             let parsed = serde_json::from_str::<serde_json::Value>(arguments);
@@ -473,7 +515,7 @@ impl Window {
                 )));
             }
         }
-        self.push_paired(Kind::ToolCall, call_id, Some(name), arguments)
+        Ok(())
     }
 
     /// Appends a tool call or result with its id (and a call's name), checking its pairing.
@@ -501,11 +543,7 @@ impl Window {
             .find(|d| d.index == index);
         if let Some(defect) = defect {
             self.remove_from(index);
-            let why = match defect.problem {
-                pairing::Problem::DuplicateCall => "a call with this id was already pushed in this turn",
-                pairing::Problem::DuplicateResult => "this call was already answered",
-                _ => "no call with this id was pushed in this turn",
-            };
+            let why = defect.problem.refusal();
             return Err(Error::invalid_arg(format!("tool call id '{call_id}': {why}")));
         }
         Ok(count)
@@ -526,15 +564,18 @@ impl Window {
             }
             self.turns.push(TurnStart {
                 first: self.messages.len(),
-                before: self.history,
             });
+            self.sums.push(Tally::default());
         }
         if self.is_pinned(self.messages.len(), message.kind()) {
             self.pinned_indices.push(self.messages.len());
             self.pinned.add(self.calibrated(message.count()));
         } else {
-            self.history.add(self.calibrated(message.count()));
+            let count = self.calibrated(message.count());
+            self.history.add(count);
+            self.sums.add(self.turns.len() - 1, count);
         }
+        self.host_ids.note(&self.messages, &message);
         self.messages.push(message);
         if repair {
             self.rebuild_view();
@@ -584,6 +625,7 @@ impl Window {
     pub fn compact(&mut self) -> usize {
         let before = self.verbatim();
         self.record_compaction();
+        self.note_choice();
         self.enforce();
         before.saturating_sub(self.verbatim())
     }
@@ -644,6 +686,7 @@ impl Window {
             self.forced_first_live = self.first_live_turn + 1;
             self.enforce();
         }
+        self.note_choice();
         Ok(before.saturating_sub(self.verbatim()))
     }
 
@@ -656,8 +699,24 @@ impl Window {
             ));
         }
         self.forced_first_live = self.first_live_turn + 1;
+        self.note_choice();
         self.enforce();
         Ok(())
+    }
+
+    /// Records the current manual choices, stamped with the ledger's length, so that a
+    /// rewind to fewer messages undoes them.
+    fn note_choice(&mut self) {
+        self.choices.record(Choice {
+            messages: self.messages.len(),
+            forced_first_live: self.forced_first_live,
+            compacted_through: self.compacted_through,
+        });
+    }
+
+    /// The manual choices in force, oldest first, each with the ledger length it was made at.
+    pub fn choices(&self) -> &[Choice] {
+        self.choices.as_slice()
     }
 
     /// Rewinds the ledger to its first `message_count` messages and re-enforces the strategy,
@@ -674,6 +733,9 @@ impl Window {
         }
         self.remove_from(message_count);
         self.forget_after_rewind();
+        let kept = self.choices.rewind(message_count);
+        self.forced_first_live = kept.forced_first_live;
+        self.compacted_through = kept.compacted_through;
         self.enforce();
         Ok(())
     }
@@ -692,12 +754,18 @@ impl Window {
                 self.pinned.sub(count);
             } else {
                 self.history.sub(count);
+                self.sums.sub(self.turns.len() - 1, count);
             }
             if self.turns.last().is_some_and(|turn| turn.first == index) {
                 self.turns.pop();
+                self.sums.pop();
             }
-            self.messages.pop();
+            if let Some(message) = self.messages.pop() {
+                self.host_ids.forget(index, &message);
+            }
         }
+        self.pending_counts.forget_from(message_count);
+        self.last_request.forget_from(message_count);
         self.costs.forget_from(self.turns.len().saturating_sub(1));
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
         self.pinned_indices.truncate(pinned);
@@ -735,14 +803,23 @@ impl Window {
         Ok(())
     }
 
-    /// Removes every message; settings, model, overhead and the format stay.
+    /// Removes every message and what was recorded about them: turns, summaries and
+    /// compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+    /// `compact` and `recover`, host ids, the prompt total and the last request. The model,
+    /// the settings (the format included), the overhead and the calibration stay (see
+    /// [`Window::reset_with`]).
     pub fn reset(&mut self) {
         self.cache.prepared.rewound(0);
         self.messages.clear();
         self.turns.clear();
+        self.sums.clear();
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.forced_first_live = 0;
+        self.choices.clear();
+        self.host_ids.clear();
+        self.pending_counts = host::PendingCounts::default();
+        self.last_request.forget();
         self.pinned_indices.clear();
         self.defective_turns.clear();
         self.compacted_through = 0;
@@ -751,9 +828,22 @@ impl Window {
         self.enforce();
     }
 
+    /// [`Window::reset`], also clearing what `flags` names: the overhead (a `/clear` that
+    /// expects a zero total) and what the calibration learned.
+    pub fn reset_with(&mut self, flags: ResetFlags) {
+        if flags.overhead {
+            self.overhead = Overhead::default();
+        }
+        if flags.calibration {
+            self.calibration = Calibration::default();
+        }
+        self.reset();
+    }
+
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
     /// if either changed.
     fn enforce(&mut self) {
+        drop(self.apply_pending_counts());
         self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
         self.compacted_through = self.compacted_through.min(self.turns.len());
         let mut costs = std::mem::take(&mut self.costs);
@@ -944,19 +1034,25 @@ impl Window {
 
     /// History tokens of turns `k..`.
     fn history_from(&self, k: usize) -> Tally {
-        match self.turns.get(k) {
-            Some(turn) => self.history.minus(turn.before),
-            None => Tally::default(),
+        if k < self.turns.len() {
+            self.history.minus(self.sums.before(k))
+        } else {
+            Tally::default()
         }
     }
 
     fn rebuild_tallies(&mut self) {
         self.history = Tally::default();
         self.pinned = Tally::default();
+        self.sums.clear();
+        let mut turn = Tally::default();
         let mut next_turn = 0;
         for index in 0..self.messages.len() {
             if self.turns.get(next_turn).is_some_and(|turn| turn.first == index) {
-                self.turns[next_turn].before = self.history;
+                if next_turn > 0 {
+                    self.sums.push(turn);
+                }
+                turn = Tally::default();
                 next_turn += 1;
             }
             let (kind, count) = (self.messages[index].kind(), self.calibrated(self.messages[index].count()));
@@ -964,7 +1060,11 @@ impl Window {
                 self.pinned.add(count);
             } else {
                 self.history.add(count);
+                turn.add(count);
             }
+        }
+        if next_turn > 0 {
+            self.sums.push(turn);
         }
     }
 
@@ -1030,15 +1130,11 @@ impl Window {
                 format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
             )
         })?;
-        let (end, after) = match self.turns.get(turn + 1) {
-            Some(next) => (next.first, next.before),
-            None => (self.messages.len(), self.history),
-        };
-        let tokens = after.minus(start.before);
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: tokens.count(),
+            tokens: self.sums.turn(turn).count(),
             live: match &self.overlay {
                 Some(overlay) => overlay.is_live(turn),
                 None => turn >= self.first_live_turn,

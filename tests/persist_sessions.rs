@@ -1,7 +1,8 @@
 //! Persistence round trips over every strategy: random sessions (plain, tool and provider
-//! JSON pushes, turns, compactions, recoveries, forced drops, rewinds, configuration changes,
-//! usage reports and summaries) are exported and imported part way through. The restored
-//! window must be the saved one: the same view (every item's type, kind, index, text and
+//! JSON pushes, host messages of several parts, counts set after the fact, turns, compactions,
+//! recoveries, forced drops, rewinds, configuration changes, usage reports (with a range and
+//! for the request last rendered) and summaries) are exported and imported part way through.
+//! The restored window must be the saved one: the same view (every item's type, kind, index, text and
 //! tokens), start, live tokens, generation, render_json output and export; and when both go
 //! on with the same steps, every step must succeed or fail alike and leave them identical.
 
@@ -46,6 +47,15 @@ enum Step {
     Observe(u64),
     /// Ask for a summary and answer with this many words of the request.
     Summarize(usize),
+    /// One host message of several parts (kind, text, call id) under a host id.
+    Message(Vec<(Kind, String, Option<String>)>, i64),
+    /// Replace the count of the message this many thousandths into the ledger.
+    SetCount(usize, Count),
+    /// Record the total of the turn this many thousandths into the turns.
+    SetTurnCount(usize, Count),
+    /// Report a prompt total of this many thousandths of the live tokens for the request
+    /// last rendered.
+    ObserveLast(u64),
 }
 
 fn words(rng: &mut Rng, most: usize) -> String {
@@ -154,6 +164,50 @@ fn plain_turn(rng: &mut Rng, counted: bool, id: &mut u32, steps: &mut Vec<Step>)
     }
 }
 
+/// One turn of host messages (`push_message`): the user's message, then assistant messages
+/// mixing thinking, text and tool calls, and messages of tool results, each under a new host
+/// id (now and then one already used, which is refused); counts arrive after the fact.
+fn host_turn(rng: &mut Rng, id: &mut u32, host: &mut i64, steps: &mut Vec<Step>) {
+    let mut next_host = |rng: &mut Rng| {
+        *host += 1;
+        if rng.chance(3) { *host / 2 } else { *host }
+    };
+    steps.push(Step::Message(vec![(Kind::User, words(rng, 20), None)], next_host(rng)));
+    for _ in 0..rng.below(3) {
+        let mut parts = Vec::new();
+        if rng.chance(40) {
+            parts.push((Kind::Thinking, words(rng, 10), None));
+        }
+        if rng.chance(60) {
+            parts.push((Kind::Assistant, words(rng, 10), None));
+        }
+        let calls: Vec<String> = (0..rng.below(3))
+            .map(|_| {
+                *id += 1;
+                format!("call_{id}")
+            })
+            .collect();
+        parts.extend(calls.iter().map(|c| (Kind::ToolCall, words(rng, 6), Some(c.clone()))));
+        if parts.is_empty() || rng.chance(3) {
+            // An empty message, or a result whose call never came: both refused.
+            parts.push((Kind::ToolResult, words(rng, 3), Some("call_none".to_owned())));
+        }
+        steps.push(Step::Message(parts, next_host(rng)));
+        let mut results = Vec::new();
+        for call in &calls {
+            if !rng.chance(10) {
+                results.push((Kind::ToolResult, tool_output(rng), Some(call.clone())));
+            }
+        }
+        if !results.is_empty() {
+            steps.push(Step::Message(results, next_host(rng)));
+        }
+        if rng.chance(50) {
+            steps.push(Step::SetCount(900 + rng.below(101), Count { tokens: rng.below(400) as u32, exact: rng.chance(80) }));
+        }
+    }
+}
+
 const STRATEGIES: [&str; 5] = ["sliding", "drop_oldest", "tiered", "monologue", "summary"];
 
 /// A configuration object for `strategy`, with small budgets and thresholds.
@@ -196,8 +250,10 @@ fn session(rng: &mut Rng) -> (&'static str, String, Vec<Step>) {
     // Counted messages have no text, so render_json refuses them: only some sessions have.
     let counted = rng.chance(25);
     let mut id = 0;
+    let mut host = 0;
     for _ in 0..1 + rng.below(10) {
         match wire {
+            Wire::Plain if rng.chance(40) => host_turn(rng, &mut id, &mut host, &mut steps),
             Wire::Plain => plain_turn(rng, counted, &mut id, &mut steps),
             _ if rng.chance(20) => plain_turn(rng, counted, &mut id, &mut steps),
             _ => json_turn(rng, wire, &mut id, &mut steps),
@@ -206,7 +262,10 @@ fn session(rng: &mut Rng) -> (&'static str, String, Vec<Step>) {
             steps.push(Step::EndTurn);
         }
         for _ in 0..rng.below(3) {
-            steps.push(match rng.below(10) {
+            steps.push(match rng.below(13) {
+                10 => Step::SetCount(rng.below(1001), Count { tokens: rng.below(300) as u32, exact: rng.chance(70) }),
+                11 => Step::SetTurnCount(rng.below(1001), Count { tokens: rng.below(600) as u32, exact: rng.chance(70) }),
+                12 => Step::ObserveLast(500 + rng.below(1500) as u64),
                 0 => Step::Compact,
                 1 => Step::Recover(1 + rng.below(400) as i64),
                 2 => Step::DropOldestTurn,
@@ -257,6 +316,23 @@ fn apply(window: &mut Window, step: &Step) -> Outcome {
         Step::Observe(thousandths) => {
             let reported = i64::from(window.live_tokens().tokens) * *thousandths as i64 / 1000;
             outcome(window.observe_usage(window.start(), window.message_count(), reported))
+        }
+        Step::Message(parts, host_id) => {
+            let parts: Vec<ctxwin::window::Part<'_>> = parts
+                .iter()
+                .map(|(kind, text, call_id)| ctxwin::window::Part { kind: *kind, text, replaced: false, call_id: call_id.as_deref(), name: None })
+                .collect();
+            outcome(window.push_message(&parts, *host_id))
+        }
+        Step::SetCount(thousandths, count) => {
+            outcome(window.set_count(window.message_count().saturating_sub(1) * thousandths / 1000, *count))
+        }
+        Step::SetTurnCount(thousandths, count) => {
+            outcome(window.set_turn_count(window.turn_count().saturating_sub(1) * thousandths / 1000, *count))
+        }
+        Step::ObserveLast(thousandths) => {
+            let reported = i64::from(window.live_tokens().tokens) * *thousandths as i64 / 1000;
+            outcome(window.observe_last_usage(reported))
         }
         Step::Summarize(words) => {
             let request = match window.summary_request() {

@@ -44,6 +44,8 @@ struct Reference {
     includes_overhead: bool,
     first_live: usize,
     floor: usize,
+    /// Each forced drop: the ledger length it was made at, and the floor it set.
+    drops: Vec<(usize, usize)>,
     low_water: f64,
 }
 
@@ -140,6 +142,9 @@ fn apply(window: &mut Window, reference: &mut Reference, op: &Op) {
             } else {
                 result.unwrap();
                 reference.messages.truncate(n);
+                // A rewind undoes the drops made when the ledger was longer.
+                reference.drops.retain(|&(made_at, _)| made_at <= n);
+                reference.floor = reference.drops.last().map_or(0, |&(_, floor)| floor);
                 reference.enforce();
             }
         }
@@ -147,6 +152,7 @@ fn apply(window: &mut Window, reference: &mut Reference, op: &Op) {
             window.reset();
             reference.messages.clear();
             reference.floor = 0;
+            reference.drops.clear();
             reference.enforce();
         }
         Op::LowWater(low_water) => {
@@ -162,6 +168,7 @@ fn apply(window: &mut Window, reference: &mut Reference, op: &Op) {
             } else {
                 result.unwrap();
                 reference.floor = reference.first_live + 1;
+                reference.drops.push((reference.messages.len(), reference.floor));
                 reference.enforce();
             }
         }

@@ -12,7 +12,8 @@ use crate::classify::ErrorInfo;
 /// with a line longer than 400 characters, the running turn's included, and goes on to
 /// summaries and dropping only while still over; `sliding` and
 /// `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
-/// not undo it (`ctxwin_window_truncate` and `ctxwin_window_reset` do). The ledger is never
+/// not undo it (`ctxwin_window_reset` does, and `ctxwin_window_truncate` to fewer messages
+/// than the ledger held when it was made). The ledger is never
 /// changed, only the view.
 ///
 /// Parameters: `removed` may be NULL; otherwise receives how many ledger messages this call

@@ -85,6 +85,10 @@ pub unsafe extern "C" fn ctxwin_window_push_json(w: *mut ctxwin_window, json: *c
 /// `systemInstruction`), THINKING for all but Gemini (the others need the provider's
 /// signature or encrypted content). SYSTEM messages come first in the OpenAI formats.
 ///
+/// A successful render is recorded as the window's last request (its first live message and
+/// the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's
+/// usage report to it without the caller recording a range.
+///
 /// Parameters: `w` is borrowed; `buf` (caller-owned, `cap` bytes) receives the JSON and a
 /// NUL; `needed` may be NULL, otherwise receives the full length without the NUL.
 /// `buf = NULL, cap = 0` queries the length.

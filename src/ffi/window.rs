@@ -5,7 +5,7 @@
 //! `CTXWIN_STATUS_NULL_ARG` (or 0 for functions returning a value); a failure leaves the
 //! window unchanged and `ctxwin_window_last_error` explains it.
 
-use super::boundary::{ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
+use super::boundary::{bytes_arg, ffi_boundary, out_arg, str_arg, try_mut, try_ref, write_optional};
 use super::buffer::OutBuffer;
 use super::count::ctxwin_count;
 use super::error::{FfiError, ctxwin_status};
@@ -159,7 +159,9 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
 /// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
 /// (tokens, default 2000), `threshold` (above 0, at most 1; default 0.85) and `context_limit`
-/// (tokens, overrides the model table; 0 = use the table); `max_message_bytes` (the largest
+/// (tokens, overrides the model table; 0 = use the table); `invalid_utf8` ("error", the
+/// default: a push of bytes that are not UTF-8 fails with INVALID_UTF8; "replace": U+FFFD
+/// replaces each invalid sequence of a pushed text, flagged per message); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
 /// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.8: a strategy that
 /// has to act acts until the view is within this fraction of its limits, so the view, and the
@@ -275,6 +277,9 @@ pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *
 ///   and its arguments, as for `ctxwin_window_push_tool` (better: push calls with
 ///   `ctxwin_window_push_tool_call`, and results with `ctxwin_window_push_tool`, with their
 ///   ids; tool messages pushed here carry none, see `ctxwin_window_render_json`).
+///   Bytes that are not UTF-8 are refused (INVALID_UTF8) unless the window is configured
+///   `"invalid_utf8":"replace"`: then each invalid sequence becomes U+FFFD, the text is
+///   counted so, and `ctxwin_window_replaced_utf8` flags the message.
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
@@ -303,8 +308,8 @@ pub unsafe extern "C" fn ctxwin_window_push(
             let kind = kind_arg(kind)?;
             window.check_message_size(len)?;
             // SAFETY: forwarded from this function's contract.
-            let text = unsafe { str_arg(text, len, "text") }?;
-            let count = window.push(kind, text)?;
+            let text = unsafe { bytes_arg(text, len, "text") }?;
+            let count = window.push_bytes(kind, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             unsafe { write_optional(out, count.into()) };
             Ok(())
@@ -352,6 +357,7 @@ pub unsafe extern "C" fn ctxwin_window_push_counted(w: *mut ctxwin_window, kind:
 ///   (`{"name":"read_file","arguments":{...}}`, also with `input` or `args`); a text with no
 ///   name (an empty first line, or arguments alone) is refused: prefer
 ///   `ctxwin_window_push_tool_call`, which takes the name and the arguments apart.
+///   Invalid UTF-8 is handled as `ctxwin_window_push` handles it (`invalid_utf8`).
 /// - `out`: may be NULL; otherwise receives the message's count on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
@@ -381,8 +387,8 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
         try_mut!(w).update(|window| {
             let kind = kind_arg(kind)?;
             // SAFETY: forwarded from this function's contract.
-            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, str_arg(text, len, "text")?) };
-            let count = window.push_tool(kind, call_id, text)?;
+            let (call_id, text) = unsafe { (str_arg(call_id, id_len, "call_id")?, bytes_arg(text, len, "text")?) };
+            let count = window.push_tool_bytes(kind, call_id, text)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             unsafe { write_optional(out, count.into()) };
             Ok(())
@@ -562,7 +568,11 @@ pub unsafe extern "C" fn ctxwin_window_live_tokens(w: *const ctxwin_window, out:
 
 /// Rewinds the window to its first `message_count` messages (an undo, or a retry from an
 /// earlier point) and re-enforces the strategy over what remains, so turns that fit again
-/// are live again.
+/// are live again. The choices `ctxwin_window_drop_oldest_turn`, `ctxwin_window_compact` and
+/// `ctxwin_window_recover` made while the ledger held more than `message_count` messages are
+/// undone; those made earlier stay. Host messages whose first part is removed are forgotten
+/// (their ids may be pushed again); to replace a host message, rewind to its
+/// `ctxwin_window_host_index`.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// `message_count` exceeds the number of messages.
@@ -580,7 +590,11 @@ pub unsafe extern "C" fn ctxwin_window_truncate(w: *mut ctxwin_window, message_c
     }
 }
 
-/// Removes every message. Model, settings and overhead stay.
+/// Removes every message and what was recorded about them (turns, summaries and
+/// compaction records, the pending summary request, the choices of `drop_oldest_turn`,
+/// `compact` and `recover`, host ids, the provider's last prompt total, the last rendered
+/// request). The model, the settings, the overhead and the calibration stay;
+/// `ctxwin_window_reset_with` can clear the overhead and the calibration too.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
 ///
@@ -602,7 +616,8 @@ pub unsafe extern "C" fn ctxwin_window_reset(w: *mut ctxwin_window) -> ctxwin_st
 
 /// Prunes one more turn than the strategy requires (for example after a provider rejected
 /// the request as too long). The newest turn is never dropped. A later larger budget does
-/// not bring the dropped turn back; truncate or reset does.
+/// not bring the dropped turn back; a reset does, and so does a truncate to fewer messages
+/// than the ledger held when this was called.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// only the newest turn is live.

@@ -169,7 +169,7 @@ fn ledger_messages<'a>(parts: Vec<Part>, raw: &'a str, model: &'a Model, retain:
                 of,
             }),
             media: part.media,
-            external_id: None,
+            ..MessageExtras::default()
         };
         Message::new(part.kind, count, CountSource::Library, retain.then(|| text.into())).with_extras(extras)
     })

@@ -41,6 +41,7 @@ pub fn render_json(window: &Window) -> Result<String> {
         Format::Anthropic | Format::Gemini => Vec::new(),
     };
     messages.extend(assemble::messages(window, format, &conversation)?);
+    window.note_request();
     Ok(format!("[{}]", messages.join(",")))
 }
 
@@ -110,6 +111,7 @@ pub fn render_request(window: &Window, base: &str) -> Result<String> {
         }
     }
     out.push('}');
+    window.note_request();
     Ok(out)
 }
 

@@ -28,8 +28,8 @@ use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_
 use crate::wire::FormatSet;
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, Count};
-use crate::window::{Overhead, SavedWindow, Window};
 use crate::fields::{Fields, parse_error};
+use crate::window::{Choice, Overhead, SavedWindow, Window};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
@@ -113,6 +113,12 @@ fn write_window(window: &Window) -> Value {
         "first_live_turn": window.first_live_turn(),
         "forced_first_live": window.forced_first_live(),
         "compacted_through": window.compacted_through(),
+        "choices": window.choices().iter()
+            .map(|c| json!([c.messages, c.forced_first_live, c.compacted_through]))
+            .collect::<Vec<_>>(),
+        "pending_counts": window.pending_counts().map(|(index, count)| json!({
+            "index": index, "tokens": count.tokens, "exact": count.exact,
+        })).collect::<Vec<_>>(),
         "enforced_messages": window.enforced_messages(),
         "prompt_total": window.prompt_total(),
         "pending_summary": window.pending_summary().map(|p| json!({
@@ -178,7 +184,10 @@ fn read_window(value: &Value) -> Result<Window> {
     let fields = Fields::of(value, "")?;
     read_header(&fields)?;
     let overhead = Fields::of(fields.value("overhead")?, "overhead")?;
+    let message_count = fields.array("messages")?.len();
     let saved = SavedWindow {
+        choices: read_choices(&fields, message_count)?,
+        pending_counts: read_pending_counts(&fields)?,
         model: fields.string("model")?.to_owned(),
         tokenizer: match fields.optional("tokenizer") {
             None | Some(Value::Null) => None,
@@ -270,16 +279,72 @@ fn read_settings(value: &Value) -> Result<Settings> {
     })
 }
 
+fn source_name(source: CountSource) -> &'static str {
+    match source {
+        CountSource::Library => "library",
+        CountSource::Caller => "caller",
+    }
+}
+
+fn read_source(fields: &Fields) -> Result<CountSource> {
+    match fields.string("source")? {
+        "library" => Ok(CountSource::Library),
+        "caller" => Ok(CountSource::Caller),
+        _ => Err(fields.wrong("source", "\"library\" or \"caller\"")),
+    }
+}
+
+/// The manual choices with the ledger length each was made at: `[messages,
+/// forced_first_live, compacted_through]` triples. A document written before they were
+/// saved has one choice in force, made at its current length.
+fn read_choices(fields: &Fields, messages: usize) -> Result<Vec<Choice>> {
+    let Some(value) = fields.optional("choices") else {
+        let (forced_first_live, compacted_through) = (fields.index("forced_first_live")?, fields.index("compacted_through")?);
+        let any = forced_first_live > 0 || compacted_through > 0;
+        return Ok(any.then_some(Choice { messages, forced_first_live, compacted_through }).into_iter().collect());
+    };
+    let Value::Array(choices) = value else {
+        return Err(fields.wrong("choices", "an array of [messages, forced_first_live, compacted_through]"));
+    };
+    choices
+        .iter()
+        .enumerate()
+        .map(|(i, choice)| {
+            let numbers: Option<Vec<usize>> = choice
+                .as_array()
+                .filter(|triple| triple.len() == 3)
+                .and_then(|triple| triple.iter().map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok())).collect());
+            match numbers.as_deref() {
+                Some(&[messages, forced_first_live, compacted_through]) => Ok(Choice { messages, forced_first_live, compacted_through }),
+                _ => Err(parse_error(&fields.path_of(&format!("choices[{i}]")), "expected [messages, forced_first_live, compacted_through]")),
+            }
+        })
+        .collect()
+}
+
+/// The counts `set_count` recorded for the next enforcement.
+fn read_pending_counts(fields: &Fields) -> Result<Vec<(usize, Count)>> {
+    let Some(value) = fields.optional("pending_counts") else { return Ok(Vec::new()) };
+    let Value::Array(entries) = value else {
+        return Err(fields.wrong("pending_counts", "an array"));
+    };
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let entry = Fields::of(entry, fields.path_of(&format!("pending_counts[{i}]")))?;
+            let count = Count { tokens: entry.tokens("tokens")?, exact: entry.boolean("exact")? };
+            Ok((entry.index("index")?, count))
+        })
+        .collect()
+}
+
 fn write_message(message: &Message) -> Value {
     let mut object = Map::new();
     object.insert("kind".into(), json!(message.kind().code()));
     object.insert("tokens".into(), json!(message.count().tokens));
     object.insert("exact".into(), json!(message.count().exact));
-    let source = match message.source() {
-        CountSource::Library => "library",
-        CountSource::Caller => "caller",
-    };
-    object.insert("source".into(), json!(source));
+    object.insert("source".into(), json!(source_name(message.source())));
     if let Some(text) = message.text() {
         object.insert("text".into(), json!(text));
     }
@@ -301,6 +366,12 @@ fn write_message(message: &Message) -> Value {
         }
         if let Some(media) = extras.media {
             object.insert("media".into(), json!({"tokens": media.tokens, "exact": media.exact}));
+        }
+        if let Some(id) = extras.host_id {
+            object.insert("host_id".into(), json!(id));
+        }
+        if extras.replaced_utf8 {
+            object.insert("replaced_utf8".into(), json!(true));
         }
     }
     Value::Object(object)
@@ -333,11 +404,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
         tokens: fields.tokens("tokens")?,
         exact: fields.boolean("exact")?,
     };
-    let source = match fields.string("source")? {
-        "library" => CountSource::Library,
-        "caller" => CountSource::Caller,
-        _ => return Err(fields.wrong("source", "\"library\" or \"caller\"")),
-    };
+    let source = read_source(&fields)?;
     let mut text = fields.optional_string("text")?.map(Box::from);
     let mut name = fields.optional_string("name")?.map(Box::from);
     // Before 0.2 a TOOL_CALL kept its name on the first line of its text.
@@ -362,6 +429,8 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
                 })
             })
             .transpose()?,
+        host_id: fields.optional_i64("host_id")?,
+        replaced_utf8: fields.optional("replaced_utf8").map(|_| fields.boolean("replaced_utf8")).transpose()?.unwrap_or(false),
     };
     let message = Message::new(kind, count, source, text);
     Ok(if extras == MessageExtras::default() {

@@ -105,6 +105,18 @@ impl CostCache {
     pub fn clear(&mut self) {
         *self = CostCache::default();
     }
+
+    /// Forgets turn `turn`'s costs (one of its counts changed), and every decision made
+    /// since it (the sliding walk, the per-turn decisions, the view's items).
+    pub fn forget(&mut self, turn: usize) {
+        if let Some(costs) = self.turns.get_mut(turn) {
+            *costs = [None; Treatment::ALL.len()];
+        }
+        self.walk.forget_from(turn);
+        self.tiered.forget_from(turn);
+        self.monologue.forget_from(turn);
+        self.view_reusable = false;
+    }
 }
 
 /// The cost of each turn under each treatment, rendered once and remembered; completed turns

@@ -23,6 +23,7 @@ impl Window {
     /// Errors (nothing changes): OUT_OF_RANGE when even then the request does not fit.
     pub fn prepare(&mut self) -> Result<RequestInfo> {
         let verbatim = self.verbatim();
+        let counts = self.apply_pending_counts();
         let saved = (self.first_live_turn, self.overlay.clone(), self.enforced_messages, self.generation);
         self.enforce();
         let tokens = u64::from(self.live_tokens().tokens);
@@ -30,6 +31,7 @@ impl Window {
             let reserve = u64::from(self.output_reserve());
             if tokens + reserve > u64::from(limit) {
                 (self.first_live_turn, self.overlay, self.enforced_messages, self.generation) = saved;
+                self.unapply_counts(counts);
                 return Err(Error::new(
                     ErrorKind::OutOfRange,
                     format!(
@@ -39,6 +41,7 @@ impl Window {
                 ));
             }
         }
+        self.note_request();
         let items: Vec<SentItem<'_>> = (0..self.view_len())
             .filter_map(|i| self.view_item(i))
             .map(|item| SentItem { item, message: self.message(item.index) })

@@ -3,6 +3,9 @@
 //! the one that was saved, and as consistent as one built by pushing.
 
 use super::Window;
+use super::choices::{Choice, ChoiceLog};
+use super::host::HostIds;
+use crate::tokens::Count;
 use crate::cache::CacheState;
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
@@ -33,6 +36,11 @@ pub struct SavedWindow {
     pub forced_first_live: usize,
     /// Turns compacted by hand (`compact`).
     pub compacted_through: usize,
+    /// The manual choices with the ledger length each was made at; the newest is
+    /// `forced_first_live` and `compacted_through`.
+    pub choices: Vec<Choice>,
+    /// Counts `set_count` recorded for the next enforcement: (index, count).
+    pub pending_counts: Vec<(usize, Count)>,
     /// Compaction records, oldest first.
     pub compactions: Vec<CompactionRecord>,
     /// The provider's last prompt total.
@@ -63,7 +71,35 @@ impl Window {
                 saved.messages.len()
             )));
         }
+        let choices = ChoiceLog::from_saved(saved.choices)
+            .ok_or_else(|| inconsistent("choices must be made at increasing ledger lengths, with floors that never go down".into()))?;
+        let current = choices.current();
+        if (current.forced_first_live, current.compacted_through) != (saved.forced_first_live, saved.compacted_through)
+            || current.messages > saved.messages.len()
+        {
+            return Err(inconsistent(format!(
+                "the newest of choices ({} messages, {}, {}) is not forced_first_live {} and compacted_through {} within {} messages",
+                current.messages,
+                current.forced_first_live,
+                current.compacted_through,
+                saved.forced_first_live,
+                saved.compacted_through,
+                saved.messages.len()
+            )));
+        }
+        if let Some((index, id)) = HostIds::first_reuse(&saved.messages) {
+            return Err(inconsistent(format!(
+                "messages[{index}].host_id {id} is the id of an earlier host message"
+            )));
+        }
+        if let Some(&(index, _)) = saved.pending_counts.iter().find(|&&(index, _)| index >= saved.messages.len()) {
+            return Err(inconsistent(format!(
+                "pending_counts names message {index}, past the {} saved messages",
+                saved.messages.len()
+            )));
+        }
         let mut window = Window::new(&saved.model);
+        window.choices = choices;
         window.settings = saved.settings;
         window.overhead = saved.overhead;
         window.calibration = saved.calibration;
@@ -101,6 +137,9 @@ impl Window {
                     window.turns.len()
                 )));
             }
+        }
+        for (index, count) in saved.pending_counts {
+            window.set_count(index, count)?;
         }
         window.pending_summary = saved.pending_summary;
         window.prompt_total = saved.prompt_total;

@@ -1,0 +1,165 @@
+//! Restoring a host agent's session through the C API (issue 12): for every turn, its four
+//! host messages (the user's question; thinking, text and two tool calls; both results; the
+//! answer) are pushed with `ctxwin_window_push_message`, the turn's provider figure is set
+//! after the fact with `ctxwin_window_set_turn_count`, and the turn ends. 500 and 2,000 turns,
+//! medians of several runs: linear when 2,000 turns take about four times as long as 500.
+//!
+//! Baseline in the same run: what an adapter had to do before `set_count` existed to record a
+//! count learned after the push: truncate to the turn's start, push it again with the counts
+//! (`push_counted`), end the turn again.
+//!
+//! Goal: the 2,000-turn restore under 5 ms.
+
+use ctxwin::ffi::count::ctxwin_count;
+use ctxwin::ffi::host::{ctxwin_part, ctxwin_window_push_message, ctxwin_window_set_turn_count};
+use ctxwin::ffi::window::{
+    CTXWIN_KIND_ASSISTANT, CTXWIN_KIND_THINKING, CTXWIN_KIND_TOOL_CALL, CTXWIN_KIND_TOOL_RESULT, CTXWIN_KIND_USER,
+    ctxwin_window_end_turn, ctxwin_window_free, ctxwin_window_new, ctxwin_window_push_counted, ctxwin_window_set_budget,
+    ctxwin_window_start, ctxwin_window_truncate, ctxwin_window_message_count,
+};
+use ctxwin::ffi::{ctxwin_status, ctxwin_window};
+use std::time::Instant;
+
+const RUNS: usize = 9;
+
+/// One block of a host message: kind, text, call id.
+type Block = (i32, String, String);
+
+/// The agent's session file: each turn's host messages and the provider's figure for it.
+fn session(turns: usize) -> Vec<(Vec<Vec<Block>>, i32)> {
+    (0..turns)
+        .map(|t| {
+            let (a, b) = (format!("c{t}a"), format!("c{t}b"));
+            let messages = vec![
+                vec![(CTXWIN_KIND_USER, format!("turn {t}: what is in src/ and why does the build take so long?"), String::new())],
+                vec![
+                    (CTXWIN_KIND_THINKING, "I should list the directory and count the lines of each file.".into(), String::new()),
+                    (CTXWIN_KIND_ASSISTANT, "Let me look.".into(), String::new()),
+                    (CTXWIN_KIND_TOOL_CALL, r#"{"cmd":"ls src"}"#.into(), a.clone()),
+                    (CTXWIN_KIND_TOOL_CALL, r#"{"cmd":"wc -l src/*"}"#.into(), b.clone()),
+                ],
+                vec![
+                    (CTXWIN_KIND_TOOL_RESULT, "120 lib.rs\n340 window.rs\n80 message.rs".into(), b),
+                    (CTXWIN_KIND_TOOL_RESULT, "lib.rs window.rs message.rs".into(), a),
+                ],
+                vec![(CTXWIN_KIND_ASSISTANT, "Three files: the root, the ledger and the messages.".into(), String::new())],
+            ];
+            (messages, 60 + (t as i32 * 37) % 90)
+        })
+        .collect()
+}
+
+fn new_window() -> *mut ctxwin_window {
+    let mut w = std::ptr::null_mut();
+    // SAFETY: a valid model string and out-pointer.
+    unsafe {
+        assert_eq!(ctxwin_window_new(c"gpt-4o".as_ptr(), 6, &mut w), ctxwin_status::Ok);
+        assert_eq!(ctxwin_window_set_budget(w, 20_000), ctxwin_status::Ok);
+    }
+    w
+}
+
+fn push(w: *mut ctxwin_window, blocks: &[Block], host_id: i64) {
+    let parts: Vec<ctxwin_part> = blocks
+        .iter()
+        .map(|(kind, text, id)| ctxwin_part {
+            kind: *kind,
+            text: text.as_ptr().cast(),
+            text_len: text.len(),
+            call_id: id.as_ptr().cast(),
+            call_id_len: id.len(),
+            name: if *kind == CTXWIN_KIND_TOOL_CALL { c"shell".as_ptr() } else { std::ptr::null() },
+            name_len: if *kind == CTXWIN_KIND_TOOL_CALL { 5 } else { 0 },
+        })
+        .collect();
+    // SAFETY: `w` is live; the parts point into `blocks`, alive for the call.
+    let status = unsafe { ctxwin_window_push_message(w, parts.as_ptr(), parts.len(), host_id, std::ptr::null_mut()) };
+    assert_eq!(status, ctxwin_status::Ok);
+}
+
+/// Restores `session` with counts set after the fact; returns (seconds, start).
+fn restore(session: &[(Vec<Vec<Block>>, i32)]) -> (f64, usize) {
+    let started = Instant::now();
+    let w = new_window();
+    let mut host_id = 0;
+    for (turn, (messages, tokens)) in session.iter().enumerate() {
+        for blocks in messages {
+            push(w, blocks, host_id);
+            host_id += 1;
+        }
+        // SAFETY: `w` is live.
+        unsafe {
+            assert_eq!(ctxwin_window_set_turn_count(w, turn, ctxwin_count { tokens: *tokens, exact: true }), ctxwin_status::Ok);
+            assert_eq!(ctxwin_window_end_turn(w, std::ptr::null_mut()), ctxwin_status::Ok);
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    // SAFETY: `w` is live, then freed once.
+    let start = unsafe { ctxwin_window_start(w) };
+    unsafe { ctxwin_window_free(w) };
+    (seconds, start)
+}
+
+/// The adapter's way: push the turn, end it, then truncate to its start and push it again
+/// with the counts it learned (one count per ledger message, the turn's figure on its first).
+fn readapt(session: &[(Vec<Vec<Block>>, i32)]) -> (f64, usize) {
+    let started = Instant::now();
+    let w = new_window();
+    let mut host_id = 0;
+    for (messages, tokens) in session {
+        // SAFETY: `w` is live throughout.
+        unsafe {
+            let first = ctxwin_window_message_count(w);
+            for blocks in messages {
+                push(w, blocks, host_id);
+                host_id += 1;
+            }
+            assert_eq!(ctxwin_window_end_turn(w, std::ptr::null_mut()), ctxwin_status::Ok);
+            assert_eq!(ctxwin_window_truncate(w, first), ctxwin_status::Ok);
+            for (i, (kind, _, _)) in messages.iter().flatten().enumerate() {
+                let count = ctxwin_count { tokens: if i == 0 { *tokens } else { 0 }, exact: true };
+                assert_eq!(ctxwin_window_push_counted(w, *kind, count), ctxwin_status::Ok);
+            }
+            assert_eq!(ctxwin_window_end_turn(w, std::ptr::null_mut()), ctxwin_status::Ok);
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    // SAFETY: `w` is live, then freed once.
+    let start = unsafe { ctxwin_window_start(w) };
+    unsafe { ctxwin_window_free(w) };
+    (seconds, start)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    println!("restore: a host agent's session through the C API, counts set after the fact (medians of {RUNS} runs)");
+    let mut medians = Vec::new();
+    for turns in [500, 2000] {
+        let file = session(turns);
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..RUNS {
+            // Alternated, so both see the same machine load.
+            let (seconds, start) = restore(&file);
+            let (baseline, baseline_start) = readapt(&file);
+            assert_eq!(start, baseline_start, "both ways give the same boundary");
+            assert!(start > 0, "the session must exercise pruning");
+            ours.push(seconds);
+            theirs.push(baseline);
+        }
+        let (ours, theirs) = (median(ours), median(theirs));
+        println!(
+            "  {turns:>5} turns ({} messages): push_message + set_turn_count + end_turn {:.2} ms; \
+             truncate and re-push {:.2} ms ({:.1}x)",
+            turns * 8,
+            ours * 1e3,
+            theirs * 1e3,
+            theirs / ours
+        );
+        medians.push(ours);
+    }
+    println!("  2000 / 500 turns: {:.2}x (linear: 4x; goal: 2,000 turns under 5 ms)", medians[1] / medians[0]);
+}

@@ -1,0 +1,441 @@
+/* A small host agent adopting ctxwin without mirroring it.
+ *
+ * The agent keeps its own array of messages (each of several blocks: thinking, text, tool
+ * calls, tool results), under its own ids, and its own session file (the provider's usage
+ * figure of each turn, as agents store it). It learns exact counts after the fact, rewinds,
+ * replaces a message in place, forks by clone, switches models and restores a 2,000-turn
+ * session, driving the window only through push_message, set_count / set_turn_count,
+ * end_turn, truncate, clone and set_model. It keeps no counts and no window state of its
+ * own: every request is built from its own array, starting at start_host_id. */
+#include <stdlib.h>
+#include "harness.h"
+
+#define MAX_BLOCKS 4
+
+typedef struct {
+    int32_t kind;
+    char text[96];
+    char call_id[16];
+    char name[16]; /* a tool call's tool name */
+} block;
+
+typedef struct {
+    int64_t id;
+    size_t n;
+    block blocks[MAX_BLOCKS];
+} host_message;
+
+typedef struct {
+    host_message *msgs;
+    size_t len, cap;
+    int64_t next_id;
+    ctxwin_window *w;
+} agent;
+
+static agent agent_new(const char *model, int32_t budget) {
+    agent a = {NULL, 0, 0, 100, new_window(model)};
+    CHECK_OK(ctxwin_window_set_budget(a.w, budget));
+    return a;
+}
+
+static void agent_free(agent *a) {
+    free(a->msgs);
+    ctxwin_window_free(a->w);
+}
+
+/* Appends a message of `n` blocks to the agent's array and to the window, under a new id. */
+static ctxwin_status agent_add(agent *a, const block *blocks, size_t n) {
+    if (a->len == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 64;
+        a->msgs = realloc(a->msgs, a->cap * sizeof *a->msgs);
+        if (a->msgs == NULL) exit(2);
+    }
+    host_message *m = &a->msgs[a->len];
+    m->id = a->next_id++;
+    m->n = n;
+    ctxwin_part parts[MAX_BLOCKS];
+    for (size_t i = 0; i < n; i++) {
+        m->blocks[i] = blocks[i];
+        parts[i] = (ctxwin_part){blocks[i].kind, blocks[i].text, strlen(blocks[i].text),
+                                 blocks[i].call_id, strlen(blocks[i].call_id),
+                                 blocks[i].name, strlen(blocks[i].name)};
+    }
+    ctxwin_status rc = ctxwin_window_push_message(a->w, parts, n, m->id, NULL);
+    if (rc == CTXWIN_OK) a->len++;
+    return rc;
+}
+
+/* Where message `id` is in the agent's own array (ids ascend). */
+static size_t agent_position(const agent *a, int64_t id) {
+    size_t lo = 0, hi = a->len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a->msgs[mid].id < id) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* Builds the request from the agent's own array, from the first live message on (the parts
+ * of it the boundary pruned left out), and checks each block against the window's view:
+ * same kind, same host message. Returns the number of blocks sent. */
+static size_t agent_request(const agent *a) {
+    int64_t first_id = 0;
+    if (ctxwin_window_start_host_id(a->w, &first_id) != CTXWIN_OK) return 0;
+    size_t first_index = 0;
+    CHECK_OK(ctxwin_window_host_index(a->w, first_id, &first_index));
+    size_t skip = ctxwin_window_start(a->w) - first_index;
+    size_t sent = 0, items = ctxwin_window_view_len(a->w);
+    for (size_t p = agent_position(a, first_id); p < a->len; p++) {
+        for (size_t b = (p == agent_position(a, first_id) ? skip : 0); b < a->msgs[p].n; b++) {
+            ctxwin_item item;
+            CHECK(sent < items);
+            if (sent >= items || ctxwin_window_view_get(a->w, sent, &item) != CTXWIN_OK) return sent;
+            int64_t item_host = -1;
+            CHECK_OK(ctxwin_window_host_id(a->w, item.index, &item_host));
+            CHECK(item_host == a->msgs[p].id);
+            CHECK(item.kind == a->msgs[p].blocks[b].kind);
+            CHECK(item.text_len == strlen(a->msgs[p].blocks[b].text));
+            sent++;
+        }
+    }
+    CHECK(sent == items);
+    return sent;
+}
+
+/* Rewinds the agent to its first `keep` messages: its array and the window together. */
+static void agent_rewind(agent *a, size_t keep) {
+    if (keep < a->len) {
+        size_t index = 0;
+        CHECK_OK(ctxwin_window_host_index(a->w, a->msgs[keep].id, &index));
+        CHECK_OK(ctxwin_window_truncate(a->w, index));
+        a->len = keep;
+    }
+}
+
+static agent agent_fork(const agent *a) {
+    agent fork = *a;
+    fork.msgs = malloc(a->cap * sizeof *a->msgs);
+    if (fork.msgs == NULL) exit(2);
+    memcpy(fork.msgs, a->msgs, a->len * sizeof *a->msgs);
+    CHECK_OK(ctxwin_window_clone(a->w, &fork.w));
+    return fork;
+}
+
+static block text_block(int32_t kind, const char *text) {
+    block b = {kind, "", "", ""};
+    snprintf(b.text, sizeof b.text, "%s", text);
+    return b;
+}
+
+static block tool_block(int32_t kind, const char *call_id, const char *text) {
+    block b = text_block(kind, text);
+    snprintf(b.call_id, sizeof b.call_id, "%s", call_id);
+    if (kind == CTXWIN_KIND_TOOL_CALL) snprintf(b.name, sizeof b.name, "shell");
+    return b;
+}
+
+/* One turn: the user's question; an assistant message of thinking, text and two tool calls;
+ * one message with both results; the answer. */
+static void agent_turn(agent *a, int turn) {
+    char question[64], id1[16], id2[16];
+    snprintf(question, sizeof question, "turn %d: what is in src/ and why?", turn);
+    snprintf(id1, sizeof id1, "c%d_a", turn);
+    snprintf(id2, sizeof id2, "c%d_b", turn);
+    block user = text_block(CTXWIN_KIND_USER, question);
+    block assistant[4] = {text_block(CTXWIN_KIND_THINKING, "I should list the directory and count lines."),
+                          text_block(CTXWIN_KIND_ASSISTANT, "Let me look."),
+                          tool_block(CTXWIN_KIND_TOOL_CALL, id1, "{\"cmd\":\"ls src\"}"),
+                          tool_block(CTXWIN_KIND_TOOL_CALL, id2, "{\"cmd\":\"wc -l src/*\"}")};
+    block results[2] = {tool_block(CTXWIN_KIND_TOOL_RESULT, id2, "120 lib.rs\n340 window.rs"),
+                        tool_block(CTXWIN_KIND_TOOL_RESULT, id1, "lib.rs window.rs")};
+    block answer = text_block(CTXWIN_KIND_ASSISTANT, "Two files: the library root and the ledger.");
+    CHECK_OK(agent_add(a, &user, 1));
+    CHECK_OK(agent_add(a, assistant, 4));
+    CHECK_OK(agent_add(a, results, 2));
+    CHECK_OK(agent_add(a, &answer, 1));
+}
+
+/* The provider's figure for turn `turn` (what the agent's session file stores). */
+static int32_t usage_of(int turn) {
+    return 40 + (turn * 37) % 50;
+}
+
+/* A live session: each turn ends (end_turn) before its provider figure arrives; the figure
+ * is recorded one turn later, as usage reports come back with the next response. */
+static void live_session(agent *a, int turns) {
+    for (int t = 0; t < turns; t++) {
+        agent_turn(a, t);
+        CHECK_OK(ctxwin_window_end_turn(a->w, NULL));
+        if (t > 0) CHECK_OK(ctxwin_window_set_turn_count(a->w, (size_t)t - 1, (ctxwin_count){usage_of(t - 1), true}));
+        CHECK(agent_request(a) > 0);
+    }
+    CHECK_OK(ctxwin_window_set_turn_count(a->w, (size_t)turns - 1, (ctxwin_count){usage_of(turns - 1), true}));
+    CHECK_OK(ctxwin_window_end_turn(a->w, NULL));
+}
+
+static void test_live_session(void) {
+    agent a = agent_new("gpt-4o", 400);
+    /* The classic rule (no low-water margin), which the expectations below recompute. */
+    const char *classic = "{\"low_water\":1}";
+    CHECK_OK(ctxwin_window_configure(a.w, classic, strlen(classic)));
+    live_session(&a, 30);
+    CHECK(ctxwin_window_turn_count(a.w) == 30);
+    CHECK(ctxwin_window_message_count(a.w) == 30 * 8);
+    for (size_t t = 0; t < 30; t++) {
+        ctxwin_turn_info info;
+        CHECK_OK(ctxwin_window_turn_info(a.w, t, &info));
+        CHECK(info.tokens.tokens == usage_of((int)t) && info.tokens.exact);
+    }
+    /* The boundary keeps the newest turns whose provider figures fit the budget. */
+    size_t live = 0;
+    int32_t history = 0;
+    for (size_t t = 30; t-- > 0 && history + usage_of((int)t) <= 400;) {
+        history += usage_of((int)t);
+        live++;
+    }
+    CHECK(ctxwin_window_first_live_turn(a.w) == 30 - live);
+    ctxwin_count total;
+    CHECK_OK(ctxwin_window_live_tokens(a.w, &total));
+    CHECK(total.tokens == history && total.exact);
+    CHECK(agent_request(&a) == live * 8);
+    int64_t first = 0;
+    CHECK_OK(ctxwin_window_start_host_id(a.w, &first));
+    CHECK(first == a.msgs[(30 - live) * 4].id);
+    /* A single message's exact count, learned later (a count endpoint): set by host id. */
+    size_t index = 0;
+    CHECK_OK(ctxwin_window_host_index(a.w, a.msgs[a.len - 1].id, &index));
+    CHECK_OK(ctxwin_window_set_count(a.w, index, (ctxwin_count){9, true}));
+    CHECK_OK(ctxwin_window_end_turn(a.w, NULL));
+    ctxwin_turn_info newest;
+    CHECK_OK(ctxwin_window_turn_info(a.w, 29, &newest));
+    CHECK(newest.tokens.exact);
+    agent_free(&a);
+}
+
+static void test_rewind_replace_and_fork(void) {
+    agent a = agent_new("gpt-4o", 300);
+    live_session(&a, 12);
+    size_t before = ctxwin_window_first_live_turn(a.w);
+    CHECK(before > 0);
+    /* Rewind into the middle of turn 9 (its tool results and answer go). */
+    agent_rewind(&a, 9 * 4 + 2);
+    CHECK(ctxwin_window_message_count(a.w) == 9 * 8 + 5);
+    CHECK(ctxwin_window_first_live_turn(a.w) <= before);
+    CHECK(agent_request(&a) > 0);
+    /* Replace the last message in place: rewind to it, push the new one under its id. */
+    int64_t replaced = a.msgs[a.len - 1].id;
+    agent_rewind(&a, a.len - 1);
+    block edited[2] = {text_block(CTXWIN_KIND_THINKING, "The listing is enough."),
+                       text_block(CTXWIN_KIND_ASSISTANT, "Two files, as before.")};
+    a.next_id = replaced;
+    CHECK_OK(agent_add(&a, edited, 2));
+    a.next_id = a.msgs[a.len - 1].id + 1000;
+    size_t index = 0;
+    CHECK_OK(ctxwin_window_host_index(a.w, replaced, &index));
+    CHECK(index == 9 * 8 + 1);
+    CHECK(agent_request(&a) > 0);
+    /* A fork goes its own way; the original is untouched. */
+    agent fork = agent_fork(&a);
+    size_t count = ctxwin_window_message_count(a.w);
+    for (int t = 20; t < 26; t++) {
+        agent_turn(&fork, t);
+        CHECK_OK(ctxwin_window_set_turn_count(fork.w, ctxwin_window_turn_count(fork.w) - 1, (ctxwin_count){200, true}));
+        CHECK_OK(ctxwin_window_end_turn(fork.w, NULL));
+        CHECK(agent_request(&fork) > 0);
+    }
+    CHECK(ctxwin_window_message_count(a.w) == count);
+    CHECK(ctxwin_window_message_count(fork.w) == count + 6 * 8);
+    CHECK(agent_request(&a) > 0);
+    agent_free(&fork);
+    agent_free(&a);
+}
+
+static void test_model_switch_keeps_learned_counts(void) {
+    agent a = agent_new("gpt-4o", 100000);
+    live_session(&a, 5);
+    agent_turn(&a, 5); /* counted by gpt-4o's tokenizer, exact */
+    ctxwin_turn_info before, after;
+    CHECK_OK(ctxwin_window_turn_info(a.w, 2, &before));
+    CHECK_OK(ctxwin_window_set_model(a.w, "claude-sonnet-4-5", strlen("claude-sonnet-4-5")));
+    CHECK_OK(ctxwin_window_turn_info(a.w, 2, &after));
+    CHECK(after.tokens.tokens == before.tokens.tokens && after.tokens.exact);
+    CHECK_OK(ctxwin_window_turn_info(a.w, 5, &after));
+    CHECK(!after.tokens.exact); /* recounted by the new model: an estimate */
+    char model[64];
+    CHECK_OK(ctxwin_window_model(a.w, model, sizeof model, NULL));
+    CHECK(strcmp(model, "claude-sonnet-4-5") == 0);
+    CHECK(agent_request(&a) > 0);
+    agent_free(&a);
+}
+
+/* Restores a session of `turns` turns from the agent's own session file: each message pushed
+ * again, each turn's provider figure set after its messages, the turn ended. */
+static void restore(agent *a, int turns) {
+    for (int t = 0; t < turns; t++) {
+        agent_turn(a, t);
+        CHECK_OK(ctxwin_window_set_turn_count(a->w, (size_t)t, (ctxwin_count){usage_of(t), true}));
+        CHECK_OK(ctxwin_window_end_turn(a->w, NULL));
+    }
+}
+
+static void test_restore_long_session(void) {
+    int turns = quick_mode() ? 200 : 2000;
+    agent live = agent_new("gpt-4o", 20000);
+    live_session(&live, turns);
+    agent restored = agent_new("gpt-4o", 20000);
+    restore(&restored, turns);
+    CHECK(ctxwin_window_start(restored.w) == ctxwin_window_start(live.w));
+    CHECK(ctxwin_window_first_live_turn(restored.w) == ctxwin_window_first_live_turn(live.w));
+    ctxwin_count a, b;
+    CHECK_OK(ctxwin_window_live_tokens(live.w, &a));
+    CHECK_OK(ctxwin_window_live_tokens(restored.w, &b));
+    CHECK(a.tokens == b.tokens && a.exact && b.exact);
+    CHECK(agent_request(&restored) == agent_request(&live));
+    agent_free(&restored);
+    agent_free(&live);
+}
+
+/* The issue's reproducer: a rewind before a forced drop brings the dropped turn back. */
+static void test_truncate_undoes_a_drop(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    for (int t = 0; t < 3; t++) {
+        CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_USER, (ctxwin_count){10, true}));
+        CHECK_OK(ctxwin_window_push_counted(w, CTXWIN_KIND_ASSISTANT, (ctxwin_count){10, true}));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    CHECK_OK(ctxwin_window_drop_oldest_turn(w));
+    CHECK(ctxwin_window_first_live_turn(w) == 1);
+    CHECK_OK(ctxwin_window_truncate(w, 4));
+    CHECK(ctxwin_window_first_live_turn(w) == 0);
+    CHECK(ctxwin_window_start(w) == 0);
+    CHECK_OK(ctxwin_window_set_budget(w, 100000));
+    CHECK(ctxwin_window_first_live_turn(w) == 0);
+    ctxwin_window_free(w);
+}
+
+static void test_bad_input_changes_nothing(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_STATUS(ctxwin_window_start_host_id(w, &(int64_t){0}), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "pushed without a host id"));
+    int64_t id = 0;
+    CHECK_STATUS(ctxwin_window_start_host_id(w, &id), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "host id") != NULL);
+    ctxwin_part parts[3] = {{CTXWIN_KIND_ASSISTANT, "ok", 2, NULL, 0, NULL, 0},
+                            {CTXWIN_KIND_TOOL_CALL, "{}", 2, "call_1", 6, "ls", 2},
+                            {CTXWIN_KIND_TOOL_RESULT, "out", 3, "call_1", 6, NULL, 0}};
+    CHECK_OK(ctxwin_window_push_message(w, parts, 3, 5, NULL));
+    size_t count = ctxwin_window_message_count(w);
+    CHECK_STATUS(ctxwin_window_push_message(w, parts, 0, 6, NULL), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "parts") != NULL);
+    ctxwin_part unknown[2] = {{CTXWIN_KIND_ASSISTANT, "ok", 2, NULL, 0, NULL, 0}, {42, "x", 1, NULL, 0, NULL, 0}};
+    CHECK_STATUS(ctxwin_window_push_message(w, unknown, 2, 6, NULL), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "parts[1].kind") != NULL);
+    ctxwin_part orphan[2] = {{CTXWIN_KIND_ASSISTANT, "ok", 2, NULL, 0, NULL, 0},
+                             {CTXWIN_KIND_TOOL_RESULT, "out", 3, "call_9", 6, NULL, 0}};
+    CHECK_STATUS(ctxwin_window_push_message(w, orphan, 2, 6, NULL), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "parts[1].call_id") != NULL);
+    ctxwin_part misplaced[1] = {{CTXWIN_KIND_USER, "hi", 2, "call_2", 6, NULL, 0}};
+    CHECK_STATUS(ctxwin_window_push_message(w, misplaced, 1, 6, NULL), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "parts[0].call_id") != NULL);
+    CHECK_STATUS(ctxwin_window_push_message(w, parts, 1, 5, NULL), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "host_id 5") != NULL);
+    ctxwin_part binary[1] = {{CTXWIN_KIND_TOOL_RESULT, "\xff\xfe", 2, NULL, 0, NULL, 0}};
+    CHECK_STATUS(ctxwin_window_push_message(w, binary, 1, 6, NULL), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK(strstr(last_error(w), "parts[0].text") != NULL);
+    CHECK(ctxwin_window_message_count(w) == count);
+    CHECK_STATUS(ctxwin_window_set_count(w, count, (ctxwin_count){1, true}), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(w), "index") != NULL);
+    CHECK_STATUS(ctxwin_window_set_count(w, 0, (ctxwin_count){-1, true}), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(ctxwin_window_set_turn_count(w, 1, (ctxwin_count){1, true}), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(ctxwin_window_host_index(w, 99, &count), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(ctxwin_window_host_id(w, 0, &id), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(ctxwin_window_reset_with(w, 8), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "flags") != NULL);
+    CHECK(ctxwin_window_message_count(w) == 4);
+    ctxwin_window_free(w);
+}
+
+static void test_binary_output_replaced(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"invalid_utf8\":\"replace\"}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    ctxwin_part parts[2] = {{CTXWIN_KIND_USER, "run it", 6, NULL, 0, NULL, 0},
+                            {CTXWIN_KIND_TOOL_RESULT, "ELF\x7f\xff\xfe\x01", 7, NULL, 0, NULL, 0}};
+    ctxwin_count count;
+    CHECK_OK(ctxwin_window_push_message(w, parts, 2, 1, &count));
+    bool replaced = false;
+    CHECK_OK(ctxwin_window_replaced_utf8(w, 1, &replaced));
+    CHECK(replaced);
+    CHECK_OK(ctxwin_window_replaced_utf8(w, 0, &replaced));
+    CHECK(!replaced);
+    ctxwin_item item;
+    CHECK_OK(ctxwin_window_view_get(w, 1, &item));
+    CHECK(item.text_len == 3 + 1 + 2 * 3 + 1 && memcmp(item.text, "ELF\x7f\xef\xbf\xbd\xef\xbf\xbd\x01", item.text_len) == 0);
+    CHECK_OK(ctxwin_window_push(w, CTXWIN_KIND_ASSISTANT, "\xc3", 1, NULL));
+    CHECK_OK(ctxwin_window_replaced_utf8(w, 2, &replaced));
+    CHECK(replaced);
+    ctxwin_window_free(w);
+}
+
+static void test_getters_reset_and_last_usage(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(ctxwin_window_set_budget(w, 1234));
+    CHECK_OK(ctxwin_window_set_overhead(w, 300, 200));
+    int32_t budget = 0, system = 0, tools = 0;
+    CHECK_OK(ctxwin_window_budget(w, &budget));
+    CHECK(budget == 1234);
+    CHECK_OK(ctxwin_window_overhead(w, &system, &tools));
+    CHECK(system == 300 && tools == 200);
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_settings(w, NULL, 0, &needed));
+    char *settings = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_settings(w, settings, needed + 1, NULL));
+    CHECK(strstr(settings, "\"history_budget\":1234") != NULL);
+    ctxwin_window *copy = new_window("gpt-4o");
+    CHECK_OK(ctxwin_window_configure(copy, settings, needed));
+    CHECK_OK(ctxwin_window_budget(copy, &budget));
+    CHECK(budget == 1234);
+    ctxwin_window_free(copy);
+    free(settings);
+
+    CHECK_STATUS(ctxwin_window_observe_last_usage(w, 1000), CTXWIN_STATUS_MISMATCH);
+    for (int t = 0; t < 20; t++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "a question about the parser and its error messages"));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "an answer with a few more words than the question had"));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    size_t first = ctxwin_window_start(w), end = ctxwin_window_message_count(w);
+    CHECK_OK(ctxwin_window_render_json(w, NULL, 0, &needed));
+    ctxwin_window *by_range = NULL;
+    CHECK_OK(ctxwin_window_clone(w, &by_range));
+    CHECK_OK(ctxwin_window_observe_usage(by_range, first, end, 1500));
+    CHECK_OK(ctxwin_window_observe_last_usage(w, 1500));
+    ctxwin_count a, b;
+    CHECK_OK(ctxwin_window_live_tokens(w, &a));
+    CHECK_OK(ctxwin_window_live_tokens(by_range, &b));
+    CHECK(a.tokens == b.tokens);
+    ctxwin_window_free(by_range);
+
+    /* reset keeps the overhead; reset_with(CTXWIN_RESET_OVERHEAD) gives a zero total. */
+    CHECK_OK(ctxwin_window_reset(w));
+    CHECK_OK(ctxwin_window_live_tokens(w, &a));
+    CHECK(a.tokens == 500);
+    CHECK_STATUS(ctxwin_window_observe_last_usage(w, 1500), CTXWIN_STATUS_MISMATCH);
+    CHECK_OK(ctxwin_window_reset_with(w, CTXWIN_RESET_OVERHEAD | CTXWIN_RESET_CALIBRATION));
+    CHECK_OK(ctxwin_window_live_tokens(w, &a));
+    CHECK(a.tokens == 0);
+    CHECK_OK(ctxwin_window_budget(w, &budget));
+    CHECK(budget == 1234);
+    ctxwin_window_free(w);
+}
+
+void suite_host_agent(void) {
+    harness_run("host agent: live session, counts after the fact", test_live_session);
+    harness_run("host agent: rewind, replace in place, fork", test_rewind_replace_and_fork);
+    harness_run("host agent: model switch keeps learned counts", test_model_switch_keeps_learned_counts);
+    harness_run("host agent: restore a long session", test_restore_long_session);
+    harness_run("host agent: truncate undoes a drop", test_truncate_undoes_a_drop);
+    harness_run("host agent: bad input changes nothing", test_bad_input_changes_nothing);
+    harness_run("host agent: binary output replaced", test_binary_output_replaced);
+    harness_run("host agent: getters, reset, last usage", test_getters_reset_and_last_usage);
+}

@@ -1,0 +1,445 @@
+//! The host's own messages: counts learned after the push ([`Window::set_count`],
+//! [`Window::set_turn_count`]), host messages of several parts pushed at once with the host's
+//! id ([`Window::push_message`]), and the lookups a request builder that loops over its own
+//! array needs ([`Window::start_host_id`], [`Window::host_index`], [`Window::host_id`]).
+
+use super::Window;
+use crate::error::{Error, ErrorKind, Result};
+use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::pairing;
+use crate::tally::Tally;
+use crate::tokens::Count;
+use crate::message::{counted_text, split_call_text};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+/// One block of a host message, as [`Window::push_message`] takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part<'a> {
+    /// The ledger kind of the block.
+    pub kind: Kind,
+    /// The block's text (decoded as the `invalid_utf8` setting says, see [`Window::decode`]).
+    pub text: &'a str,
+    /// True when invalid UTF-8 in the host's bytes was replaced by U+FFFD.
+    pub replaced: bool,
+    /// The provider's tool call id of a TOOL_CALL or TOOL_RESULT block, if any.
+    pub call_id: Option<&'a str>,
+    /// The tool name of a TOOL_CALL block, if given apart from its arguments (`text`); when
+    /// absent, the text is the name, a newline and the arguments, as for [`Window::push`].
+    pub name: Option<&'a str>,
+}
+
+/// A part checked and taken apart, ready to append.
+struct Ready<'a> {
+    kind: Kind,
+    name: Option<Cow<'a, str>>,
+    text: Cow<'a, str>,
+}
+
+/// Counts [`Window::apply_pending_counts`] applied, with the ones they replaced.
+#[derive(Debug)]
+pub(crate) struct AppliedCounts {
+    pending: BTreeMap<usize, Count>,
+    replaced: Vec<(usize, (Count, CountSource))>,
+}
+
+/// Where each host message starts in the ledger, by host id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct HostIds {
+    starts: HashMap<i64, usize>,
+}
+
+impl HostIds {
+    /// Notes `message`, about to be appended after `messages`: a host id other than the
+    /// previous message's starts a host message there.
+    pub fn note(&mut self, messages: &[Message], message: &Message) {
+        if let Some(id) = message.host_id() {
+            if messages.last().and_then(Message::host_id) != Some(id) {
+                self.starts.entry(id).or_insert(messages.len());
+            }
+        }
+    }
+
+    /// Forgets `message`, removed from ledger index `index`: the host message is gone once
+    /// its first part is.
+    pub fn forget(&mut self, index: usize, message: &Message) {
+        if let Some(id) = message.host_id() {
+            if self.starts.get(&id) == Some(&index) {
+                self.starts.remove(&id);
+            }
+        }
+    }
+
+    /// The ledger index where host message `id` starts.
+    pub fn index(&self, id: i64) -> Option<usize> {
+        self.starts.get(&id).copied()
+    }
+
+    /// Forgets every host id.
+    pub fn clear(&mut self) {
+        self.starts.clear();
+    }
+
+    /// The first ledger index whose message reuses the host id of an earlier, separate host
+    /// message (a saved window must not hold one).
+    pub fn first_reuse(messages: &[Message]) -> Option<(usize, i64)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut previous = None;
+        for (index, message) in messages.iter().enumerate() {
+            let id = message.host_id();
+            if let Some(id) = id.filter(|&id| previous != Some(id)) {
+                if !seen.insert(id) {
+                    return Some((index, id));
+                }
+            }
+            previous = id;
+        }
+        None
+    }
+}
+
+/// Counts [`Window::set_count`] recorded and the next enforcement applies, by ledger index
+/// (the newest per message).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct PendingCounts {
+    counts: BTreeMap<usize, Count>,
+}
+
+impl PendingCounts {
+    /// Records `count` for message `index`, replacing one recorded before.
+    pub fn record(&mut self, index: usize, count: Count) {
+        self.counts.insert(index, count);
+    }
+
+    /// The count recorded for message `index`, if any.
+    pub fn get(&self, index: usize) -> Option<Count> {
+        self.counts.get(&index).copied()
+    }
+
+    /// Forgets the messages from `message_count` on (a rewind removed them).
+    pub fn forget_from(&mut self, message_count: usize) {
+        self.counts.split_off(&message_count);
+    }
+
+    /// Takes every recorded count, leaving none.
+    pub fn take(&mut self) -> BTreeMap<usize, Count> {
+        std::mem::take(&mut self.counts)
+    }
+
+    /// The recorded counts, by ledger index.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
+        self.counts.iter().map(|(&index, &count)| (index, count))
+    }
+}
+
+impl Window {
+    /// Replaces the count of message `index` with the caller's (a provider's exact figure
+    /// learned after the push, say). The count becomes the caller's: taken as given and kept
+    /// by [`Window::set_model`], as [`Window::push_counted`]'s are. It is recorded now and
+    /// applied at the next enforcement ([`Window::end_turn`], or any call that re-enforces:
+    /// settings, rewinds, `compact`), so nothing the window shows (boundary, view, totals,
+    /// the message's count) moves in between, and a window saved in between restores
+    /// exactly. Recording is O(log pending); applying costs O(log turns) per count (O(1) in
+    /// the newest turn: the per-turn sums are a Fenwick tree).
+    pub fn set_count(&mut self, index: usize, count: Count) -> Result<()> {
+        self.message_at(index)?;
+        self.pending_counts.record(index, count);
+        Ok(())
+    }
+
+    /// The counts [`Window::set_count`] recorded that the next enforcement applies, by
+    /// ledger index.
+    pub fn pending_counts(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
+        self.pending_counts.iter()
+    }
+
+    /// Applies the counts [`Window::set_count`] recorded: totals and per-turn sums follow,
+    /// and the cost cache forgets the turns they changed. Returns what
+    /// [`Window::unapply_counts`] needs to undo it.
+    pub(super) fn apply_pending_counts(&mut self) -> AppliedCounts {
+        let pending = self.pending_counts.take();
+        let mut replaced = Vec::with_capacity(pending.len());
+        for (&index, &count) in &pending {
+            replaced.push((index, self.replace_count(index, count, CountSource::Caller)));
+        }
+        AppliedCounts { pending, replaced }
+    }
+
+    /// Undoes [`Window::apply_pending_counts`]: the old counts are back and the counts are
+    /// pending again (a call that fails after enforcing changes nothing).
+    pub(crate) fn unapply_counts(&mut self, applied: AppliedCounts) {
+        for (index, (count, source)) in applied.replaced.into_iter().rev() {
+            self.replace_count(index, count, source);
+        }
+        for (index, count) in applied.pending {
+            self.pending_counts.record(index, count);
+        }
+    }
+
+    /// Replaces message `index`'s count and source, keeping the totals, the per-turn sums
+    /// and the cost cache in step; returns the old count and source.
+    fn replace_count(&mut self, index: usize, count: Count, source: CountSource) -> (Count, CountSource) {
+        let (old, kind) = (self.messages[index].count(), self.messages[index].kind());
+        let (from, to) = (self.calibrated(old), self.calibrated(count));
+        if self.is_pinned(index, kind) {
+            self.pinned.sub(from);
+            self.pinned.add(to);
+        } else {
+            let turn = self.turn_of(index).expect("a history message belongs to a turn");
+            self.history.sub(from);
+            self.history.add(to);
+            self.sums.sub(turn, from);
+            self.sums.add(turn, to);
+            self.costs.forget(turn);
+        }
+        let message = &mut self.messages[index];
+        let old_source = message.source();
+        message.set_count(count);
+        message.set_source(source);
+        (old, old_source)
+    }
+
+    /// Records the total of turn `turn` when the caller knows only that (the difference of
+    /// two provider usage reports, say): the counts of its history messages are scaled to
+    /// sum to `count` (in proportion to their counts, those recorded by `set_count`
+    /// included; largest remainders first; all on the USER message when they sum to 0), each
+    /// recorded as [`Window::set_count`] records it, with `count.exact`. Pinned SYSTEM
+    /// messages inside the turn keep their counts.
+    pub fn set_turn_count(&mut self, turn: usize, count: Count) -> Result<()> {
+        if turn >= self.turns.len() {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
+            ));
+        }
+        let range = self.turn_range(turn);
+        // In proportion to the counts as they will be: recorded ones count.
+        let history: Vec<(usize, u64)> = range
+            .filter(|&index| !self.is_pinned(index, self.messages[index].kind()))
+            .map(|index| {
+                let count = self.pending_counts.get(index).unwrap_or(self.messages[index].count());
+                (index, u64::from(count.tokens))
+            })
+            .collect();
+        let total: u64 = history.iter().map(|&(_, tokens)| tokens).sum();
+        let target = u64::from(count.tokens);
+        let shares = if total == 0 {
+            history.iter().enumerate().map(|(i, _)| if i == 0 { target } else { 0 }).collect()
+        } else {
+            largest_remainder(&history.iter().map(|&(_, tokens)| tokens).collect::<Vec<_>>(), total, target)
+        };
+        for (&(index, _), share) in history.iter().zip(shares) {
+            let tokens = u32::try_from(share).expect("a share is at most the u32 target");
+            self.set_count(index, Count { tokens, exact: count.exact })?;
+        }
+        Ok(())
+    }
+
+    /// Appends one host message of several parts (an assistant message with text, thinking
+    /// and tool calls, say) under the host's id `host_id`: the same ledger messages as one
+    /// push per part ([`Window::push_tool_call`] for a TOOL_CALL with an id and a name,
+    /// [`Window::push_tool`] for a tool part with an id, [`Window::push`] otherwise, a named
+    /// call without an id as its name, a newline and its text), each carrying `host_id`. All
+    /// or nothing: every part is checked before any is appended. Returns the parts' total
+    /// count.
+    ///
+    /// Errors (nothing appended, the message names `parts[i]` and its field): no parts, a
+    /// host id already in the window (each host message has its own id; rewind with
+    /// `truncate(host_index(id))` to replace one), a text over `max_message_bytes`, a call id
+    /// on a part that is not a tool call or result, a name on a part that is not a tool
+    /// call, a tool call without a name, arguments [`Window::push_tool_call`] refuses, an
+    /// empty call id, a tool part with an id before any USER message, or an id the tool
+    /// pairing refuses (see `push_tool`).
+    pub fn push_message(&mut self, parts: &[Part<'_>], host_id: i64) -> Result<Count> {
+        if parts.is_empty() {
+            return Err(Error::invalid_arg(format!("parts: host message {host_id} has no parts (n is 0)")));
+        }
+        if let Some(index) = self.host_ids.index(host_id) {
+            return Err(Error::invalid_arg(format!(
+                "host_id {host_id} is already used by the host message at ledger index {index}"
+            )));
+        }
+        let ready: Vec<Result<Ready<'_>>> = parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| self.ready(part).map_err(|e| Error::new(e.kind(), format!("parts[{i}].{}", e.message()))))
+            .collect();
+        // The first part refused, as pushing them one by one would find it.
+        self.check_part_ids(parts, |i| ready[i].as_ref().map(|_| ()).map_err(Clone::clone))?;
+        let ready: Vec<Ready<'_>> = ready.into_iter().collect::<Result<_>>()?;
+        let mut total = Tally::default();
+        for (part, ready) in parts.iter().zip(ready) {
+            let name = ready.name.as_deref();
+            let count = self.model.count(&counted_text(name, &ready.text));
+            let text = self.settings.retain_text.then(|| Box::from(ready.text.as_ref()));
+            let extras = MessageExtras {
+                call_id: part.call_id.map(Box::from),
+                name: name.map(Box::from),
+                host_id: Some(host_id),
+                replaced_utf8: part.replaced,
+                ..MessageExtras::default()
+            };
+            self.append(Message::new(ready.kind, count, CountSource::Library, text).with_extras(extras));
+            total.add(self.calibrated(count));
+        }
+        Ok(total.count())
+    }
+
+    /// `part` checked as the push it stands for would check it, a TOOL_CALL's name and
+    /// arguments taken apart. Errors name the field (`text: ...`, `name: ...`).
+    fn ready<'a>(&self, part: &Part<'a>) -> Result<Ready<'a>> {
+        let in_field = |field: &str, e: Error| Error::new(e.kind(), format!("{field}: {}", e.message()));
+        let size = part.text.len().saturating_add(part.name.map_or(0, str::len));
+        self.check_message_size(size).map_err(|e| in_field("text", e))?;
+        match (part.kind, part.name) {
+            (Kind::ToolCall, Some(name)) => {
+                if name.trim().is_empty() {
+                    return Err(Error::invalid_arg("name: must not be blank"));
+                }
+                if let Some(call_id) = part.call_id {
+                    self.check_call_arguments(call_id, part.text).map_err(|e| in_field("text", e))?;
+                }
+                Ok(Ready { kind: part.kind, name: Some(Cow::Borrowed(name)), text: Cow::Borrowed(part.text) })
+            }
+            (Kind::ToolCall, None) => {
+                let (name, arguments) = split_call_text(part.text).map_err(|e| in_field("text", e))?;
+                Ok(Ready { kind: part.kind, name: Some(name), text: arguments })
+            }
+            (kind, Some(_)) => Err(Error::invalid_arg(format!(
+                "name: only a TOOL_CALL part carries a tool name (this part is kind {})",
+                kind.code()
+            ))),
+            (kind, None) => Ok(Ready { kind, name: None, text: Cow::Borrowed(part.text) }),
+        }
+    }
+
+    /// Checks the parts' call ids as `push_tool` would, part after part, without touching
+    /// the ledger: the newest turn's tool messages and the parts, kind and id only, are
+    /// analyzed together.
+    fn check_part_ids(&self, parts: &[Part<'_>], checked: impl Fn(usize) -> Result<()>) -> Result<()> {
+        if parts.iter().all(|part| part.call_id.is_none()) {
+            return (0..parts.len()).try_for_each(checked);
+        }
+        let turn_start = self.turns.last().map(|turn| turn.first);
+        let mut probe: Vec<Message> = turn_start
+            .map_or(&[][..], |first| &self.messages[first..])
+            .iter()
+            .map(|message| id_only(message.kind(), message.call_id()))
+            .collect();
+        let mut first = 0;
+        let mut in_turn = turn_start.is_some();
+        let base = probe.len();
+        for (i, part) in parts.iter().enumerate() {
+            checked(i)?;
+            if part.kind == Kind::User {
+                first = probe.len();
+                in_turn = true;
+            }
+            probe.push(id_only(part.kind, part.call_id));
+            let Some(id) = part.call_id else { continue };
+            if !matches!(part.kind, Kind::ToolCall | Kind::ToolResult) {
+                return Err(Error::invalid_arg(format!(
+                    "parts[{i}].call_id: only TOOL_CALL and TOOL_RESULT parts carry a call id (this part is kind {})",
+                    part.kind.code()
+                )));
+            }
+            if id.is_empty() {
+                return Err(Error::invalid_arg(format!("parts[{i}].call_id must not be empty")));
+            }
+            if !in_turn {
+                return Err(Error::invalid_arg(format!(
+                    "parts[{i}].call_id '{id}': a tool message needs a turn; push a USER message first"
+                )));
+            }
+            let index = probe.len() - 1;
+            let defect = pairing::analyze(&probe, first, probe.len(), false).into_iter().find(|d| d.index == index);
+            if let Some(defect) = defect {
+                return Err(Error::invalid_arg(format!("parts[{i}].call_id '{id}': {}", defect.problem.refusal())));
+            }
+        }
+        debug_assert!(probe.len() == base + parts.len());
+        Ok(())
+    }
+
+    /// The host id of the first live message ([`Window::start`]): a request builder loops
+    /// over its own array from there. The boundary can fall inside a host message whose
+    /// first parts close the pruned turn (tool results sent with role "user", then the
+    /// USER text): `start() - host_index(id)` parts of it are pruned.
+    ///
+    /// Errors: OUT_OF_RANGE when the window holds no live message, INVALID_ARG when that
+    /// message was not pushed with a host id.
+    pub fn start_host_id(&self) -> Result<i64> {
+        let start = self.start();
+        let message = self.messages.get(start).ok_or_else(|| {
+            Error::new(ErrorKind::OutOfRange, "the window holds no message, so no live host message")
+        })?;
+        message.host_id().ok_or_else(|| {
+            Error::invalid_arg(format!(
+                "the first live message (ledger index {start}) has no host id: it was not pushed with push_message"
+            ))
+        })
+    }
+
+    /// The ledger index of the first part of host message `host_id`.
+    pub fn host_index(&self, host_id: i64) -> Result<usize> {
+        self.host_ids.index(host_id).ok_or_else(|| {
+            Error::new(ErrorKind::OutOfRange, format!("host_id {host_id}: no host message with this id in the window"))
+        })
+    }
+
+    /// The host id of ledger message `index` (every part of a host message carries it), so
+    /// any view item (`item.index`) is traced to the host's message.
+    pub fn host_id(&self, index: usize) -> Result<i64> {
+        self.message_at(index)?.host_id().ok_or_else(|| {
+            Error::invalid_arg(format!("index {index}: the message was not pushed with push_message, so has no host id"))
+        })
+    }
+}
+
+impl Window {
+    /// The message at `index`, or OUT_OF_RANGE naming the index.
+    pub fn message_at(&self, index: usize) -> Result<&Message> {
+        self.messages.get(index).ok_or_else(|| {
+            Error::new(
+                ErrorKind::OutOfRange,
+                format!("index {index}: message does not exist (the window holds {} messages)", self.messages.len()),
+            )
+        })
+    }
+}
+
+/// A message holding only what pairing looks at.
+fn id_only(kind: Kind, call_id: Option<&str>) -> Message {
+    let message = Message::new(kind, Count::exact(0), CountSource::Caller, None);
+    match call_id {
+        Some(id) => message.with_extras(MessageExtras {
+            call_id: Some(id.into()),
+            ..MessageExtras::default()
+        }),
+        None => message,
+    }
+}
+
+/// `weights` (summing to `total` > 0) scaled to sum to `target`: floors, then one more to
+/// the largest remainders, earliest first on ties.
+fn largest_remainder(weights: &[u64], total: u64, target: u64) -> Vec<u64> {
+    let scaled: Vec<(u64, u64)> = weights
+        .iter()
+        .map(|&w| {
+            let product = u128::from(w) * u128::from(target);
+            ((product / u128::from(total)) as u64, (product % u128::from(total)) as u64)
+        })
+        .collect();
+    let mut shares: Vec<u64> = scaled.iter().map(|&(floor, _)| floor).collect();
+    let mut left = target - shares.iter().sum::<u64>();
+    let mut order: Vec<usize> = (0..scaled.len()).collect();
+    order.sort_by(|&a, &b| scaled[b].1.cmp(&scaled[a].1).then(a.cmp(&b)));
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        shares[i] += 1;
+        left -= 1;
+    }
+    shares
+}
