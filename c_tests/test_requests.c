@@ -251,7 +251,42 @@ static void render_request_keeps_the_base_and_refuses_bad_ones(void) {
     ctxwin_window_free(w);
 }
 
+static void push_json_takes_a_whole_body_and_json_lines(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    const char *body =
+        "{\"model\":\"claude-sonnet-4-5\",\"system\":\"Be brief.\","
+        "\"tools\":[{\"name\":\"ls\",\"description\":\"List\",\"input_schema\":{\"type\":\"object\"}}],"
+        "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    CHECK_OK(ctxwin_window_push_json(w, body, strlen(body)));
+    ctxwin_message m;
+    CHECK(ctxwin_window_message_count(w) == 2);
+    CHECK_OK(ctxwin_window_message_get(w, 0, &m));
+    CHECK(m.kind == CTXWIN_KIND_SYSTEM && m.text_len == 9 && memcmp(m.text, "Be brief.", 9) == 0);
+    ctxwin_count live = {0, false}, tools = {0, false};
+    CHECK_OK(ctxwin_count_tools_json("claude-sonnet-4-5", 17,
+                                     "[{\"name\":\"ls\",\"description\":\"List\",\"input_schema\":{\"type\":\"object\"}}]", 69, &tools));
+    CHECK_OK(ctxwin_window_live_tokens(w, &live));
+    CHECK(tools.tokens > 0 && live.tokens > tools.tokens);
+    CHECK(strcmp(request(w, "{\"model\":\"claude-sonnet-4-5\"}"),
+                 "{\"model\":\"claude-sonnet-4-5\",\"system\":[{\"type\":\"text\",\"text\":\"Be brief.\"}],"
+                 "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}") == 0);
+    /* A Chat body is another format: nothing changes. */
+    const char *chat = "{\"messages\":[{\"role\":\"tool\",\"tool_call_id\":\"a\",\"content\":\"x\"}],\"system\":\"x\"}";
+    CHECK_STATUS(ctxwin_window_push_json(w, chat, strlen(chat)), CTXWIN_STATUS_MISMATCH);
+    CHECK(ctxwin_window_message_count(w) == 2);
+    /* JSON Lines: a bad line is named and nothing is pushed. */
+    const char *lines = "{\"role\":\"assistant\",\"content\":\"Hello.\"}\n{\"role\":\"user\",\"content\":7}\n";
+    CHECK_STATUS(ctxwin_window_push_json(w, lines, strlen(lines)), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "line 2") != NULL);
+    CHECK(ctxwin_window_message_count(w) == 2);
+    const char *good = "{\"role\":\"assistant\",\"content\":\"Hello.\"}\n{\"role\":\"user\",\"content\":\"Bye.\"}\n";
+    CHECK_OK(ctxwin_window_push_json(w, good, strlen(good)));
+    CHECK(ctxwin_window_message_count(w) == 4);
+    ctxwin_window_free(w);
+}
+
 void suite_requests(void) {
+    harness_run("push_json_takes_a_whole_body_and_json_lines", push_json_takes_a_whole_body_and_json_lines);
     harness_run("parallel_calls_render_as_one_assistant_message", parallel_calls_render_as_one_assistant_message);
     harness_run("text_thinking_and_calls_of_a_step_are_one_message", text_thinking_and_calls_of_a_step_are_one_message);
     harness_run("tool_calls_keep_their_name_and_arguments", tool_calls_keep_their_name_and_arguments);

@@ -1447,15 +1447,22 @@ ctxwin_status ctxwin_window_set_tokenizer(struct ctxwin_window *w,
                                           const struct ctxwin_tokenizer *t);
 
 /**
- * Appends provider messages given as JSON: one message object or an array of them, in the
- * shape the agent sends its provider.
+ * Appends provider messages given as JSON, in the shape the agent sends its provider: one
+ * message object, an array of them, JSON Lines (one message per line, blank lines skipped;
+ * errors name the line), or a whole request body holding its conversation under
+ * `messages`, `input` or `contents` (its system prompt, `system` / `systemInstruction` /
+ * `instructions`, becomes one pinned SYSTEM message before the conversation, and its `tools`
+ * are counted as with `ctxwin_count_tools_json` into the tools overhead). The same things
+ * `ctxwin inspect` reads.
  *
  * Formats: OpenAI Chat Completions (`messages`: string or array content, `tool_calls`,
  * role `tool`), OpenAI Responses (`input` items: messages, `function_call`,
  * `function_call_output`, `reasoning`), Anthropic Messages (content blocks: text, image,
  * tool_use, tool_result, thinking, redacted_thinking) and Gemini (`contents` with parts:
  * text, functionCall, functionResponse, inlineData). The format is recognised from the
- * messages; a window holds one format.
+ * messages; a window holds one format (the configuration key `format`): a message of
+ * another recognisable format is `CTXWIN_STATUS_MISMATCH`, one that fits several is read in
+ * the window's.
  *
  * Each wire message becomes one ledger message per run of content of one kind: an assistant
  * message with text and two tool calls is ASSISTANT + TOOL_CALL + TOOL_CALL; a user message

@@ -312,3 +312,38 @@ fn tiered_cuts_a_one_line_gemini_function_response() {
     // The name is kept apart from the stored text, which is the response alone.
     assert_eq!(response["response"]["result"], text);
 }
+
+/// push_json reads what `ctxwin inspect` reads: a whole request body (its system prompt a
+/// pinned SYSTEM message, its tools the tools overhead) and JSON Lines, all or nothing.
+#[test]
+fn push_json_takes_request_bodies_and_json_lines() {
+    let body = r#"{"model":"claude-sonnet-4-5","max_tokens":512,"system":[{"type":"text","text":"Be brief."}],
+        "tools":[{"name":"ls","description":"List","input_schema":{"type":"object"}}],
+        "messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"Hello."}]}]}"#;
+    let mut window = Window::new("claude-sonnet-4-5");
+    assert_eq!(json::push_json(&mut window, body).unwrap(), 3);
+    assert_eq!(kinds(&window), [Kind::System, Kind::User, Kind::Assistant]);
+    assert_eq!(window.message(0).unwrap().text(), Some("Be brief."));
+    let tools = json::count_tools(window.model(), r#"[{"name":"ls","description":"List","input_schema":{"type":"object"}}]"#).unwrap();
+    assert_eq!(window.overhead().tools, tools.tokens);
+    // The system prompt goes back where Anthropic wants it.
+    let request: Value = serde_json::from_str(&json::render_request(&window, r#"{"model":"m"}"#).unwrap()).unwrap();
+    assert_eq!(request["system"], json!([{"type": "text", "text": "Be brief."}]));
+    assert_eq!(request["messages"][0], json!({"role": "user", "content": "hi"}));
+
+    // A body in another format than the window's changes nothing.
+    let chat_body = r#"{"messages":[{"role":"tool","tool_call_id":"a","content":"x"}],"tools":[]}"#;
+    let before = ctxwin::persist::export(&window);
+    assert_eq!(json::push_json(&mut window, chat_body).unwrap_err().kind(), ErrorKind::Mismatch);
+    assert_eq!(ctxwin::persist::export(&window), before);
+
+    // JSON Lines; a bad line pushes nothing and is named.
+    let mut window = Window::new("gpt-4o");
+    let lines = "{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"assistant\",\"content\":\"b\"}\n";
+    assert_eq!(json::push_json(&mut window, lines).unwrap(), 2);
+    let bad = "{\"role\":\"user\",\"content\":\"c\"}\n{\"role\":\"robot\",\"content\":\"d\"}\n";
+    let err = json::push_json(&mut window, bad).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArg);
+    assert!(err.message().starts_with("line 2:") && err.message().contains("'role'"), "{}", err.message());
+    assert_eq!(window.message_count(), 2);
+}

@@ -50,12 +50,22 @@ use serde_json::{Map, Value};
 /// pre-0.2 message rebuilt for the wire).
 const UNNAMED: &str = "unknown_tool";
 
-/// Parses `json` (one wire message or an array of them) and appends the messages to
-/// `window`. All or nothing: when any element is invalid nothing is appended, and the error
-/// names the element, its line and the field. A document above the window's
+/// Parses `json` and appends its messages to `window`: what `ctxwin inspect` reads (see
+/// [`transcript::read`]): one wire message, an array of them, JSON Lines, or a whole request
+/// body, whose system prompt becomes a pinned SYSTEM message and whose `tools` count as the
+/// tools overhead. All or nothing: when any element is invalid nothing changes, and the
+/// error names the element (or line) and the field. A document above the window's
 /// `max_message_bytes` is refused. Returns how many ledger messages were added.
 pub fn push_json(window: &mut Window, json: &str) -> Result<usize> {
     window.check_message_size(json.len())?;
+    let before = window.message_count();
+    transcript::read(window, json, transcript::BodyExtras::Apply)?;
+    Ok(window.message_count() - before)
+}
+
+/// Parses `json` (one wire message or an array of them) and appends the messages to
+/// `window`, all or nothing. Returns how many ledger messages were added.
+fn push_messages(window: &mut Window, json: &str) -> Result<usize> {
     let retain = window.settings().retain_text;
     let (formats, messages) = parse(json, window.model(), window.wire_formats(), window.format(), retain)?;
     let added = messages.len();

@@ -2,7 +2,9 @@
 //! request body that holds one, or JSON Lines. Errors say which line of the file is wrong.
 //! In the library (not the program) so that tests and the fuzzer reach it without a process.
 
+use crate::error::{Error, ErrorKind, Result};
 use crate::json;
+use crate::message::Kind;
 use crate::window::Window;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -17,24 +19,46 @@ pub struct Extras {
     pub tools: Option<String>,
 }
 
+/// What to do with a request body's system prompt and tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyExtras {
+    /// Return them ([`Extras`]), as the `ctxwin` program does.
+    Return,
+    /// Put them in the window: the system prompt becomes a pinned SYSTEM message before the
+    /// conversation and the tools' count the tools overhead, as `push_json` does.
+    Apply,
+}
+
 /// Pushes the messages of `text` (the contents of `name`) into `window`, and returns the
 /// request's system prompt and tool definitions when `text` is a request body. All or
 /// nothing: on an error nothing is pushed, and the message starts with `name` and names the
 /// file's line.
-pub fn load(window: &mut Window, name: &str, text: &str) -> Result<Extras, String> {
-    let located = |e: crate::Error| format!("{name}: {e}");
+pub fn load(window: &mut Window, name: &str, text: &str) -> std::result::Result<Extras, String> {
+    read(window, text, BodyExtras::Return).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Pushes the messages of `text` into `window`: a JSON array of messages, one message, a
+/// request body that holds an array under `messages`, `input` or `contents`, or JSON Lines
+/// (one message per line, blank lines skipped). All or nothing; errors keep their kind and
+/// name the line. A body's system prompt and tools are returned or applied per `extras`.
+pub fn read(window: &mut Window, text: &str, extras: BodyExtras) -> Result<Extras> {
     match serde_json::from_str::<&RawValue>(text) {
         Ok(raw) if raw.get().starts_with('[') => {
-            json::push_json(window, text).map_err(located)?;
+            json::push_messages(window, text)?;
             Ok(Extras::default())
         }
-        Ok(raw) if is_request_body(raw) => request_body(window, text).map_err(|e| format!("{name}: {e}")),
+        Ok(raw) if is_request_body(raw) => {
+            let mut trial = window.clone();
+            let found = request_body(&mut trial, text, extras)?;
+            *window = trial;
+            Ok(found)
+        }
         Ok(_) => {
-            json::push_json(window, text).map_err(located)?;
+            json::push_messages(window, text)?;
             Ok(Extras::default())
         }
-        Err(e) if e.to_string().starts_with("trailing characters") => json_lines(window, name, text),
-        Err(e) => Err(format!("{name}: invalid JSON: {e}")),
+        Err(e) if e.to_string().starts_with("trailing characters") => json_lines(window, text),
+        Err(e) => Err(Error::new(ErrorKind::Parse, format!("invalid JSON: {e}"))),
     }
 }
 
@@ -45,29 +69,42 @@ fn is_request_body(raw: &RawValue) -> bool {
         .is_ok_and(|body| MESSAGE_KEYS.iter().any(|key| body.get(*key).is_some_and(Value::is_array)))
 }
 
-/// A request body: its message array is pushed with everything else blanked out, so the
-/// library's line numbers are the file's.
-fn request_body(window: &mut Window, text: &str) -> Result<Extras, String> {
+/// A request body: its system prompt and tools (applied first, or returned), then its
+/// message array, pushed with everything else blanked out so the library's line numbers are
+/// the file's.
+fn request_body(window: &mut Window, text: &str, extras: BodyExtras) -> Result<Extras> {
     let body: std::collections::HashMap<String, &RawValue> =
-        serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
+        serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}")))?;
     // The first key holding an array, as is_request_body found (`{"messages": 1, "input": [...]}`
     // is a Responses body).
     let messages = MESSAGE_KEYS
         .iter()
         .find_map(|key| body.get(*key).filter(|raw| raw.get().starts_with('[')))
-        .ok_or("invalid JSON: no message array")?;
-    json::push_json(window, &blank_outside(text, messages.get())).map_err(|e| e.to_string())?;
+        .ok_or_else(|| Error::new(ErrorKind::Parse, "invalid JSON: no message array"))?;
     let value = |key: &str| body.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
-    let system = ["system", "systemInstruction", "instructions"]
-        .iter()
-        .filter_map(|key| value(key))
-        .map(|v| texts_of(&v))
-        .collect::<Vec<_>>()
-        .join("\n");
-    Ok(Extras {
-        system,
+    let found = Extras {
+        system: ["system", "systemInstruction", "system_instruction", "instructions"]
+            .iter()
+            .filter_map(|key| value(key))
+            .map(|v| texts_of(&v))
+            .filter(|text| !text.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n"),
         tools: body.get("tools").map(|raw| raw.get().to_owned()),
-    })
+    };
+    if extras == BodyExtras::Apply {
+        if let Some(tools) = &found.tools {
+            let count = json::count_tools(window.model(), tools).map_err(|e| Error::new(e.kind(), format!("body, key 'tools': {e}")))?;
+            let tokens = i32::try_from(count.tokens).unwrap_or(i32::MAX);
+            let system = i32::try_from(window.overhead().system).unwrap_or(i32::MAX);
+            window.set_overhead(system, tokens)?;
+        }
+        if !found.system.is_empty() {
+            window.push(Kind::System, &found.system)?;
+        }
+    }
+    json::push_messages(window, &blank_outside(text, messages.get()))?;
+    Ok(found)
 }
 
 /// `text` with every character outside `part` (a slice of it) replaced by a space, newlines kept.
@@ -93,16 +130,16 @@ fn texts_of(value: &Value) -> String {
 }
 
 /// One message per line; blank lines are skipped. All or nothing, like push_json.
-fn json_lines(window: &mut Window, name: &str, text: &str) -> Result<Extras, String> {
+fn json_lines(window: &mut Window, text: &str) -> Result<Extras> {
     let mut messages = Vec::new();
     for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
         serde_json::from_str::<&RawValue>(line)
-            .map_err(|e| format!("{name}: line {}: invalid JSON: {e}", number + 1))?;
+            .map_err(|e| Error::new(ErrorKind::Parse, format!("line {}: invalid JSON: {e}", number + 1)))?;
         messages.push((number + 1, line));
     }
     let mut trial = window.clone();
     for (number, line) in messages {
-        json::push_json(&mut trial, line).map_err(|e| format!("{name}: line {number}: {e}"))?;
+        json::push_messages(&mut trial, line).map_err(|e| Error::new(e.kind(), format!("line {number}: {e}")))?;
     }
     *window = trial;
     Ok(Extras::default())

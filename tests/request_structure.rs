@@ -1,0 +1,400 @@
+//! Every request body the window renders passes its provider's structural rules
+//! (tests/support/provider_rules.rs), over random sessions of every format and strategy:
+//! parallel calls answered in any order, text and thinking in the same step as calls,
+//! interrupted calls (never answered) and requests rendered while calls are still open,
+//! every route of pushing (text, `push_tool`, `push_tool_call`, id-less `push`, JSON),
+//! summaries, cuts (tiny budgets, thresholds, `compact`, `drop_oldest_turn`), `recover` and
+//! rewinds.
+//!
+//! 10,000 sessions per format and strategy by default; `CTXWIN_REQUEST_SESSIONS=n` runs n.
+//! A failure names the seed: `CTXWIN_REQUEST_SEED=s` replays that one session.
+
+#[path = "support/provider_rules.rs"]
+mod provider_rules;
+#[path = "support/rng.rs"]
+mod rng;
+
+use ctxwin::classify::{ErrorCategory, ErrorInfo};
+use ctxwin::json::{self, Format};
+use ctxwin::{Kind, Window};
+use provider_rules::{Rules, check};
+use rng::Rng;
+use serde_json::{Value, json};
+
+const WORDS: [&str; 12] = ["read", "the", "file", "src/main.c", "ok", "done", "é", "中文", "line\nbreak", "{", "\"q\"", "42"];
+const TOOLS: [&str; 4] = ["read_file", "ls", "grep", "run"];
+
+fn text(rng: &mut Rng) -> String {
+    if rng.chance(3) {
+        return String::new();
+    }
+    (0..rng.between(1, 8)).map(|_| rng.pick(&WORDS)).collect::<Vec<_>>().join(" ")
+}
+
+/// How one tool call of a step is pushed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Route {
+    /// `push_tool_call`, answered with `push_tool`.
+    Call,
+    /// `push_tool` with `name\narguments`, answered with `push_tool`.
+    LegacyText,
+    /// Plain `push` without ids, call and result.
+    IdLess,
+    /// The step's calls in one provider JSON message, the results in JSON too.
+    Json,
+}
+
+struct Session {
+    rng: Rng,
+    format: Format,
+    window: Window,
+    next_id: usize,
+}
+
+impl Session {
+    fn new(seed: u64, format: Format, strategy: &str) -> Session {
+        let mut rng = Rng::new(seed);
+        let model = match format {
+            Format::Anthropic => "claude-sonnet-4-5",
+            Format::Gemini => "gemini-2.5-pro",
+            _ => "gpt-4o",
+        };
+        let mut window = Window::new(model);
+        let budget = rng.between(40, 900);
+        let settings = json!({
+            "format": format.key(),
+            "strategy": strategy,
+            "history_budget": budget,
+            "tool_output_max_lines": rng.between(1, 4),
+            "keep_recent_turns": rng.between(0, 2),
+            "keep_first": rng.between(0, 2),
+            "keep_recent": rng.between(1, 4),
+            "message_threshold": if rng.chance(50) { json!(rng.between(6, 20)) } else { Value::Null },
+            "context_limit": rng.between(1500, 6000),
+            "output_reserve": 0,
+        });
+        window.configure(&settings.to_string()).unwrap_or_else(|e| panic!("{settings}: {e}"));
+        Session { rng, format, window, next_id: 0 }
+    }
+
+    fn push_json(&mut self, value: Value) {
+        json::push_json(&mut self.window, &value.to_string()).unwrap_or_else(|e| panic!("{:?}: {e}\n{value}", self.format));
+    }
+
+    fn user(&mut self) {
+        let text = self.text_nonempty();
+        if self.rng.chance(30) {
+            let message = match self.format {
+                Format::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
+                _ => json!({"role": "user", "content": text}),
+            };
+            self.push_json(message);
+        } else {
+            self.window.push(Kind::User, &text).unwrap();
+        }
+    }
+
+    fn text_nonempty(&mut self) -> String {
+        let text = text(&mut self.rng);
+        if text.is_empty() { "hi".to_owned() } else { text }
+    }
+
+    /// One assistant step: thinking and text, 0 to 3 calls by one route, their results in a
+    /// random order, some never.
+    fn step(&mut self) {
+        if self.rng.chance(30) {
+            let thought = text(&mut self.rng);
+            self.window.push(Kind::Thinking, &thought).unwrap();
+        }
+        let said = if self.rng.chance(60) { Some(text(&mut self.rng)) } else { None };
+        let route = [Route::Call, Route::LegacyText, Route::IdLess, Route::Json][self.rng.below(4)];
+        let calls: Vec<(String, &str, String)> = (0..self.rng.between(0, 3))
+            .map(|_| {
+                self.next_id += 1;
+                let args = json!({"q": text(&mut self.rng)}).to_string();
+                (format!("id_{}", self.next_id), self.rng.pick(&TOOLS), args)
+            })
+            .collect();
+        if route == Route::Json {
+            self.json_step(said.as_deref(), &calls);
+        } else {
+            if let Some(said) = &said {
+                self.window.push(Kind::Assistant, said).unwrap();
+            }
+            for (id, name, args) in &calls {
+                match route {
+                    Route::Call => drop(self.window.push_tool_call(id, name, args).unwrap()),
+                    Route::LegacyText => drop(self.window.push_tool(Kind::ToolCall, id, &format!("{name}\n{args}")).unwrap()),
+                    _ => drop(self.window.push(Kind::ToolCall, &format!("{name}\n{args}")).unwrap()),
+                }
+            }
+        }
+        if self.rng.chance(10) {
+            self.render_and_check("calls open"); // a request rendered while calls still run
+        }
+        let mut order: Vec<usize> = (0..calls.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, self.rng.below(i + 1));
+        }
+        let answered: Vec<usize> = order.into_iter().filter(|_| !self.rng.chance(15)).collect();
+        if route == Route::Json {
+            self.json_results(&calls, &answered);
+        } else {
+            for &c in &answered {
+                let (id, _, _) = &calls[c];
+                let output = text(&mut self.rng);
+                match route {
+                    Route::IdLess => drop(self.window.push(Kind::ToolResult, &output).unwrap()),
+                    _ => drop(self.window.push_tool(Kind::ToolResult, id, &output).unwrap()),
+                }
+            }
+        }
+    }
+
+    fn json_step(&mut self, said: Option<&str>, calls: &[(String, &str, String)]) {
+        let said = said.filter(|s| !s.is_empty());
+        match self.format {
+            Format::OpenAiChat => {
+                if said.is_none() && calls.is_empty() {
+                    return;
+                }
+                let tool_calls: Vec<Value> = calls
+                    .iter()
+                    .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+                    .collect();
+                let mut message = json!({"role": "assistant", "content": said});
+                if !tool_calls.is_empty() {
+                    message["tool_calls"] = json!(tool_calls);
+                }
+                self.push_json(message);
+            }
+            Format::OpenAiResponses => {
+                let mut items = Vec::new();
+                if let Some(said) = said {
+                    items.push(json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": said}]}));
+                }
+                for (id, name, args) in calls {
+                    items.push(json!({"type": "function_call", "call_id": id, "name": name, "arguments": args}));
+                }
+                if !items.is_empty() {
+                    self.push_json(Value::Array(items));
+                }
+            }
+            Format::Anthropic => {
+                let mut blocks = Vec::new();
+                if let Some(said) = said {
+                    blocks.push(json!({"type": "text", "text": said}));
+                }
+                for (id, name, args) in calls {
+                    blocks.push(json!({"type": "tool_use", "id": id, "name": name, "input": serde_json::from_str::<Value>(args).unwrap()}));
+                }
+                if !blocks.is_empty() {
+                    self.push_json(json!({"role": "assistant", "content": blocks}));
+                }
+            }
+            Format::Gemini => {
+                let mut parts = Vec::new();
+                if let Some(said) = said {
+                    parts.push(json!({"text": said}));
+                }
+                for (id, name, args) in calls {
+                    parts.push(json!({"functionCall": {"id": id, "name": name, "args": serde_json::from_str::<Value>(args).unwrap()}}));
+                }
+                if !parts.is_empty() {
+                    self.push_json(json!({"role": "model", "parts": parts}));
+                }
+            }
+        }
+    }
+
+    fn json_results(&mut self, calls: &[(String, &str, String)], answered: &[usize]) {
+        if answered.is_empty() {
+            return;
+        }
+        let outputs: Vec<String> = answered.iter().map(|_| text(&mut self.rng)).collect();
+        let pairs = answered.iter().zip(&outputs).map(|(&c, output)| (&calls[c], output));
+        match self.format {
+            Format::OpenAiChat => {
+                let messages: Vec<Value> = pairs.map(|((id, _, _), out)| json!({"role": "tool", "tool_call_id": id, "content": out})).collect();
+                self.push_json(Value::Array(messages));
+            }
+            Format::OpenAiResponses => {
+                let items: Vec<Value> = pairs.map(|((id, _, _), out)| json!({"type": "function_call_output", "call_id": id, "output": out})).collect();
+                self.push_json(Value::Array(items));
+            }
+            Format::Anthropic => {
+                let blocks: Vec<Value> = pairs.map(|((id, _, _), out)| json!({"type": "tool_result", "tool_use_id": id, "content": out})).collect();
+                self.push_json(json!({"role": "user", "content": blocks}));
+            }
+            Format::Gemini => {
+                let parts: Vec<Value> = pairs
+                    .map(|((id, name, _), out)| json!({"functionResponse": {"id": id, "name": name, "response": {"r": out}}}))
+                    .collect();
+                self.push_json(json!({"role": "user", "parts": parts}));
+            }
+        }
+    }
+
+    /// Something a long session does between turns: compaction, summaries, cuts, rewinds.
+    fn maintenance(&mut self) {
+        match self.rng.below(12) {
+            0 => drop(self.window.compact()),
+            1 => {
+                let info = ErrorInfo {
+                    category: ErrorCategory::ContextOverflow,
+                    limit: None,
+                    actual: None,
+                    excess: Some(self.rng.between(1, 300) as i64),
+                };
+                let _ = self.window.recover(&info);
+            }
+            2 => {
+                let _ = self.window.drop_oldest_turn();
+            }
+            3 => {
+                let count = self.window.message_count();
+                let keep = self.rng.between(count / 2, count);
+                self.window.truncate(keep).unwrap();
+            }
+            4 | 5 => {
+                if self.window.needs_summary() || self.rng.chance(50) {
+                    if self.window.summary_request().is_ok() {
+                        let summary = format!("Summary: {}", self.text_nonempty());
+                        let _ = self.window.set_summary(self.window.generation(), &summary, 0);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn render_and_check(&self, when: &str) {
+        let rules = match self.format {
+            Format::OpenAiChat => Rules::Chat,
+            Format::OpenAiResponses => Rules::Responses,
+            Format::Anthropic => Rules::Anthropic,
+            Format::Gemini => Rules::Gemini,
+        };
+        let body = json::render_request(&self.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+        let value: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{when}: not JSON ({e}): {body}"));
+        if let Err(broken) = check(rules, &value) {
+            panic!("{:?} {when}: {broken}\n{}", self.format, serde_json::to_string_pretty(&value).unwrap());
+        }
+        assert_eq!(value["model"], "m", "the base's keys are kept");
+    }
+}
+
+fn run_session(seed: u64, format: Format, strategy: &str) {
+    let mut session = Session::new(seed, format, strategy);
+    if session.rng.chance(50) {
+        let prompt = session.text_nonempty();
+        session.window.push(Kind::System, &prompt).unwrap();
+    }
+    for _ in 0..session.rng.between(1, 7) {
+        session.user();
+        for _ in 0..session.rng.between(0, 3) {
+            session.step();
+        }
+        if session.rng.chance(60) {
+            let answer = text(&mut session.rng);
+            session.window.push(Kind::Assistant, &answer).unwrap();
+        }
+        session.window.end_turn();
+        session.maintenance();
+        session.render_and_check("after a turn");
+    }
+}
+
+fn sessions(format: Format, strategy: &str) {
+    if let Some(seed) = std::env::var("CTXWIN_REQUEST_SEED").ok().and_then(|s| s.parse().ok()) {
+        return run_session(seed, format, strategy);
+    }
+    let count: u64 = std::env::var("CTXWIN_REQUEST_SESSIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let base = (format as u64) << 40 | (strategy.len() as u64) << 32;
+    for i in 0..count {
+        let seed = base | i;
+        let outcome = std::panic::catch_unwind(|| run_session(seed, format, strategy));
+        if let Err(panic) = outcome {
+            eprintln!("failing session: CTXWIN_REQUEST_SEED={seed} ({format:?}, {strategy})");
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
+macro_rules! combinations {
+    ($($name:ident: $format:expr, $strategy:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            sessions($format, $strategy);
+        }
+    )*};
+}
+
+combinations! {
+    chat_sliding: Format::OpenAiChat, "sliding";
+    chat_drop_oldest: Format::OpenAiChat, "drop_oldest";
+    chat_tiered: Format::OpenAiChat, "tiered";
+    chat_monologue: Format::OpenAiChat, "monologue";
+    chat_summary: Format::OpenAiChat, "summary";
+    responses_sliding: Format::OpenAiResponses, "sliding";
+    responses_drop_oldest: Format::OpenAiResponses, "drop_oldest";
+    responses_tiered: Format::OpenAiResponses, "tiered";
+    responses_monologue: Format::OpenAiResponses, "monologue";
+    responses_summary: Format::OpenAiResponses, "summary";
+    anthropic_sliding: Format::Anthropic, "sliding";
+    anthropic_drop_oldest: Format::Anthropic, "drop_oldest";
+    anthropic_tiered: Format::Anthropic, "tiered";
+    anthropic_monologue: Format::Anthropic, "monologue";
+    anthropic_summary: Format::Anthropic, "summary";
+    gemini_sliding: Format::Gemini, "sliding";
+    gemini_drop_oldest: Format::Gemini, "drop_oldest";
+    gemini_tiered: Format::Gemini, "tiered";
+    gemini_monologue: Format::Gemini, "monologue";
+    gemini_summary: Format::Gemini, "summary";
+}
+
+/// The checker refuses what the providers refuse: the bodies the issue found, and one
+/// broken rule of each kind, while the fixed forms pass.
+#[test]
+fn the_checker_refuses_what_providers_refuse() {
+    let call = |id: &str| json!({"id": id, "type": "function", "function": {"name": "read", "arguments": "{}"}});
+    let tool = |id: &str| json!({"role": "tool", "tool_call_id": id, "content": "x"});
+    let user = json!({"role": "user", "content": "hi"});
+    let split = json!({"messages": [user, {"role": "assistant", "content": null, "tool_calls": [call("t1")]},
+        {"role": "assistant", "content": null, "tool_calls": [call("t2")]}, tool("t1"), tool("t2")]});
+    assert!(check(Rules::Chat, &split).is_err());
+    let whole = json!({"messages": [user, {"role": "assistant", "content": null, "tool_calls": [call("t1"), call("t2")]}, tool("t2"), tool("t1")]});
+    assert_eq!(check(Rules::Chat, &whole), Ok(()));
+    let empty_id = json!({"messages": [user, {"role": "assistant", "content": null, "tool_calls": [call("")]}, tool("")]});
+    assert!(check(Rules::Chat, &empty_id).is_err());
+    assert!(check(Rules::Chat, &json!({"messages": [user, tool("t1")]})).is_err());
+    assert!(check(Rules::Chat, &json!({"messages": [{"role": "assistant", "content": ""}]})).is_err());
+
+    let use_block = |id: &str| json!({"type": "tool_use", "id": id, "name": "read", "input": {}});
+    let result_block = |id: &str| json!({"type": "tool_result", "tool_use_id": id, "content": "x"});
+    let two_assistants = json!({"messages": [{"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [use_block("t1")]}, {"role": "assistant", "content": [use_block("t2")]},
+        {"role": "user", "content": [result_block("t1"), result_block("t2")]}]});
+    assert!(check(Rules::Anthropic, &two_assistants).is_err());
+    let text_first = json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [use_block("t1")]},
+        {"role": "user", "content": [{"type": "text", "text": "and"}, result_block("t1")]}]});
+    assert!(check(Rules::Anthropic, &text_first).is_err());
+    let fine = json!({"system": [{"type": "text", "text": "Be brief."}], "messages": [{"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [use_block("t1")]}, {"role": "user", "content": [result_block("t1"), {"type": "text", "text": "and"}]}]});
+    assert_eq!(check(Rules::Anthropic, &fine), Ok(()));
+    assert!(check(Rules::Anthropic, &json!({"messages": [{"role": "system", "content": "x"}]})).is_err());
+    assert!(check(Rules::Anthropic, &json!({"messages": [{"role": "assistant", "content": "x"}]})).is_err());
+
+    let model = |name: &str| json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": {}}}]});
+    let response = |name: &str| json!({"role": "user", "parts": [{"functionResponse": {"name": name, "response": {}}}]});
+    assert_eq!(check(Rules::Gemini, &json!({"contents": [model("ls"), response("ls")]})), Ok(()));
+    assert!(check(Rules::Gemini, &json!({"contents": [model("ls"), response("cat")]})).is_err());
+    assert!(check(Rules::Gemini, &json!({"contents": [model("ls"), model("cat"), response("ls"), response("cat")]})).is_err());
+
+    let function_call = json!({"type": "function_call", "call_id": "c", "name": "ls", "arguments": "{}"});
+    let output = json!({"type": "function_call_output", "call_id": "c", "output": "x"});
+    assert_eq!(check(Rules::Responses, &json!({"input": [function_call, output]})), Ok(()));
+    assert!(check(Rules::Responses, &json!({"input": [output, function_call]})).is_err());
+    assert!(check(Rules::Responses, &json!({"input": [function_call, output, output]})).is_err());
+    assert!(check(Rules::Responses, &json!({"input": [function_call]})).is_err());
+}

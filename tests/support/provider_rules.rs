@@ -1,0 +1,246 @@
+//! The providers' documented structural rules for a request body, checked independently of
+//! the library's renderer: what OpenAI Chat Completions, OpenAI Responses, Anthropic Messages
+//! and Gemini `generateContent` refuse. `check` returns the first broken rule.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// A provider format, as the checker names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rules {
+    Chat,
+    Responses,
+    Anthropic,
+    Gemini,
+}
+
+fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn array<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// True for content that says nothing: absent, null, "", [] or only empty text parts.
+fn empty_content(content: Option<&Value>) -> bool {
+    match content {
+        None | Some(Value::Null) => true,
+        Some(Value::String(text)) => text.is_empty(),
+        Some(Value::Array(parts)) => parts.is_empty(),
+        Some(_) => false,
+    }
+}
+
+/// The first rule `body` breaks, or `Ok`.
+pub fn check(rules: Rules, body: &Value) -> Result<(), String> {
+    let body = body.as_object().ok_or("the body is not an object")?;
+    match rules {
+        Rules::Chat => chat(body.get("messages").and_then(Value::as_array).ok_or("no messages array")?),
+        Rules::Responses => responses(body.get("input").and_then(Value::as_array).ok_or("no input array")?),
+        Rules::Anthropic => {
+            if let Some(system) = body.get("system") {
+                let blocks = system.as_array().ok_or("system is not an array of blocks")?;
+                if blocks.iter().any(|b| str_of(b, "type") != "text" || str_of(b, "text").is_empty()) {
+                    return Err(format!("system holds a block that is not non-empty text: {system}"));
+                }
+            }
+            anthropic(body.get("messages").and_then(Value::as_array).ok_or("no messages array")?)
+        }
+        Rules::Gemini => {
+            if let Some(instruction) = body.get("systemInstruction") {
+                if array(instruction, "parts").is_empty() {
+                    return Err("systemInstruction without parts".into());
+                }
+            }
+            gemini(body.get("contents").and_then(Value::as_array).ok_or("no contents array")?)
+        }
+    }
+}
+
+/// Chat: every assistant `tool_calls` id answered by the `tool` messages that immediately
+/// follow, no stray `tool` message, ids unique, no empty message.
+fn chat(messages: &[Value]) -> Result<(), String> {
+    let mut ids = HashSet::new();
+    let mut i = 0;
+    while i < messages.len() {
+        let message = &messages[i];
+        let role = str_of(message, "role");
+        match role {
+            "system" | "developer" | "user" | "assistant" => {}
+            "tool" => return Err(format!("message {i}: a tool message that answers no call just before it")),
+            other => return Err(format!("message {i}: unknown role '{other}'")),
+        }
+        let calls = array(message, "tool_calls");
+        if empty_content(message.get("content")) && calls.is_empty() {
+            return Err(format!("message {i}: empty {role} message"));
+        }
+        if !calls.is_empty() && role != "assistant" {
+            return Err(format!("message {i}: tool_calls on a {role} message"));
+        }
+        let mut open: Vec<&str> = Vec::new();
+        for call in calls {
+            let id = str_of(call, "id");
+            if id.is_empty() || !ids.insert(id.to_owned()) {
+                return Err(format!("message {i}: tool call id '{id}' empty or not unique"));
+            }
+            if str_of(call, "type") != "function" || str_of(&call["function"], "name").is_empty() || !call["function"]["arguments"].is_string() {
+                return Err(format!("message {i}: malformed tool call {call}"));
+            }
+            open.push(id);
+        }
+        i += 1;
+        while !open.is_empty() {
+            let answer = messages.get(i).ok_or_else(|| format!("calls {open:?} unanswered at the end"))?;
+            if str_of(answer, "role") != "tool" {
+                return Err(format!("message {i}: calls {open:?} not answered by the tool messages that follow"));
+            }
+            let id = str_of(answer, "tool_call_id");
+            let at = open.iter().position(|&o| o == id).ok_or_else(|| format!("message {i}: tool message for '{id}', not a call just before"))?;
+            open.remove(at);
+            if !answer["content"].is_string() {
+                return Err(format!("message {i}: tool content is not a string"));
+            }
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Responses: every `function_call_output` after its `function_call`, one output per call,
+/// every call answered, call ids unique.
+fn responses(items: &[Value]) -> Result<(), String> {
+    let mut calls: Vec<(String, bool)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match str_of(item, "type") {
+            "function_call" => {
+                let id = str_of(item, "call_id");
+                if id.is_empty() || calls.iter().any(|(c, _)| c == id) || str_of(item, "name").is_empty() {
+                    return Err(format!("item {i}: function_call without a unique id and a name"));
+                }
+                calls.push((id.to_owned(), false));
+            }
+            "function_call_output" => {
+                let id = str_of(item, "call_id");
+                let call = calls.iter_mut().find(|(c, _)| c == id).ok_or_else(|| format!("item {i}: output for '{id}' before or without its call"))?;
+                if call.1 {
+                    return Err(format!("item {i}: a second output for '{id}'"));
+                }
+                call.1 = true;
+            }
+            "" | "message" => {
+                if empty_content(item.get("content")) {
+                    return Err(format!("item {i}: empty message"));
+                }
+            }
+            _ => {}
+        }
+    }
+    match calls.iter().find(|(_, answered)| !answered) {
+        Some((id, _)) => Err(format!("function_call '{id}' has no output")),
+        None => Ok(()),
+    }
+}
+
+/// Anthropic: strict user/assistant alternation starting with user, every `tool_use`
+/// answered in the next user message with `tool_result` blocks first, no `system` role, no
+/// empty content.
+fn anthropic(messages: &[Value]) -> Result<(), String> {
+    let mut expected = "user";
+    let mut open: Vec<String> = Vec::new();
+    let mut ids = HashSet::new();
+    for (i, message) in messages.iter().enumerate() {
+        let role = str_of(message, "role");
+        if role != expected {
+            return Err(format!("message {i}: role '{role}' where '{expected}' must come"));
+        }
+        if empty_content(message.get("content")) {
+            return Err(format!("message {i}: empty content"));
+        }
+        let blocks: Vec<Value> = match &message["content"] {
+            Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+            Value::Array(blocks) => blocks.clone(),
+            _ => return Err(format!("message {i}: content is neither a string nor blocks")),
+        };
+        if blocks.iter().any(|b| str_of(b, "type") == "text" && str_of(b, "text").is_empty()) {
+            return Err(format!("message {i}: an empty text block"));
+        }
+        if role == "user" {
+            let results = blocks.iter().take_while(|b| str_of(b, "type") == "tool_result").count();
+            if blocks[results..].iter().any(|b| str_of(b, "type") == "tool_result") {
+                return Err(format!("message {i}: tool_result blocks do not all come first"));
+            }
+            let answered: Vec<&str> = blocks[..results].iter().map(|b| str_of(b, "tool_use_id")).collect();
+            let mut wanted = open.clone();
+            for id in &answered {
+                let at = wanted.iter().position(|w| w == id).ok_or_else(|| format!("message {i}: tool_result for '{id}', not a tool_use just before"))?;
+                wanted.remove(at);
+            }
+            if !wanted.is_empty() {
+                return Err(format!("message {i}: tool_use {wanted:?} not answered"));
+            }
+            open.clear();
+            expected = "assistant";
+        } else {
+            for block in &blocks {
+                match str_of(block, "type") {
+                    "tool_use" => {
+                        let id = str_of(block, "id");
+                        if id.is_empty() || !ids.insert(id.to_owned()) || !block["input"].is_object() || str_of(block, "name").is_empty() {
+                            return Err(format!("message {i}: malformed tool_use {block}"));
+                        }
+                        open.push(id.to_owned());
+                    }
+                    "tool_result" => return Err(format!("message {i}: tool_result in an assistant message")),
+                    _ => {}
+                }
+            }
+            expected = "user";
+        }
+    }
+    if !open.is_empty() {
+        return Err(format!("tool_use {open:?} unanswered at the end"));
+    }
+    Ok(())
+}
+
+/// Gemini: roles user/model, every `functionCall` part answered by a `functionResponse` of
+/// the same name in the next content, no response without a call just before, no empty
+/// content.
+fn gemini(contents: &[Value]) -> Result<(), String> {
+    let mut open: Vec<String> = Vec::new();
+    for (i, content) in contents.iter().enumerate() {
+        let role = str_of(content, "role");
+        if role != "user" && role != "model" {
+            return Err(format!("content {i}: role '{role}'"));
+        }
+        let parts = array(content, "parts");
+        if parts.is_empty() {
+            return Err(format!("content {i}: no parts"));
+        }
+        let responses: Vec<&str> = parts.iter().filter_map(|p| p.get("functionResponse")).map(|r| str_of(r, "name")).collect();
+        let mut wanted = open.clone();
+        for name in &responses {
+            let at = wanted.iter().position(|w| w == name).ok_or_else(|| format!("content {i}: functionResponse '{name}' answers no call just before"))?;
+            wanted.remove(at);
+        }
+        if !wanted.is_empty() {
+            return Err(format!("content {i}: functionCall {wanted:?} not answered by the next content"));
+        }
+        if !responses.is_empty() && role != "user" {
+            return Err(format!("content {i}: functionResponse in a {role} content"));
+        }
+        open = parts.iter().filter_map(|p| p.get("functionCall")).map(|c| str_of(c, "name").to_owned()).collect();
+        if !open.is_empty() && role != "model" {
+            return Err(format!("content {i}: functionCall in a {role} content"));
+        }
+        if parts.iter().any(|p| p.get("text").is_some_and(|t| t.as_str() == Some(""))) {
+            return Err(format!("content {i}: an empty text part"));
+        }
+    }
+    if !open.is_empty() {
+        return Err(format!("functionCall {open:?} unanswered at the end"));
+    }
+    Ok(())
+}
