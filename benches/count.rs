@@ -29,6 +29,10 @@ use std::time::Duration;
 
 use ctxwin::tokens::Encoding;
 
+#[path = "../tests/support/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::thread_cpu_time;
+
 #[path = "../tests/support/corpus.rs"]
 mod corpus;
 use tiktoken_rs::CoreBPE;
@@ -164,19 +168,6 @@ fn throughput(corpus: &str, encoding: Encoding, tiktoken: &CoreBPE, bpe: &bpe_op
         ours / theirs,
         ours / github,
     );
-}
-
-/// CPU time of the calling thread: the machine is shared, so wall-clock time
-/// would mostly measure the other processes.
-fn thread_cpu_time() -> Duration {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid, writable timespec for the duration of the call.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    assert_eq!(status, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
 
 /// Thread CPU time spent in `work`.

@@ -140,13 +140,14 @@ static void tiered_compact_cuts_long_tool_outputs(void) {
     uint32_t gen = ctxwin_window_generation(w);
     size_t removed = 99;
     CHECK_OK(ctxwin_window_compact(w, &removed));
-    CHECK(removed == 1); /* the first build log; the newest turn stays whole */
+    CHECK(removed == 2); /* both build logs: a manual compact cuts the running turn's too */
     CHECK(ctxwin_window_generation(w) != gen);
     ctxwin_item cut = item_at(w, 2);
     CHECK(cut.type == CTXWIN_ITEM_TRUNCATED && cut.index == 2 && cut.kind == CTXWIN_KIND_TOOL_RESULT);
     CHECK(item_says(&cut, "[... 46 lines truncated ...]"));
     ctxwin_item newest = item_at(w, 6);
-    CHECK(newest.type == CTXWIN_ITEM_MESSAGE && newest.index == 6);
+    CHECK(newest.type == CTXWIN_ITEM_TRUNCATED && newest.index == 6 && item_says(&newest, "[... 46 lines truncated ...]"));
+    CHECK(item_at(w, 7).type == CTXWIN_ITEM_MESSAGE); /* its answer as itself */
     ctxwin_window_free(w);
 }
 

@@ -1,7 +1,7 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::Format;
+use crate::wire::Format;
 use crate::limits::MessageLimit;
 use serde_json::Value;
 

@@ -13,8 +13,10 @@ pub mod cache;
 pub mod classify;
 pub mod config;
 pub mod error;
+pub mod fields;
 pub mod ffi;
 pub mod json;
+pub mod ledger;
 pub mod limits;
 pub mod message;
 pub mod pairing;
@@ -26,6 +28,7 @@ pub mod tally;
 pub mod tokens;
 pub mod view;
 pub mod window;
+pub mod wire;
 
 pub use error::{Error, ErrorKind, Result};
 pub use message::Kind;

@@ -15,15 +15,17 @@ use crate::cache::CacheState;
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::{Format, FormatSet};
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
+use crate::wire::{Format, FormatSet};
 use crate::pairing;
+use crate::ledger::{Ledger, TurnStart};
+use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
-use crate::strategy::tiered::Keep;
+use crate::strategy::tiered::{Keep, Tiered};
 use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
-use crate::tokens::{Calibration, Count, Model, Tokenizer, saturate_u32};
+use crate::tokens::{Calibration, Count, Model, Tokenizer};
 use std::sync::Arc;
 use crate::view::render::Renderer;
 use crate::view::{ItemType, Overlay, ViewItem};
@@ -45,12 +47,6 @@ pub use last_request::LastRequest;
 pub use restore::SavedWindow;
 pub use utf8::Decoded;
 use turn_sums::TurnSums;
-
-/// Where a turn starts (its USER message). Its tokens are in [`TurnSums`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TurnStart {
-    first: usize,
-}
 
 /// What the ledger reports about one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -435,11 +431,7 @@ impl Window {
     /// window keeps sums these, so a new ratio re-sums the cached counts (nothing is
     /// recounted).
     pub fn calibrated(&self, count: Count) -> Count {
-        if count.exact {
-            count
-        } else {
-            Count::estimate(saturate_u32(self.calibration.apply(u64::from(count.tokens))))
-        }
+        crate::ledger::calibrated(self.calibration, count)
     }
 
     /// Appends a message with a count the caller already has (a provider's count_tokens
@@ -600,7 +592,8 @@ impl Window {
             Some(overlay) => overlay.plan.clone().extended(self.turns.len()),
             None => Plan::whole_from(self.first_live_turn, self.turns.len()),
         };
-        let overlay = Some(plan.build(&Renderer::new(self)));
+        let previous = self.overlay.as_ref().filter(|_| self.costs.view_reusable);
+        let overlay = Some(plan.build(&Renderer::new(self.ledger()), previous));
         if overlay != self.overlay {
             self.generation = self.generation.wrapping_add(1);
         }
@@ -629,8 +622,8 @@ impl Window {
 
     /// Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
     /// fired: `monologue` strips every turn older than `keep_recent_turns`; `tiered` cuts
-    /// every long tool output (but the newest turn's) and goes on to L2/L3 only while still
-    /// over; `sliding` and `drop_oldest` drop only what their limits require. The choice is
+    /// every long tool output, the running turn's included, and goes on to L2/L3 only while
+    /// still over; `sliding` and `drop_oldest` drop only what their limits require. The choice is
     /// recorded, so later turns do not undo it. Returns how many ledger messages this call
     /// took out of the view or replaced by a shorter form.
     pub fn compact(&mut self) -> usize {
@@ -883,8 +876,8 @@ impl Window {
         if history <= room {
             return (first, overlay);
         }
-        let renderer = Renderer::new(self);
-        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.turns.len()).build(&renderer));
+        let renderer = Renderer::new(self.ledger());
+        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.turns.len()).build(&renderer, None));
         match running_turn::fit(&renderer, &mut cut, newest, room) {
             0 => (first, overlay),
             _ => (first, Some(cut)),
@@ -899,7 +892,9 @@ impl Window {
         let turn_count = self.turns.len();
         let available = self.available_for_history();
         let settings = &self.settings;
-        let mut costs = Costs::new(Renderer::new(self), cache);
+        let renderer = Renderer::new(self.ledger());
+        let previous = self.overlay.as_ref().filter(|_| cache.view_reusable);
+        let mut costs = Costs::new(renderer, cache);
         // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
         let floor = self.forced_first_live.max(self.archived_turns());
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
@@ -929,21 +924,45 @@ impl Window {
                 drop_oldest::plan(&mut costs, floor, turn_count, &limits)
             }
             StrategyName::Tiered => {
-                let limits = Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None, low_water };
-                let keep = Keep {
-                    first: settings.keep_first as usize,
-                    recent: settings.keep_recent as usize,
+                let tiered = Tiered {
+                    limits: Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None, low_water },
+                    keep: Keep {
+                        first: settings.keep_first as usize,
+                        recent: settings.keep_recent as usize,
+                    },
+                    cut_by_hand: self.compacted_through,
                 };
-                tiered::plan(&mut costs, floor, turn_count, &limits, keep, self.compacted_through)
+                let mut replay = std::mem::take(&mut costs.cache().tiered);
+                let zones = replay.run(&tiered, &mut costs);
+                costs.cache().tiered = replay;
+                tiered::plan(&self.ledger(), &zones, turn_count, floor)
             }
             StrategyName::Monologue => {
-                let limits = Limits { tokens, items: None, turns: None, low_water };
-                let keep = settings.keep_recent_turns as usize;
-                monologue::plan(&mut costs, floor, turn_count, &limits, keep, self.compacted_through)
+                let planner = Monologue {
+                    limits: Limits { tokens, items: None, turns: None, low_water },
+                    keep_recent_turns: settings.keep_recent_turns as usize,
+                };
+                let mut replay = std::mem::take(&mut costs.cache().monologue);
+                let zones = replay.run(&planner, &mut costs);
+                costs.cache().monologue = replay;
+                monologue::plan(&zones, turn_count, floor, self.compacted_through)
             }
         };
-        let overlay = plan.build(costs.renderer());
-        (overlay.first_live_turn(turn_count).min(turn_count.saturating_sub(1)), Some(overlay))
+        let overlay = plan.build(&renderer, previous);
+        cache.view_reusable = true;
+        (overlay.first_live_turn().min(turn_count.saturating_sub(1)), Some(overlay))
+    }
+
+    /// The ledger, read-only, as strategies and the view read it.
+    pub(crate) fn ledger(&self) -> Ledger<'_> {
+        Ledger::new(
+            &self.messages,
+            &self.turns,
+            &self.pinned_indices,
+            &self.model,
+            self.calibration,
+            self.settings.tool_output_max_lines as usize,
+        )
     }
 
     /// True when a turn from `first` on has tool pairs the view must repair.
@@ -1286,11 +1305,6 @@ impl Window {
             Some(overlay) => overlay.dead_turns(),
             None => self.first_live_turn,
         }
-    }
-
-    /// Every message, in ledger order.
-    pub(crate) fn messages(&self) -> &[Message] {
-        &self.messages
     }
 
     /// The ledger indices of turn `turn`.

@@ -9,7 +9,8 @@ use crate::classify::ErrorInfo;
 /// Runs the configured strategy now, as a manual `/compact`, even if its trigger has not
 /// fired: `monologue` strips every turn older than `keep_recent_turns` to its user message and
 /// final answer; `tiered` cuts every tool output longer than `tool_output_max_lines` lines or
-/// with a line longer than 400 characters (but the newest turn's) and goes on to summaries and dropping only while still over; `sliding` and
+/// with a line longer than 400 characters, the running turn's included, and goes on to
+/// summaries and dropping only while still over; `sliding` and
 /// `drop_oldest` drop only what their limits require. The choice is recorded: later turns do
 /// not undo it (`ctxwin_window_reset` does, and `ctxwin_window_truncate` to fewer messages
 /// than the ledger held when it was made). The ledger is never

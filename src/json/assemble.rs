@@ -7,7 +7,7 @@
 //! keeping only their blocks. Anything merged is re-serialised compactly, the first
 //! message's fields first.
 
-use super::format::Format;
+use crate::wire::Format;
 use super::parts::Part;
 use super::steps::{Conversation, Entry, Unit};
 use super::{anthropic, chat, gemini, parts, responses};

@@ -33,7 +33,7 @@ mod steps;
 mod tools;
 pub mod transcript;
 
-pub use format::{Format, FormatSet};
+pub use crate::wire::{Format, FormatSet};
 pub use image::{ImageRule, base64_dimensions, dimensions};
 pub use render::{render_json, render_request};
 pub use send_items::{SendItem, items_to_send};

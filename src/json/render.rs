@@ -2,7 +2,7 @@
 //! splice into a request body, and `render_request`, the whole body.
 
 use super::assemble;
-use super::format::Format;
+use crate::wire::Format;
 use super::send_items::items_to_send;
 use super::steps::{self, Conversation};
 use super::{anthropic, breakpoints, gemini};

@@ -20,17 +20,16 @@
 //! changes.
 
 mod atomic;
-pub mod fields;
 
 use crate::cache::{CacheState, CacheStats, PreparedView};
 use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
-use crate::json::FormatSet;
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_call_text};
+use crate::wire::FormatSet;
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, Count};
+use crate::fields::{Fields, parse_error};
 use crate::window::{Choice, Overhead, SavedWindow, Window};
-use fields::{Fields, parse_error};
 use serde_json::{Map, Value, json};
 use std::path::Path;
 

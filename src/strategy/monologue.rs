@@ -1,48 +1,92 @@
-//! Monologue compaction (ProbeAgent's compactor): older turns keep their user message and
-//! final answer; thinking, tool calls and tool results go. The last `keep_recent_turns`
-//! turns stay whole. Then, if still over, the oldest turns are dropped.
+//! Monologue compaction (ProbeAgent's compactor), for sessions of any length: once the view
+//! is over its limit, older turns are stripped to their user message and final answer
+//! (thinking, tool calls and tool results go), oldest first, never the last
+//! `keep_recent_turns`; then the oldest turns are dropped. It goes on until the view is
+//! within `low_water` of its limit (see [`super::band`]). Both steps only move a boundary forward, so the decision is two
+//! numbers, made turn by turn ([`super::replay`]) in O(1) amortized per turn.
 
-use super::plan::{Costs, Draft, Limits, Plan};
+use super::band::shrink;
+use super::plan::{Cost, Costs, Limits, Plan};
+use super::replay::Stepper;
 use crate::view::render::Treatment;
 
-/// The monologue plan. Turns before `stripped_by_hand` were stripped by a manual compaction
-/// and stay stripped; when the whole view is over `limits`, every turn older than the last
-/// `keep_recent_turns` is stripped, then the oldest turns are dropped while still over. The
-/// newest turn is always whole.
-pub fn plan(
-    costs: &mut Costs<'_>,
-    floor: usize,
-    turn_count: usize,
-    limits: &Limits,
-    keep_recent_turns: usize,
-    stripped_by_hand: usize,
-) -> Plan {
-    let newest = turn_count.saturating_sub(1);
-    let mut draft = Draft::compacted_by_hand(costs, floor, turn_count, Treatment::Stripped, stripped_by_hand);
-    if draft.fits(costs, limits) {
-        return draft.finish();
-    }
-    let older = turn_count.saturating_sub(keep_recent_turns);
-    for turn in floor..older.min(newest) {
-        draft.set(costs, turn, Treatment::Stripped);
-    }
-    for turn in floor..newest {
-        if draft.fits(costs, limits) {
-            break;
+/// The monologue planner's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Monologue {
+    /// The limits it enforces, and the low water it brings the view down to once it acts.
+    pub limits: Limits,
+    /// Turns at the end never stripped.
+    pub keep_recent_turns: usize,
+}
+
+/// Monologue's decision after a turn: turns `..dropped` are dropped, `dropped..stripped`
+/// stripped, later turns whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Zones {
+    dropped: usize,
+    stripped: usize,
+    /// What the turns sent cost.
+    cost: Cost,
+}
+
+impl Stepper for Monologue {
+    type State = Zones;
+
+    fn step(&self, costs: &mut Costs<'_>, previous: Zones, newest: usize) -> Zones {
+        let mut zones = previous;
+        let whole = costs.of(newest, Treatment::Whole);
+        zones.cost = Cost { tokens: zones.cost.tokens + whole.tokens, items: zones.cost.items + whole.items };
+        if self.limits.admit(zones.cost, 0) {
+            return zones;
         }
-        draft.set(costs, turn, Treatment::Dropped);
+        let strip_end = (newest + 1).saturating_sub(self.keep_recent_turns).min(newest);
+        shrink(zones, &self.limits, |zones| zones.cost, |zones| {
+            let (turn, from, to) = if zones.stripped < strip_end {
+                zones.stripped += 1;
+                (zones.stripped - 1, Treatment::Whole, Treatment::Stripped)
+            } else if zones.dropped < newest {
+                let from = if zones.dropped < zones.stripped { Treatment::Stripped } else { Treatment::Whole };
+                zones.dropped += 1;
+                zones.stripped = zones.stripped.max(zones.dropped);
+                (zones.dropped - 1, from, Treatment::Dropped)
+            } else {
+                return false;
+            };
+            let (before, after) = (costs.of(turn, from), costs.of(turn, to));
+            zones.cost.tokens = zones.cost.tokens - before.tokens + after.tokens;
+            zones.cost.items = zones.cost.items - before.items + after.items;
+            true
+        })
     }
-    draft.finish()
+}
+
+/// The plan of `zones` over `turn_count` turns: turns before `floor` are dropped (by hand or
+/// archived by a summary), and turns before `stripped_by_hand` are stripped (a manual
+/// compaction), but never the newest.
+pub fn plan(zones: &Zones, turn_count: usize, floor: usize, stripped_by_hand: usize) -> Plan {
+    let newest = turn_count.saturating_sub(1);
+    let dropped = zones.dropped.max(floor).min(turn_count);
+    let stripped = zones.stripped.max(stripped_by_hand.min(newest)).max(dropped).min(turn_count);
+    let mut plan = Plan::empty();
+    plan.push(0..dropped, Treatment::Dropped);
+    plan.push(dropped..stripped, Treatment::Stripped);
+    plan.push(stripped..turn_count, Treatment::Whole);
+    plan
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::config::Fraction;
     use crate::message::Kind;
+    use crate::strategy::plan::CostCache;
+    use crate::strategy::replay::Replay;
+    use crate::view::render::Renderer;
     use crate::window::Window;
 
-    fn session(budget: u64) -> Window {
+    fn session() -> Window {
         let mut window = Window::new("estimated-model");
-        window.configure(&format!(r#"{{"strategy":"monologue","keep_recent_turns":2,"history_budget":{budget}}}"#)).unwrap();
+        window.configure(r#"{"strategy":"monologue","history_budget":1000000}"#).unwrap();
         for t in 0..5 {
             window.push(Kind::User, &format!("Question {t}: why is the build red?")).unwrap();
             window.push(Kind::Thinking, "I should read the CI log before answering anything.").unwrap();
@@ -54,23 +98,37 @@ mod tests {
         window
     }
 
-    fn sent(window: &Window) -> Vec<usize> {
-        (0..window.view_len()).map(|i| window.view_item(i).unwrap().index).collect()
+    /// The ledger indices `monologue` sends under a token limit of `tokens`, keeping the last
+    /// two turns whole.
+    fn sent(window: &Window, tokens: u64, low_water: f64) -> (Vec<usize>, u64) {
+        let planner = Monologue {
+            limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
+            keep_recent_turns: 2,
+        };
+        let mut cache = CostCache::default();
+        let ledger = window.ledger();
+        let mut costs = Costs::new(Renderer::new(ledger), &mut cache);
+        let zones = Replay::default().run(&planner, &mut costs);
+        let overlay = plan(&zones, window.turn_count(), 0, 0).build(&Renderer::new(ledger), None);
+        (overlay.items.iter().map(|item| item.index).collect(), overlay.history().tokens())
     }
 
     #[test]
-    fn strips_older_turns_before_dropping_any() {
-        let whole = session(1_000_000);
-        let all = whole.view_history().tokens();
-        assert_eq!(sent(&whole), (0..25).collect::<Vec<_>>(), "under budget nothing fires");
-        let window = session(all - 1);
-        let stripped: Vec<usize> = [0, 4, 5, 9, 10, 14].into_iter().chain(15..25).collect();
-        assert_eq!(sent(&window), stripped, "turns 0 to 2 keep question and answer; 3 and 4 stay whole");
-        // The smallest budget that still keeps every question: stripping alone fits it.
-        let fits = window.view_history().tokens();
-        assert_eq!(sent(&session(fits)), stripped);
-        let tighter = sent(&session(fits - 1));
-        assert!(!tighter.contains(&0), "then the oldest turn goes: {tighter:?}");
-        assert!(tighter.ends_with(&(15..25).collect::<Vec<_>>()));
+    fn strips_the_oldest_turns_first_then_drops_the_oldest() {
+        let window = session();
+        let all = window.view_history().tokens();
+        assert_eq!(sent(&window, all, 1.0).0, (0..25).collect::<Vec<_>>(), "under the limit nothing happens");
+        let one: Vec<usize> = [0, 4].into_iter().chain(5..25).collect();
+        assert_eq!(sent(&window, all - 1, 1.0).0, one, "stripping turn 0 is enough");
+        let three: Vec<usize> = [0, 4, 5, 9, 10, 14].into_iter().chain(15..25).collect();
+        // Stripping a turn saves `saved`; a low water between two and three turns' saving.
+        let mut cache = CostCache::default();
+        let mut costs = Costs::new(Renderer::new(window.ledger()), &mut cache);
+        let saved = costs.of(0, Treatment::Whole).tokens - costs.of(0, Treatment::Stripped).tokens;
+        let low_water = (all as f64 - 2.5 * saved as f64) / (all - 1) as f64;
+        let (sent_three, stripped) = sent(&window, all - 1, low_water);
+        assert_eq!(sent_three, three, "down to low water: turns 0 to 2 stripped, 3 and 4 whole");
+        let four: Vec<usize> = [5, 9, 10, 14].into_iter().chain(15..25).collect();
+        assert_eq!(sent(&window, stripped - 1, 1.0).0, four, "then the oldest turn goes");
     }
 }

@@ -1,9 +1,14 @@
-//! Plans: how each turn of the ledger is sent, what a plan costs, and the view it yields.
+//! What planning needs: the limits a strategy enforces, and what each turn costs under each
+//! treatment, remembered between runs together with the strategies' own per-turn decisions.
 
+use super::monologue::Monologue;
+use super::replay::Replay;
 use super::sliding::Walk;
+use super::tiered::Tiered;
 use crate::config::Fraction;
+pub use crate::view::plan::Plan;
+use crate::view::Item;
 use crate::view::render::{Renderer, Treatment};
-use crate::view::{Item, Overlay};
 
 /// What a part of the view costs against the history budget.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,14 +72,23 @@ impl Limits {
     }
 }
 
-/// What each completed turn costs under each treatment, kept between runs of the strategy:
-/// a completed turn changes only by truncate, a model change or new settings, which clear it
-/// ([`CostCache::forget_from`], [`CostCache::clear`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What each completed turn costs under each treatment, the per-turn decisions of the
+/// strategies that keep them, and whether the view's items of completed turns may be reused:
+/// kept between runs of the strategy. A completed turn changes only by truncate, a model
+/// change, a new calibration or new settings, which forget it ([`CostCache::forget_from`],
+/// [`CostCache::clear`]).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CostCache {
     turns: Vec<[Option<Cost>; Treatment::ALL.len()]>,
     /// The sliding walk over the completed turns, which depends on their costs too.
     walk: Walk,
+    /// The decisions of `tiered`, turn by turn.
+    pub tiered: Replay<Tiered>,
+    /// The decisions of `monologue`, turn by turn.
+    pub monologue: Replay<Monologue>,
+    /// True when the items of the view's completed turns are still what those turns render
+    /// to (nothing was forgotten since the view was built).
+    pub view_reusable: bool,
 }
 
 impl CostCache {
@@ -82,21 +96,26 @@ impl CostCache {
     pub fn forget_from(&mut self, turn: usize) {
         self.turns.truncate(turn);
         self.walk.forget_from(turn);
+        self.tiered.forget_from(turn);
+        self.monologue.forget_from(turn);
+        self.view_reusable = false;
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        self.turns.clear();
-        self.walk = Walk::default();
+        *self = CostCache::default();
     }
 
-    /// Forgets turn `turn`'s costs (one of its counts changed), and the sliding walk if it
-    /// covered that turn.
+    /// Forgets turn `turn`'s costs (one of its counts changed), and every decision made
+    /// since it (the sliding walk, the per-turn decisions, the view's items).
     pub fn forget(&mut self, turn: usize) {
         if let Some(costs) = self.turns.get_mut(turn) {
             *costs = [None; Treatment::ALL.len()];
         }
         self.walk.forget_from(turn);
+        self.tiered.forget_from(turn);
+        self.monologue.forget_from(turn);
+        self.view_reusable = false;
     }
 }
 
@@ -127,7 +146,7 @@ impl<'a> Costs<'a> {
 
     /// What turn `turn` costs under `treatment`.
     pub fn of(&mut self, turn: usize, treatment: Treatment) -> Cost {
-        let completed = turn + 1 < self.renderer.window().turn_count();
+        let completed = turn + 1 < self.renderer.ledger().turn_count();
         let slot = match completed {
             true => {
                 if self.cache.turns.len() <= turn {
@@ -166,6 +185,18 @@ impl<'a> Costs<'a> {
     pub fn marker(&self, removed: usize) -> Cost {
         history_cost(&[self.renderer.marker(0, removed)])
     }
+
+    /// What the summary block of turns `turns` costs: rendered and counted, O(block).
+    pub fn block(&mut self, turns: std::ops::Range<usize>) -> Cost {
+        self.scratch.clear();
+        self.renderer.render_block(turns, &mut self.scratch);
+        history_cost(&self.scratch)
+    }
+
+    /// The caches, for a strategy's decisions.
+    pub fn cache(&mut self) -> &mut CostCache {
+        self.cache
+    }
 }
 
 fn history_cost(items: &[Item]) -> Cost {
@@ -175,170 +206,4 @@ fn history_cost(items: &[Item]) -> Cost {
         cost.items += 1;
     }
     cost
-}
-
-/// How every turn is sent: turns before `prefix` are dropped, `treatments[t - prefix]` says
-/// how turn `t` is sent, and `marker` places the compaction marker (before a turn, counting
-/// the messages removed).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plan {
-    /// Turns before this one are dropped (only their pinned messages are sent).
-    pub prefix: usize,
-    /// How each turn from `prefix` on is sent.
-    pub treatments: Vec<Treatment>,
-    /// The turn the marker stands before, and the messages it says were removed.
-    pub marker: Option<(usize, usize)>,
-}
-
-impl Plan {
-    /// The view this plan yields: the pinned head and the pinned messages of the dropped
-    /// prefix, then each turn from `prefix` on. O(pinned messages + turns from `prefix`).
-    pub fn build(self, renderer: &Renderer<'_>) -> Overlay {
-        let window = renderer.window();
-        let mut items = Vec::new();
-        self.render(renderer, &mut items);
-        Overlay::new(items, self, window.message_count())
-    }
-
-    /// The plan sending turns from `prefix` on whole, extended with whole turns up to
-    /// `turn_count`.
-    pub fn whole_from(prefix: usize, turn_count: usize) -> Plan {
-        Plan {
-            prefix,
-            treatments: vec![Treatment::Whole; turn_count.saturating_sub(prefix)],
-            marker: None,
-        }
-    }
-
-    /// This plan, with turns added since sent whole.
-    pub fn extended(mut self, turn_count: usize) -> Plan {
-        let planned = self.prefix + self.treatments.len();
-        self.treatments.extend((planned..turn_count).map(|_| Treatment::Whole));
-        self
-    }
-
-    fn render(&self, renderer: &Renderer<'_>, items: &mut Vec<Item>) {
-        let window = renderer.window();
-        let prefix_end = if self.prefix < window.turn_count() {
-            window.turn_range(self.prefix).start
-        } else {
-            window.message_count()
-        };
-        items.extend(window.pinned_before(prefix_end).iter().map(|&i| renderer.message_item(i, false)));
-        for (offset, &treatment) in self.treatments.iter().enumerate() {
-            let turn = self.prefix + offset;
-            if let Some((_, removed)) = self.marker.filter(|&(before, _)| before == turn) {
-                items.push(renderer.marker(window.turn_range(turn).start, removed));
-            }
-            renderer.render(turn, treatment, items);
-        }
-    }
-}
-
-/// A plan being worked out, with its running cost.
-pub struct Draft {
-    plan: Plan,
-    cost: Cost,
-    live_turns: u64,
-    dropped_messages: usize,
-}
-
-impl Draft {
-    /// A draft dropping the turns before `prefix` and sending each later turn `t` of
-    /// `turn_count` as `initial(t)`.
-    pub fn new(costs: &mut Costs<'_>, prefix: usize, turn_count: usize, initial: impl Fn(usize) -> Treatment) -> Draft {
-        let mut draft = Draft {
-            plan: Plan {
-                prefix,
-                treatments: vec![Treatment::Dropped; turn_count.saturating_sub(prefix)],
-                marker: None,
-            },
-            cost: Cost::default(),
-            live_turns: 0,
-            dropped_messages: 0,
-        };
-        for turn in prefix..turn_count {
-            draft.dropped_messages += costs.renderer().history_messages(turn);
-            draft.set(costs, turn, initial(turn));
-        }
-        draft
-    }
-
-    /// A draft sending the turns before `by_hand` (but the newest) as `treatment`, as a
-    /// manual compaction recorded, and the others whole.
-    pub fn compacted_by_hand(
-        costs: &mut Costs<'_>,
-        prefix: usize,
-        turn_count: usize,
-        treatment: Treatment,
-        by_hand: usize,
-    ) -> Draft {
-        let newest = turn_count.saturating_sub(1);
-        Draft::new(costs, prefix, turn_count, |turn| {
-            if turn < by_hand && turn < newest { treatment } else { Treatment::Whole }
-        })
-    }
-
-    /// How turn `turn` (at least `prefix`) is sent.
-    pub fn treatment(&self, turn: usize) -> Treatment {
-        self.plan.treatments[turn - self.plan.prefix]
-    }
-
-    /// Sends turn `turn` (at least `prefix`) as `treatment`.
-    pub fn set(&mut self, costs: &mut Costs<'_>, turn: usize, treatment: Treatment) {
-        let old = self.treatment(turn);
-        if old == treatment {
-            return;
-        }
-        let (before, after) = (costs.of(turn, old), costs.of(turn, treatment));
-        self.cost.tokens = self.cost.tokens - before.tokens + after.tokens;
-        self.cost.items = self.cost.items - before.items + after.items;
-        self.live_turns = self.live_turns - u64::from(old.keeps_user_message()) + u64::from(treatment.keeps_user_message());
-        let messages = costs.renderer().history_messages(turn);
-        if old == Treatment::Dropped {
-            self.dropped_messages -= messages;
-        }
-        if treatment == Treatment::Dropped {
-            self.dropped_messages += messages;
-        }
-        self.plan.treatments[turn - self.plan.prefix] = treatment;
-    }
-
-    /// Places the compaction marker before turn `turn`; it counts every message dropped
-    /// from `prefix` on.
-    pub fn mark(&mut self, turn: usize) {
-        self.plan.marker = Some((turn, 0));
-    }
-
-    /// Removes the compaction marker.
-    pub fn unmark(&mut self) {
-        self.plan.marker = None;
-    }
-
-    /// The draft's cost, the marker included.
-    pub fn cost(&self, costs: &Costs<'_>) -> Cost {
-        match self.plan.marker {
-            Some(_) => {
-                let marker = costs.marker(self.dropped_messages);
-                Cost {
-                    tokens: self.cost.tokens + marker.tokens,
-                    items: self.cost.items + marker.items,
-                }
-            }
-            None => self.cost,
-        }
-    }
-
-    /// True when the draft is within `limits`.
-    pub fn fits(&self, costs: &Costs<'_>, limits: &Limits) -> bool {
-        limits.admit(self.cost(costs), self.live_turns)
-    }
-
-    /// The finished plan.
-    pub fn finish(mut self) -> Plan {
-        if let Some((turn, _)) = self.plan.marker {
-            self.plan.marker = Some((turn, self.dropped_messages));
-        }
-        self.plan
-    }
 }

@@ -11,7 +11,7 @@ use crate::view::{ItemType, Overlay};
 /// Cuts the oldest long tool outputs of turn `turn` (the newest) in `overlay` until its
 /// history is within `room` tokens or none is left to cut. Returns how many it cut.
 pub fn fit(renderer: &Renderer<'_>, overlay: &mut Overlay, turn: usize, room: u64) -> usize {
-    let range = renderer.window().turn_range(turn);
+    let range = renderer.ledger().turn_range(turn);
     let mut history = overlay.history().tokens();
     let mut cut = 0;
     for item in overlay.items.iter_mut() {

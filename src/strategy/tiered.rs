@@ -1,13 +1,26 @@
-//! Tiered compaction (three-level compaction). When the view is over its limits:
-//! L1 cuts long tool outputs to head and tail; L2 replaces old turns with one-line
-//! `[Summary]` items, oldest first; L3 drops the middle of the history, keeping the turns
-//! that hold the first `keep_first` and the last `keep_recent` messages, behind one
-//! `[Context compacted: …]` marker; finally the dropped middle widens (into the recent turns,
-//! then back through the first ones) while still over. Each level runs only while the view
-//! is over. All of them work on whole turns, so a tool call never loses its result.
+//! Tiered compaction (three-level compaction), for sessions of any length. Once the view is
+//! over its limits, it gives up, one step at a time and oldest first:
+//! - L1: tool outputs longer than `tool_output_max_lines` (or with lines over 400
+//!   characters) cut to head and tail, turn by turn, the running turn's included;
+//! - L2: turns of the middle (between the first `keep_first` and the last `keep_recent`
+//!   history messages) replaced by a one-line summary in one `[Summary]` block, which holds
+//!   at most [`BLOCK_LINES`] lines and an eighth of the token limit (older lines go first);
+//! - L3: the oldest summarized turns dropped behind one `[Context compacted: …]` marker;
+//! - then the dropped run widens into the recent turns and back through the first ones.
+//!
+//! It goes on until the view is within `low_water` of its limits (see [`super::band`]).
+//! Every step only moves a boundary between zones of turns forward, so the zones are a
+//! handful of numbers, decided turn by turn ([`super::replay`]) in O(1) amortized per turn. All steps work on whole turns, so a
+//! tool call never loses its result.
 
-use super::plan::{Costs, Draft, Limits, Plan};
+use super::band::shrink;
+use super::plan::{Cost, Costs, Limits, Plan};
+use super::replay::Stepper;
+use crate::ledger::Ledger;
 use crate::view::render::Treatment;
+
+/// Most lines the summary block holds.
+pub const BLOCK_LINES: u64 = 50;
 
 /// What tiered compaction keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,94 +31,272 @@ pub struct Keep {
     pub recent: usize,
 }
 
-/// The tiered plan. Turns before `truncated_by_hand` had their tool outputs cut by a manual
-/// compaction and stay cut. The newest turn is always whole.
-pub fn plan(
-    costs: &mut Costs<'_>,
-    floor: usize,
-    turn_count: usize,
-    limits: &Limits,
-    keep: Keep,
-    truncated_by_hand: usize,
-) -> Plan {
-    let newest = turn_count.saturating_sub(1);
-    let mut draft = Draft::compacted_by_hand(costs, floor, turn_count, Treatment::OutputsTruncated, truncated_by_hand);
-    if draft.fits(costs, limits) {
-        return draft.finish();
-    }
-    // L1: every tool output but the newest turn's.
-    for turn in floor..newest {
-        draft.set(costs, turn, Treatment::OutputsTruncated);
-    }
-    if draft.fits(costs, limits) {
-        return draft.finish();
-    }
-    let (first_end, recent_start) = groups(costs, floor, turn_count, keep);
-    // L2: summaries of the middle, oldest first, where a summary is smaller.
-    for turn in first_end..recent_start {
-        if costs.of(turn, Treatment::Summarized).tokens < costs.of(turn, Treatment::OutputsTruncated).tokens {
-            draft.set(costs, turn, Treatment::Summarized);
-            if draft.fits(costs, limits) {
-                return draft.finish();
-            }
-        }
-    }
-    // L3: drop the middle behind one marker.
-    if first_end < recent_start {
-        for turn in first_end..recent_start {
-            draft.set(costs, turn, Treatment::Dropped);
-        }
-        draft.mark(first_end);
-    }
-    // Keep within budget: widen the dropped run into the recent turns, then back through the
-    // first ones.
-    let rightwards = recent_start..newest;
-    let leftwards = (floor..first_end).rev();
-    for turn in rightwards.chain(leftwards) {
-        if draft.fits(costs, limits) {
-            break;
-        }
-        draft.set(costs, turn, Treatment::Dropped);
-        draft.mark(turn.min(first_end));
-    }
-    if !draft.fits(costs, limits) {
-        // Only the newest turn is left and it alone is over: the marker would only add to it.
-        draft.unmark();
-    }
-    draft.finish()
+/// The tiered planner's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiered {
+    /// The limits it enforces, and the low water it brings the view down to once it acts.
+    pub limits: Limits,
+    /// What it keeps.
+    pub keep: Keep,
+    /// Turns before this one had their tool outputs cut by a manual compaction, which ran
+    /// when the turn before it was the newest: from that turn on they stay cut.
+    pub cut_by_hand: usize,
 }
 
-/// The end of the first group of turns and the start of the recent group: the fewest whole
-/// turns holding the first `keep.first` and the last `keep.recent` history messages. The
-/// newest turn is always in the recent group; the groups never overlap.
-fn groups(costs: &Costs<'_>, floor: usize, turn_count: usize, keep: Keep) -> (usize, usize) {
-    let renderer = costs.renderer();
-    let mut recent_start = turn_count.saturating_sub(1);
-    let mut kept = renderer.history_messages(recent_start);
-    while recent_start > floor && kept < keep.recent {
-        recent_start -= 1;
-        kept += renderer.history_messages(recent_start);
+/// Tiered's decision after a turn: turns `..first` are the first group (kept), turns
+/// `first..dropped` are dropped behind the marker, `dropped..summarized` are in the summary
+/// block, and later turns are kept; kept turns before `cut` have their long tool outputs cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Zones {
+    first: usize,
+    dropped: usize,
+    summarized: usize,
+    cut: usize,
+    /// True once the first group is fixed (L2 began).
+    grouped: bool,
+    /// What the kept turns cost.
+    kept: Cost,
+    /// What the summary block costs: counted when `block_counted`, else the sum of its lines.
+    block: Cost,
+    block_counted: bool,
+    /// What the marker costs (zero when nothing is dropped).
+    marker: Cost,
+    /// The marker is left out: only the newest turn is left and it alone is over.
+    unmarked: bool,
+}
+
+impl Zones {
+    /// What the view of these zones costs.
+    fn cost(&self) -> Cost {
+        let marker = if self.unmarked { Cost::default() } else { self.marker };
+        Cost {
+            tokens: self.kept.tokens + self.block.tokens + marker.tokens,
+            items: self.kept.items + self.block.items + marker.items,
+        }
     }
-    let mut first_end = floor;
-    let mut kept = 0;
-    while first_end < recent_start && kept < keep.first {
-        kept += renderer.history_messages(first_end);
-        first_end += 1;
+}
+
+impl Stepper for Tiered {
+    type State = Zones;
+
+    fn step(&self, costs: &mut Costs<'_>, previous: Zones, newest: usize) -> Zones {
+        let mut zones = Zones { unmarked: false, ..previous };
+        add(&mut zones.kept, costs.of(newest, Treatment::Whole));
+        let mut step = Step { tiered: self, costs, newest };
+        if newest + 1 >= self.cut_by_hand {
+            while zones.cut < self.cut_by_hand && step.cut_one(&mut zones) {}
+        }
+        if self.limits.admit(zones.cost(), 0) {
+            return zones;
+        }
+        loop {
+            zones = shrink(zones, &self.limits, Zones::cost, |zones| step.advance(zones));
+            // The block was costed as the sum of its lines: count it as sent, and go on if
+            // that puts the view over.
+            if zones.block_counted || zones.dropped == zones.summarized {
+                break;
+            }
+            zones.block = step.costs.block(zones.dropped..zones.summarized);
+            zones.block_counted = true;
+            if self.limits.admit(zones.cost(), 0) {
+                break;
+            }
+        }
+        if !self.limits.admit(zones.cost(), 0) {
+            // Everything but the newest turn is gone and it alone is over: the marker would
+            // only add to it.
+            zones.unmarked = true;
+        }
+        zones
     }
-    (first_end, recent_start)
+}
+
+/// One prune of the tiered planner, at the turn `newest`.
+struct Step<'t, 'c, 'a> {
+    tiered: &'t Tiered,
+    costs: &'c mut Costs<'a>,
+    newest: usize,
+}
+
+impl Step<'_, '_, '_> {
+    fn ledger(&self) -> Ledger<'_> {
+        *self.costs.renderer().ledger()
+    }
+
+    /// L1: cuts the tool outputs of the oldest kept turn not cut yet, the newest included;
+    /// false when every turn is cut.
+    fn cut_one(&mut self, zones: &mut Zones) -> bool {
+        if zones.cut < zones.summarized && zones.cut >= zones.first {
+            zones.cut = zones.summarized;
+        }
+        if zones.cut > self.newest {
+            return false;
+        }
+        let turn = zones.cut;
+        sub(&mut zones.kept, self.costs.of(turn, Treatment::Whole));
+        add(&mut zones.kept, self.costs.of(turn, Treatment::OutputsTruncated));
+        zones.cut += 1;
+        true
+    }
+
+    /// Gives up one more step of the view; false when only the newest turn is left.
+    fn advance(&mut self, zones: &mut Zones) -> bool {
+        if self.cut_one(zones) {
+            return true;
+        }
+        let recent = self.recent_start();
+        if !zones.grouped {
+            zones.grouped = true;
+            zones.first = self.first_group_end(recent);
+            (zones.dropped, zones.summarized) = (zones.first, zones.first);
+        }
+        // L2: the oldest turn of the middle into the block; the block's oldest lines go while
+        // it is over its bounds.
+        if zones.summarized < recent {
+            let turn = zones.summarized;
+            let cost = self.kept_cost(zones, turn);
+            sub(&mut zones.kept, cost);
+            let line = self.costs.of(turn, Treatment::Summarized);
+            zones.block = Cost { tokens: zones.block.tokens + line.tokens, items: 1 };
+            zones.block_counted = false;
+            zones.summarized += 1;
+            let cap = self.tiered.limits.tokens / 8;
+            while zones.dropped < zones.summarized
+                && (zones.block.tokens > cap || (zones.summarized - zones.dropped) as u64 > BLOCK_LINES)
+            {
+                self.drop_line(zones);
+            }
+            return true;
+        }
+        // L3: the oldest summarized turn.
+        if zones.dropped < zones.summarized {
+            self.drop_line(zones);
+            return true;
+        }
+        // Widening: the oldest recent turn (never the newest), then the first group from
+        // its end, so the first turns (usually the task) go last.
+        let turn = if zones.summarized < self.newest {
+            zones.summarized += 1;
+            zones.dropped = zones.summarized;
+            zones.summarized - 1
+        } else if zones.first > 0 {
+            zones.first -= 1;
+            zones.first
+        } else {
+            return false;
+        };
+        let cost = self.kept_cost(zones, turn);
+        sub(&mut zones.kept, cost);
+        self.mark(zones);
+        true
+    }
+
+    /// Drops the oldest line of the summary block.
+    fn drop_line(&mut self, zones: &mut Zones) {
+        let line = self.costs.of(zones.dropped, Treatment::Summarized);
+        zones.dropped += 1;
+        zones.block = match zones.dropped < zones.summarized {
+            true => Cost { tokens: zones.block.tokens.saturating_sub(line.tokens), items: 1 },
+            false => Cost::default(),
+        };
+        zones.block_counted = false;
+        self.mark(zones);
+    }
+
+    /// Recosts the marker for the turns dropped.
+    fn mark(&mut self, zones: &mut Zones) {
+        zones.marker = match zones.first < zones.dropped {
+            true => self.costs.marker(self.ledger().history_messages(zones.first..zones.dropped)),
+            false => Cost::default(),
+        };
+    }
+
+    /// What a kept turn costs now.
+    fn kept_cost(&mut self, zones: &Zones, turn: usize) -> Cost {
+        let treatment = if turn < zones.cut { Treatment::OutputsTruncated } else { Treatment::Whole };
+        self.costs.of(turn, treatment)
+    }
+
+    /// The first turn of the recent group: the latest turn from which the turns up to the
+    /// newest hold the last `keep.recent` history messages (0 when all of them do not).
+    /// O(log² turns).
+    fn recent_start(&self) -> usize {
+        let (ledger, newest, keep) = (self.ledger(), self.newest, self.tiered.keep.recent);
+        let holds = |start: usize| ledger.history_messages(start..newest + 1) >= keep;
+        if !holds(0) {
+            return 0;
+        }
+        // `holds` is true up to the answer and false after it.
+        let (mut lo, mut hi) = (0, newest);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if holds(mid) { lo = mid } else { hi = mid - 1 }
+        }
+        lo
+    }
+
+    /// The end of the first group: the fewest turns holding the first `keep.first` history
+    /// messages, never into the recent group. O(log² turns).
+    fn first_group_end(&self, recent: usize) -> usize {
+        let (ledger, keep) = (self.ledger(), self.tiered.keep.first);
+        let (mut lo, mut hi) = (0, recent);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if ledger.history_messages(0..mid) >= keep { hi = mid } else { lo = mid + 1 }
+        }
+        lo
+    }
+}
+
+/// The plan of `zones` over `turn_count` turns; turns before `floor` are dropped too (by
+/// hand or archived by a summary), which only makes the view smaller.
+pub fn plan(ledger: &Ledger<'_>, zones: &Zones, turn_count: usize, floor: usize) -> Plan {
+    let floor = floor.min(turn_count);
+    let at = |turn: usize| turn.max(floor);
+    let cut = zones.cut;
+    let mut plan = Plan::empty();
+    let kept = |plan: &mut Plan, turns: std::ops::Range<usize>| {
+        plan.push(turns.start..turns.end.min(cut).max(turns.start), Treatment::OutputsTruncated);
+        plan.push(turns.start.max(cut).min(turns.end)..turns.end, Treatment::Whole);
+    };
+    plan.push(0..floor, Treatment::Dropped);
+    kept(&mut plan, floor..at(zones.first));
+    plan.push(at(zones.first)..at(zones.dropped), Treatment::Dropped);
+    plan.push(at(zones.dropped)..at(zones.summarized), Treatment::Summarized);
+    kept(&mut plan, at(zones.summarized)..turn_count);
+    let dropped = at(zones.first)..at(zones.dropped);
+    if !dropped.is_empty() && !zones.unmarked {
+        plan.mark(dropped.start, ledger.history_messages(dropped));
+    }
+    plan
+}
+
+fn add(total: &mut Cost, cost: Cost) {
+    total.tokens += cost.tokens;
+    total.items += cost.items;
+}
+
+fn sub(total: &mut Cost, cost: Cost) {
+    total.tokens -= cost.tokens;
+    total.items -= cost.items;
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::config::Fraction;
     use crate::message::Kind;
+    use crate::strategy::plan::CostCache;
+    use crate::strategy::replay::Replay;
     use crate::view::ItemType;
+    use crate::view::render::Renderer;
     use crate::window::Window;
 
     /// A window of `turns` turns, each a question, a tool call with a 30-line output and an
-    /// answer; counts are estimates (bytes / 4).
-    fn session(turns: usize, settings: &str) -> Window {
+    /// answer; counts are estimates (bytes / 4). Nothing is pruned by the window itself.
+    fn session(turns: usize) -> Window {
         let mut window = Window::new("estimated-model");
-        window.configure(settings).unwrap();
+        window.configure(r#"{"strategy":"tiered","tool_output_max_lines":4,"history_budget":1000000}"#).unwrap();
         window.push(Kind::System, "You are terse.").unwrap();
         let output: String = (0..30).map(|i| format!("line {i} of the output\n")).collect();
         for t in 0..turns {
@@ -118,73 +309,101 @@ mod tests {
         window
     }
 
-    fn items(window: &Window) -> Vec<(ItemType, Kind, usize, String)> {
-        (0..window.view_len())
-            .map(|i| {
-                let item = window.view_item(i).unwrap();
-                (item.item_type, item.kind, item.index, item.text.unwrap_or("").to_owned())
-            })
-            .collect()
+    /// The runs `tiered` plans for `window` under a token limit of `tokens`, keeping the
+    /// first message and the last four, and the items of its view.
+    type Runs = Vec<(std::ops::Range<usize>, Treatment)>;
+
+    fn planned(window: &Window, tokens: u64, low_water: f64) -> (Runs, Vec<(ItemType, String)>) {
+        let tiered = Tiered {
+            limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
+            keep: Keep { first: 1, recent: 4 },
+            cut_by_hand: 0,
+        };
+        let mut cache = CostCache::default();
+        let ledger = window.ledger();
+        let mut costs = Costs::new(Renderer::new(ledger), &mut cache);
+        let zones = Replay::default().run(&tiered, &mut costs);
+        let plan = plan(&ledger, &zones, window.turn_count(), 0);
+        let runs = plan.runs().collect();
+        let overlay = plan.build(&Renderer::new(ledger), None);
+        let items = overlay.items.iter().map(|item| (item.item_type, item.text.as_deref().unwrap_or("").to_owned())).collect();
+        (runs, items)
     }
 
-    const KEEP: &str = r#""tool_output_max_lines":4,"keep_first":1,"keep_recent":4"#;
-
-    fn tiered(budget: u64) -> Window {
-        session(6, &format!(r#"{{"strategy":"tiered","history_budget":{budget},{KEEP}}}"#))
+    /// History tokens of turn 0 whole and with its output cut.
+    fn turn_costs(window: &Window) -> (u64, u64) {
+        let mut cache = CostCache::default();
+        let mut costs = Costs::new(Renderer::new(window.ledger()), &mut cache);
+        (costs.of(0, Treatment::Whole).tokens, costs.of(0, Treatment::OutputsTruncated).tokens)
     }
 
-    fn count(view: &[(ItemType, Kind, usize, String)], prefix: &str) -> usize {
-        view.iter().filter(|item| item.3.starts_with(prefix)).count()
+    #[test]
+    fn l1_cuts_the_oldest_outputs_first_and_the_running_turn_last() {
+        let window = session(6);
+        let (whole, cut) = turn_costs(&window);
+        let all = window.view_history().tokens();
+        assert_eq!(all, 6 * whole);
+        let (runs, _) = planned(&window, all - (whole - cut) - 1, 1.0);
+        assert_eq!(runs, vec![(0..2, Treatment::OutputsTruncated), (2..6, Treatment::Whole)], "two turns are enough");
+        let (runs, items) = planned(&window, 6 * cut, 1.0);
+        assert_eq!(runs, vec![(0..6, Treatment::OutputsTruncated)], "the running turn too, before any summary");
+        assert_eq!(items.iter().filter(|item| item.0 == ItemType::Truncated).count(), 6);
+        assert!(items.iter().all(|item| item.0 != ItemType::Synthetic));
+        assert_eq!(items.last().unwrap().0, ItemType::Message, "the answer is sent as itself");
     }
 
-    /// History tokens with every tool output but the newest turn's cut (L1 applied to all).
-    fn after_l1() -> u64 {
-        let mut window = tiered(1_000_000);
+    #[test]
+    fn l2_sends_one_summary_block_of_the_oldest_middle_turns() {
+        let window = session(8);
+        let (_, cut) = turn_costs(&window);
+        let (runs, items) = planned(&window, 8 * cut - 1, 1.0);
+        // Turn 0 holds the first message, turn 7 the last four: the middle starts at turn 1.
+        assert_eq!(runs, vec![(0..1, Treatment::OutputsTruncated), (1..2, Treatment::Summarized), (2..8, Treatment::OutputsTruncated)]);
+        assert_eq!(items.iter().filter(|item| item.1.starts_with("[Summary]")).count(), 1);
+        // Many summarized turns: still one item, its lines oldest first.
+        let window = session(40);
+        let (runs, items) = planned(&window, 30 * cut, 1.0);
+        let block: Vec<_> = items.iter().filter(|item| item.1.starts_with("[Summary]")).collect();
+        assert_eq!(block.len(), 1, "one block: {runs:?}");
+        let lines: Vec<&str> = block[0].1.lines().collect();
+        assert!(lines.len() >= 2 && lines.iter().all(|line| line.starts_with("[Summary] User asked")));
+        let run = runs.iter().find(|run| run.1 == Treatment::Summarized).unwrap();
+        assert_eq!(lines.len(), run.0.len());
+        assert!(lines[0].contains(&format!("Question number {}:", run.0.start)));
+    }
+
+    #[test]
+    fn as_the_limit_falls_summaries_come_before_drops_and_drops_take_the_oldest_first() {
+        let window = session(12);
+        let all = window.view_history().tokens();
+        let mut last = (0, 0);
+        for tokens in (0..all).rev().step_by(7) {
+            let (runs, items) = planned(&window, tokens, 0.9);
+            let zone = |t: Treatment| runs.iter().find(|run| run.1 == t).map(|run| run.0.clone());
+            let (dropped, block) = (zone(Treatment::Dropped), zone(Treatment::Summarized));
+            if let (Some(dropped), Some(block)) = (&dropped, &block) {
+                assert_eq!(dropped.end, block.start, "the drops take the oldest summaries: {runs:?}");
+            }
+            let markers = items.iter().filter(|item| item.1.starts_with("[Context compacted")).count();
+            assert!(markers <= 1 && (markers == 0 || dropped.is_some()), "{tokens}: {runs:?}");
+            // Zones only grow as the limit falls.
+            let now = (dropped.map_or(0, |r| r.end), block.map_or(0, |r| r.end));
+            assert!(now.0 >= last.0, "{tokens}: {runs:?}");
+            last = now;
+        }
+    }
+
+    #[test]
+    fn a_manual_compact_cuts_the_running_turns_long_output() {
+        let mut window = Window::new("estimated-model");
+        window.configure(r#"{"strategy":"tiered","tool_output_max_lines":10}"#).unwrap();
+        window.push(Kind::User, "Why does the build fail?").unwrap();
+        window.push_tool(Kind::ToolCall, "log", "cat build.log").unwrap();
+        let log: String = (0..500).map(|i| format!("build step {i} ok\n")).collect();
+        window.push_tool(Kind::ToolResult, "log", &log).unwrap();
         window.compact();
-        window.view_history().tokens()
-    }
-
-    #[test]
-    fn l1_alone_when_cutting_outputs_is_enough() {
-        let window = tiered(after_l1());
-        let view = items(&window);
-        assert_eq!(view.iter().filter(|item| item.0 == ItemType::Truncated).count(), 5, "all but the newest turn's");
-        assert!(view.iter().all(|item| item.0 != ItemType::Synthetic));
-        let cut = view.iter().filter(|i| i.0 == ItemType::Truncated);
-        assert!(cut.clone().all(|i| i.3.contains("[... 26 lines truncated ...]")));
-        assert!(items(&tiered(1_000_000)).iter().all(|item| item.0 == ItemType::Message), "nothing fires under budget");
-    }
-
-    #[test]
-    fn l2_summarizes_the_oldest_middle_turn_first() {
-        let view = items(&tiered(after_l1() - 1));
-        assert_eq!(count(&view, "[Summary]"), 1, "{view:?}");
-        assert_eq!(count(&view, "[Context compacted"), 0);
-        // Turn 0 holds the first message (keep_first) and turn 5 the last four: the oldest
-        // turn of the middle is turn 1, whose USER message is index 5.
-        let summary = view.iter().find(|item| item.3.starts_with("[Summary]")).unwrap();
-        assert_eq!((summary.0, summary.1, summary.2), (ItemType::Synthetic, Kind::User, 5));
-        assert!(summary.3.contains("Question number 1") && summary.3.contains("1 tool call"));
-        assert!(!view.iter().any(|item| (5..9).contains(&item.2) && item.0 != ItemType::Synthetic));
-    }
-
-    #[test]
-    fn l3_comes_only_after_every_middle_turn_is_summarized() {
-        let highest_with_marker = (1..after_l1())
-            .rev()
-            .find(|&budget| count(&items(&tiered(budget)), "[Context compacted") > 0)
-            .unwrap();
-        let before = items(&tiered(highest_with_marker + 1));
-        assert_eq!(count(&before, "[Summary]"), 4, "turns 1 to 4 summarized first: {before:?}");
-        let window = tiered(highest_with_marker);
-        let view = items(&window);
-        assert_eq!(count(&view, "[Context compacted"), 1);
-        assert_eq!(count(&view, "[Summary]"), 0, "the middle is dropped, summaries included");
-        let sent: Vec<usize> = view.iter().filter(|i| i.0 != ItemType::Synthetic).map(|i| i.2).collect();
-        assert!((1..5).chain(21..25).all(|i| sent.contains(&i)), "first and recent turns stay: {view:?}");
-        let marker = view.iter().find(|item| item.3.starts_with("[Context compacted")).unwrap();
-        assert_eq!(marker.3, "[Context compacted: 16 messages removed to fit context window]");
-        assert_eq!(marker.2, 5, "the marker stands where the middle began");
-        assert!(window.view_history().tokens() <= highest_with_marker);
+        let item = window.view_item(2).unwrap();
+        assert_eq!(item.item_type, ItemType::Truncated);
+        assert!(item.text.unwrap().contains("[... 490 lines truncated ...]"));
     }
 }

@@ -2,7 +2,7 @@
 //! across save and load.
 
 use crate::error::Result;
-use crate::persist::fields::Fields;
+use crate::fields::Fields;
 use crate::tokens::Count;
 use serde_json::{Value, json};
 

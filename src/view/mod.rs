@@ -2,13 +2,16 @@
 //! of messages, and synthetic items the library writes (a turn summary, the compaction
 //! marker, a cancelled tool result). Strategies decide the view; the ledger never changes.
 
+pub mod plan;
 pub mod render;
 pub mod text;
 
 use crate::message::Kind;
 use crate::tally::Tally;
 use crate::tokens::Count;
-use crate::strategy::plan::Plan;
+use plan::Plan;
+use render::Treatment;
+use std::ops::Range;
 
 /// What an item of the view is. The numbers are the `CTXWIN_ITEM_*` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,12 +68,33 @@ pub struct Overlay {
     /// The ledger's message count when the view was computed. Messages pushed since follow
     /// the items as pushed, until the strategy runs again.
     pub through: usize,
+    /// Where each turn sent (each summary block) stands among the items, ascending.
+    spans: Vec<Span>,
+}
+
+/// The items of one turn sent, or of one summary block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// The turns: one, or those of a summary block.
+    pub turns: Range<usize>,
+    /// How they are sent.
+    pub treatment: Treatment,
+    /// Their items.
+    pub items: Range<usize>,
 }
 
 impl Overlay {
-    /// The `items` of `plan`, computed over the first `through` messages.
-    pub fn new(items: Vec<Item>, plan: Plan, through: usize) -> Overlay {
-        Overlay { items, plan, through }
+    /// The `items` of `plan`, computed over the first `through` messages, with the `spans`
+    /// of its turns.
+    pub fn new(items: Vec<Item>, plan: Plan, through: usize, spans: Vec<Span>) -> Overlay {
+        Overlay { items, plan, through, spans }
+    }
+
+    /// The items of the turns `turns` if they were sent as `treatment`. O(log turns sent).
+    pub fn span_items(&self, turns: &Range<usize>, treatment: Treatment) -> Option<&[Item]> {
+        let at = self.spans.partition_point(|span| span.turns.start < turns.start);
+        let span = self.spans.get(at).filter(|span| span.turns == *turns && span.treatment == treatment)?;
+        Some(&self.items[span.items.clone()])
     }
 
     /// Tokens of the items that count against the history budget.
@@ -98,18 +122,16 @@ impl Overlay {
 
     /// True when turn `turn`'s USER message is sent as itself.
     pub fn is_live(&self, turn: usize) -> bool {
-        turn.checked_sub(self.plan.prefix)
-            .and_then(|t| self.plan.treatments.get(t))
-            .is_some_and(|treatment| treatment.keeps_user_message())
+        self.plan.treatment(turn).is_some_and(Treatment::keeps_user_message)
     }
 
-    /// The first turn whose USER message is sent, or `turn_count` when none is.
-    pub fn first_live_turn(&self, turn_count: usize) -> usize {
-        (self.plan.prefix..turn_count).find(|&t| self.is_live(t)).unwrap_or(turn_count)
+    /// The first turn whose USER message is sent, or the turns planned when none is.
+    pub fn first_live_turn(&self) -> usize {
+        self.plan.first_live_turn()
     }
 
     /// Turns whose USER message is not sent.
     pub fn dead_turns(&self) -> usize {
-        self.plan.prefix + self.plan.treatments.iter().filter(|t| !t.keeps_user_message()).count()
+        self.plan.dead_turns()
     }
 }

@@ -5,7 +5,7 @@ use super::text;
 use super::{Item, ItemType};
 use crate::message::{Kind, Message};
 use crate::pairing::{self, Problem};
-use crate::window::Window;
+use crate::ledger::Ledger;
 
 /// How a turn is sent. Every treatment keeps a turn's tool calls and results together: it
 /// sends all of them or none.
@@ -39,29 +39,30 @@ impl Treatment {
     }
 }
 
-/// Renders turns of one window.
+/// Renders turns of one ledger.
+#[derive(Clone, Copy)]
 pub struct Renderer<'a> {
-    window: &'a Window,
+    ledger: Ledger<'a>,
 }
 
 impl<'a> Renderer<'a> {
-    /// A renderer over `window`'s ledger.
-    pub fn new(window: &'a Window) -> Renderer<'a> {
-        Renderer { window }
+    /// A renderer over `ledger`.
+    pub fn new(ledger: Ledger<'a>) -> Renderer<'a> {
+        Renderer { ledger }
     }
 
-    /// The window rendered.
-    pub fn window(&self) -> &'a Window {
-        self.window
+    /// The ledger rendered.
+    pub fn ledger(&self) -> &Ledger<'a> {
+        &self.ledger
     }
 
     /// Appends the items of turn `turn` under `treatment` to `out`.
     pub fn render(&self, turn: usize, treatment: Treatment, out: &mut Vec<Item>) {
-        let range = self.window.turn_range(turn);
-        let messages = self.window.messages();
+        let range = self.ledger.turn_range(turn);
+        let messages = self.ledger.messages();
         match treatment {
             Treatment::Whole | Treatment::OutputsTruncated => {
-                let complete = turn + 1 < self.window.turn_count();
+                let complete = turn + 1 < self.ledger.turn_count();
                 let defects = pairing::analyze(messages, range.start, range.end, complete);
                 let truncate = treatment == Treatment::OutputsTruncated;
                 let mut next_defect = 0;
@@ -90,19 +91,32 @@ impl<'a> Renderer<'a> {
                 }
             }
             Treatment::Summarized => {
-                let question = messages[range.start].text();
-                let answer = self.final_answer(turn).and_then(|i| messages[i].text());
-                let calls = messages[range.clone()].iter().filter(|m| m.kind() == Kind::ToolCall).count();
-                out.push(self.synthetic(Kind::User, range.start, text::summary_line(question, calls, answer)));
+                out.push(self.synthetic(Kind::User, range.start, self.summary_line(turn)));
                 self.pinned_items(range, out);
             }
             Treatment::Dropped => self.pinned_items(range, out),
         }
     }
 
-    /// Non-pinned ledger messages of turn `turn`.
-    pub fn history_messages(&self, turn: usize) -> usize {
-        self.window.turn_range(turn).filter(|&i| !self.is_pinned(i)).count()
+    /// The summary block of turns `turns` (at least one): one synthetic USER item, standing
+    /// at the first turn's USER message, holding each turn's one-line summary, oldest first,
+    /// followed by the pinned messages of those turns.
+    pub fn render_block(&self, turns: std::ops::Range<usize>, out: &mut Vec<Item>) {
+        let lines: Vec<String> = turns.clone().map(|turn| self.summary_line(turn)).collect();
+        let first = self.ledger.first_of(turns.start);
+        out.push(self.synthetic(Kind::User, first, lines.join("\n")));
+        self.pinned_items(first..self.ledger.first_of(turns.end), out);
+    }
+
+    /// The one-line summary of turn `turn`: its question, its tool calls and the start of its
+    /// final answer.
+    fn summary_line(&self, turn: usize) -> String {
+        let messages = self.ledger.messages();
+        let range = self.ledger.turn_range(turn);
+        let question = messages[range.start].text();
+        let answer = self.final_answer(turn).and_then(|i| messages[i].text());
+        let calls = messages[range].iter().filter(|m| m.kind() == Kind::ToolCall).count();
+        text::summary_line(question, calls, answer)
     }
 
     /// The compaction marker for `removed` messages, standing at ledger index `index`.
@@ -113,18 +127,20 @@ impl<'a> Renderer<'a> {
     /// A ledger message as an item of its own (the pinned head, pinned messages of dropped
     /// turns).
     pub fn message_item(&self, index: usize, truncate: bool) -> Item {
-        let message: &Message = &self.window.messages()[index];
-        let pinned = self.is_pinned(index);
+        let message: &Message = &self.ledger.messages()[index];
+        let pinned = self.ledger.is_pinned(index);
+        let tokens = self.ledger.calibrated(message.count());
         let cut = match (truncate && !pinned && message.kind() == Kind::ToolResult, message.text()) {
-            (true, Some(text)) => text::head_and_tail(text, self.window.settings().tool_output_max_lines as usize),
+            (true, Some(text)) => text::head_and_tail(text, self.ledger.tool_output_max_lines()),
             _ => None,
         };
-        match cut {
-            Some(cut) => Item {
+        // A cut is sent only where it is smaller (the line saying what was cut costs tokens too).
+        match cut.map(|cut| (self.ledger.model().count(&cut), cut)).filter(|(cut, _)| cut.tokens < tokens.tokens) {
+            Some((cut_tokens, cut)) => Item {
                 item_type: ItemType::Truncated,
                 kind: message.kind(),
                 index,
-                tokens: self.window.model().count(&cut),
+                tokens: cut_tokens,
                 text: Some(cut.into()),
                 pinned,
             },
@@ -133,7 +149,7 @@ impl<'a> Renderer<'a> {
                 kind: message.kind(),
                 index,
                 text: None,
-                tokens: self.window.calibrated(message.count()),
+                tokens,
                 pinned,
             },
         }
@@ -144,7 +160,7 @@ impl<'a> Renderer<'a> {
             item_type: ItemType::Synthetic,
             kind,
             index,
-            tokens: self.window.model().count(&text),
+            tokens: self.ledger.model().count(&text),
             text: Some(text.into()),
             pinned: false,
         }
@@ -157,19 +173,21 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    fn pinned_items(&self, range: std::ops::Range<usize>, out: &mut Vec<Item>) {
-        for index in range.filter(|&i| self.is_pinned(i)) {
+    /// The pinned messages of ledger range `range`, as themselves. O(log pinned + pinned
+    /// in range).
+    pub fn pinned_items(&self, range: std::ops::Range<usize>, out: &mut Vec<Item>) {
+        for &index in self.ledger.pinned_in(range) {
             out.push(self.message_item(index, false));
         }
     }
 
     /// The turn's last ASSISTANT message, its final answer.
     fn final_answer(&self, turn: usize) -> Option<usize> {
-        let messages = self.window.messages();
-        self.window.turn_range(turn).rev().find(|&i| messages[i].kind() == Kind::Assistant)
+        let messages = self.ledger.messages();
+        self.ledger.turn_range(turn).rev().find(|&i| messages[i].kind() == Kind::Assistant)
     }
 
     fn is_pinned(&self, index: usize) -> bool {
-        self.window.is_pinned(index, self.window.messages()[index].kind())
+        self.ledger.is_pinned(index)
     }
 }

@@ -11,7 +11,7 @@ use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
 use crate::summary::{CompactionRecord, PendingSummary};
-use crate::json::FormatSet;
+use crate::wire::FormatSet;
 use crate::tokens::Calibration;
 use crate::window::Overhead;
 
