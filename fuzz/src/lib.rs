@@ -13,6 +13,7 @@ use ctxwin::ffi::error::ctxwin_status;
 use ctxwin::ffi::handle::ctxwin_window;
 use ctxwin::ffi::json::ctxwin_window_render_json;
 use ctxwin::ffi::persist::ctxwin_window_export;
+use ctxwin::ffi::settings::{CTXWIN_RESET_CALIBRATION, CTXWIN_RESET_OVERHEAD, ctxwin_window_reset_with};
 use ctxwin::ffi::view::{ctxwin_item, ctxwin_window_validate, ctxwin_window_view_get, ctxwin_window_view_len};
 use ctxwin::ffi::window::*;
 use serde_json::Value;
@@ -158,9 +159,13 @@ impl Window {
         // SAFETY: `text` is valid for its length; `count` is writable.
         let status = unsafe { ctxwin_window_push(self.raw, kind, text.as_ptr().cast(), text.len(), &mut count) };
         let valid = (0..=5).contains(&kind) && std::str::from_utf8(text).is_ok();
-        // A valid push fails only on a configured max_message_bytes below its size.
+        // A valid push fails only on a configured max_message_bytes below its size, or, for a
+        // TOOL_CALL, on a text that names no tool (INVALID_ARG pointing to push_tool_call).
         let over_limit = status == ctxwin_status::OutOfRange && self.last_error().contains("max_message_bytes");
-        assert_eq!(status == ctxwin_status::Ok, valid && !over_limit, "push of kind {kind}: {status:?}");
+        let unnamed = kind == CTXWIN_KIND_TOOL_CALL
+            && status == ctxwin_status::InvalidArg
+            && self.last_error().contains("this text has no name");
+        assert_eq!(status == ctxwin_status::Ok, valid && !over_limit && !unnamed, "push of kind {kind}: {status:?}");
         if status == ctxwin_status::Ok {
             assert!(count.tokens >= 0);
             self.kinds.push(kind);
@@ -210,6 +215,25 @@ impl Window {
         // SAFETY: the handle is live.
         let status = unsafe { ctxwin_window_reset(self.raw) };
         self.kinds.clear();
+        self.settle(status)
+    }
+
+    /// `ctxwin_window_reset_with(flags)`: succeeds exactly for known flag bits; then the
+    /// window is empty, and its overhead 0 when `CTXWIN_RESET_OVERHEAD` is set.
+    pub fn reset_with(&mut self, flags: u32) -> ctxwin_status {
+        let known = CTXWIN_RESET_OVERHEAD | CTXWIN_RESET_CALIBRATION;
+        let before = self.observe();
+        // SAFETY: the handle is live.
+        let status = unsafe { ctxwin_window_reset_with(self.raw, flags) };
+        assert_eq!(status == ctxwin_status::Ok, flags & !known == 0, "reset_with({flags:#x}): {status:?}");
+        if status == ctxwin_status::Ok {
+            self.kinds.clear();
+            if flags & CTXWIN_RESET_OVERHEAD != 0 {
+                self.overhead = 0;
+            }
+        } else {
+            assert_eq!(self.observe(), before, "a failed reset_with changed the window");
+        }
         self.settle(status)
     }
 
