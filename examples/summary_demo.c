@@ -59,7 +59,11 @@ int main(void) {
     if (ctxwin_window_new(model, strlen(model), &w) != CTXWIN_OK) {
         return 1;
     }
-    const char *config = "{\"strategy\":\"summary\",\"context_limit\":4000,\"threshold\":0.85,\"summary_budget\":400}";
+    /* A tiny context limit keeps the demo short. The output reserve is set explicitly: its
+     * default ("auto", a quarter of the limit) would leave less room than the 85% threshold,
+     * and the budget backstop would prune before any summary is asked for. */
+    const char *config = "{\"strategy\":\"summary\",\"context_limit\":4000,\"threshold\":0.85,"
+                         "\"summary_budget\":400,\"output_reserve\":300}";
     check(ctxwin_window_configure(w, config, strlen(config)), w, "configure");
     const char *system = "You are a build agent. Fix what breaks.";
     check(ctxwin_window_push(w, CTXWIN_KIND_SYSTEM, system, strlen(system), NULL), w, "push");
