@@ -44,6 +44,16 @@ enum Route {
     Json,
 }
 
+/// How a Responses call item is made.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CallForm {
+    Function,
+    /// `custom_tool_call`, answered by `custom_tool_call_output`.
+    Custom,
+    /// `computer_call`, answered by `computer_call_output` (a screenshot).
+    Computer,
+}
+
 struct Session {
     rng: Rng,
     format: Format,
@@ -117,8 +127,17 @@ impl Session {
                 (format!("id_{}", self.next_id), self.rng.pick(&TOOLS), args)
             })
             .collect();
+        // How each call is made on the wire (Responses JSON only: the other routes make functions).
+        let forms: Vec<CallForm> = calls
+            .iter()
+            .map(|_| match (self.format, route, self.rng.below(6)) {
+                (Format::OpenAiResponses, Route::Json, 0) => CallForm::Custom,
+                (Format::OpenAiResponses, Route::Json, 1) => CallForm::Computer,
+                _ => CallForm::Function,
+            })
+            .collect();
         if route == Route::Json {
-            self.json_step(said.as_deref(), &calls);
+            self.json_step(said.as_deref(), &calls, &forms);
         } else {
             if let Some(said) = &said {
                 self.window.push(Kind::Assistant, said).unwrap();
@@ -140,7 +159,7 @@ impl Session {
         }
         let answered: Vec<usize> = order.into_iter().filter(|_| !self.rng.chance(15)).collect();
         if route == Route::Json {
-            self.json_results(&calls, &answered);
+            self.json_results(&calls, &forms, &answered);
         } else {
             for &c in &answered {
                 let (id, _, _) = &calls[c];
@@ -153,7 +172,7 @@ impl Session {
         }
     }
 
-    fn json_step(&mut self, said: Option<&str>, calls: &[(String, &str, String)]) {
+    fn json_step(&mut self, said: Option<&str>, calls: &[(String, &str, String)], forms: &[CallForm]) {
         let said = said.filter(|s| !s.is_empty());
         match self.format {
             Format::OpenAiChat => {
@@ -175,8 +194,23 @@ impl Session {
                 if let Some(said) = said {
                     items.push(json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": said}]}));
                 }
-                for (id, name, args) in calls {
-                    items.push(json!({"type": "function_call", "call_id": id, "name": name, "arguments": args}));
+                if self.rng.chance(25) {
+                    // A call OpenAI runs itself: it takes no output.
+                    self.next_id += 1;
+                    let id = format!("ws_{}", self.next_id);
+                    items.push(match self.rng.below(3) {
+                        0 => json!({"type": "web_search_call", "id": id, "status": "completed", "action": {"type": "search", "query": "q"}}),
+                        1 => json!({"type": "file_search_call", "id": id, "status": "completed", "queries": ["q"]}),
+                        _ => json!({"type": "code_interpreter_call", "id": id, "status": "completed", "container_id": "c", "code": "1+1", "outputs": []}),
+                    });
+                }
+                for ((id, name, args), form) in calls.iter().zip(forms) {
+                    items.push(match form {
+                        CallForm::Function => json!({"type": "function_call", "call_id": id, "name": name, "arguments": args}),
+                        CallForm::Custom => json!({"type": "custom_tool_call", "call_id": id, "name": name, "input": args}),
+                        CallForm::Computer => json!({"type": "computer_call", "id": format!("cu_{id}"), "call_id": id,
+                            "action": {"type": "screenshot"}, "pending_safety_checks": [], "status": "completed"}),
+                    });
                 }
                 if !items.is_empty() {
                     self.push_json(Value::Array(items));
@@ -209,7 +243,7 @@ impl Session {
         }
     }
 
-    fn json_results(&mut self, calls: &[(String, &str, String)], answered: &[usize]) {
+    fn json_results(&mut self, calls: &[(String, &str, String)], forms: &[CallForm], answered: &[usize]) {
         if answered.is_empty() {
             return;
         }
@@ -221,7 +255,16 @@ impl Session {
                 self.push_json(Value::Array(messages));
             }
             Format::OpenAiResponses => {
-                let items: Vec<Value> = pairs.map(|((id, _, _), out)| json!({"type": "function_call_output", "call_id": id, "output": out})).collect();
+                let items: Vec<Value> = answered
+                    .iter()
+                    .zip(pairs)
+                    .map(|(&c, ((id, _, _), out))| match forms[c] {
+                        CallForm::Function => json!({"type": "function_call_output", "call_id": id, "output": out}),
+                        CallForm::Custom => json!({"type": "custom_tool_call_output", "call_id": id, "output": out}),
+                        CallForm::Computer => json!({"type": "computer_call_output", "call_id": id,
+                            "output": {"type": "computer_screenshot", "image_url": "https://example.com/s.png"}}),
+                    })
+                    .collect();
                 self.push_json(Value::Array(items));
             }
             Format::Anthropic => {
@@ -389,9 +432,16 @@ fn the_checker_refuses_what_providers_refuse() {
 
     let model = |name: &str| json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": {}}}]});
     let response = |name: &str| json!({"role": "user", "parts": [{"functionResponse": {"name": name, "response": {}}}]});
-    assert_eq!(check(Rules::Gemini, &json!({"contents": [model("ls"), response("ls")]})), Ok(()));
-    assert!(check(Rules::Gemini, &json!({"contents": [model("ls"), response("cat")]})).is_err());
+    let hi = json!({"role": "user", "parts": [{"text": "hi"}]});
+    assert_eq!(check(Rules::Gemini, &json!({"contents": [hi, model("ls"), response("ls")]})), Ok(()));
+    assert!(check(Rules::Gemini, &json!({"contents": [model("ls"), response("ls")]})).is_err(), "starts with the model");
+    assert!(check(Rules::Gemini, &json!({"contents": [hi, model("ls"), response("cat")]})).is_err());
     assert!(check(Rules::Gemini, &json!({"contents": [model("ls"), model("cat"), response("ls"), response("cat")]})).is_err());
+    let user_text = json!({"role": "user", "parts": [{"text": "and"}]});
+    assert!(check(Rules::Gemini, &json!({"contents": [user_text, model("ls"), response("ls"), user_text]})).is_err(), "two user contents in a row");
+    assert!(check(Rules::Gemini, &json!({"contents": [user_text, user_text]})).is_err());
+    let answered_and_said = json!({"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {}}}, {"text": "and"}]});
+    assert_eq!(check(Rules::Gemini, &json!({"contents": [user_text, model("ls"), answered_and_said]})), Ok(()));
 
     let function_call = json!({"type": "function_call", "call_id": "c", "name": "ls", "arguments": "{}"});
     let output = json!({"type": "function_call_output", "call_id": "c", "output": "x"});
@@ -399,4 +449,15 @@ fn the_checker_refuses_what_providers_refuse() {
     assert!(check(Rules::Responses, &json!({"input": [output, function_call]})).is_err());
     assert!(check(Rules::Responses, &json!({"input": [function_call, output, output]})).is_err());
     assert!(check(Rules::Responses, &json!({"input": [function_call]})).is_err());
+    let web_search = json!({"type": "web_search_call", "id": "ws", "status": "completed"});
+    assert_eq!(check(Rules::Responses, &json!({"input": [web_search]})), Ok(()), "a built-in call takes no output");
+    let ws_output = json!({"type": "function_call_output", "call_id": "ws", "output": "x"});
+    assert!(check(Rules::Responses, &json!({"input": [web_search, ws_output]})).is_err(), "an output for a built-in call");
+    let custom = json!({"type": "custom_tool_call", "call_id": "k", "name": "patch", "input": "x"});
+    let custom_output = json!({"type": "custom_tool_call_output", "call_id": "k", "output": "x"});
+    let wrong_output = json!({"type": "function_call_output", "call_id": "k", "output": "x"});
+    assert_eq!(check(Rules::Responses, &json!({"input": [custom, custom_output]})), Ok(()));
+    assert!(check(Rules::Responses, &json!({"input": [custom, wrong_output]})).is_err(), "the output type must match the call");
+    assert!(check(Rules::Responses, &json!({"input": [{"type": "computer_call", "id": "cu", "call_id": "cc", "status": "completed"}]})).is_err());
+    assert!(check(Rules::Responses, &json!({"input": [{"type": "compaction", "encrypted_content": ""}]})).is_err());
 }

@@ -1,6 +1,9 @@
 //! Turning a [`Conversation`] into wire messages of one format: one message per assistant
-//! step, its answers as the format expects, and for Anthropic, which wants strict
-//! alternation starting with the user, consecutive messages of one role merged.
+//! step, its answers as the format expects, and for Anthropic and Gemini, which want strict
+//! user/assistant (user/model) alternation starting with the user, consecutive messages of
+//! one role merged (a user text after a step's answers joins the answers' message) and a
+//! conversation that would start with the assistant opened by
+//! [`CONVERSATION_START`].
 //!
 //! A wire message pushed as JSON and sent whole, alone in its message, is its original text
 //! byte for byte. One only some of whose ledger messages are sent is its original object
@@ -72,10 +75,13 @@ pub fn messages(window: &Window, format: Format, conversation: &Conversation<'_>
             }
         }
     }
-    if format == Format::Anthropic {
+    if matches!(format, Format::Anthropic | Format::Gemini) {
         fragments = merge_neighbours(fragments);
         if fragments.first().is_some_and(|first| first.role != Role::User) {
-            let start = json!({"role": "user", "content": CONVERSATION_START});
+            let start = match format {
+                Format::Gemini => json!({"role": "user", "parts": [{"text": CONVERSATION_START}]}),
+                _ => json!({"role": "user", "content": CONVERSATION_START}),
+            };
             fragments.insert(0, Fragment { role: Role::User, pieces: vec![Piece::Built(start)] });
         }
     }

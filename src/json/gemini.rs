@@ -114,8 +114,9 @@ pub fn system_parts(texts: &[&str]) -> Vec<Value> {
     texts.iter().filter(|text| !text.is_empty()).map(|text| json!({"text": text})).collect()
 }
 
-/// Merges consecutive contents of one role into one: the first content's fields and every
-/// content's parts.
+/// Merges consecutive contents of one role into one (Gemini wants user and model contents
+/// to alternate): the first content's fields and every content's parts, `functionResponse`
+/// parts first (the answers to the model's calls before anything else the user says).
 pub fn merge(contents: Vec<Map<String, Value>>) -> Map<String, Value> {
     let mut parts = Vec::new();
     let mut merged: Option<Map<String, Value>> = None;
@@ -126,7 +127,9 @@ pub fn merge(contents: Vec<Map<String, Value>>) -> Map<String, Value> {
         merged.get_or_insert(content);
     }
     let mut merged = merged.unwrap_or_default();
-    merged.insert("parts".to_owned(), Value::Array(parts));
+    let (mut ordered, rest): (Vec<Value>, Vec<Value>) = parts.into_iter().partition(|part| part.get("functionResponse").is_some());
+    ordered.extend(rest);
+    merged.insert("parts".to_owned(), Value::Array(ordered));
     merged
 }
 

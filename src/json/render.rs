@@ -22,13 +22,13 @@ use serde_json::{Map, Value};
 /// - A wire message all of whose ledger messages are sent, unchanged and alone, is its
 ///   original JSON byte for byte, unknown fields included. One only some of whose ledger
 ///   messages are sent keeps only their blocks; one merged with others (the messages of one
-///   step; Anthropic also
-///   merges consecutive messages of one role) is re-serialised compactly.
+///   step; Anthropic and Gemini also merge consecutive messages of one role, as they want
+///   user and assistant to alternate) is re-serialised compactly.
 /// - SYSTEM messages come first for the OpenAI formats, and are left out for Anthropic and
 ///   Gemini (their place is the request's `system` / `systemInstruction`: see
 ///   [`render_request`]). THINKING pushed as text is left out but for Gemini (a `thought`
 ///   part): the other formats need the provider's signature or encrypted content.
-/// - An Anthropic conversation whose view starts with an assistant message starts with the
+/// - An Anthropic or Gemini conversation whose view starts with an assistant message starts with the
 ///   user message [`crate::view::text::CONVERSATION_START`].
 /// - With `cache_breakpoints` and the Anthropic format, `cache_control` marks the end of the
 ///   stable prefix of the last `prepare` and the newest message (those two re-serialised),

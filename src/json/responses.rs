@@ -6,8 +6,9 @@ use super::image::{ImageRule, base64_dimensions};
 use super::parts::{
     FieldError, Part, PartsBuilder, index, object, opaque, optional_array, optional_str, required_str,
 };
-use super::steps::Entry;
+use super::steps::{CallForm, Entry};
 use super::UNNAMED;
+use crate::view::text::CANCELLED_RESULT;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -109,6 +110,22 @@ fn content(item: &Map<String, Value>, key: &str, kind: Kind, parts: &mut PartsBu
     Ok(())
 }
 
+/// How a call item of type `item_type` is answered (see [`CallForm`]): `function_call`,
+/// `custom_tool_call` and `apply_patch_call` by the agent's output item; `computer_call`,
+/// `shell_call` and `local_shell_call` by outputs that cannot say "cancelled"; every other
+/// call item (`web_search_call`, `file_search_call`, `code_interpreter_call`,
+/// `image_generation_call`, `mcp_call`, ...) is run by OpenAI and takes no answer.
+pub fn call_form(item_type: &str) -> CallForm {
+    match item_type {
+        "custom_tool_call" => CallForm::Custom,
+        "apply_patch_call" => CallForm::ApplyPatch,
+        "computer_call" | "shell_call" | "local_shell_call" => CallForm::Unanswerable,
+        "function_call" => CallForm::Function,
+        _ if item_type.ends_with("_call") => CallForm::BuiltIn,
+        _ => CallForm::Function,
+    }
+}
+
 /// A Responses item for an entry that has no wire JSON of its own. Reasoning items need
 /// their ids and encrypted content, so THINKING has no form here; an empty text makes no
 /// item.
@@ -120,7 +137,14 @@ pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
         Kind::User => json!({"role": "user", "content": text}),
         Kind::Assistant => json!({"role": "assistant", "content": text}),
         Kind::ToolCall => json!({"type": "function_call", "call_id": entry.call_id, "name": entry.name.unwrap_or(UNNAMED), "arguments": text}),
-        Kind::ToolResult => json!({"type": "function_call_output", "call_id": entry.call_id, "output": text}),
+        Kind::ToolResult => match entry.answers {
+            Some(CallForm::Custom) => json!({"type": "custom_tool_call_output", "call_id": entry.call_id, "output": text}),
+            Some(CallForm::ApplyPatch) => {
+                let status = if text == CANCELLED_RESULT { "failed" } else { "completed" };
+                json!({"type": "apply_patch_call_output", "call_id": entry.call_id, "status": status, "output": text})
+            }
+            _ => json!({"type": "function_call_output", "call_id": entry.call_id, "output": text}),
+        },
         Kind::Thinking => return None,
     })
 }

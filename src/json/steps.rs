@@ -9,8 +9,12 @@
 //! - a result that answers no call of the step just before it is left out;
 //! - a call its step leaves unanswered (an interrupted call, or one still running when the
 //!   request is rendered) is answered with the cancelled result
-//!   ([`crate::view::text::CANCELLED_RESULT`]), except a provider's built-in tool call
-//!   (pushed as JSON without a tool name), which needs no answer.
+//!   ([`crate::view::text::CANCELLED_RESULT`]) in the form its call takes (see
+//!   [`CallForm`]), except a provider's built-in tool call (a Responses `web_search_call`,
+//!   `file_search_call`, `code_interpreter_call`, ...), which the provider ran and which
+//!   takes no answer, and a Responses client call whose output cannot say "cancelled"
+//!   (`computer_call`, `shell_call`, `local_shell_call`: a screenshot or an exit status),
+//!   which is left out of the request while unanswered.
 //!
 //! SYSTEM messages, wherever they were pushed, are gathered in order as the system prompt.
 
@@ -19,6 +23,48 @@ use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::tokens::Count;
 use crate::view::text::CANCELLED_RESULT;
 use std::borrow::Cow;
+
+/// How a tool call is answered on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallForm {
+    /// A function the agent runs (every format's function call; Responses `function_call`),
+    /// answered by a result (Responses `function_call_output`).
+    Function,
+    /// A Responses `custom_tool_call`, answered by a `custom_tool_call_output`.
+    Custom,
+    /// A Responses `apply_patch_call`, answered by an `apply_patch_call_output` (a cancelled
+    /// one has status `failed`).
+    ApplyPatch,
+    /// A provider's built-in tool, run by the provider: it takes no answer.
+    BuiltIn,
+    /// A Responses client call whose output has no room for "cancelled" (`computer_call`
+    /// wants a screenshot, `shell_call` and `local_shell_call` an exit status): left out of
+    /// the request while unanswered.
+    Unanswerable,
+}
+
+impl CallForm {
+    /// The form of the TOOL_CALL `message`: from its Responses item type when it was pushed
+    /// as one (see [`super::responses::call_form`]), else a function (a call without a tool
+    /// name that is not a Responses item counts as built in, as before).
+    pub fn of(message: &Message) -> CallForm {
+        let item_type = message
+            .raw_json()
+            .filter(|_| message.extras().and_then(|extras| extras.wire).is_some_and(|wire| wire.of == 1))
+            .and_then(|raw| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw).ok())
+            .and_then(|item| item.get("type").and_then(serde_json::Value::as_str).map(str::to_owned));
+        match item_type {
+            Some(item_type) => super::responses::call_form(&item_type),
+            None if message.name().is_none() => CallForm::BuiltIn,
+            None => CallForm::Function,
+        }
+    }
+
+    /// True when an unanswered call of this form gets a cancelled result.
+    pub fn cancellable(self) -> bool {
+        matches!(self, CallForm::Function | CallForm::Custom | CallForm::ApplyPatch)
+    }
+}
 
 /// One item to render, with the call id and tool name it is sent with.
 #[derive(Clone, Debug)]
@@ -30,6 +76,8 @@ pub struct Entry<'a> {
     pub call_id: Cow<'a, str>,
     /// The tool name: a call's own, a result's own or its call's.
     pub name: Option<&'a str>,
+    /// For a result: the form of the call it answers, which decides its wire form.
+    pub answers: Option<CallForm>,
 }
 
 impl Entry<'_> {
@@ -78,6 +126,7 @@ struct Call<'a> {
     wire_id: Cow<'a, str>,
     own_id: bool,
     name: Option<&'a str>,
+    form: CallForm,
     answered: bool,
     stands_for: usize,
 }
@@ -110,6 +159,7 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
                         wire_id: entry.call_id.clone(),
                         own_id: own.is_some(),
                         name: entry.name,
+                        form: CallForm::of(&entry.item.message),
                         answered: false,
                         stands_for: entry.item.stands_for,
                     });
@@ -128,13 +178,14 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
                         }
                 });
                 let Some(call) = call else { continue };
-                call.answered = true;
                 let synthetic = entry.item.source.is_none() && entry.text() == CANCELLED_RESULT;
-                if call.name.is_none() && synthetic {
-                    continue; // a built-in tool call needs no answer
+                if synthetic && !call.form.cancellable() {
+                    continue; // the view's cancellation of a call that takes none: see `close`
                 }
+                call.answered = true;
                 entry.call_id = call.wire_id.clone();
                 entry.name = entry.name.or(call.name);
+                entry.answers = Some(call.form);
                 answers.push(entry);
             }
         }
@@ -153,13 +204,23 @@ fn plain(item: SendItem<'_>) -> Entry<'_> {
         call_id: call_id.unwrap_or_default(),
         name,
         item,
+        answers: None,
     }
 }
 
-/// Ends the open step, answering its unanswered calls with cancelled results.
+/// Ends the open step, answering its unanswered calls with cancelled results (calls that take
+/// no answer keep none; unanswerable ones are left out).
 fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>, out: &mut Conversation<'a>) {
-    let Some((said, mut answers, calls)) = step.take() else { return };
-    for call in calls.into_iter().filter(|call| !call.answered && call.name.is_some()) {
+    let Some((mut said, mut answers, calls)) = step.take() else { return };
+    for call in calls.into_iter().filter(|call| !call.answered) {
+        match call.form {
+            CallForm::BuiltIn => continue,
+            CallForm::Unanswerable => {
+                said.retain(|entry| entry.kind() != Kind::ToolCall || entry.item.stands_for != call.stands_for);
+                continue;
+            }
+            CallForm::Function | CallForm::Custom | CallForm::ApplyPatch => {}
+        }
         let extras = MessageExtras {
             call_id: Some(call.wire_id.as_ref().into()),
             ..MessageExtras::default()
@@ -174,7 +235,10 @@ fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>,
             },
             call_id: call.wire_id,
             name: call.name,
+            answers: Some(call.form),
         });
     }
-    out.units.push(Unit::Step { said, answers });
+    if !said.is_empty() || !answers.is_empty() {
+        out.units.push(Unit::Step { said, answers });
+    }
 }

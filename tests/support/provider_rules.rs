@@ -108,37 +108,74 @@ fn chat(messages: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
-/// Responses: every `function_call_output` after its `function_call`, one output per call,
-/// every call answered, call ids unique.
+/// The output item type that answers a Responses call item of type `call`, or `None` for a
+/// call OpenAI runs itself (web search, file search, code interpreter, image generation, MCP,
+/// ...), which takes no output.
+fn responses_output_of(call: &str) -> Option<&'static str> {
+    Some(match call {
+        "function_call" => "function_call_output",
+        "custom_tool_call" => "custom_tool_call_output",
+        "computer_call" => "computer_call_output",
+        "shell_call" => "shell_call_output",
+        "local_shell_call" => "local_shell_call_output",
+        "apply_patch_call" => "apply_patch_call_output",
+        _ => return None,
+    })
+}
+
+/// Responses: every call the agent runs (`function_call`, `custom_tool_call`,
+/// `computer_call`, ...) answered by one output item of its own type after it, call ids
+/// unique, no output for a built-in call (`web_search_call`, `file_search_call`, ...) or for
+/// no call, no empty message, and a `compaction` item carries its `encrypted_content`.
 fn responses(items: &[Value]) -> Result<(), String> {
-    let mut calls: Vec<(String, bool)> = Vec::new();
+    // (call id, the output type it wants or None for a built-in call, answered)
+    let mut calls: Vec<(String, Option<&str>, bool)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        match str_of(item, "type") {
-            "function_call" => {
-                let id = str_of(item, "call_id");
-                if id.is_empty() || calls.iter().any(|(c, _)| c == id) || str_of(item, "name").is_empty() {
-                    return Err(format!("item {i}: function_call without a unique id and a name"));
-                }
-                calls.push((id.to_owned(), false));
-            }
-            "function_call_output" => {
-                let id = str_of(item, "call_id");
-                let call = calls.iter_mut().find(|(c, _)| c == id).ok_or_else(|| format!("item {i}: output for '{id}' before or without its call"))?;
-                if call.1 {
-                    return Err(format!("item {i}: a second output for '{id}'"));
-                }
-                call.1 = true;
-            }
+        let item_type = str_of(item, "type");
+        match item_type {
             "" | "message" => {
                 if empty_content(item.get("content")) {
                     return Err(format!("item {i}: empty message"));
                 }
             }
+            "compaction" => {
+                if str_of(item, "encrypted_content").is_empty() {
+                    return Err(format!("item {i}: compaction without encrypted_content"));
+                }
+            }
+            call if call.ends_with("_call") => {
+                let output = responses_output_of(call);
+                let id = match str_of(item, "call_id") {
+                    "" => str_of(item, "id"),
+                    id => id,
+                };
+                if id.is_empty() || calls.iter().any(|(c, _, _)| c == id) {
+                    return Err(format!("item {i}: {call} without a unique id"));
+                }
+                if matches!(call, "function_call" | "custom_tool_call") && str_of(item, "name").is_empty() {
+                    return Err(format!("item {i}: {call} without a name"));
+                }
+                calls.push((id.to_owned(), output, false));
+            }
+            output if output.ends_with("_call_output") => {
+                let id = str_of(item, "call_id");
+                let call = calls
+                    .iter_mut()
+                    .find(|(c, _, _)| c == id)
+                    .ok_or_else(|| format!("item {i}: {output} for '{id}' before or without its call"))?;
+                if call.1 != Some(output) {
+                    return Err(format!("item {i}: {output} answers '{id}', which wants {:?}", call.1));
+                }
+                if call.2 {
+                    return Err(format!("item {i}: a second output for '{id}'"));
+                }
+                call.2 = true;
+            }
             _ => {}
         }
     }
-    match calls.iter().find(|(_, answered)| !answered) {
-        Some((id, _)) => Err(format!("function_call '{id}' has no output")),
+    match calls.iter().find(|(_, wants, answered)| wants.is_some() && !answered) {
+        Some((id, wants, _)) => Err(format!("call '{id}' has no {}", wants.unwrap_or_default())),
         None => Ok(()),
     }
 }
@@ -205,16 +242,23 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
-/// Gemini: roles user/model, every `functionCall` part answered by a `functionResponse` of
-/// the same name in the next content, no response without a call just before, no empty
-/// content.
+/// Gemini: roles user/model alternating, starting with user ("Please ensure that multiturn
+/// requests alternate between user and model"; a function call turn must come right after a
+/// user turn or a function response turn), every `functionCall` part answered by a
+/// `functionResponse` of the same name in the next content, no response without a call just
+/// before, no empty content.
 fn gemini(contents: &[Value]) -> Result<(), String> {
     let mut open: Vec<String> = Vec::new();
+    let mut expected = "user";
     for (i, content) in contents.iter().enumerate() {
         let role = str_of(content, "role");
         if role != "user" && role != "model" {
             return Err(format!("content {i}: role '{role}'"));
         }
+        if role != expected {
+            return Err(format!("content {i}: role '{role}' where '{expected}' must come (user and model alternate)"));
+        }
+        expected = if role == "user" { "model" } else { "user" };
         let parts = array(content, "parts");
         if parts.is_empty() {
             return Err(format!("content {i}: no parts"));
