@@ -28,7 +28,7 @@ import sys
 
 DECLARATION = re.compile(
     r"/\*\*(?P<doc>(?:(?!\*/).)*)\*/\s*"
-    r"(?P<ret>[A-Za-z_][\w \*]*?)\s*\b(?P<name>ctxwin_\w+)\s*\((?P<params>[^)]*)\)\s*;",
+    r"(?P<ret>[A-Za-z_][\w\s\*]*?)\s*\b(?P<name>ctxwin_\w+)\s*\((?P<params>[^)]*)\)\s*;",
     re.S,
 )
 HANDLE = "ctxwin_window"

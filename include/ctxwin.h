@@ -1230,9 +1230,10 @@ ctxwin_status ctxwin_window_reset_with(struct ctxwin_window *w, uint32_t flags);
 /**
  * True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
  * turns were pruned since the last summary; with `summary`, live tokens (or the prompt total
- * the provider last reported) reached `threshold` (default 0.85) of the context limit and
- * there is a turn besides the newest to archive. The context limit is the `context_limit`
- * setting, else the model table's, else the history budget.
+ * the provider last reported) reached `threshold` (default 0.85) of the context limit, or
+ * the history budget already pruned turns (at a small limit the output reserve leaves less
+ * room than the threshold), and there is a turn besides the newest to archive. The context
+ * limit is the `context_limit` setting, else the model table's, else the history budget.
  *
  * Returns false for NULL or a poisoned window.
  *
@@ -1932,9 +1933,11 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
  * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
- * (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below `context_limit`
- * when that is set: a summary must be possible), `threshold` (above 0, at most 1; default
- * 0.85) and `context_limit` (tokens, overrides the model table; 0 = use the table);
+ * (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below the context
+ * limit, `context_limit` or else the model table's: a summary must be possible), `threshold`
+ * (above 0, at most 1; default 0.85; the summary is also due once the history budget pruned
+ * turns, which at a small limit comes first) and `context_limit` (tokens, overrides the
+ * model table; 0 = use the table);
  * `invalid_utf8` ("error", the default: a push of bytes that are not UTF-8 fails with
  * INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
  * per message); `max_message_bytes` (the largest

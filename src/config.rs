@@ -286,14 +286,6 @@ impl Settings {
 
     /// Rejects combinations no conversation can satisfy.
     fn check_consistent(&self) -> Result<()> {
-        let summarizes = self.strategy == StrategyName::Summary;
-        if let Some(limit) = self.context_limit.filter(|&limit| summarizes && self.summary_budget >= limit) {
-            return Err(Error::invalid_arg(format!(
-                "configuration keys 'summary_budget' ({}) and 'context_limit' ({limit}): with the summary strategy the \
-                 summary slot must be smaller than the context, or no summary request fits",
-                self.summary_budget
-            )));
-        }
         if let Some(threshold) = self.message_threshold {
             let kept = u64::from(self.keep_first) + u64::from(self.keep_recent);
             if self.strategy == StrategyName::Tiered && kept > u64::from(threshold) {
@@ -568,7 +560,6 @@ mod tests {
             (r#"{"threshold":"high"}"#, ErrorKind::InvalidArg, "threshold"),
             (r#"{"summary_budget":-3}"#, ErrorKind::InvalidArg, "summary_budget"),
             (r#"{"summary_budget":0}"#, ErrorKind::InvalidArg, "summary_budget"),
-            (r#"{"strategy":"summary","summary_budget":8000,"context_limit":8000}"#, ErrorKind::InvalidArg, "smaller than the context"),
             (r#"{"history_budget":10,"history_budget":20}"#, ErrorKind::InvalidArg, "'history_budget' is given twice"),
             (r#"{"strategy":"tiered","keep_first":1,"strategy":"summary"}"#, ErrorKind::InvalidArg, "'strategy' is given twice"),
             (r#"{"context_limit":true}"#, ErrorKind::InvalidArg, "context_limit"),

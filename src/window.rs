@@ -134,6 +134,14 @@ impl Window {
         let limit = settings.context_limit.or(self.model.context_limit());
         let fixed = self.fixed_cost().tokens();
         if let Some(limit) = limit {
+            if settings.strategy == StrategyName::Summary && settings.summary_budget >= limit {
+                return Err(Error::invalid_arg(format!(
+                    "configuration keys 'summary_budget' ({}) and 'context_limit' ({limit}{}): with the summary \
+                     strategy the summary slot must be smaller than the context, or no summary request fits",
+                    settings.summary_budget,
+                    if settings.context_limit.is_some() { "" } else { ", the model's" }
+                )));
+            }
             let reserve = settings.output_reserve_in(limit);
             if u64::from(reserve) + fixed >= u64::from(limit) {
                 return Err(Error::invalid_arg(format!(

@@ -46,6 +46,8 @@ fn configure_refuses_duplicate_keys_and_an_unusable_summary_slot() {
         (r#"{"history_budget":500,"history_budget":900}"#, "'history_budget' is given twice"),
         (r#"{"strategy":"summary","summary_budget":0}"#, "summary_budget"),
         (r#"{"strategy":"summary","context_limit":1000,"summary_budget":1000}"#, "smaller than the context"),
+        // No context_limit given: the model table's (gpt-4o: 128000) is the one that counts.
+        (r#"{"strategy":"summary","summary_budget":128000}"#, "128000, the model's"),
     ] {
         let err = window.configure(json).unwrap_err();
         assert!(err.message().contains(needle), "{json}: {err}");

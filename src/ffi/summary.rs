@@ -11,9 +11,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
 /// turns were pruned since the last summary; with `summary`, live tokens (or the prompt total
-/// the provider last reported) reached `threshold` (default 0.85) of the context limit and
-/// there is a turn besides the newest to archive. The context limit is the `context_limit`
-/// setting, else the model table's, else the history budget.
+/// the provider last reported) reached `threshold` (default 0.85) of the context limit, or
+/// the history budget already pruned turns (at a small limit the output reserve leaves less
+/// room than the threshold), and there is a turn besides the newest to archive. The context
+/// limit is the `context_limit` setting, else the model table's, else the history budget.
 ///
 /// Returns false for NULL or a poisoned window.
 ///

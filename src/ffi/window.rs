@@ -161,9 +161,11 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
 /// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
 /// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
-/// (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below `context_limit`
-/// when that is set: a summary must be possible), `threshold` (above 0, at most 1; default
-/// 0.85) and `context_limit` (tokens, overrides the model table; 0 = use the table);
+/// (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below the context
+/// limit, `context_limit` or else the model table's: a summary must be possible), `threshold`
+/// (above 0, at most 1; default 0.85; the summary is also due once the history budget pruned
+/// turns, which at a small limit comes first) and `context_limit` (tokens, overrides the
+/// model table; 0 = use the table);
 /// `invalid_utf8` ("error", the default: a push of bytes that are not UTF-8 fails with
 /// INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
 /// per message); `max_message_bytes` (the largest

@@ -55,7 +55,9 @@ impl Window {
 
     /// True when a summary should be asked for: with `sliding`, turns were pruned since the
     /// last summary; with `summary`, live tokens or the provider's last prompt total reach
-    /// `threshold` of the context limit and there is a turn besides the newest to archive.
+    /// `threshold` of the context limit, or the history budget already pushed turns out of the
+    /// view (with a small context limit the output reserve can leave less room than the
+    /// threshold), and there is a turn besides the newest to archive.
     pub fn needs_summary(&self) -> bool {
         if self.summary_target() <= self.archived_turns() {
             return false;
@@ -64,7 +66,10 @@ impl Window {
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => true,
             StrategyName::Summary => {
                 let trigger = self.settings.threshold.of(self.context_limit());
-                u64::from(self.live_tokens().tokens) >= trigger || self.wire.prompt_total.is_some_and(|total| total >= trigger)
+                let pruned = self.policy.first_live_turn > self.archived_turns();
+                pruned
+                    || u64::from(self.live_tokens().tokens) >= trigger
+                    || self.wire.prompt_total.is_some_and(|total| total >= trigger)
             }
         }
     }
@@ -303,6 +308,27 @@ mod tests {
         let generation = moved.generation();
         moved.set_budget(10).unwrap();
         assert_eq!(moved.set_summary(generation, "late", 1).unwrap_err().kind(), ErrorKind::Mismatch);
+    }
+
+    /// At a small context limit the automatic output reserve (a quarter) leaves less room
+    /// than the threshold (0.85): the history budget prunes first, and that fires the summary.
+    #[test]
+    fn summary_strategy_fires_when_the_budget_prunes_before_the_threshold() {
+        let mut window = session(r#"{"strategy":"summary","context_limit":4000,"summary_budget":300}"#, 2, 10, 290);
+        assert!(!window.needs_summary());
+        for _ in 0..12 {
+            window.push_counted(Kind::User, Count::exact(300));
+            window.end_turn();
+        }
+        let trigger = window.settings().threshold.of(window.context_limit());
+        assert!(u64::from(window.live_tokens().tokens) < trigger, "the threshold is out of reach");
+        assert!(window.first_live_turn() > 0, "the budget pruned");
+        assert!(window.needs_summary(), "turns left the view: a summary is due");
+        let pruned = window.first_live_turn();
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "Original task: fix src/lib.rs.", 99).unwrap();
+        // The request holds as many turns as fit the limit: at least those the budget pruned.
+        assert!(window.archived_turns() >= pruned, "{} archived, {pruned} pruned", window.archived_turns());
     }
 
     #[test]

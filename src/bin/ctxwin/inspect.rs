@@ -133,11 +133,14 @@ impl Report {
     }
 
     /// Where the divider goes: before the first item of history (the first one not pinned),
-    /// when the window boundary has moved (`start > 0`). Items the strategy shortened or wrote
-    /// after it are marked by their type.
+    /// as soon as the view is not the whole transcript: the boundary moved (`start > 0`) or a
+    /// strategy shortened, replaced or left out messages after it (`tiered` can keep
+    /// message 0 and cut the middle). Items the strategy shortened or wrote are marked by
+    /// their type.
     fn divider_at(&self) -> Option<usize> {
         let first_history = self.items.iter().position(|item| !item.pinned)?;
-        (self.start > 0).then_some(first_history)
+        let rewritten = self.turns.iter().any(|turn| turn.state() != "sent");
+        (self.start > 0 || rewritten).then_some(first_history)
     }
 
     /// The machine-readable report.
