@@ -1311,7 +1311,8 @@ ctxwin_status ctxwin_window_set_summary(struct ctxwin_window *w,
 /**
  * Writes the summary in place (the newest compaction record's), which the request builder
  * sends as a user message right after the pinned head; the empty string before the first
- * summary.
+ * summary. After a provider's compaction (see `ctxwin_window_compaction_info`'s
+ * `provider`) it is that message's text, and the message itself is what is sent.
  *
  * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
  * `needed` may be NULL.
@@ -1354,7 +1355,11 @@ CTXWIN_NODISCARD size_t ctxwin_window_compaction_count(const struct ctxwin_windo
  * indices inclusive, `messages_archived = last_archived - first_archived + 1`),
  * `archived_turns` (cumulative: turns `0..archived_turns` are archived once this record is
  * accepted, earlier records' turns included), `tokens_before`, `tokens_after`
- * (live tokens around the compaction). Archived messages stay in the ledger.
+ * (live tokens around the compaction), `provider` (true when the provider compacted: an
+ * Anthropic `compaction` block or an OpenAI Responses `compaction` item was pushed with
+ * `ctxwin_window_push_json`; that message, `last_archived + 1`, is the summary in place,
+ * a USER message sent where it stands, and `summary` is its text, empty for an encrypted
+ * item). Archived messages stay in the ledger.
  *
  * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
  * `needed` may be NULL.
@@ -1624,8 +1629,13 @@ ctxwin_status ctxwin_window_render_json(const struct ctxwin_window *w,
  * whatever the route it was pushed by and whatever the strategy did (Chat `content` +
  * `tool_calls`; Anthropic one message of blocks; Gemini one `model` content), its answers
  * as the format expects them, every call answered (a call left without a result is
- * answered with the cancelled result), no result without its call. The base's other keys
- * are kept in their order (re-serialised compactly).
+ * answered with the cancelled result, which `ctxwin_window_live_tokens` counts; a Responses
+ * call OpenAI runs itself, such as `web_search_call`, takes none, and an unanswered
+ * `computer_call` or `shell_call` is left out), no result without its call; Anthropic and
+ * Gemini messages alternate user/assistant, consecutive ones of one role merged. A
+ * provider's compaction pushed as JSON (an Anthropic `compaction` block, a Responses
+ * `compaction` item) is sent where it stands, nothing it replaced before it. The base's
+ * other keys are kept in their order (re-serialised compactly).
  *
  * Parameters:
  * - `base`, `base_len`: borrowed UTF-8 JSON object, the body without its conversation;
@@ -1636,9 +1646,10 @@ ctxwin_status ctxwin_window_render_json(const struct ctxwin_window *w,
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
  * `CTXWIN_STATUS_PARSE` for a base that is not JSON; `CTXWIN_STATUS_INVALID_ARG` for a base
  * that is not an object, that already holds a conversation, or whose system key has another
- * shape (`ctxwin_window_last_error` names the key); `CTXWIN_STATUS_BUFFER_TOO_SMALL`;
- * `CTXWIN_STATUS_UNSUPPORTED` when a message must be rebuilt but the window keeps counts
- * only. Never changes the window.
+ * shape (`ctxwin_window_last_error` names the key); `CTXWIN_STATUS_OUT_OF_RANGE` when the
+ * view holds no message to send (every provider refuses an empty conversation);
+ * `CTXWIN_STATUS_BUFFER_TOO_SMALL`; `CTXWIN_STATUS_UNSUPPORTED` when a message must be
+ * rebuilt but the window keeps counts only. Never changes the window.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

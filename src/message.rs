@@ -82,6 +82,10 @@ pub struct MessageExtras {
     /// True when the pushed bytes were not valid UTF-8 and each invalid sequence was
     /// replaced by U+FFFD (`invalid_utf8: "replace"`).
     pub replaced_utf8: bool,
+    /// True for a provider's compaction (an Anthropic `compaction` block, an OpenAI
+    /// Responses `compaction` item): a USER message that stands for everything before it,
+    /// which the window archives (see `Window::push_parsed`).
+    pub compaction: bool,
 }
 
 /// The position of a ledger message inside the provider message it was parsed from.
@@ -154,6 +158,11 @@ impl Message {
     /// Marks the text as having had invalid UTF-8 replaced.
     pub(crate) fn mark_replaced_utf8(&mut self) {
         self.extras.get_or_insert_default().replaced_utf8 = true;
+    }
+
+    /// True for a provider's compaction block or item (see [`MessageExtras::compaction`]).
+    pub fn is_compaction(&self) -> bool {
+        self.extras().is_some_and(|extras| extras.compaction)
     }
 
     /// Tokens of the message's non-text content (see [`MessageExtras::media`]).

@@ -2,8 +2,9 @@
 //!
 //! Pairs are matched within one turn (a call and its results belong to the same assistant
 //! step). A result answers the call with the same call id. Tool messages pushed without an
-//! id (plain `push` of a TOOL_CALL or TOOL_RESULT) are not checked: the library cannot know
-//! what they pair with, and agents that push results alone keep working. The view repairs
+//! id (plain `push` of a TOOL_CALL or TOOL_RESULT) pair in order, as a request sends them (a
+//! result answers the oldest unanswered call without an id); a result without an id is
+//! never a defect, so agents that push results alone keep working. The view repairs
 //! what is wrong: orphan and duplicated results and duplicated calls are left
 //! out, and a call left unanswered in a completed turn gets a synthetic "cancelled" result.
 
@@ -18,7 +19,8 @@ pub enum Problem {
     DuplicateResult,
     /// A call reusing the id of an earlier call in the same turn.
     DuplicateCall,
-    /// A call of a completed turn that no result answers.
+    /// A call of a completed turn that no result answers (and that takes an answer, see
+    /// [`CallForm`]).
     UnansweredCall,
 }
 
@@ -114,14 +116,25 @@ impl<'a> TurnCalls<'a> {
 /// the turn is finished: unanswered calls are defects only then.
 pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -> Vec<Defect> {
     let turn = &messages[first..end];
-    if !turn.iter().any(|m| m.call_id().is_some()) {
+    if !turn.iter().any(|m| m.call_id().is_some() || m.kind() == Kind::ToolCall) {
         return Vec::new();
     }
     let mut defects = Vec::new();
     let mut calls = TurnCalls::default();
+    // Calls without ids, answered in order by results without ids (as a request pairs them).
+    let mut id_less: Vec<(usize, &str, CallState)> = Vec::new();
     for (offset, message) in turn.iter().enumerate() {
         let index = first + offset;
         let Some(id) = message.call_id() else {
+            match message.kind() {
+                Kind::ToolCall => id_less.push((index, "", CallState::Open)),
+                Kind::ToolResult => {
+                    if let Some(call) = id_less.iter_mut().find(|call| call.2 == CallState::Open) {
+                        call.2 = CallState::Answered;
+                    }
+                }
+                _ => {}
+            }
             continue;
         };
         if let Some(problem) = calls.feed(index, message.kind(), id) {
@@ -129,8 +142,10 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
         }
     }
     if complete {
-        for &(index, _, state) in &calls.calls {
-            if state == CallState::Open {
+        for &(index, _, state) in calls.calls.iter().chain(&id_less) {
+            // A call that takes no answer (a provider's built-in tool; a call counted
+            // without a name) or cannot be cancelled is no defect: see `CallForm`.
+            if state == CallState::Open && CallForm::of(&messages[index]).cancellable() {
                 let run_end = (index..end)
                     .find(|&i| !matches!(messages[i].kind(), Kind::ToolCall | Kind::ToolResult))
                     .unwrap_or(end);
@@ -144,6 +159,139 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
         defects.sort_by_key(|d| d.index);
     }
     defects
+}
+
+/// How a tool call is answered on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallForm {
+    /// A function the agent runs (every format's function call; Responses `function_call`),
+    /// answered by a result (Responses `function_call_output`).
+    Function,
+    /// A Responses `custom_tool_call`, answered by a `custom_tool_call_output`.
+    Custom,
+    /// A Responses `apply_patch_call`, answered by an `apply_patch_call_output` (a cancelled
+    /// one has status `failed`).
+    ApplyPatch,
+    /// A provider's built-in tool, run by the provider: it takes no answer.
+    BuiltIn,
+    /// A Responses client call whose output has no room for "cancelled" (`computer_call`
+    /// wants a screenshot, `shell_call` and `local_shell_call` an exit status): left out of
+    /// a request while unanswered.
+    Unanswerable,
+}
+
+impl CallForm {
+    /// The form of the TOOL_CALL `message`: from its Responses item type when it was pushed
+    /// as one (see [`CallForm::of_item`]), else a function; a call without a tool name that
+    /// is not a Responses item counts as built in.
+    pub fn of(message: &Message) -> CallForm {
+        let item_type = message
+            .raw_json()
+            .filter(|_| message.extras().and_then(|extras| extras.wire).is_some_and(|wire| wire.of == 1))
+            .and_then(|raw| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw).ok())
+            .and_then(|item| item.get("type").and_then(serde_json::Value::as_str).map(CallForm::of_item));
+        match item_type {
+            Some(form) => form,
+            None if message.name().is_none() => CallForm::BuiltIn,
+            None => CallForm::Function,
+        }
+    }
+
+    /// How a Responses call item of type `item_type` is answered: `function_call`,
+    /// `custom_tool_call` and `apply_patch_call` by the agent's output item; `computer_call`,
+    /// `shell_call` and `local_shell_call` by outputs that cannot say "cancelled"; every
+    /// other call item (`web_search_call`, `file_search_call`, `code_interpreter_call`,
+    /// `image_generation_call`, `mcp_call`, ...) is run by OpenAI and takes no answer.
+    pub fn of_item(item_type: &str) -> CallForm {
+        match item_type {
+            "custom_tool_call" => CallForm::Custom,
+            "apply_patch_call" => CallForm::ApplyPatch,
+            "computer_call" | "shell_call" | "local_shell_call" => CallForm::Unanswerable,
+            _ if item_type != "function_call" && item_type.ends_with("_call") => CallForm::BuiltIn,
+            _ => CallForm::Function,
+        }
+    }
+
+    /// True when an unanswered call of this form gets a cancelled result.
+    pub fn cancellable(self) -> bool {
+        matches!(self, CallForm::Function | CallForm::Custom | CallForm::ApplyPatch)
+    }
+}
+
+/// A call of the assistant step a request is reading, as the request pairs it: by its own
+/// id, or (id-less) with the oldest id-less result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepCall<Id> {
+    /// The call's own id (`None` for a call pushed without one).
+    pub own_id: Option<Id>,
+    /// How it is answered.
+    pub form: CallForm,
+    /// True once a result answered it.
+    pub answered: bool,
+}
+
+/// The call of `calls` a result with id `own` answers in a request: the first unanswered
+/// call with that id, or for an id-less result the oldest unanswered id-less call.
+pub fn step_answer<'c, Id: AsRef<str> + 'c>(calls: impl IntoIterator<Item = &'c StepCall<Id>>, own: Option<&str>) -> Option<usize> {
+    calls.into_iter().position(|call| {
+        !call.answered
+            && match (own, &call.own_id) {
+                (Some(id), Some(call_id)) => call_id.as_ref() == id,
+                (None, None) => true,
+                _ => false,
+            }
+    })
+}
+
+/// The step a request reads last, fed message by message, and how many cancelled results
+/// a request adds for the calls its steps leave unanswered (see `json::steps`): what the
+/// running turn costs on top of its messages.
+#[derive(Clone, Debug, Default)]
+pub struct RunningStep {
+    calls: Vec<StepCall<Box<str>>>,
+    answered_any: bool,
+    cancelled_before: usize,
+}
+
+impl RunningStep {
+    /// Feeds the next message: a USER message starts afresh; thinking, text or a call after
+    /// answers opens a new step; a result answers a call of the open step.
+    pub fn feed(&mut self, message: &Message) {
+        match message.kind() {
+            Kind::User => *self = RunningStep::default(),
+            Kind::System => {}
+            Kind::Thinking | Kind::Assistant | Kind::ToolCall => {
+                if self.answered_any {
+                    self.close();
+                }
+                if message.kind() == Kind::ToolCall {
+                    self.calls.push(StepCall {
+                        own_id: message.call_id().map(Box::from),
+                        form: CallForm::of(message),
+                        answered: false,
+                    });
+                }
+            }
+            Kind::ToolResult => {
+                if let Some(call) = step_answer(&self.calls, message.call_id()) {
+                    self.calls[call].answered = true;
+                    self.answered_any = true;
+                }
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        self.cancelled_before = self.cancelled();
+        self.calls.clear();
+        self.answered_any = false;
+    }
+
+    /// How many cancelled results a request adds for what was fed since the last USER
+    /// message.
+    pub fn cancelled(&self) -> usize {
+        self.cancelled_before + self.calls.iter().filter(|call| !call.answered && call.form.cancellable()).count()
+    }
 }
 
 impl Defect {
@@ -162,14 +310,17 @@ mod tests {
     use crate::message::{CountSource, MessageExtras};
     use crate::tokens::Count;
 
+    /// A message of `kind` with call id `id`; a call is named (a call without a name takes
+    /// no answer).
     fn message(kind: Kind, id: Option<&str>) -> Message {
         let message = Message::new(kind, Count::estimate(1), CountSource::Caller, None);
-        match id {
-            Some(id) => message.with_extras(MessageExtras {
-                call_id: Some(id.into()),
+        match (id, kind) {
+            (None, Kind::ToolCall) | (Some(_), _) => message.with_extras(MessageExtras {
+                call_id: id.map(Into::into),
+                name: (kind == Kind::ToolCall).then(|| "read".into()),
                 ..MessageExtras::default()
             }),
-            None => message,
+            (None, _) => message,
         }
     }
 
@@ -222,8 +373,16 @@ mod tests {
     }
 
     #[test]
-    fn messages_without_ids_are_not_checked() {
+    fn messages_without_ids_pair_in_order() {
+        // A result without an id is never a defect; a call without one is answered by the
+        // next result without one, or cancelled.
         let turn = [(User, None), (ToolResult, None), (ToolCall, None), (ToolCall, Some("a"))];
-        assert_eq!(problems(&turn, true), vec![(3, Problem::UnansweredCall, 4)]);
+        assert_eq!(problems(&turn, true), vec![(2, Problem::UnansweredCall, 4), (3, Problem::UnansweredCall, 4)]);
+        let answered = [(User, None), (ToolCall, None), (ToolCall, None), (ToolResult, None), (Assistant, None)];
+        assert_eq!(problems(&answered, true), vec![(2, Problem::UnansweredCall, 4)]);
+        assert_eq!(problems(&answered, false), vec![]);
+        // A call counted without a name (push_counted) takes no answer.
+        let counted = [message(User, None), Message::new(ToolCall, Count::estimate(5), CountSource::Caller, None)];
+        assert_eq!(analyze(&counted, 0, 2, true), vec![]);
     }
 }

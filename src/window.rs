@@ -26,6 +26,7 @@ use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, Tokenizer};
 use std::sync::Arc;
 use crate::view::render::Renderer;
+use crate::view::text::CANCELLED_RESULT;
 use crate::view::{ItemType, Overlay, ViewItem};
 use std::borrow::Cow;
 use std::ops::Range;
@@ -35,6 +36,7 @@ mod host;
 mod last_request;
 mod ledger_state;
 mod policy_state;
+mod provider_compaction;
 mod request;
 mod restore;
 mod summarize;
@@ -261,7 +263,10 @@ impl Window {
             message.set_count(count);
         }
         for record in &mut self.policy.compactions {
-            record.summary_tokens = next.count(&record.summary);
+            record.summary_tokens = match record.provider {
+                true => self.ledger.messages[record.last_archived + 1].count(),
+                false => next.count(&record.summary),
+            };
         }
         self.model = next;
         self.wire.calibration = Calibration::default();
@@ -328,7 +333,7 @@ impl Window {
         let reported = u64::try_from(prompt_tokens)
             .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
         let mut request = self.overhead_tally();
-        if let Some(summary) = self.summary() {
+        if let Some(summary) = self.sent_summary() {
             request.add(summary.summary_tokens);
         }
         for (index, message) in self.ledger.messages[..end].iter().enumerate() {
@@ -394,10 +399,17 @@ impl Window {
 
     /// Appends messages parsed from provider JSON (see [`crate::json`]), whose formats are
     /// `formats`: the formats the window's JSON messages have in common from now on.
+    /// A provider's compaction among them (an Anthropic `compaction` block, a Responses
+    /// `compaction` item) archives the turns before it, as an accepted summary does, and is
+    /// itself the summary in place (see [`Window::sent_summary`]).
     pub fn push_parsed(&mut self, messages: Vec<Message>, formats: FormatSet) {
         self.wire.wire_formats = formats;
         for message in messages {
+            let compaction = message.is_compaction();
             self.append(message);
+            if compaction {
+                self.archive_before_provider_compaction(self.ledger.messages.len() - 1);
+            }
         }
     }
 
@@ -914,16 +926,18 @@ impl Window {
         self.settings.context_limit.or(self.model.context_limit())
     }
 
-    /// What every request costs besides history: overhead, pinned messages and the summary.
+    /// What every request costs besides history: overhead, pinned messages, the summary and
+    /// the cancelled results the render adds for the running turn's open calls.
     fn fixed_cost(&self) -> Tally {
         let overhead = self.overhead_tally();
         let mut cost = Tally {
             exact: self.ledger.pinned.exact + overhead.exact,
             estimated: self.ledger.pinned.estimated,
         };
-        if let Some(summary) = self.summary() {
+        if let Some(summary) = self.sent_summary() {
             cost.add(self.calibrated(summary.summary_tokens));
         }
+        cost.add(self.running_cancellations());
         cost
     }
 
@@ -1018,25 +1032,49 @@ impl Window {
         })
     }
 
-    /// Tokens of the next request: overhead + pinned messages + summary + live history. Not
-    /// exact if any of them is an estimate.
+    /// Tokens of the next request: overhead + pinned messages + summary + live history + the
+    /// cancelled results a request adds for the running turn's open calls
+    /// ([`Window::running_cancelled`]). Not exact if any of them is an estimate.
     pub fn live_tokens(&self) -> Count {
-        if let Some(overlay) = &self.policy.overlay {
-            let mut total = overlay.total();
-            for message in &self.ledger.messages[overlay.through..] {
-                total.add(self.calibrated(message.count()));
+        let total = match &self.policy.overlay {
+            Some(overlay) => {
+                let mut total = overlay.total();
+                for message in &self.ledger.messages[overlay.through..] {
+                    total.add(self.calibrated(message.count()));
+                }
+                total.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
+                if let Some(summary) = self.sent_summary() {
+                    total.add(self.calibrated(summary.summary_tokens));
+                }
+                total.add(self.running_cancellations());
+                total
             }
-            total.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
-            if let Some(summary) = self.summary() {
-                total.add(self.calibrated(summary.summary_tokens));
+            None => {
+                let mut total = self.fixed_cost();
+                let history = self.history_from(self.policy.first_live_turn);
+                total.exact += history.exact;
+                total.estimated += history.estimated;
+                total
             }
-            return total.count();
-        }
-        let mut total = self.fixed_cost();
-        let history = self.history_from(self.policy.first_live_turn);
-        total.exact += history.exact;
-        total.estimated += history.estimated;
+        };
         total.count()
+    }
+
+    /// How many cancelled results a request adds for the running turn's unanswered calls (a
+    /// call still running, or interrupted, when the request is rendered): they are not view
+    /// items, but the render sends them and [`Window::live_tokens`] counts them.
+    pub fn running_cancelled(&self) -> usize {
+        self.ledger.running.cancelled()
+    }
+
+    /// Tokens of the [`Window::running_cancelled`] results.
+    fn running_cancellations(&self) -> Count {
+        let calls = u32::try_from(self.running_cancelled()).unwrap_or(u32::MAX);
+        if calls == 0 {
+            return Count::exact(0);
+        }
+        let one = self.model.count(CANCELLED_RESULT);
+        Count { tokens: one.tokens.saturating_mul(calls), exact: one.exact }
     }
 }
 
@@ -1049,7 +1087,7 @@ impl Window {
     /// the pinned messages before `start` followed by messages `[start, count)`. Messages
     /// pushed since the strategy last ran are at the end, as pushed.
     pub fn view_len(&self) -> usize {
-        let summary = usize::from(self.summary().is_some());
+        let summary = usize::from(self.sent_summary().is_some());
         summary
             + match &self.policy.overlay {
                 Some(overlay) => overlay.items.len() + self.ledger.messages.len() - overlay.through,
@@ -1061,7 +1099,7 @@ impl Window {
     /// in place, if any, is a synthetic USER item right after the leading pinned items; its
     /// `index` is the first archived message.
     pub fn view_item(&self, i: usize) -> Option<ViewItem<'_>> {
-        let Some((position, record)) = self.summary_position().zip(self.summary()) else {
+        let Some((position, record)) = self.summary_position().zip(self.sent_summary()) else {
             return self.ledger_view_item(i);
         };
         match i.cmp(&position) {
@@ -1079,7 +1117,7 @@ impl Window {
 
     /// Where the summary item stands in the view: after the pinned items that lead it.
     fn summary_position(&self) -> Option<usize> {
-        self.summary()?;
+        self.sent_summary()?;
         Some(match &self.policy.overlay {
             Some(overlay) => overlay.items.iter().take_while(|item| item.pinned).count(),
             None => self.pinned_before(self.start()).len(),

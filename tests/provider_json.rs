@@ -135,8 +135,8 @@ fn step() -> impl Strategy<Value = Step> {
 type Expected = (Kind, String, Option<String>, Option<String>);
 
 /// True when no two consecutive wire messages of `wire` are merged by render_json: the
-/// messages of one assistant step become one, and Anthropic's alternate starting with the
-/// user.
+/// messages of one assistant step become one, and Anthropic's and Gemini's alternate
+/// starting with the user.
 fn renders_verbatim(format: Format, wire: &[Value]) -> bool {
     let role = |message: &Value| message["role"].as_str().unwrap_or_default().to_owned();
     let first_is_user = wire.first().is_none_or(|first| role(first) == "user");
@@ -144,11 +144,10 @@ fn renders_verbatim(format: Format, wire: &[Value]) -> bool {
         let (a, b) = (role(&pair[0]), role(&pair[1]));
         match format {
             Format::OpenAiChat => !(a == "assistant" && b == "assistant"),
-            Format::Gemini => !(a == "model" && b == "model"),
-            Format::Anthropic => a != b,
+            Format::Anthropic | Format::Gemini => a != b,
             Format::OpenAiResponses => true,
         }
-    }) && (format != Format::Anthropic || first_is_user)
+    }) && (!matches!(format, Format::Anthropic | Format::Gemini) || first_is_user)
 }
 
 /// The wire messages of `steps` in `format`, and what the ledger must hold.
@@ -262,11 +261,12 @@ proptest! {
         window.set_budget(budget).unwrap();
         let rendered: Vec<Value> = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
         let live = window.message_count() - window.start();
-        // (Anthropic's conversation may start with a user message of the library's.)
-        let start_message = usize::from(window.format() == Format::Anthropic);
+        // (Anthropic's and Gemini's conversation may start with a user message of the library's.)
+        let start_message = usize::from(matches!(window.format(), Format::Anthropic | Format::Gemini));
         prop_assert!(rendered.len() <= live.max(1) + window.start() + start_message);
         for element in &rendered {
-            let start = element["content"] == ctxwin::view::text::CONVERSATION_START;
+            let start = element["content"] == ctxwin::view::text::CONVERSATION_START
+                || element["parts"][0]["text"] == ctxwin::view::text::CONVERSATION_START;
             prop_assert!(start || wire.iter().any(|w| w == element || w["role"] == element["role"]), "{}", element);
         }
     }

@@ -3,7 +3,8 @@
 //! parallel calls answered in any order, text and thinking in the same step as calls,
 //! interrupted calls (never answered) and requests rendered while calls are still open,
 //! every route of pushing (text, `push_tool`, `push_tool_call`, id-less `push`, JSON),
-//! summaries, cuts (tiny budgets, thresholds, `compact`, `drop_oldest_turn`), `recover` and
+//! Responses calls OpenAI runs itself (no output) and custom and computer calls, provider
+//! compaction (Anthropic `compaction` blocks, Responses `compaction` items), summaries, cuts (tiny budgets, thresholds, `compact`, `drop_oldest_turn`), `recover` and
 //! rewinds.
 //!
 //! 10,000 sessions per format and strategy by default; `CTXWIN_REQUEST_SESSIONS=n` runs n.
@@ -16,6 +17,9 @@ mod rng;
 
 use ctxwin::classify::{ErrorCategory, ErrorInfo};
 use ctxwin::json::{self, Format};
+use ctxwin::pairing::CallForm as WireCallForm;
+use ctxwin::view::ItemType;
+use ctxwin::view::text::CANCELLED_RESULT;
 use ctxwin::{Kind, Window};
 use provider_rules::{Rules, check};
 use rng::Rng;
@@ -191,6 +195,10 @@ impl Session {
             }
             Format::OpenAiResponses => {
                 let mut items = Vec::new();
+                if self.rng.chance(8) {
+                    // The provider compacted: everything before this item is archived.
+                    items.push(json!({"type": "compaction", "id": "cmp", "encrypted_content": "gAAAA".repeat(self.rng.between(1, 40))}));
+                }
                 if let Some(said) = said {
                     items.push(json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": said}]}));
                 }
@@ -218,6 +226,17 @@ impl Session {
             }
             Format::Anthropic => {
                 let mut blocks = Vec::new();
+                if self.rng.chance(8) {
+                    // The provider compacted (a null content is a failed compaction).
+                    let mut block = match self.rng.chance(15) {
+                        true => json!({"type": "compaction", "content": null}),
+                        false => json!({"type": "compaction", "content": format!("Summary: {}", self.text_nonempty())}),
+                    };
+                    if self.rng.chance(50) {
+                        block["cache_control"] = json!({"type": "ephemeral"});
+                    }
+                    blocks.push(block);
+                }
                 if let Some(said) = said {
                     blocks.push(json!({"type": "text", "text": said}));
                 }
@@ -320,14 +339,45 @@ impl Session {
             Format::Anthropic => Rules::Anthropic,
             Format::Gemini => Rules::Gemini,
         };
-        let body = json::render_request(&self.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+        let body = match json::render_request(&self.window, r#"{"model":"m","max_tokens":256}"#) {
+            Ok(body) => body,
+            Err(e) => {
+                // Refused only when there is nothing to send.
+                assert_eq!(e.kind(), ctxwin::ErrorKind::OutOfRange, "{when}: {e}");
+                let sent = json::render_json(&self.window).unwrap();
+                assert!(sent == "[]" || sent.starts_with("[{\"role\":\"system\""), "{when}: refused though {sent} is sent");
+                return;
+            }
+        };
         let value: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{when}: not JSON ({e}): {body}"));
         if let Err(broken) = check(rules, &value) {
             panic!("{:?} {when}: {broken}\n{}", self.format, serde_json::to_string_pretty(&value).unwrap());
         }
         assert_eq!(value["model"], "m", "the base's keys are kept");
+        // A compaction (the provider's or ours) archives: nothing it covers is sent but the
+        // pinned messages.
+        if let Some(record) = self.window.summary() {
+            for item in (0..self.window.view_len()).filter_map(|i| self.window.view_item(i)) {
+                let archived = (record.first_archived..=record.last_archived).contains(&item.index);
+                let summary_item = item.item_type == ItemType::Synthetic && item.kind == Kind::User;
+                assert!(!archived || summary_item || self.window.is_pinned_at(item.index), "{when}: archived {} sent", item.index);
+            }
+        }
+        // Every cancelled result sent is counted: the view's own (for calls that take an
+        // answer) and those the render adds for the running turn's open calls.
+        let sent = body.matches(CANCELLED_RESULT).count();
+        let in_view = (0..self.window.view_len())
+            .filter_map(|i| self.window.view_item(i))
+            .filter(|item| item.item_type == ItemType::Synthetic && item.text == Some(CANCELLED_RESULT))
+            .filter(|item| self.window.message(item.index).is_some_and(|call| WireCallForm::of(call).cancellable()))
+            .count();
+        assert_eq!(sent, in_view + self.window.running_cancelled(), "{:?} {when}: cancelled results sent vs counted\n{body}", self.format);
     }
 }
+
+/// Sessions whose provider compacted (an Anthropic `compaction` block or a Responses
+/// `compaction` item archived turns), so the generator is seen to cover them.
+static PROVIDER_COMPACTIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn run_session(seed: u64, format: Format, strategy: &str) {
     let mut session = Session::new(seed, format, strategy);
@@ -348,6 +398,9 @@ fn run_session(seed: u64, format: Format, strategy: &str) {
         session.maintenance();
         session.render_and_check("after a turn");
     }
+    if session.window.compactions().iter().any(|record| record.provider) {
+        PROVIDER_COMPACTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 fn sessions(format: Format, strategy: &str) {
@@ -363,6 +416,9 @@ fn sessions(format: Format, strategy: &str) {
             eprintln!("failing session: CTXWIN_REQUEST_SEED={seed} ({format:?}, {strategy})");
             std::panic::resume_unwind(panic);
         }
+    }
+    if count >= 1000 && matches!(format, Format::Anthropic | Format::OpenAiResponses) {
+        assert!(PROVIDER_COMPACTIONS.load(std::sync::atomic::Ordering::Relaxed) > 0, "no session compacted");
     }
 }
 

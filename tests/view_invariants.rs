@@ -375,10 +375,13 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
         }
         None => assert!(summaries.is_empty()),
     }
-    // Live tokens: the overhead and every item.
+    // Live tokens: the overhead, every item, and the cancelled results a request adds for
+    // the running turn's open calls (tests/request_structure.rs checks that count against
+    // the rendered bodies).
     let overhead = u64::from(window.overhead().system) + u64::from(window.overhead().tools);
     let items: u64 = view.iter().map(|item| u64::from(item.4)).sum();
-    assert_eq!(u64::from(window.live_tokens().tokens), overhead + items, "live tokens disagree with the items");
+    let cancelled = window.running_cancelled() as u64 * u64::from(window.model().count(ctxwin::view::text::CANCELLED_RESULT).tokens);
+    assert_eq!(u64::from(window.live_tokens().tokens), overhead + items + cancelled, "live tokens disagree with the items");
     // The first non-pinned item (after the summary) is a user message.
     let history: Vec<_> = view
         .iter()

@@ -147,8 +147,13 @@ pub unsafe extern "C" fn ctxwin_window_render_json(
 /// whatever the route it was pushed by and whatever the strategy did (Chat `content` +
 /// `tool_calls`; Anthropic one message of blocks; Gemini one `model` content), its answers
 /// as the format expects them, every call answered (a call left without a result is
-/// answered with the cancelled result), no result without its call. The base's other keys
-/// are kept in their order (re-serialised compactly).
+/// answered with the cancelled result, which `ctxwin_window_live_tokens` counts; a Responses
+/// call OpenAI runs itself, such as `web_search_call`, takes none, and an unanswered
+/// `computer_call` or `shell_call` is left out), no result without its call; Anthropic and
+/// Gemini messages alternate user/assistant, consecutive ones of one role merged. A
+/// provider's compaction pushed as JSON (an Anthropic `compaction` block, a Responses
+/// `compaction` item) is sent where it stands, nothing it replaced before it. The base's
+/// other keys are kept in their order (re-serialised compactly).
 ///
 /// Parameters:
 /// - `base`, `base_len`: borrowed UTF-8 JSON object, the body without its conversation;
@@ -159,9 +164,10 @@ pub unsafe extern "C" fn ctxwin_window_render_json(
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
 /// `CTXWIN_STATUS_PARSE` for a base that is not JSON; `CTXWIN_STATUS_INVALID_ARG` for a base
 /// that is not an object, that already holds a conversation, or whose system key has another
-/// shape (`ctxwin_window_last_error` names the key); `CTXWIN_STATUS_BUFFER_TOO_SMALL`;
-/// `CTXWIN_STATUS_UNSUPPORTED` when a message must be rebuilt but the window keeps counts
-/// only. Never changes the window.
+/// shape (`ctxwin_window_last_error` names the key); `CTXWIN_STATUS_OUT_OF_RANGE` when the
+/// view holds no message to send (every provider refuses an empty conversation);
+/// `CTXWIN_STATUS_BUFFER_TOO_SMALL`; `CTXWIN_STATUS_UNSUPPORTED` when a message must be
+/// rebuilt but the window keeps counts only. Never changes the window.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///

@@ -118,7 +118,8 @@ pub unsafe extern "C" fn ctxwin_window_set_summary(
 
 /// Writes the summary in place (the newest compaction record's), which the request builder
 /// sends as a user message right after the pinned head; the empty string before the first
-/// summary.
+/// summary. After a provider's compaction (see `ctxwin_window_compaction_info`'s
+/// `provider`) it is that message's text, and the message itself is what is sent.
 ///
 /// Parameters: `buf`, `cap`, `needed` follow the string-out convention;
 /// `needed` may be NULL.
@@ -174,7 +175,11 @@ pub unsafe extern "C" fn ctxwin_window_compaction_count(w: *const ctxwin_window)
 /// indices inclusive, `messages_archived = last_archived - first_archived + 1`),
 /// `archived_turns` (cumulative: turns `0..archived_turns` are archived once this record is
 /// accepted, earlier records' turns included), `tokens_before`, `tokens_after`
-/// (live tokens around the compaction). Archived messages stay in the ledger.
+/// (live tokens around the compaction), `provider` (true when the provider compacted: an
+/// Anthropic `compaction` block or an OpenAI Responses `compaction` item was pushed with
+/// `ctxwin_window_push_json`; that message, `last_archived + 1`, is the summary in place,
+/// a USER message sent where it stands, and `summary` is its text, empty for an encrypted
+/// item). Archived messages stay in the ledger.
 ///
 /// Parameters: `buf`, `cap`, `needed` follow the string-out convention;
 /// `needed` may be NULL.

@@ -1,6 +1,12 @@
 //! Anthropic Messages: `role` user/assistant, `content` as a string or an array of blocks
 //! (text, image, document, tool_use, tool_result, thinking, redacted_thinking, server tool
-//! blocks). Blocks are the content array's elements (a string content is block 0).
+//! blocks, compaction). Blocks are the content array's elements (a string content is
+//! block 0).
+//!
+//! A `compaction` block (`{"type":"compaction","content":"<summary>"}`, from the compaction
+//! context management) means Anthropic drops every block before it: it becomes a USER
+//! message of its own (it starts a turn) flagged as a compaction, and the window archives
+//! the turns before it.
 //!
 //! A user message's tool_result blocks become TOOL_RESULT messages and its text and images a
 //! USER message, which starts a new turn: the results close the previous turn.
@@ -69,6 +75,18 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
             }
             parts.call(Kind::ToolResult, i, (Some(id), None), result.flatten());
         }
+        // Anthropic's compaction: the provider drops every block before it. A null content
+        // is a failed compaction, which the provider ignores: carried as opaque content.
+        "compaction" => match block.get("content") {
+            Some(Value::String(summary)) if !summary.is_empty() => {
+                let encrypted = block.get("encrypted_content").filter(|value| !value.is_null()).map(opaque);
+                parts.compaction(i, Some(summary), encrypted);
+            }
+            None | Some(Value::Null) => parts.media(kind, i, opaque(value)),
+            Some(_) => {
+                return Err(FieldError::new(join(path, "content"), "must be a non-empty string (the summary) or null (a failed compaction)"));
+            }
+        },
         server_result if server_result.ends_with("_tool_result") => {
             let id = optional_str(block, "tool_use_id", path)?;
             parts.call(Kind::ToolResult, i, (id, None), (Vec::new(), Some(opaque(value))));

@@ -51,7 +51,13 @@ pub fn messages(window: &Window, format: Format, conversation: &Conversation<'_>
     let mut fragments = Vec::new();
     for unit in &conversation.units {
         match unit {
-            Unit::User(entry) => push(&mut fragments, Role::User, vec![piece(window, format, entry)?]),
+            Unit::User(entry) => {
+                let piece = piece(window, format, entry)?;
+                // Anthropic's compaction block lives in an assistant message, with the
+                // text and calls that follow it.
+                let in_assistant = format == Format::Anthropic && entry.item.message.is_compaction() && matches!(piece, Piece::Wire { .. });
+                push(&mut fragments, if in_assistant { Role::Assistant } else { Role::User }, vec![piece]);
+            }
             Unit::Step { said, answers } => {
                 let said = said.iter().map(|entry| piece(window, format, entry)).collect::<Result<Vec<_>>>()?;
                 let answers = answers.iter().map(|entry| piece(window, format, entry)).collect::<Result<Vec<_>>>()?;

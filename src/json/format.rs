@@ -38,7 +38,7 @@ fn block_formats(block: &Value) -> FormatSet {
         Some("refusal") => FormatSet::of(&[OpenAiChat, OpenAiResponses]),
         Some(
             "image" | "document" | "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "server_tool_use"
-            | "web_search_tool_result" | "search_result",
+            | "web_search_tool_result" | "search_result" | "compaction",
         ) => FormatSet::of(&[Anthropic]),
         Some("input_text" | "output_text" | "input_image" | "input_file") => FormatSet::of(&[OpenAiResponses]),
         _ => FormatSet::ANY,

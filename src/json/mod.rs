@@ -180,6 +180,7 @@ fn ledger_messages<'a>(parts: Vec<Part>, raw: &'a str, model: &'a Model, retain:
                 of,
             }),
             media: part.media,
+            compaction: part.compaction,
             ..MessageExtras::default()
         };
         Message::new(part.kind, count, CountSource::Library, retain.then(|| text.into())).with_extras(extras)

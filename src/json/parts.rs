@@ -23,6 +23,8 @@ pub struct Part {
     pub name: Option<String>,
     /// The blocks of the wire message this part covers, numbered as the format numbers them.
     pub blocks: Range<usize>,
+    /// True for a provider's compaction block or item (a USER part of its own).
+    pub compaction: bool,
 }
 
 impl Part {
@@ -89,8 +91,17 @@ impl PartsBuilder {
             call_id: call_id.map(str::to_owned),
             name: name.map(str::to_owned),
             blocks: block..block + 1,
+            compaction: false,
         });
         self.parts.last_mut().expect("a part was just pushed")
+    }
+
+    /// Adds a provider's compaction from block `block`: a USER part of its own holding the
+    /// summary `text` (empty when it is encrypted only) and the `media` tokens of its opaque
+    /// content.
+    pub fn compaction(&mut self, block: usize, text: Option<&str>, media: Option<Count>) {
+        let texts = text.map(|text| vec![text.to_owned()]).unwrap_or_default();
+        self.call(Kind::User, block, (None, None), (texts, media)).compaction = true;
     }
 
     /// Every text piece and the summed media collected so far: the content of a tool result.
@@ -109,7 +120,7 @@ impl PartsBuilder {
 
     fn mergeable(&mut self, kind: Kind, block: usize) -> &mut Part {
         let merges = self.parts.last().is_some_and(|last| {
-            last.kind == kind && !is_call(kind) && (last.blocks.end == block || last.blocks.end == block + 1)
+            last.kind == kind && !is_call(kind) && !last.compaction && (last.blocks.end == block || last.blocks.end == block + 1)
         });
         if !merges {
             self.parts.push(empty_part(kind, block..block));
@@ -128,6 +139,7 @@ fn empty_part(kind: Kind, blocks: Range<usize>) -> Part {
         call_id: None,
         name: None,
         blocks,
+        compaction: false,
     }
 }
 

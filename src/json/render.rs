@@ -107,7 +107,10 @@ pub fn conversation_key(format: Format) -> &'static str {
 ///
 /// Errors: [`ErrorKind::Parse`] for a base that is not JSON; [`ErrorKind::InvalidArg`] for
 /// one that is not an object, holds a non-empty conversation key, or a system key of another
-/// shape (the message names the key); [`ErrorKind::Unsupported`] as for [`render_json`].
+/// shape (the message names the key); [`ErrorKind::OutOfRange`] when the view holds no
+/// message to send (an empty window, or only a system prompt outside the conversation
+/// key): every provider refuses an empty conversation; [`ErrorKind::Unsupported`] as for
+/// [`render_json`].
 pub fn render_request(window: &Window, base: &str) -> Result<String> {
     let format = window.format();
     let mut body = base_object(base)?;
@@ -128,6 +131,14 @@ pub fn render_request(window: &Window, base: &str) -> Result<String> {
         Format::Gemini => place_system(&mut body, "systemInstruction", &conversation, gemini::system_parts)?,
     }
     messages.extend(assemble::messages(window, format, &conversation)?);
+    if messages.is_empty() {
+        // Every provider refuses a request without a message (OpenAI's `messages` has
+        // minItems 1; Anthropic and Gemini want a first user turn).
+        return Err(Error::new(
+            ErrorKind::OutOfRange,
+            format!("nothing to send: the view holds no message to put under '{key}'; push a USER message first"),
+        ));
+    }
     with_breakpoints(window, format, &mut messages, base_breakpoints(&body))?;
     if !body.contains_key(key) {
         body.insert(key.to_owned(), Value::Null);

@@ -1,12 +1,17 @@
 //! OpenAI Responses input items: messages (`role` with string or typed content), and the
 //! `function_call`, `function_call_output`, `reasoning` items (plus the other tool call and
 //! output items, counted as opaque data). Every item is one ledger message, block 0.
+//!
+//! A `compaction` item (`{"type":"compaction","id":...,"encrypted_content":...}`) stands for
+//! every item before it: it becomes a USER message (it starts a turn) flagged as a
+//! compaction, counted as opaque data, and the window archives the turns before it.
 
 use super::image::{ImageRule, base64_dimensions};
 use super::parts::{
     FieldError, Part, PartsBuilder, index, object, opaque, optional_array, optional_str, required_str,
 };
-use super::steps::{CallForm, Entry};
+use super::steps::Entry;
+use crate::pairing::CallForm;
 use super::UNNAMED;
 use crate::view::text::CANCELLED_RESULT;
 use crate::message::Kind;
@@ -45,6 +50,15 @@ pub fn parts(item: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
             content(item, "output", Kind::ToolResult, &mut result)?;
             parts.call(Kind::ToolResult, 0, (Some(call_id), None), result.flatten());
         }
+        // A compaction item (from `/responses/compact` or server-side compaction) carries the
+        // conversation before it, encrypted: a USER message of its own, flagged.
+        "compaction" => {
+            let encrypted = required_str(item, "encrypted_content", "")?;
+            if encrypted.is_empty() {
+                return Err(FieldError::new("encrypted_content", "must not be empty"));
+            }
+            parts.compaction(0, None, Some(opaque(&Value::String(encrypted.to_owned()))));
+        }
         "reasoning" => {
             for (i, summary) in optional_array(item, "summary", "")?.iter().enumerate() {
                 let path = index("summary", i);
@@ -71,7 +85,7 @@ pub fn parts(item: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
         other => {
             return Err(FieldError::new(
                 "type",
-                format!("unsupported item type '{other}' (expected message, function_call, function_call_output, reasoning or another *_call / *_output item)"),
+                format!("unsupported item type '{other}' (expected message, function_call, function_call_output, reasoning, compaction or another *_call / *_output item)"),
             ));
         }
     }
@@ -108,22 +122,6 @@ fn content(item: &Map<String, Value>, key: &str, kind: Kind, parts: &mut PartsBu
         Some(_) => return Err(FieldError::new(key, "must be a string or an array of content")),
     }
     Ok(())
-}
-
-/// How a call item of type `item_type` is answered (see [`CallForm`]): `function_call`,
-/// `custom_tool_call` and `apply_patch_call` by the agent's output item; `computer_call`,
-/// `shell_call` and `local_shell_call` by outputs that cannot say "cancelled"; every other
-/// call item (`web_search_call`, `file_search_call`, `code_interpreter_call`,
-/// `image_generation_call`, `mcp_call`, ...) is run by OpenAI and takes no answer.
-pub fn call_form(item_type: &str) -> CallForm {
-    match item_type {
-        "custom_tool_call" => CallForm::Custom,
-        "apply_patch_call" => CallForm::ApplyPatch,
-        "computer_call" | "shell_call" | "local_shell_call" => CallForm::Unanswerable,
-        "function_call" => CallForm::Function,
-        _ if item_type.ends_with("_call") => CallForm::BuiltIn,
-        _ => CallForm::Function,
-    }
 }
 
 /// A Responses item for an entry that has no wire JSON of its own. Reasoning items need

@@ -10,7 +10,8 @@
 //! - a call its step leaves unanswered (an interrupted call, or one still running when the
 //!   request is rendered) is answered with the cancelled result
 //!   ([`crate::view::text::CANCELLED_RESULT`]) in the form its call takes (see
-//!   [`CallForm`]), except a provider's built-in tool call (a Responses `web_search_call`,
+//!   [`CallForm`]; the window counts these in its live tokens, see
+//!   [`crate::pairing::RunningStep`]), except a provider's built-in tool call (a Responses `web_search_call`,
 //!   `file_search_call`, `code_interpreter_call`, ...), which the provider ran and which
 //!   takes no answer, and a Responses client call whose output cannot say "cancelled"
 //!   (`computer_call`, `shell_call`, `local_shell_call`: a screenshot or an exit status),
@@ -20,51 +21,10 @@
 
 use super::send_items::SendItem;
 use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::pairing::{CallForm, StepCall, step_answer};
 use crate::tokens::Count;
 use crate::view::text::CANCELLED_RESULT;
 use std::borrow::Cow;
-
-/// How a tool call is answered on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CallForm {
-    /// A function the agent runs (every format's function call; Responses `function_call`),
-    /// answered by a result (Responses `function_call_output`).
-    Function,
-    /// A Responses `custom_tool_call`, answered by a `custom_tool_call_output`.
-    Custom,
-    /// A Responses `apply_patch_call`, answered by an `apply_patch_call_output` (a cancelled
-    /// one has status `failed`).
-    ApplyPatch,
-    /// A provider's built-in tool, run by the provider: it takes no answer.
-    BuiltIn,
-    /// A Responses client call whose output has no room for "cancelled" (`computer_call`
-    /// wants a screenshot, `shell_call` and `local_shell_call` an exit status): left out of
-    /// the request while unanswered.
-    Unanswerable,
-}
-
-impl CallForm {
-    /// The form of the TOOL_CALL `message`: from its Responses item type when it was pushed
-    /// as one (see [`super::responses::call_form`]), else a function (a call without a tool
-    /// name that is not a Responses item counts as built in, as before).
-    pub fn of(message: &Message) -> CallForm {
-        let item_type = message
-            .raw_json()
-            .filter(|_| message.extras().and_then(|extras| extras.wire).is_some_and(|wire| wire.of == 1))
-            .and_then(|raw| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw).ok())
-            .and_then(|item| item.get("type").and_then(serde_json::Value::as_str).map(str::to_owned));
-        match item_type {
-            Some(item_type) => super::responses::call_form(&item_type),
-            None if message.name().is_none() => CallForm::BuiltIn,
-            None => CallForm::Function,
-        }
-    }
-
-    /// True when an unanswered call of this form gets a cancelled result.
-    pub fn cancellable(self) -> bool {
-        matches!(self, CallForm::Function | CallForm::Custom | CallForm::ApplyPatch)
-    }
-}
 
 /// One item to render, with the call id and tool name it is sent with.
 #[derive(Clone, Debug)]
@@ -121,13 +81,11 @@ pub struct Conversation<'a> {
     pub units: Vec<Unit<'a>>,
 }
 
-/// A call of the open step and whether it has been answered.
+/// A call of the open step: how it pairs, and how it is sent.
 struct Call<'a> {
+    pair: StepCall<Cow<'a, str>>,
     wire_id: Cow<'a, str>,
-    own_id: bool,
     name: Option<&'a str>,
-    form: CallForm,
-    answered: bool,
     stands_for: usize,
 }
 
@@ -150,17 +108,14 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
                 let (said, _, calls) = step.get_or_insert_with(Default::default);
                 let mut entry = plain(item);
                 if kind == Kind::ToolCall {
-                    let own = entry.own_call_id().map(str::to_owned);
-                    entry.call_id = match own {
-                        Some(_) => entry.call_id,
-                        None => Cow::Owned(format!("ctxwin_call_{}", entry.item.stands_for)),
-                    };
+                    let own_id = entry.own_call_id().is_some().then(|| entry.call_id.clone());
+                    if own_id.is_none() {
+                        entry.call_id = Cow::Owned(format!("ctxwin_call_{}", entry.item.stands_for));
+                    }
                     calls.push(Call {
+                        pair: StepCall { own_id, form: CallForm::of(&entry.item.message), answered: false },
                         wire_id: entry.call_id.clone(),
-                        own_id: own.is_some(),
                         name: entry.name,
-                        form: CallForm::of(&entry.item.message),
-                        answered: false,
                         stands_for: entry.item.stands_for,
                     });
                 }
@@ -169,23 +124,16 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
             Kind::ToolResult => {
                 let Some((_, answers, calls)) = step.as_mut() else { continue };
                 let mut entry = plain(item);
-                let own = entry.own_call_id();
-                let call = calls.iter_mut().find(|call| {
-                    !call.answered
-                        && match own {
-                            Some(id) => call.own_id && call.wire_id == id,
-                            None => !call.own_id,
-                        }
-                });
-                let Some(call) = call else { continue };
+                let Some(at) = step_answer(calls.iter().map(|call| &call.pair), entry.own_call_id()) else { continue };
+                let call = &mut calls[at];
                 let synthetic = entry.item.source.is_none() && entry.text() == CANCELLED_RESULT;
-                if synthetic && !call.form.cancellable() {
+                if synthetic && !call.pair.form.cancellable() {
                     continue; // the view's cancellation of a call that takes none: see `close`
                 }
-                call.answered = true;
+                call.pair.answered = true;
                 entry.call_id = call.wire_id.clone();
                 entry.name = entry.name.or(call.name);
-                entry.answers = Some(call.form);
+                entry.answers = Some(call.pair.form);
                 answers.push(entry);
             }
         }
@@ -212,8 +160,8 @@ fn plain(item: SendItem<'_>) -> Entry<'_> {
 /// no answer keep none; unanswerable ones are left out).
 fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>, out: &mut Conversation<'a>) {
     let Some((mut said, mut answers, calls)) = step.take() else { return };
-    for call in calls.into_iter().filter(|call| !call.answered) {
-        match call.form {
+    for call in calls.into_iter().filter(|call| !call.pair.answered) {
+        match call.pair.form {
             CallForm::BuiltIn => continue,
             CallForm::Unanswerable => {
                 said.retain(|entry| entry.kind() != Kind::ToolCall || entry.item.stands_for != call.stands_for);
@@ -235,7 +183,7 @@ fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>,
             },
             call_id: call.wire_id,
             name: call.name,
-            answers: Some(call.form),
+            answers: Some(call.pair.form),
         });
     }
     if !said.is_empty() || !answers.is_empty() {

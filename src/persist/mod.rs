@@ -373,6 +373,9 @@ fn write_message(message: &Message) -> Value {
         if extras.replaced_utf8 {
             object.insert("replaced_utf8".into(), json!(true));
         }
+        if extras.compaction {
+            object.insert("compaction".into(), json!(true));
+        }
     }
     Value::Object(object)
 }
@@ -431,7 +434,11 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
             .transpose()?,
         host_id: fields.optional_i64("host_id")?,
         replaced_utf8: fields.optional("replaced_utf8").map(|_| fields.boolean("replaced_utf8")).transpose()?.unwrap_or(false),
+        compaction: fields.optional("compaction").map(|_| fields.boolean("compaction")).transpose()?.unwrap_or(false),
     };
+    if extras.compaction && kind != Kind::User {
+        return Err(fields.wrong("compaction", "only on a USER message (kind 1)"));
+    }
     let message = Message::new(kind, count, source, text);
     Ok(if extras == MessageExtras::default() {
         message

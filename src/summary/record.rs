@@ -30,6 +30,11 @@ pub struct CompactionRecord {
     pub tokens_before: u32,
     /// Live tokens just after.
     pub tokens_after: u32,
+    /// True when the provider compacted (an Anthropic `compaction` block or an OpenAI
+    /// Responses `compaction` item was pushed): the summary in place is that message, ledger
+    /// message `last_archived + 1`, sent where it stands; `summary` is its text (empty for an
+    /// encrypted item) and no synthetic summary item is sent.
+    pub provider: bool,
 }
 
 impl CompactionRecord {
@@ -53,6 +58,7 @@ impl CompactionRecord {
             "archived_turns": self.archived_turns,
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
+            "provider": self.provider,
         })
     }
 
@@ -73,6 +79,7 @@ impl CompactionRecord {
             archived_turns: fields.index("archived_turns")?,
             tokens_before: fields.tokens("tokens_before")?,
             tokens_after: fields.tokens("tokens_after")?,
+            provider: fields.optional("provider").map(|_| fields.boolean("provider")).transpose()?.unwrap_or(false),
         };
         if record.last_archived < record.first_archived
             || fields.index("messages_archived")? != record.messages_archived()
@@ -98,6 +105,7 @@ mod tests {
             archived_turns: 3,
             tokens_before: 5000,
             tokens_after: 900,
+            provider: false,
         }
     }
 
@@ -106,6 +114,12 @@ mod tests {
         let value = record().to_value();
         assert_eq!(value["messages_archived"], 8);
         assert_eq!(CompactionRecord::from_value(&value, "r").unwrap(), record());
+        // Saved before provider compactions existed: not one.
+        let mut old = value.clone();
+        old.as_object_mut().unwrap().remove("provider");
+        assert_eq!(CompactionRecord::from_value(&old, "r").unwrap(), record());
+        let provider = CompactionRecord { provider: true, ..record() };
+        assert_eq!(CompactionRecord::from_value(&provider.to_value(), "r").unwrap(), provider);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::host::{HostIds, PendingCounts};
 use super::turn_sums::TurnSums;
 use crate::ledger::{TurnStart, calibrated};
 use crate::message::{Kind, Message};
-use crate::pairing;
+use crate::pairing::{self, RunningStep};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count};
 use std::ops::Range;
@@ -32,6 +32,9 @@ pub(super) struct LedgerState {
     pub host_ids: HostIds,
     /// Counts `set_count` recorded, applied at the next enforcement (saved).
     pub pending_counts: PendingCounts,
+    /// The newest turn's steps as a request reads them: how many cancelled results a
+    /// request adds for its unanswered calls.
+    pub running: RunningStep,
 }
 
 impl LedgerState {
@@ -91,6 +94,7 @@ impl LedgerState {
             self.sums.add(self.turns.len() - 1, count);
         }
         self.host_ids.note(&self.messages, &message);
+        self.running.feed(&message);
         self.messages.push(message);
         defective
     }
@@ -122,6 +126,11 @@ impl LedgerState {
         let newest = self.turns.len().saturating_sub(1);
         let defective = self.defective_turns.partition_point(|&t| t < newest);
         self.defective_turns.truncate(defective);
+        self.running = RunningStep::default();
+        let first = self.turns.last().map_or(0, |turn| turn.first);
+        for message in &self.messages[first..] {
+            self.running.feed(message);
+        }
     }
 
     /// Sums every count again, scaled by `calibration` (after a new ratio or new counts).

@@ -113,7 +113,8 @@ impl Window {
         let limit = self.context_limit();
         let prompt = Request {
             model: &self.model,
-            previous: self.summary().map(|record| &*record.summary),
+            // A provider's compaction is the first message of the turns the request covers.
+            previous: self.sent_summary().map(|record| &*record.summary),
             messages: &self.ledger.messages,
             turns: &turns,
             // Room for the answer: the summary, and never less than the output reserve.
@@ -170,7 +171,7 @@ impl Window {
                 format!("the summary has {} tokens, more than summary_budget ({budget})", tokens.tokens),
             ));
         }
-        let previous = self.summary().map_or(0, |record| u64::from(record.summary_tokens.tokens));
+        let previous = self.sent_summary().map_or(0, |record| u64::from(record.summary_tokens.tokens));
         let archived = self.history_from(pending.first_turn).minus(self.history_from(pending.end_turn)).tokens();
         if u64::from(tokens.tokens) > previous + archived {
             return Err(Error::new(
@@ -193,6 +194,7 @@ impl Window {
             archived_turns: pending.end_turn,
             tokens_before,
             tokens_after: tokens_before,
+            provider: false,
         });
         self.policy.pending_summary = None;
         self.wire.prompt_total = None;

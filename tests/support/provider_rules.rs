@@ -230,6 +230,9 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
                         open.push(id.to_owned());
                     }
                     "tool_result" => return Err(format!("message {i}: tool_result in an assistant message")),
+                    "compaction" if block["content"].as_str() == Some("") || !(block["content"].is_string() || block["content"].is_null()) => {
+                        return Err(format!("message {i}: a compaction block whose content is not a summary or null"));
+                    }
                     _ => {}
                 }
             }

@@ -117,7 +117,7 @@ impl Report {
         Report {
             system: u64::from(overhead.system) + pinned,
             tools: u64::from(overhead.tools),
-            summary: window.summary().map_or(0, |record| u64::from(window.calibrated(record.summary_tokens).tokens)),
+            summary: window.sent_summary().map_or(0, |record| u64::from(window.calibrated(record.summary_tokens).tokens)),
             history: window.view_history().tokens(),
             limit: window.model().context_limit().map(u64::from),
             start: window.start(),
