@@ -285,6 +285,117 @@ static void push_json_takes_a_whole_body_and_json_lines(void) {
     ctxwin_window_free(w);
 }
 
+static int32_t live(const ctxwin_window *w) {
+    ctxwin_count c = {0, false};
+    CHECK_OK(ctxwin_window_live_tokens(w, &c));
+    return c.tokens;
+}
+
+static ctxwin_status push_json(ctxwin_window *w, const char *json) {
+    return ctxwin_window_push_json(w, json, strlen(json));
+}
+
+/* An Anthropic compaction block archives every turn before it; the block's message is the
+ * summary in place, sent as pushed (cache_control kept); a rewind undoes it. */
+static void an_anthropic_compaction_block_archives_the_turns_before_it(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    for (int turn = 0; turn < 3; turn++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Read the file and explain it."));
+        CHECK_OK(call(w, turn == 0 ? "t0" : turn == 1 ? "t1" : "t2", "read", "{\"path\":\"a.c\"}"));
+        CHECK_OK(result(w, turn == 0 ? "t0" : turn == 1 ? "t1" : "t2", "int main(void) { return 0; } /* a long file */"));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    int32_t before = live(w);
+    size_t messages = ctxwin_window_message_count(w);
+    const char *block = "{\"role\":\"assistant\",\"content\":[{\"type\":\"compaction\",\"content\":\"Summary: a.c returns 0.\","
+                        "\"cache_control\":{\"type\":\"ephemeral\"}},{\"type\":\"text\",\"text\":\"Done.\"}]}";
+    CHECK_OK(push_json(w, block));
+    CHECK(ctxwin_window_compaction_count(w) == 1);
+    char info[512];
+    CHECK_OK(ctxwin_window_compaction_info(w, 0, info, sizeof info, NULL));
+    CHECK(strstr(info, "\"provider\":true") != NULL);
+    CHECK(strstr(info, "\"archived_turns\":3") != NULL);
+    ctxwin_message m;
+    CHECK_OK(ctxwin_window_message_get(w, messages, &m));
+    CHECK(m.kind == CTXWIN_KIND_USER && m.text_len == strlen("Summary: a.c returns 0."));
+    CHECK(live(w) < before);
+    char expected[512];
+    snprintf(expected, sizeof expected, "{\"messages\":[{\"role\":\"user\",\"content\":\"[Conversation start]\"},%s]}", block);
+    CHECK(strcmp(request(w, NULL), expected) == 0);
+    /* A compaction block whose content is empty is refused, naming the field. */
+    const char *empty = "{\"role\":\"assistant\",\"content\":[{\"type\":\"compaction\",\"content\":\"\"}]}";
+    CHECK_STATUS(push_json(w, empty), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "content[0].content") != NULL);
+    CHECK(ctxwin_window_message_count(w) == messages + 2);
+    CHECK_OK(ctxwin_window_truncate(w, messages));
+    CHECK(ctxwin_window_compaction_count(w) == 0);
+    ctxwin_window_free(w);
+}
+
+/* A Responses compaction item archives the items before it and is sent as pushed. */
+static void a_responses_compaction_item_archives_the_items_before_it(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"format\":\"openai_responses\"}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Step one."));
+    CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Done one."));
+    CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    const char *item = "{\"type\":\"compaction\",\"id\":\"cmp_1\",\"encrypted_content\":\"gAAAAB\"}";
+    CHECK_OK(push_json(w, item));
+    CHECK(ctxwin_window_compaction_count(w) == 1);
+    char expected[256];
+    snprintf(expected, sizeof expected, "{\"input\":[%s]}", item);
+    CHECK(strcmp(request(w, NULL), expected) == 0);
+    CHECK_STATUS(push_json(w, "{\"type\":\"compaction\"}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "encrypted_content") != NULL);
+    ctxwin_window_free(w);
+}
+
+/* The cancelled result a request adds for a call still open is in the live tokens. */
+static void cancelled_results_sent_are_counted(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Run it."));
+    int32_t before = live(w);
+    ctxwin_count c;
+    CHECK_OK(ctxwin_window_push_tool_call(w, "c1", 2, "run", 3, "{}", 2, &c));
+    ctxwin_count cancelled;
+    const char *text = "[Tool call cancelled: no result was recorded]";
+    CHECK_OK(ctxwin_count_text("gpt-4o", 6, text, strlen(text), &cancelled));
+    CHECK(live(w) == before + c.tokens + cancelled.tokens);
+    CHECK(strstr(request(w, NULL), text) != NULL);
+    CHECK_OK(result(w, "c1", "ok"));
+    CHECK(strstr(request(w, NULL), text) == NULL);
+    ctxwin_window_free(w);
+}
+
+/* Responses: a web search OpenAI ran takes no output; an interrupted function call gets one. */
+static void responses_built_in_calls_take_no_output(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"format\":\"openai_responses\"}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Search."));
+    CHECK_OK(push_json(w, "[{\"type\":\"web_search_call\",\"id\":\"ws_1\",\"status\":\"completed\"},"
+                          "{\"type\":\"function_call\",\"call_id\":\"f1\",\"name\":\"read\",\"arguments\":\"{}\"}]"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Stop."));
+    const char *body = request(w, NULL);
+    CHECK(strstr(body, "{\"type\":\"function_call_output\",\"call_id\":\"f1\"") != NULL);
+    CHECK(strstr(body, "\"call_id\":\"ws_1\"") == NULL);
+    ctxwin_window_free(w);
+}
+
+/* Gemini: a user text after function responses joins their content (roles alternate). */
+static void gemini_user_contents_merge(void) {
+    ctxwin_window *w = new_window("gemini-2.5-pro");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "List."));
+    CHECK_OK(call(w, "ls", "ls", "{}"));
+    CHECK_OK(result(w, "ls", "a b"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Thanks."));
+    CHECK(strcmp(rendered(w),
+                 "[{\"role\":\"user\",\"parts\":[{\"text\":\"List.\"}]},"
+                 "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"ls\",\"args\":{}}}]},"
+                 "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"ls\",\"response\":{\"result\":\"a b\"}}},"
+                 "{\"text\":\"Thanks.\"}]}]") == 0);
+    ctxwin_window_free(w);
+}
+
 void suite_requests(void) {
     harness_run("push_json_takes_a_whole_body_and_json_lines", push_json_takes_a_whole_body_and_json_lines);
     harness_run("parallel_calls_render_as_one_assistant_message", parallel_calls_render_as_one_assistant_message);
@@ -294,4 +405,9 @@ void suite_requests(void) {
     harness_run("tool_messages_without_ids_render_valid_json", tool_messages_without_ids_render_valid_json);
     harness_run("the_format_key_fixes_the_wire_format", the_format_key_fixes_the_wire_format);
     harness_run("render_request_keeps_the_base_and_refuses_bad_ones", render_request_keeps_the_base_and_refuses_bad_ones);
+    harness_run("an_anthropic_compaction_block_archives_the_turns_before_it", an_anthropic_compaction_block_archives_the_turns_before_it);
+    harness_run("a_responses_compaction_item_archives_the_items_before_it", a_responses_compaction_item_archives_the_items_before_it);
+    harness_run("cancelled_results_sent_are_counted", cancelled_results_sent_are_counted);
+    harness_run("responses_built_in_calls_take_no_output", responses_built_in_calls_take_no_output);
+    harness_run("gemini_user_contents_merge", gemini_user_contents_merge);
 }
