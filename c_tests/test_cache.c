@@ -86,6 +86,10 @@ static void usage_objects_of_every_provider(void) {
     CHECK_OK(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"cachedContentTokenCount\":12}}"));
     CHECK_OK(ctxwin_window_cache_stats(w, &stats));
     CHECK(stats.requests == 4 && stats.prompt_tokens == 80 && stats.cached_tokens == 42);
+    /* Gemini bills the tool-use prompt (its own tools' results) apart from promptTokenCount. */
+    CHECK_OK(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"toolUsePromptTokenCount\":300}}"));
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 5 && stats.prompt_tokens == 400 && stats.cached_tokens == 42);
     /* Bad input: a status, the field named, nothing changed. */
     ctxwin_count before, after;
     CHECK_OK(ctxwin_window_live_tokens(w, &before));
@@ -99,8 +103,11 @@ static void usage_objects_of_every_provider(void) {
     CHECK_STATUS(observe(w, 0, 2, "{\"prompt_tokens\":"), CTXWIN_STATUS_PARSE);
     CHECK_STATUS(ctxwin_window_observe_usage_json(w, 0, 2, NULL, 4), CTXWIN_STATUS_NULL_ARG);
     CHECK_STATUS(ctxwin_window_observe_usage_json(w, 0, 2, "\xff\xfe", 2), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK_STATUS(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"toolUsePromptTokenCount\":-3}}"),
+                 CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "toolUsePromptTokenCount") != NULL);
     CHECK_OK(ctxwin_window_cache_stats(w, &stats));
-    CHECK(stats.requests == 4);
+    CHECK(stats.requests == 5);
     CHECK_OK(ctxwin_window_live_tokens(w, &after));
     CHECK(before.tokens == after.tokens);
     CHECK_STATUS(ctxwin_window_cache_stats(w, NULL), CTXWIN_STATUS_NULL_ARG);
