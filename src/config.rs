@@ -16,7 +16,7 @@ pub const DEFAULT_THRESHOLD: Fraction = Fraction(0.85);
 
 /// The default `low_water`: when a strategy has to act, it acts until the view is within this
 /// fraction of its limits (1 acts only as far as the limits require).
-pub const DEFAULT_LOW_WATER: Fraction = Fraction(0.7);
+pub const DEFAULT_LOW_WATER: Fraction = Fraction(0.65);
 
 /// The most `output_reserve: "auto"` (the default) keeps for the model's answer: a quarter
 /// of the context limit, at most this.

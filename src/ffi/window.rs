@@ -170,7 +170,7 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
 /// per message); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
-/// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
+/// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.65: a strategy that
 /// has to act acts until the view is within this fraction of its limits, so the view, and the
 /// provider's cached prefix, then stay unchanged for many turns), `output_reserve` (0 to
 /// INT32_MAX or "auto", the default: a quarter of the context limit, at most 4096; tokens of
