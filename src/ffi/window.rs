@@ -178,7 +178,11 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// the view never grows into when the limit is known; a reserve leaving no room for the
 /// overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
 /// Anthropic renders mark the end of the stable prefix and the newest message with
-/// `cache_control`, at most four breakpoints with the caller's own); `format` (`"auto"`, the default,
+/// `cache_control`, at most four breakpoints with the caller's own); `summary_request`
+/// (`"standalone"`, the default: `ctxwin_window_summary_request` writes a prompt of its own
+/// around a transcript of the turns to archive; `"conversation"`: the conversation as
+/// rendered in the window's format, then a final user instruction, which the provider
+/// serves mostly from its prompt cache); `format` (`"auto"`, the default,
 /// `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
 /// `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
 /// the first JSON push, and before any the model family's; once fixed, by this key or a JSON

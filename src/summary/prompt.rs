@@ -140,17 +140,7 @@ impl Request<'_> {
                 self.turns.len()
             );
         }
-        let _ = write!(
-            out,
-            "Write the summary in plain text with these four sections:\n\
-             1. Original task: what the user asked for and the constraints they set.\n\
-             2. Progress: what has been done, with exact file names, paths, commands, identifiers and results.\n\
-             3. Working memory: facts, decisions and open questions the agent still needs.\n\
-             4. Ledger: every piece of work marked [done] or [pending], so finished work is not redone.\n\
-             Keep everything the previous summary says unless the conversation supersedes it. \
-             Answer with the summary only, in at most {} tokens.\n",
-            self.summary_budget
-        );
+        out.push_str(&sections(self.summary_budget));
         out
     }
 
@@ -171,6 +161,20 @@ impl Request<'_> {
     fn tokens(&self, text: &str) -> u64 {
         u64::from(self.model.count(text).tokens)
     }
+}
+
+/// What the summary must hold, and its size: the closing instructions of every summary
+/// request.
+pub fn sections(summary_budget: u32) -> String {
+    format!(
+        "Write the summary in plain text with these four sections:\n\
+         1. Original task: what the user asked for and the constraints they set.\n\
+         2. Progress: what has been done, with exact file names, paths, commands, identifiers and results.\n\
+         3. Working memory: facts, decisions and open questions the agent still needs.\n\
+         4. Ledger: every piece of work marked [done] or [pending], so finished work is not redone.\n\
+         Keep everything the previous summary says unless the conversation supersedes it. \
+         Answer with the summary only, in at most {summary_budget} tokens.\n"
+    )
 }
 
 /// `[message 12] TOOL_CALL (call_1):` and a newline.
