@@ -11,19 +11,17 @@
 //! newest compaction record is a floor under the first live turn, and its summary is sent
 //! right after the pinned head.
 
-use crate::cache::CacheState;
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
 use crate::wire::{Format, FormatSet};
 use crate::pairing;
-use crate::ledger::{Ledger, TurnStart};
+use crate::ledger::Ledger;
 use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::{Keep, Tiered};
 use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
-use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, Tokenizer};
 use std::sync::Arc;
@@ -35,18 +33,23 @@ use std::ops::Range;
 mod choices;
 mod host;
 mod last_request;
+mod ledger_state;
+mod policy_state;
 mod request;
 mod restore;
 mod summarize;
 mod turn_sums;
 mod utf8;
+mod wire_state;
 
 pub use choices::Choice;
 pub use host::Part;
 pub use last_request::LastRequest;
 pub use restore::SavedWindow;
 pub use utf8::Decoded;
-use turn_sums::TurnSums;
+use ledger_state::LedgerState;
+use policy_state::PolicyState;
+use wire_state::WireState;
 
 /// What the ledger reports about one turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,57 +85,19 @@ pub struct ResetFlags {
 }
 
 /// A conversation ledger with a window boundary. Cheap to clone (a fork of the session).
+///
+/// A thin composition of its parts, each in its own file: the ledger
+/// ([`ledger_state`]: messages, turns and their sums), the policy state ([`policy_state`]:
+/// the boundary, the computed view, manual choices and summaries) and the provider-facing
+/// state ([`wire_state`]: formats, requests, usage and calibration).
 #[derive(Clone, Debug)]
 pub struct Window {
     model: Model,
     settings: Settings,
     overhead: Overhead,
-    messages: Vec<Message>,
-    turns: Vec<TurnStart>,
-    /// History tokens of each turn, with prefix sums.
-    sums: TurnSums,
-    /// History tokens of every turn.
-    history: Tally,
-    /// Tokens of pinned messages.
-    pinned: Tally,
-    first_live_turn: usize,
-    /// Turns dropped by hand: the boundary never moves before this turn.
-    forced_first_live: usize,
-    /// The choices `drop_oldest_turn`, `compact` and `recover` recorded, with the ledger
-    /// length each was made at, so a rewind undoes the ones made after it.
-    choices: choices::ChoiceLog,
-    /// The host's ids of its messages (`push_message`), and where each starts.
-    host_ids: host::HostIds,
-    /// Counts `set_count` recorded, applied at the next enforcement (saved).
-    pending_counts: host::PendingCounts,
-    /// The request last rendered, which `observe_last_usage` attributes usage to.
-    last_request: last_request::LastRequestCell,
-    /// Learned from provider usage; scales estimated counts.
-    calibration: Calibration,
-    generation: u32,
-    /// Accepted summaries, oldest first; the newest holds the summary in place.
-    compactions: Vec<CompactionRecord>,
-    /// The summary request last handed out, which `set_summary` answers.
-    pending_summary: Option<PendingSummary>,
-    /// The last prompt total the provider reported (see [`Window::record_prompt_total`]).
-    prompt_total: Option<u64>,
-    /// The provider formats the messages pushed as JSON are compatible with.
-    wire_formats: FormatSet,
-    /// Indices of the pinned messages, ascending.
-    pinned_indices: Vec<usize>,
-    /// Completed turns (all but the newest) whose tool pairs the view repairs, ascending.
-    defective_turns: Vec<usize>,
-    /// Turns before this one were compacted by hand ([`Window::compact`]).
-    compacted_through: usize,
-    /// The computed view, when it is not simply the pinned messages + `[start, count)`.
-    overlay: Option<Overlay>,
-    /// What completed turns cost under each treatment.
-    costs: CostCache,
-    /// Messages in the ledger when the strategy last ran: later pushes sit at the end of the
-    /// view as pushed until the next `end_turn` (saved, so a restore replays exactly).
-    enforced_messages: usize,
-    /// The request last prepared and the provider's cache reports.
-    cache: CacheState,
+    ledger: LedgerState,
+    policy: PolicyState,
+    wire: WireState,
 }
 
 impl Window {
@@ -142,30 +107,9 @@ impl Window {
             model: Model::resolve(model),
             settings: Settings::default(),
             overhead: Overhead::default(),
-            messages: Vec::new(),
-            turns: Vec::new(),
-            sums: TurnSums::default(),
-            history: Tally::default(),
-            pinned: Tally::default(),
-            first_live_turn: 0,
-            forced_first_live: 0,
-            choices: choices::ChoiceLog::default(),
-            host_ids: host::HostIds::default(),
-            pending_counts: host::PendingCounts::default(),
-            last_request: last_request::LastRequestCell::default(),
-            calibration: Calibration::default(),
-            generation: 0,
-            compactions: Vec::new(),
-            pending_summary: None,
-            prompt_total: None,
-            wire_formats: FormatSet::ANY,
-            pinned_indices: Vec::new(),
-            defective_turns: Vec::new(),
-            compacted_through: 0,
-            overlay: None,
-            costs: CostCache::default(),
-            enforced_messages: 0,
-            cache: CacheState::default(),
+            ledger: LedgerState::default(),
+            policy: PolicyState::default(),
+            wire: WireState::default(),
         }
     }
 
@@ -213,7 +157,7 @@ impl Window {
             self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
         }
         let formats = match settings.format {
-            Some(format) if !self.wire_formats.contains(format) => {
+            Some(format) if !self.wire.wire_formats.contains(format) => {
                 return Err(Error::new(
                     ErrorKind::Mismatch,
                     format!(
@@ -224,11 +168,11 @@ impl Window {
                 ));
             }
             Some(format) => FormatSet::of(&[format]),
-            None => self.wire_formats,
+            None => self.wire.wire_formats,
         };
         self.settings = settings;
-        self.wire_formats = formats;
-        self.costs.clear();
+        self.wire.wire_formats = formats;
+        self.policy.costs.clear();
         self.enforce();
         Ok(())
     }
@@ -306,7 +250,7 @@ impl Window {
     }
 
     fn switch_model(&mut self, next: Model) {
-        for message in &mut self.messages {
+        for message in &mut self.ledger.messages {
             if message.source() == CountSource::Caller {
                 continue;
             }
@@ -316,12 +260,12 @@ impl Window {
             };
             message.set_count(count);
         }
-        for record in &mut self.compactions {
+        for record in &mut self.policy.compactions {
             record.summary_tokens = next.count(&record.summary);
         }
         self.model = next;
-        self.calibration = Calibration::default();
-        self.costs.clear();
+        self.wire.calibration = Calibration::default();
+        self.policy.costs.clear();
         self.rebuild_tallies();
         self.enforce();
     }
@@ -372,12 +316,12 @@ impl Window {
     /// totals scale every estimate by the learned ratio (raw counts stay cached) and the
     /// strategy is re-enforced. A range of exact counts only teaches nothing.
     pub fn observe_usage(&mut self, first: usize, end: usize, prompt_tokens: i64) -> Result<()> {
-        if first > end || end > self.messages.len() {
+        if first > end || end > self.ledger.messages.len() {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
                 format!(
                     "usage range {first}..{end} is not within the window's {} messages",
-                    self.messages.len()
+                    self.ledger.messages.len()
                 ),
             ));
         }
@@ -387,7 +331,7 @@ impl Window {
         if let Some(summary) = self.summary() {
             request.add(summary.summary_tokens);
         }
-        for (index, message) in self.messages[..end].iter().enumerate() {
+        for (index, message) in self.ledger.messages[..end].iter().enumerate() {
             if index >= first || self.is_pinned(index, message.kind()) {
                 request.add(message.count());
             }
@@ -411,15 +355,15 @@ impl Window {
         }
         // Only an accepted report is recorded: a refused one changes nothing.
         self.record_prompt_total(reported);
-        let (ratio, generation) = (self.calibration.ratio(), self.generation);
-        self.calibration.observe(real, request.estimated);
+        let (ratio, generation) = (self.wire.calibration.ratio(), self.policy.generation);
+        self.wire.calibration.observe(real, request.estimated);
         self.rebuild_tallies();
-        self.costs.clear();
+        self.policy.costs.clear();
         self.enforce();
         // A new ratio changes the tokens of the estimated items even when the boundary stays
         // (a computed view's items already differ, which bumped it), and the generation
         // marks every change of the view.
-        if self.generation == generation && self.calibration.ratio() != ratio {
+        if self.policy.generation == generation && self.wire.calibration.ratio() != ratio {
             self.bump_generation();
         }
         Ok(())
@@ -427,19 +371,19 @@ impl Window {
 
     /// Real tokens per estimated token, as learned by [`Window::observe_usage`] (1 before).
     pub fn calibration_ratio(&self) -> f64 {
-        self.calibration.ratio()
+        self.wire.calibration.ratio()
     }
 
     /// What the window learned from provider usage.
     pub fn calibration(&self) -> Calibration {
-        self.calibration
+        self.wire.calibration
     }
 
     /// `count` as the window uses it: estimates scaled by the calibration. Every total the
     /// window keeps sums these, so a new ratio re-sums the cached counts (nothing is
     /// recounted).
     pub fn calibrated(&self, count: Count) -> Count {
-        crate::ledger::calibrated(self.calibration, count)
+        crate::ledger::calibrated(self.wire.calibration, count)
     }
 
     /// Appends a message with a count the caller already has (a provider's count_tokens
@@ -451,7 +395,7 @@ impl Window {
     /// Appends messages parsed from provider JSON (see [`crate::json`]), whose formats are
     /// `formats`: the formats the window's JSON messages have in common from now on.
     pub fn push_parsed(&mut self, messages: Vec<Message>, formats: FormatSet) {
-        self.wire_formats = formats;
+        self.wire.wire_formats = formats;
         for message in messages {
             self.append(message);
         }
@@ -461,17 +405,17 @@ impl Window {
     /// is fixed (by the configuration key `format` or the first JSON push), then that one
     /// format for the window's life.
     pub fn wire_formats(&self) -> FormatSet {
-        self.wire_formats
+        self.wire.wire_formats
     }
 
     /// The provider format the window renders and reads ambiguous JSON in: the fixed one, or
     /// while none is, the API of the model's family ([`Format::of_model`]).
     pub fn format(&self) -> Format {
         let family = Format::of_model(&self.model);
-        if self.wire_formats.contains(family) {
+        if self.wire.wire_formats.contains(family) {
             family
         } else {
-            self.wire_formats.preferred().unwrap_or(family)
+            self.wire.wire_formats.preferred().unwrap_or(family)
         }
     }
 
@@ -536,7 +480,7 @@ impl Window {
         if call_id.is_empty() {
             return Err(Error::invalid_arg("call id must not be empty"));
         }
-        let Some(turn) = self.turns.len().checked_sub(1) else {
+        let Some(turn) = self.ledger.turns.len().checked_sub(1) else {
             return Err(Error::invalid_arg(format!(
                 "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
             )));
@@ -548,9 +492,9 @@ impl Window {
             ..MessageExtras::default()
         };
         self.append(self.library_message(kind, count, text, extras));
-        let index = self.messages.len() - 1;
+        let index = self.ledger.messages.len() - 1;
         let range = self.turn_range(turn);
-        let defect = pairing::analyze(&self.messages, range.start, range.end, false)
+        let defect = pairing::analyze(&self.ledger.messages, range.start, range.end, false)
             .into_iter()
             .find(|d| d.index == index);
         if let Some(defect) = defect {
@@ -565,58 +509,36 @@ impl Window {
     /// calls unanswered, the view is rebuilt with the same plan so that their cancelled
     /// results are in place before the next request (the boundary does not move).
     fn append(&mut self, message: Message) {
-        let mut repair = false;
-        if message.kind() == Kind::User {
-            if let Some(previous) = self.turns.len().checked_sub(1) {
-                let range = self.turn_range(previous);
-                if !pairing::analyze(&self.messages, range.start, range.end, true).is_empty() {
-                    self.defective_turns.push(previous);
-                    repair = previous >= self.first_live_turn;
-                }
-            }
-            self.turns.push(TurnStart {
-                first: self.messages.len(),
-            });
-            self.sums.push(Tally::default());
-        }
-        if self.is_pinned(self.messages.len(), message.kind()) {
-            self.pinned_indices.push(self.messages.len());
-            self.pinned.add(self.calibrated(message.count()));
-        } else {
-            let count = self.calibrated(message.count());
-            self.history.add(count);
-            self.sums.add(self.turns.len() - 1, count);
-        }
-        self.host_ids.note(&self.messages, &message);
-        self.messages.push(message);
-        if repair {
+        let count = self.calibrated(message.count());
+        let defective = self.ledger.push(message, count);
+        if defective.is_some_and(|turn| turn >= self.policy.first_live_turn) {
             self.rebuild_view();
         }
     }
 
     /// Rebuilds the view with the current plan, extended to turns pushed since.
     fn rebuild_view(&mut self) {
-        let plan = match &self.overlay {
-            Some(overlay) => overlay.plan.clone().extended(self.turns.len()),
-            None => Plan::whole_from(self.first_live_turn, self.turns.len()),
+        let plan = match &self.policy.overlay {
+            Some(overlay) => overlay.plan.clone().extended(self.ledger.turns.len()),
+            None => Plan::whole_from(self.policy.first_live_turn, self.ledger.turns.len()),
         };
-        let previous = self.overlay.as_ref().filter(|_| self.costs.view_reusable);
+        let previous = self.policy.overlay.as_ref().filter(|_| self.policy.costs.view_reusable);
         let overlay = Some(plan.build(&Renderer::new(self.ledger()), previous));
-        if overlay != self.overlay {
-            self.generation = self.generation.wrapping_add(1);
+        if overlay != self.policy.overlay {
+            self.policy.generation = self.policy.generation.wrapping_add(1);
         }
-        self.overlay = overlay;
+        self.policy.overlay = overlay;
     }
 
     /// True when message `index` is pinned: a SYSTEM message, or one before the first USER
     /// message. Pinned messages are always sent.
     pub fn is_pinned_at(&self, index: usize) -> bool {
-        self.messages.get(index).is_some_and(|message| self.is_pinned(index, message.kind()))
+        self.ledger.messages.get(index).is_some_and(|message| self.is_pinned(index, message.kind()))
     }
 
     /// True for SYSTEM messages and messages before the first USER message.
     pub(crate) fn is_pinned(&self, index: usize, kind: Kind) -> bool {
-        kind == Kind::System || self.turns.first().is_none_or(|turn| index < turn.first)
+        self.ledger.is_pinned(index, kind)
     }
 
     /// Marks the current turn complete and enforces the strategy. Returns how many turns
@@ -644,11 +566,11 @@ impl Window {
 
     fn record_compaction(&mut self) {
         let through = match self.settings.strategy {
-            StrategyName::Monologue => self.turns.len().saturating_sub(self.settings.keep_recent_turns as usize),
-            StrategyName::Tiered => self.turns.len(),
+            StrategyName::Monologue => self.ledger.turns.len().saturating_sub(self.settings.keep_recent_turns as usize),
+            StrategyName::Tiered => self.ledger.turns.len(),
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Summary => 0,
         };
-        self.compacted_through = self.compacted_through.max(through);
+        self.policy.compacted_through = self.policy.compacted_through.max(through);
     }
 
     /// Shrinks the view after the provider rejected a request as too long: by the error's
@@ -684,7 +606,7 @@ impl Window {
         self.record_compaction();
         self.enforce();
         while self.view_history().tokens() > target {
-            if self.first_live_turn + 1 >= self.turns.len() {
+            if self.policy.first_live_turn + 1 >= self.ledger.turns.len() {
                 let newest = self.view_history().tokens();
                 *self = saved;
                 return Err(Error::new(
@@ -695,7 +617,7 @@ impl Window {
                     ),
                 ));
             }
-            self.forced_first_live = self.first_live_turn + 1;
+            self.policy.forced_first_live = self.policy.first_live_turn + 1;
             self.enforce();
         }
         self.note_choice();
@@ -704,13 +626,13 @@ impl Window {
 
     /// Prunes one more turn than the strategy requires. The newest turn is never dropped.
     pub fn drop_oldest_turn(&mut self) -> Result<()> {
-        if self.first_live_turn + 1 >= self.turns.len() {
+        if self.policy.first_live_turn + 1 >= self.ledger.turns.len() {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
                 "no turn to drop: only the newest turn is live",
             ));
         }
-        self.forced_first_live = self.first_live_turn + 1;
+        self.policy.forced_first_live = self.policy.first_live_turn + 1;
         self.note_choice();
         self.enforce();
         Ok(())
@@ -719,71 +641,48 @@ impl Window {
     /// Records the current manual choices, stamped with the ledger's length, so that a
     /// rewind to fewer messages undoes them.
     fn note_choice(&mut self) {
-        self.choices.record(Choice {
-            messages: self.messages.len(),
-            forced_first_live: self.forced_first_live,
-            compacted_through: self.compacted_through,
+        self.policy.choices.record(Choice {
+            messages: self.ledger.messages.len(),
+            forced_first_live: self.policy.forced_first_live,
+            compacted_through: self.policy.compacted_through,
         });
     }
 
     /// The manual choices in force, oldest first, each with the ledger length it was made at.
     pub fn choices(&self) -> &[Choice] {
-        self.choices.as_slice()
+        self.policy.choices.as_slice()
     }
 
     /// Rewinds the ledger to its first `message_count` messages and re-enforces the strategy,
     /// so turns that fit again are live again.
     pub fn truncate(&mut self, message_count: usize) -> Result<()> {
-        if message_count > self.messages.len() {
+        if message_count > self.ledger.messages.len() {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
                 format!(
                     "cannot truncate to {message_count} messages: the window holds {}",
-                    self.messages.len()
+                    self.ledger.messages.len()
                 ),
             ));
         }
         self.remove_from(message_count);
         self.forget_after_rewind();
-        let kept = self.choices.rewind(message_count);
-        self.forced_first_live = kept.forced_first_live;
-        self.compacted_through = kept.compacted_through;
+        let kept = self.policy.choices.rewind(message_count);
+        self.policy.forced_first_live = kept.forced_first_live;
+        self.policy.compacted_through = kept.compacted_through;
         self.enforce();
         Ok(())
     }
 
     /// Removes the messages from `message_count` on, without enforcing.
     fn remove_from(&mut self, message_count: usize) {
-        self.enforced_messages = self.enforced_messages.min(message_count);
-        if message_count < self.messages.len() {
-            self.cache.prepared.rewound(message_count);
+        self.policy.enforced_messages = self.policy.enforced_messages.min(message_count);
+        if message_count < self.ledger.messages.len() {
+            self.wire.cache.prepared.rewound(message_count);
         }
-        while self.messages.len() > message_count {
-            let index = self.messages.len() - 1;
-            let kind = self.messages[index].kind();
-            let count = self.calibrated(self.messages[index].count());
-            if self.is_pinned(index, kind) {
-                self.pinned.sub(count);
-            } else {
-                self.history.sub(count);
-                self.sums.sub(self.turns.len() - 1, count);
-            }
-            if self.turns.last().is_some_and(|turn| turn.first == index) {
-                self.turns.pop();
-                self.sums.pop();
-            }
-            if let Some(message) = self.messages.pop() {
-                self.host_ids.forget(index, &message);
-            }
-        }
-        self.pending_counts.forget_from(message_count);
-        self.last_request.forget_from(message_count);
-        self.costs.forget_from(self.turns.len().saturating_sub(1));
-        let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
-        self.pinned_indices.truncate(pinned);
-        let newest = self.turns.len().saturating_sub(1);
-        let defective = self.defective_turns.partition_point(|&t| t < newest);
-        self.defective_turns.truncate(defective);
+        self.ledger.truncate(message_count, self.wire.calibration);
+        self.wire.last_request.forget_from(message_count);
+        self.policy.costs.forget_from(self.ledger.turns.len().saturating_sub(1));
     }
 
     /// After a rewind: drops the compaction records whose archived range is no longer
@@ -791,21 +690,21 @@ impl Window {
     /// the pending summary request, and the provider's prompt total, which described a
     /// longer ledger.
     fn forget_after_rewind(&mut self) {
-        let turns = self.turns.len();
-        let kept = self.compactions.iter().take_while(|record| record.archived_turns < turns).count();
-        if kept < self.compactions.len() {
-            self.compactions.truncate(kept);
+        let turns = self.ledger.turns.len();
+        let kept = self.policy.compactions.iter().take_while(|record| record.archived_turns < turns).count();
+        if kept < self.policy.compactions.len() {
+            self.policy.compactions.truncate(kept);
             self.bump_generation();
         }
-        self.pending_summary = None;
-        self.prompt_total = None;
+        self.policy.pending_summary = None;
+        self.wire.prompt_total = None;
     }
 
     /// Ties message `index` to the caller's id (a database row id), kept across save and
     /// load and checked by a checked import.
     pub fn set_external_id(&mut self, index: usize, id: i64) -> Result<()> {
-        let count = self.messages.len();
-        let message = self.messages.get_mut(index).ok_or_else(|| {
+        let count = self.ledger.messages.len();
+        let message = self.ledger.messages.get_mut(index).ok_or_else(|| {
             Error::new(
                 ErrorKind::OutOfRange,
                 format!("message {index} does not exist: the window holds {count} messages"),
@@ -821,21 +720,13 @@ impl Window {
     /// the settings (the format included), the overhead and the calibration stay (see
     /// [`Window::reset_with`]).
     pub fn reset(&mut self) {
-        self.cache.prepared.rewound(0);
-        self.messages.clear();
-        self.turns.clear();
-        self.sums.clear();
-        self.history = Tally::default();
-        self.pinned = Tally::default();
-        self.forced_first_live = 0;
-        self.choices.clear();
-        self.host_ids.clear();
-        self.pending_counts = host::PendingCounts::default();
-        self.last_request.forget();
-        self.pinned_indices.clear();
-        self.defective_turns.clear();
-        self.compacted_through = 0;
-        self.costs.clear();
+        self.wire.cache.prepared.rewound(0);
+        self.ledger = LedgerState::default();
+        self.policy.forced_first_live = 0;
+        self.policy.choices.clear();
+        self.wire.last_request.forget();
+        self.policy.compacted_through = 0;
+        self.policy.costs.clear();
         self.forget_after_rewind();
         self.enforce();
     }
@@ -847,7 +738,7 @@ impl Window {
             self.overhead = Overhead::default();
         }
         if flags.calibration {
-            self.calibration = Calibration::default();
+            self.wire.calibration = Calibration::default();
         }
         self.reset();
     }
@@ -856,17 +747,17 @@ impl Window {
     /// if either changed.
     fn enforce(&mut self) {
         drop(self.apply_pending_counts());
-        self.forced_first_live = self.forced_first_live.min(self.turns.len().saturating_sub(1));
-        self.compacted_through = self.compacted_through.min(self.turns.len());
-        let mut costs = std::mem::take(&mut self.costs);
+        self.policy.forced_first_live = self.policy.forced_first_live.min(self.ledger.turns.len().saturating_sub(1));
+        self.policy.compacted_through = self.policy.compacted_through.min(self.ledger.turns.len());
+        let mut costs = std::mem::take(&mut self.policy.costs);
         let (first_live_turn, overlay) = self.plan_view(&mut costs);
-        self.costs = costs;
-        self.enforced_messages = self.messages.len();
-        if first_live_turn != self.first_live_turn || overlay != self.overlay {
+        self.policy.costs = costs;
+        self.policy.enforced_messages = self.ledger.messages.len();
+        if first_live_turn != self.policy.first_live_turn || overlay != self.policy.overlay {
             self.bump_generation();
         }
-        self.first_live_turn = first_live_turn;
-        self.overlay = overlay;
+        self.policy.first_live_turn = first_live_turn;
+        self.policy.overlay = overlay;
     }
 
     /// The first live turn and the computed view (see [`Window::plan_strategy`]); when the
@@ -874,7 +765,7 @@ impl Window {
     /// outputs are cut ([`running_turn::fit`]).
     fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
         let (first, overlay) = self.plan_strategy(cache);
-        let (Some(room), Some(newest)) = (self.context_room(), self.turns.len().checked_sub(1)) else {
+        let (Some(room), Some(newest)) = (self.context_room(), self.ledger.turns.len().checked_sub(1)) else {
             return (first, overlay);
         };
         let history = match &overlay {
@@ -885,7 +776,7 @@ impl Window {
             return (first, overlay);
         }
         let renderer = Renderer::new(self.ledger());
-        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.turns.len()).build(&renderer, None));
+        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.ledger.turns.len()).build(&renderer, None));
         match running_turn::fit(&renderer, &mut cut, newest, room) {
             0 => (first, overlay),
             _ => (first, Some(cut)),
@@ -897,14 +788,14 @@ impl Window {
     /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
     /// O(messages).
     fn plan_strategy(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
-        let turn_count = self.turns.len();
+        let turn_count = self.ledger.turns.len();
         let available = self.available_for_history();
         let settings = &self.settings;
         let renderer = Renderer::new(self.ledger());
-        let previous = self.overlay.as_ref().filter(|_| cache.view_reusable);
+        let previous = self.policy.overlay.as_ref().filter(|_| cache.view_reusable);
         let mut costs = Costs::new(renderer, cache);
         // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
-        let floor = self.forced_first_live.max(self.archived_turns());
+        let floor = self.policy.forced_first_live.max(self.archived_turns());
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
         let low_water = settings.low_water;
         let plan = match settings.strategy {
@@ -938,7 +829,7 @@ impl Window {
                         first: settings.keep_first as usize,
                         recent: settings.keep_recent as usize,
                     },
-                    cut_by_hand: self.compacted_through,
+                    cut_by_hand: self.policy.compacted_through,
                 };
                 let mut replay = std::mem::take(&mut costs.cache().tiered);
                 let zones = replay.run(&tiered, &mut costs);
@@ -953,7 +844,7 @@ impl Window {
                 let mut replay = std::mem::take(&mut costs.cache().monologue);
                 let zones = replay.run(&planner, &mut costs);
                 costs.cache().monologue = replay;
-                monologue::plan(&zones, turn_count, floor, self.compacted_through)
+                monologue::plan(&zones, turn_count, floor, self.policy.compacted_through)
             }
         };
         let overlay = plan.build(&renderer, previous);
@@ -964,29 +855,29 @@ impl Window {
     /// The ledger, read-only, as strategies and the view read it.
     pub(crate) fn ledger(&self) -> Ledger<'_> {
         Ledger::new(
-            &self.messages,
-            &self.turns,
-            &self.pinned_indices,
+            &self.ledger.messages,
+            &self.ledger.turns,
+            &self.ledger.pinned_indices,
             &self.model,
-            self.calibration,
+            self.wire.calibration,
             self.settings.tool_output_max_lines as usize,
         )
     }
 
     /// True when a turn from `first` on has tool pairs the view must repair.
     fn repairs_from(&self, first: usize) -> bool {
-        if self.defective_turns.last().is_some_and(|&t| t >= first) {
+        if self.ledger.defective_turns.last().is_some_and(|&t| t >= first) {
             return true;
         }
-        self.turns.len().checked_sub(1).is_some_and(|newest| {
+        self.ledger.turns.len().checked_sub(1).is_some_and(|newest| {
             let range = self.turn_range(newest);
-            !pairing::analyze(&self.messages, range.start, range.end, false).is_empty()
+            !pairing::analyze(&self.ledger.messages, range.start, range.end, false).is_empty()
         })
     }
 
     /// Marks a change of the boundary or of the summary.
     fn bump_generation(&mut self) {
-        self.generation = self.generation.wrapping_add(1);
+        self.policy.generation = self.policy.generation.wrapping_add(1);
     }
 
     /// Tokens live history may use: the budget (less the fixed cost with
@@ -1027,8 +918,8 @@ impl Window {
     fn fixed_cost(&self) -> Tally {
         let overhead = self.overhead_tally();
         let mut cost = Tally {
-            exact: self.pinned.exact + overhead.exact,
-            estimated: self.pinned.estimated,
+            exact: self.ledger.pinned.exact + overhead.exact,
+            estimated: self.ledger.pinned.estimated,
         };
         if let Some(summary) = self.summary() {
             cost.add(self.calibrated(summary.summary_tokens));
@@ -1046,110 +937,83 @@ impl Window {
 
     /// History tokens of turns `k..`.
     fn history_from(&self, k: usize) -> Tally {
-        if k < self.turns.len() {
-            self.history.minus(self.sums.before(k))
-        } else {
-            Tally::default()
-        }
+        self.ledger.history_from(k)
     }
 
     fn rebuild_tallies(&mut self) {
-        self.history = Tally::default();
-        self.pinned = Tally::default();
-        self.sums.clear();
-        let mut turn = Tally::default();
-        let mut next_turn = 0;
-        for index in 0..self.messages.len() {
-            if self.turns.get(next_turn).is_some_and(|turn| turn.first == index) {
-                if next_turn > 0 {
-                    self.sums.push(turn);
-                }
-                turn = Tally::default();
-                next_turn += 1;
-            }
-            let (kind, count) = (self.messages[index].kind(), self.calibrated(self.messages[index].count()));
-            if self.is_pinned(index, kind) {
-                self.pinned.add(count);
-            } else {
-                self.history.add(count);
-                turn.add(count);
-            }
-        }
-        if next_turn > 0 {
-            self.sums.push(turn);
-        }
+        self.ledger.rebuild_tallies(self.wire.calibration);
     }
 
     /// `context_window_start`: index of the first live message. 0 when nothing was pruned,
     /// otherwise the USER message of the first live turn. O(1).
     pub fn start(&self) -> usize {
-        if self.first_live_turn == 0 {
+        if self.policy.first_live_turn == 0 {
             0
         } else {
-            self.turns[self.first_live_turn].first
+            self.ledger.turns[self.policy.first_live_turn].first
         }
     }
 
     /// Index of the first live turn, which is also the number of turns pruned. O(1).
     pub fn first_live_turn(&self) -> usize {
-        self.first_live_turn
+        self.policy.first_live_turn
     }
 
     /// Turns dropped by hand with [`Window::drop_oldest_turn`]: the boundary never moves
     /// before this turn.
     pub fn forced_first_live(&self) -> usize {
-        self.forced_first_live
+        self.policy.forced_first_live
     }
 
     /// Turns compacted by hand with [`Window::compact`] (or [`Window::recover`]): later turns
     /// do not undo it.
     pub fn compacted_through(&self) -> usize {
-        self.compacted_through
+        self.policy.compacted_through
     }
 
     /// Messages in the ledger when the strategy last ran; later pushes sit at the end of the
     /// view as pushed.
     pub fn enforced_messages(&self) -> usize {
-        self.enforced_messages
+        self.policy.enforced_messages
     }
 
     /// Increments whenever the boundary moves or the summary changes, so a UI knows to redraw
     /// its divider and a summarizer knows its request is stale.
     pub fn generation(&self) -> u32 {
-        self.generation
+        self.policy.generation
     }
 
     /// Messages in the ledger, pruned ones included.
     pub fn message_count(&self) -> usize {
-        self.messages.len()
+        self.ledger.messages.len()
     }
 
     /// The message at `index`.
     pub fn message(&self, index: usize) -> Option<&Message> {
-        self.messages.get(index)
+        self.ledger.messages.get(index)
     }
 
     /// Turns in the ledger, pruned ones included.
     pub fn turn_count(&self) -> usize {
-        self.turns.len()
+        self.ledger.turns.len()
     }
 
     /// What the ledger knows about turn `turn`.
     pub fn turn_info(&self, turn: usize) -> Result<TurnInfo> {
-        let start = self.turns.get(turn).ok_or_else(|| {
+        let start = self.ledger.turns.get(turn).ok_or_else(|| {
             Error::new(
                 ErrorKind::OutOfRange,
-                format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
+                format!("turn {turn} does not exist: the window holds {} turns", self.ledger.turns.len()),
             )
         })?;
-        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
+        let end = self.ledger.turns.get(turn + 1).map_or(self.ledger.messages.len(), |next| next.first);
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: self.sums.turn(turn).count(),
-            live: match &self.overlay {
+            tokens: self.ledger.sums.turn(turn).count(),
+            live: match &self.policy.overlay {
                 Some(overlay) => overlay.is_live(turn),
-                None => turn >= self.first_live_turn,
+                None => turn >= self.policy.first_live_turn,
             },
         })
     }
@@ -1157,9 +1021,9 @@ impl Window {
     /// Tokens of the next request: overhead + pinned messages + summary + live history. Not
     /// exact if any of them is an estimate.
     pub fn live_tokens(&self) -> Count {
-        if let Some(overlay) = &self.overlay {
+        if let Some(overlay) = &self.policy.overlay {
             let mut total = overlay.total();
-            for message in &self.messages[overlay.through..] {
+            for message in &self.ledger.messages[overlay.through..] {
                 total.add(self.calibrated(message.count()));
             }
             total.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
@@ -1169,7 +1033,7 @@ impl Window {
             return total.count();
         }
         let mut total = self.fixed_cost();
-        let history = self.history_from(self.first_live_turn);
+        let history = self.history_from(self.policy.first_live_turn);
         total.exact += history.exact;
         total.estimated += history.estimated;
         total.count()
@@ -1187,9 +1051,9 @@ impl Window {
     pub fn view_len(&self) -> usize {
         let summary = usize::from(self.summary().is_some());
         summary
-            + match &self.overlay {
-                Some(overlay) => overlay.items.len() + self.messages.len() - overlay.through,
-                None => self.pinned_before(self.start()).len() + self.messages.len() - self.start(),
+            + match &self.policy.overlay {
+                Some(overlay) => overlay.items.len() + self.ledger.messages.len() - overlay.through,
+                None => self.pinned_before(self.start()).len() + self.ledger.messages.len() - self.start(),
             }
     }
 
@@ -1216,7 +1080,7 @@ impl Window {
     /// Where the summary item stands in the view: after the pinned items that lead it.
     fn summary_position(&self) -> Option<usize> {
         self.summary()?;
-        Some(match &self.overlay {
+        Some(match &self.policy.overlay {
             Some(overlay) => overlay.items.iter().take_while(|item| item.pinned).count(),
             None => self.pinned_before(self.start()).len(),
         })
@@ -1224,7 +1088,7 @@ impl Window {
 
     /// Item `i` of the view of the ledger's own messages (the summary item left out).
     fn ledger_view_item(&self, i: usize) -> Option<ViewItem<'_>> {
-        let Some(overlay) = &self.overlay else {
+        let Some(overlay) = &self.policy.overlay else {
             let pinned = self.pinned_before(self.start());
             return match pinned.get(i) {
                 Some(&index) => self.message_item(index),
@@ -1235,7 +1099,7 @@ impl Window {
             return self.message_item(overlay.through.checked_add(i - overlay.items.len())?);
         };
         let text = match item.item_type {
-            ItemType::Message => self.messages[item.index].text(),
+            ItemType::Message => self.ledger.messages[item.index].text(),
             ItemType::Truncated | ItemType::Synthetic => item.text.as_deref(),
         };
         Some(ViewItem {
@@ -1248,7 +1112,7 @@ impl Window {
     }
 
     fn message_item(&self, index: usize) -> Option<ViewItem<'_>> {
-        let message = self.messages.get(index)?;
+        let message = self.ledger.messages.get(index)?;
         Some(ViewItem {
             item_type: ItemType::Message,
             kind: message.kind(),
@@ -1260,18 +1124,18 @@ impl Window {
 
     /// History tokens of the view (pinned messages excluded), which the budget caps.
     pub fn view_history(&self) -> Tally {
-        match &self.overlay {
+        match &self.policy.overlay {
             Some(overlay) => {
                 let mut history = overlay.history();
-                for index in overlay.through..self.messages.len() {
-                    let message = &self.messages[index];
+                for index in overlay.through..self.ledger.messages.len() {
+                    let message = &self.ledger.messages[index];
                     if !self.is_pinned(index, message.kind()) {
                         history.add(self.calibrated(message.count()));
                     }
                 }
                 history
             }
-            None => self.history_from(self.first_live_turn),
+            None => self.history_from(self.policy.first_live_turn),
         }
     }
 
@@ -1284,11 +1148,11 @@ impl Window {
     /// The tool pairing problems of what was pushed, in ledger order (the newest turn's
     /// unanswered calls are not problems: it may still be running).
     pub fn pairing_defects(&self) -> Vec<pairing::Defect> {
-        let newest = self.turns.len().saturating_sub(1);
+        let newest = self.ledger.turns.len().saturating_sub(1);
         let mut defects = Vec::new();
-        for turn in 0..self.turns.len() {
+        for turn in 0..self.ledger.turns.len() {
             let range = self.turn_range(turn);
-            defects.extend(pairing::analyze(&self.messages, range.start, range.end, turn < newest));
+            defects.extend(pairing::analyze(&self.ledger.messages, range.start, range.end, turn < newest));
         }
         defects
     }
@@ -1296,34 +1160,32 @@ impl Window {
     /// The turn holding ledger index `index`, if any (messages before the first USER message
     /// belong to none).
     pub fn turn_of(&self, index: usize) -> Option<usize> {
-        self.turns.partition_point(|turn| turn.first <= index).checked_sub(1)
+        self.ledger.turn_of(index)
     }
 
     /// Ledger messages the view sends as pushed.
     fn verbatim(&self) -> usize {
-        match &self.overlay {
-            Some(overlay) => overlay.verbatim() + self.messages.len() - overlay.through,
+        match &self.policy.overlay {
+            Some(overlay) => overlay.verbatim() + self.ledger.messages.len() - overlay.through,
             None => self.view_len(),
         }
     }
 
     /// Turns whose USER message is not sent.
     fn dead_turns(&self) -> usize {
-        match &self.overlay {
+        match &self.policy.overlay {
             Some(overlay) => overlay.dead_turns(),
-            None => self.first_live_turn,
+            None => self.policy.first_live_turn,
         }
     }
 
     /// The ledger indices of turn `turn`.
     pub(crate) fn turn_range(&self, turn: usize) -> Range<usize> {
-        let first = self.turns[turn].first;
-        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
-        first..end
+        self.ledger.turn_range(turn)
     }
 
     /// The indices of the pinned messages before ledger index `end`.
     pub(crate) fn pinned_before(&self, end: usize) -> &[usize] {
-        &self.pinned_indices[..self.pinned_indices.partition_point(|&i| i < end)]
+        self.ledger.pinned_before(end)
     }
 }

@@ -76,11 +76,6 @@ impl HostIds {
         self.starts.get(&id).copied()
     }
 
-    /// Forgets every host id.
-    pub fn clear(&mut self) {
-        self.starts.clear();
-    }
-
     /// The first ledger index whose message reuses the host id of an earlier, separate host
     /// message (a saved window must not hold one).
     pub fn first_reuse(messages: &[Message]) -> Option<(usize, i64)> {
@@ -144,21 +139,21 @@ impl Window {
     /// the newest turn: the per-turn sums are a Fenwick tree).
     pub fn set_count(&mut self, index: usize, count: Count) -> Result<()> {
         self.message_at(index)?;
-        self.pending_counts.record(index, count);
+        self.ledger.pending_counts.record(index, count);
         Ok(())
     }
 
     /// The counts [`Window::set_count`] recorded that the next enforcement applies, by
     /// ledger index.
     pub fn pending_counts(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
-        self.pending_counts.iter()
+        self.ledger.pending_counts.iter()
     }
 
     /// Applies the counts [`Window::set_count`] recorded: totals and per-turn sums follow,
     /// and the cost cache forgets the turns they changed. Returns what
     /// [`Window::unapply_counts`] needs to undo it.
     pub(super) fn apply_pending_counts(&mut self) -> AppliedCounts {
-        let pending = self.pending_counts.take();
+        let pending = self.ledger.pending_counts.take();
         let mut replaced = Vec::with_capacity(pending.len());
         for (&index, &count) in &pending {
             replaced.push((index, self.replace_count(index, count, CountSource::Caller)));
@@ -173,27 +168,27 @@ impl Window {
             self.replace_count(index, count, source);
         }
         for (index, count) in applied.pending {
-            self.pending_counts.record(index, count);
+            self.ledger.pending_counts.record(index, count);
         }
     }
 
     /// Replaces message `index`'s count and source, keeping the totals, the per-turn sums
     /// and the cost cache in step; returns the old count and source.
     fn replace_count(&mut self, index: usize, count: Count, source: CountSource) -> (Count, CountSource) {
-        let (old, kind) = (self.messages[index].count(), self.messages[index].kind());
+        let (old, kind) = (self.ledger.messages[index].count(), self.ledger.messages[index].kind());
         let (from, to) = (self.calibrated(old), self.calibrated(count));
         if self.is_pinned(index, kind) {
-            self.pinned.sub(from);
-            self.pinned.add(to);
+            self.ledger.pinned.sub(from);
+            self.ledger.pinned.add(to);
         } else {
             let turn = self.turn_of(index).expect("a history message belongs to a turn");
-            self.history.sub(from);
-            self.history.add(to);
-            self.sums.sub(turn, from);
-            self.sums.add(turn, to);
-            self.costs.forget(turn);
+            self.ledger.history.sub(from);
+            self.ledger.history.add(to);
+            self.ledger.sums.sub(turn, from);
+            self.ledger.sums.add(turn, to);
+            self.policy.costs.forget(turn);
         }
-        let message = &mut self.messages[index];
+        let message = &mut self.ledger.messages[index];
         let old_source = message.source();
         message.set_count(count);
         message.set_source(source);
@@ -207,18 +202,18 @@ impl Window {
     /// recorded as [`Window::set_count`] records it, with `count.exact`. Pinned SYSTEM
     /// messages inside the turn keep their counts.
     pub fn set_turn_count(&mut self, turn: usize, count: Count) -> Result<()> {
-        if turn >= self.turns.len() {
+        if turn >= self.ledger.turns.len() {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
-                format!("turn {turn} does not exist: the window holds {} turns", self.turns.len()),
+                format!("turn {turn} does not exist: the window holds {} turns", self.ledger.turns.len()),
             ));
         }
         let range = self.turn_range(turn);
         // In proportion to the counts as they will be: recorded ones count.
         let history: Vec<(usize, u64)> = range
-            .filter(|&index| !self.is_pinned(index, self.messages[index].kind()))
+            .filter(|&index| !self.is_pinned(index, self.ledger.messages[index].kind()))
             .map(|index| {
-                let count = self.pending_counts.get(index).unwrap_or(self.messages[index].count());
+                let count = self.ledger.pending_counts.get(index).unwrap_or(self.ledger.messages[index].count());
                 (index, u64::from(count.tokens))
             })
             .collect();
@@ -255,7 +250,7 @@ impl Window {
         if parts.is_empty() {
             return Err(Error::invalid_arg(format!("parts: host message {host_id} has no parts (n is 0)")));
         }
-        if let Some(index) = self.host_ids.index(host_id) {
+        if let Some(index) = self.ledger.host_ids.index(host_id) {
             return Err(Error::invalid_arg(format!(
                 "host_id {host_id} is already used by the host message at ledger index {index}"
             )));
@@ -326,9 +321,9 @@ impl Window {
             return Ok(());
         }
         let mut calls = TurnCalls::default();
-        let turn_start = self.turns.last().map(|turn| turn.first);
+        let turn_start = self.ledger.turns.last().map(|turn| turn.first);
         if let Some(first) = turn_start {
-            for (index, message) in self.messages.iter().enumerate().skip(first) {
+            for (index, message) in self.ledger.messages.iter().enumerate().skip(first) {
                 if let Some(id) = message.call_id() {
                     calls.feed(index, message.kind(), id);
                 }
@@ -355,7 +350,7 @@ impl Window {
                     "parts[{i}].call_id '{id}': a tool message needs a turn; push a USER message first"
                 )));
             }
-            if let Some(problem) = calls.feed(self.messages.len() + i, part.kind, id) {
+            if let Some(problem) = calls.feed(self.ledger.messages.len() + i, part.kind, id) {
                 return Err(Error::invalid_arg(format!("parts[{i}].call_id '{id}': {}", problem.refusal())));
             }
         }
@@ -371,7 +366,7 @@ impl Window {
     /// message was not pushed with a host id.
     pub fn start_host_id(&self) -> Result<i64> {
         let start = self.start();
-        let message = self.messages.get(start).ok_or_else(|| {
+        let message = self.ledger.messages.get(start).ok_or_else(|| {
             Error::new(ErrorKind::OutOfRange, "the window holds no message, so no live host message")
         })?;
         message.host_id().ok_or_else(|| {
@@ -383,7 +378,7 @@ impl Window {
 
     /// The ledger index of the first part of host message `host_id`.
     pub fn host_index(&self, host_id: i64) -> Result<usize> {
-        self.host_ids.index(host_id).ok_or_else(|| {
+        self.ledger.host_ids.index(host_id).ok_or_else(|| {
             Error::new(ErrorKind::OutOfRange, format!("host_id {host_id}: no host message with this id in the window"))
         })
     }
@@ -400,10 +395,10 @@ impl Window {
 impl Window {
     /// The message at `index`, or OUT_OF_RANGE naming the index.
     pub fn message_at(&self, index: usize) -> Result<&Message> {
-        self.messages.get(index).ok_or_else(|| {
+        self.ledger.messages.get(index).ok_or_else(|| {
             Error::new(
                 ErrorKind::OutOfRange,
-                format!("index {index}: message does not exist (the window holds {} messages)", self.messages.len()),
+                format!("index {index}: message does not exist (the window holds {} messages)", self.ledger.messages.len()),
             )
         })
     }

@@ -42,18 +42,18 @@ impl Window {
     /// Records that a request of the current view was rendered: its history starts at
     /// [`Window::start`] and it holds every message pushed so far.
     pub fn note_request(&self) {
-        self.note_request_range(self.start(), self.messages.len());
+        self.note_request_range(self.start(), self.ledger.messages.len());
     }
 
     /// Records that a request of the messages `first..end` (and the pinned ones before
     /// `end`) was rendered.
     pub fn note_request_range(&self, first: usize, end: usize) {
-        self.last_request.0.set(Some(LastRequest { first, end }));
+        self.wire.last_request.0.set(Some(LastRequest { first, end }));
     }
 
     /// The request last rendered, while the ledger still holds it.
     pub fn last_request(&self) -> Option<LastRequest> {
-        self.last_request.0.get()
+        self.wire.last_request.0.get()
     }
 
     /// [`Window::observe_usage`] for the request last rendered: the provider's prompt total

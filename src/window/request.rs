@@ -24,13 +24,13 @@ impl Window {
     pub fn prepare(&mut self) -> Result<RequestInfo> {
         let verbatim = self.verbatim();
         let counts = self.apply_pending_counts();
-        let saved = (self.first_live_turn, self.overlay.clone(), self.enforced_messages, self.generation);
+        let saved = (self.policy.first_live_turn, self.policy.overlay.clone(), self.policy.enforced_messages, self.policy.generation);
         self.enforce();
         let tokens = u64::from(self.live_tokens().tokens);
         if let Some(limit) = self.known_context_limit() {
             let reserve = u64::from(self.output_reserve());
             if tokens + reserve > u64::from(limit) {
-                (self.first_live_turn, self.overlay, self.enforced_messages, self.generation) = saved;
+                (self.policy.first_live_turn, self.policy.overlay, self.policy.enforced_messages, self.policy.generation) = saved;
                 self.unapply_counts(counts);
                 return Err(Error::new(
                     ErrorKind::OutOfRange,
@@ -49,7 +49,7 @@ impl Window {
         let next = fingerprints(&items);
         let indices: Vec<usize> = items.iter().map(|sent| sent.item.index).collect();
         let item_tokens: Vec<u64> = items.iter().map(|sent| u64::from(sent.item.tokens.tokens)).collect();
-        let stable_items = self.cache.prepared.advance(next, &indices);
+        let stable_items = self.wire.cache.prepared.advance(next, &indices);
         // The request prepared is the one the next usage report is about.
         self.note_request();
         Ok(RequestInfo {
@@ -64,7 +64,7 @@ impl Window {
     /// Leading view items the last prepared request sent as the one before it did: where a
     /// provider's cache breakpoint belongs. 0 before the second `prepare`.
     pub fn stable_items(&self) -> usize {
-        self.cache.prepared.stable()
+        self.wire.cache.prepared.stable()
     }
 
     /// Reads a provider's usage object (or a response body holding one) for the request that
@@ -80,17 +80,17 @@ impl Window {
         let prompt_tokens = i64::try_from(usage.sent_tokens())
             .map_err(|_| Error::invalid_arg(format!("usage: {} prompt tokens is out of range", usage.sent_tokens())))?;
         self.observe_usage(first, end, prompt_tokens)?;
-        self.cache.stats.add(usage);
+        self.wire.cache.stats.add(usage);
         Ok(usage)
     }
 
     /// The sums of every usage report [`Window::observe_usage_json`] took.
     pub fn cache_stats(&self) -> CacheStats {
-        self.cache.stats
+        self.wire.cache.stats
     }
 
     /// The cache state, for saving.
     pub fn cache_state(&self) -> &CacheState {
-        &self.cache
+        &self.wire.cache
     }
 }

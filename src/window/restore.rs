@@ -99,53 +99,53 @@ impl Window {
             )));
         }
         let mut window = Window::new(&saved.model);
-        window.choices = choices;
+        window.policy.choices = choices;
         window.settings = saved.settings;
         window.overhead = saved.overhead;
-        window.calibration = saved.calibration;
-        window.forced_first_live = saved.forced_first_live;
-        window.compacted_through = saved.compacted_through;
-        window.compactions = saved.compactions;
+        window.wire.calibration = saved.calibration;
+        window.policy.forced_first_live = saved.forced_first_live;
+        window.policy.compacted_through = saved.compacted_through;
+        window.policy.compactions = saved.compactions;
         let mut messages = saved.messages.into_iter();
         for message in messages.by_ref().take(saved.enforced_messages) {
             window.append(message);
         }
-        if window.forced_first_live > window.turns.len().saturating_sub(1) {
+        if window.policy.forced_first_live > window.ledger.turns.len().saturating_sub(1) {
             return Err(inconsistent(format!(
                 "forced_first_live {} is past the newest of {} turns",
-                window.forced_first_live,
-                window.turns.len()
+                window.policy.forced_first_live,
+                window.ledger.turns.len()
             )));
         }
-        window.check_records(&window.compactions)?;
+        window.check_records(&window.policy.compactions)?;
         window.enforce();
         for message in messages {
             window.append(message);
         }
-        if window.first_live_turn != saved.first_live_turn {
+        if window.policy.first_live_turn != saved.first_live_turn {
             return Err(inconsistent(format!(
                 "first_live_turn {} does not match the ledger, whose strategy gives {}",
-                saved.first_live_turn, window.first_live_turn
+                saved.first_live_turn, window.policy.first_live_turn
             )));
         }
         if let Some(pending) = saved.pending_summary {
-            if pending.first_turn >= pending.end_turn || pending.end_turn > window.turns.len() {
+            if pending.first_turn >= pending.end_turn || pending.end_turn > window.ledger.turns.len() {
                 return Err(inconsistent(format!(
                     "pending_summary covers turns {}..{}, not within the {} turns",
                     pending.first_turn,
                     pending.end_turn,
-                    window.turns.len()
+                    window.ledger.turns.len()
                 )));
             }
         }
         for (index, count) in saved.pending_counts {
             window.set_count(index, count)?;
         }
-        window.pending_summary = saved.pending_summary;
-        window.prompt_total = saved.prompt_total;
-        window.wire_formats = saved.wire_formats;
-        window.generation = saved.generation;
-        window.cache = saved.cache;
+        window.policy.pending_summary = saved.pending_summary;
+        window.wire.prompt_total = saved.prompt_total;
+        window.wire.wire_formats = saved.wire_formats;
+        window.policy.generation = saved.generation;
+        window.wire.cache = saved.cache;
         if saved.tokenizer.is_some() {
             // The counts were made with a loaded tokenizer this window does not have: count
             // again with what the model name gives (estimates unless it is an OpenAI model),
@@ -162,9 +162,9 @@ impl Window {
         for (i, record) in records.iter().enumerate() {
             let fits = record.number == i + 1
                 && record.archived_turns > archived
-                && record.archived_turns < self.turns.len()
-                && record.first_archived == self.turns[archived].first
-                && record.last_archived + 1 == self.turns[record.archived_turns].first;
+                && record.archived_turns < self.ledger.turns.len()
+                && record.first_archived == self.ledger.turns[archived].first
+                && record.last_archived + 1 == self.ledger.turns[record.archived_turns].first;
             if !fits {
                 return Err(inconsistent(format!(
                     "compactions[{i}] (number {}, messages {}..={}, {} turns archived) does not match the saved messages",

@@ -18,12 +18,12 @@ impl Window {
     /// The newest compaction record: its summary is the one in place, sent right after the
     /// pinned head. `None` before the first summary.
     pub fn summary(&self) -> Option<&CompactionRecord> {
-        self.compactions.last()
+        self.policy.compactions.last()
     }
 
     /// Every compaction record, oldest first.
     pub fn compactions(&self) -> &[CompactionRecord] {
-        &self.compactions
+        &self.policy.compactions
     }
 
     /// Turns archived by summaries: turns `0..archived_turns()` are replaced by the summary.
@@ -41,17 +41,17 @@ impl Window {
     /// [`Window::observe_usage`]), which the `summary` strategy's trigger also watches. A
     /// rewind or an accepted summary forgets it.
     pub(crate) fn record_prompt_total(&mut self, prompt_tokens: u64) {
-        self.prompt_total = Some(prompt_tokens);
+        self.wire.prompt_total = Some(prompt_tokens);
     }
 
     /// The summary request handed out and not yet answered, if any.
     pub fn pending_summary(&self) -> Option<PendingSummary> {
-        self.pending_summary
+        self.policy.pending_summary
     }
 
     /// The last prompt total recorded with [`Window::record_prompt_total`].
     pub fn prompt_total(&self) -> Option<u64> {
-        self.prompt_total
+        self.wire.prompt_total
     }
 
     /// True when a summary should be asked for: with `sliding`, turns were pruned since the
@@ -67,10 +67,10 @@ impl Window {
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => true,
             StrategyName::Summary => {
                 let trigger = self.settings.threshold.of(self.context_limit());
-                let pruned = self.first_live_turn > self.archived_turns();
+                let pruned = self.policy.first_live_turn > self.archived_turns();
                 pruned
                     || u64::from(self.live_tokens().tokens) >= trigger
-                    || self.prompt_total.is_some_and(|total| total >= trigger)
+                    || self.wire.prompt_total.is_some_and(|total| total >= trigger)
             }
         }
     }
@@ -79,9 +79,9 @@ impl Window {
     fn summary_target(&self) -> usize {
         match self.settings.strategy {
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => {
-                self.first_live_turn
+                self.policy.first_live_turn
             }
-            StrategyName::Summary => self.turns.len().saturating_sub(1).max(self.first_live_turn),
+            StrategyName::Summary => self.ledger.turns.len().saturating_sub(1).max(self.policy.first_live_turn),
         }
     }
 
@@ -100,7 +100,7 @@ impl Window {
     /// Makes `pending` (from [`Window::build_summary_request`]) the request
     /// [`Window::set_summary`] answers.
     pub fn await_summary(&mut self, pending: PendingSummary) {
-        self.pending_summary = Some(pending);
+        self.policy.pending_summary = Some(pending);
     }
 
     /// [`Window::summary_request`] without remembering the request: the prompt and what it
@@ -136,7 +136,7 @@ impl Window {
         let prompt = Request {
             model: &self.model,
             previous: self.summary().map(|record| &*record.summary),
-            messages: &self.messages,
+            messages: &self.ledger.messages,
             turns: &turns,
             budget,
             summary_budget: self.settings.summary_budget,
@@ -144,7 +144,7 @@ impl Window {
         .build()
         .map_err(|e| Error::new(e.kind(), format!("{} (context limit {})", e.message(), self.context_limit())))?;
         let pending = PendingSummary {
-            generation: self.generation,
+            generation: self.policy.generation,
             first_turn,
             end_turn: first_turn + prompt.turns,
         };
@@ -153,8 +153,8 @@ impl Window {
 
     /// The message indices of turn `turn`.
     fn turn_messages(&self, turn: usize) -> std::ops::Range<usize> {
-        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
-        self.turns[turn].first..end
+        let end = self.ledger.turns.get(turn + 1).map_or(self.ledger.messages.len(), |next| next.first);
+        self.ledger.turns[turn].first..end
     }
 
     /// Takes the LLM's answer to the request built at `generation`: the summary replaces the
@@ -165,18 +165,18 @@ impl Window {
     /// empty summary (INVALID_ARG), a summary over `summary_budget` or larger than the
     /// previous summary and turns it replaces (OUT_OF_RANGE).
     pub fn set_summary(&mut self, generation: u32, text: &str, timestamp: u64) -> Result<()> {
-        let pending = self.pending_summary.ok_or_else(|| {
+        let pending = self.policy.pending_summary.ok_or_else(|| {
             Error::new(
                 ErrorKind::Mismatch,
                 "no summary request is pending: call summary_request first (a rewind cancels a request)",
             )
         })?;
-        if generation != self.generation || pending.generation != self.generation {
+        if generation != self.policy.generation || pending.generation != self.policy.generation {
             return Err(Error::new(
                 ErrorKind::Mismatch,
                 format!(
                     "summary for generation {generation} is stale: the request was built at generation {} and the window is at {}; request the summary again",
-                    pending.generation, self.generation
+                    pending.generation, self.policy.generation
                 ),
             ));
         }
@@ -204,23 +204,23 @@ impl Window {
             ));
         }
         let tokens_before = self.live_tokens().tokens;
-        self.compactions.push(CompactionRecord {
-            number: self.compactions.len() + 1,
+        self.policy.compactions.push(CompactionRecord {
+            number: self.policy.compactions.len() + 1,
             timestamp,
             summary: text.into(),
             summary_tokens: tokens,
-            first_archived: self.turns[pending.first_turn].first,
-            last_archived: self.turns[pending.end_turn].first - 1,
+            first_archived: self.ledger.turns[pending.first_turn].first,
+            last_archived: self.ledger.turns[pending.end_turn].first - 1,
             archived_turns: pending.end_turn,
             tokens_before,
             tokens_after: tokens_before,
         });
-        self.pending_summary = None;
-        self.prompt_total = None;
+        self.policy.pending_summary = None;
+        self.wire.prompt_total = None;
         self.bump_generation();
         self.enforce();
         let tokens_after = self.live_tokens().tokens;
-        if let Some(record) = self.compactions.last_mut() {
+        if let Some(record) = self.policy.compactions.last_mut() {
             record.tokens_after = tokens_after;
         }
         Ok(())

@@ -55,7 +55,7 @@ impl Window {
 
     /// Flags the newest message's text as replaced when `replaced`.
     fn flag_newest(&mut self, replaced: bool) {
-        if let Some(message) = self.messages.last_mut().filter(|_| replaced) {
+        if let Some(message) = self.ledger.messages.last_mut().filter(|_| replaced) {
             message.mark_replaced_utf8();
         }
     }
