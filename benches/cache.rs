@@ -49,9 +49,10 @@ const SEEDS: [u64; 3] = [1, 2, 3];
 const CONTEXT_LIMIT: u64 = 40_000;
 const BUDGET: u64 = 30_000;
 const RESERVE: u64 = 4_096;
+const SUMMARY_BUDGET: u64 = 1_000;
 const SYSTEM: i32 = 2_000;
 const TOOLS: i32 = 500;
-const STRATEGIES: [&str; 5] = ["sliding", "drop_oldest", "tiered", "monologue", "summary"];
+const STRATEGIES: [&str; 6] = ["sliding", "drop_oldest", "tiered", "monologue", "summary", "summary+conversation"];
 const LOW_WATERS: [&str; 6] = ["1", "0.9", "0.8", "0.7", "0.65", "0.6"];
 
 /// What one session cost.
@@ -72,6 +73,8 @@ struct Totals {
     /// Tokens of the true common prefix that `prepare`'s `stable_tokens` left out (where an
     /// Anthropic agent would put its breakpoint too early); more would be a library bug.
     unreported: u64,
+    /// The summary requests alone: how many, their input, and its cached part.
+    summaries: [u64; 3],
 }
 
 /// The causes of `Totals::missed`, as printed.
@@ -127,12 +130,15 @@ struct Trace {
     requests: Vec<(usize, u64)>,
 }
 
+/// `strategy` is a strategy's name, or `summary+conversation`: `summary` with summary
+/// requests built as the conversation plus an instruction.
 fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
     let mut rng = Rng::new(seed);
     let mut window = Window::new("claude-sonnet-4-5");
     window.set_overhead(SYSTEM, TOOLS).unwrap();
+    let (strategy, mode) = strategy.split_once('+').unwrap_or((strategy, "standalone"));
     let config = format!(
-        r#"{{"strategy":"{strategy}","history_budget":{BUDGET},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":1000}}"#
+        r#"{{"strategy":"{strategy}","history_budget":{BUDGET},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":{SUMMARY_BUDGET},"summary_request":"{mode}"}}"#
     );
     window.configure(&config).unwrap();
     let overhead = (SYSTEM + TOOLS) as u64;
@@ -199,13 +205,29 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
         trace.turns.push(u64::from(running));
         window.end_turn();
         if strategy == "summary" && window.needs_summary() {
-            let prompt = window.summary_request().unwrap();
-            let tokens = u64::from(window.model().count(&prompt).tokens);
+            let asked = ctxwin::json::summary_request(&mut window).unwrap();
+            let (tokens, cached, room) = if mode == "conversation" {
+                // The conversation as it stands (the last request and the answer since, a
+                // prefix the provider has cached) and the instruction, billed in full.
+                let items = request(&window);
+                let common = items.iter().zip(previous.iter()).take_while(|(a, b)| a.hash == b.hash).count();
+                let messages: Vec<serde_json::Value> = serde_json::from_str(&asked).unwrap();
+                let instruction = messages.last().unwrap()["content"].as_str().expect("after an answer: a message of its own").to_owned();
+                let tokens = u64::from(window.live_tokens().tokens + window.model().count(&instruction).tokens);
+                (tokens, overhead + items[..common].iter().map(|i| i.tokens).sum::<u64>(), SUMMARY_BUDGET)
+            } else {
+                // A prompt of its own: nothing of it is cached.
+                (u64::from(window.model().count(&asked).tokens), 0, RESERVE.max(SUMMARY_BUDGET))
+            };
             totals.requests += 1;
-            totals.input += tokens; // a fresh prompt: nothing of it is cached
-            totals.missed[4] += tokens;
+            totals.input += tokens;
+            totals.cached += cached;
+            for (sum, add) in totals.summaries.iter_mut().zip([1, tokens, cached]) {
+                *sum += add;
+            }
+            totals.missed[4] += tokens - cached;
             totals.largest = totals.largest.max(tokens);
-            totals.over += u64::from(tokens + RESERVE > CONTEXT_LIMIT);
+            totals.over += u64::from(tokens + room > CONTEXT_LIMIT);
             let summary = format!("Progress through task {turn}: ") + &"fixed the failing tests in src/module_*.rs one by one. ".repeat(25);
             window.set_summary(window.generation(), &summary, turn as u64).unwrap();
         }
@@ -333,6 +355,7 @@ fn main() {
     );
     let mut over_anywhere = 0;
     let mut misses = Vec::new();
+    let mut summaries = Vec::new();
     let mut traces = Vec::new();
     for strategy in STRATEGIES {
         let mut baseline: Option<Vec<Totals>> = None;
@@ -362,12 +385,27 @@ fn main() {
                 .collect();
             let unreported = per(&|r, _| r.unreported as f64 / 1e3);
             misses.push(format!("{strategy:<12} {low_water:>9} {} {unreported:>10.0}", missed.join(" ")));
+            if runs.iter().any(|r| r.summaries[0] > 0) {
+                let asked = per(&|r, _| r.summaries[0] as f64);
+                let input = per(&|r, _| r.summaries[1] as f64 / 1e3);
+                let billed = |price: f64| per(&|r, _| (r.summaries[1] - r.summaries[2]) as f64 / 1e3 + price * r.summaries[2] as f64 / 1e3);
+                summaries.push(format!(
+                    "{strategy:<21} {low_water:>9} {asked:>9.0} {input:>10.0} {:>10.0} {:>10.0}",
+                    billed(0.1),
+                    billed(0.5)
+                ));
+            }
         }
     }
     println!("requests over context_limit - output_reserve in every configuration: {over_anywhere}");
     println!("\nuncached input by cause, thousands of tokens (medians):");
     println!("{:<12} {:>9} {} {:>10}", "strategy", "low_water", CAUSES.map(|c| format!("{c:>10}")).join(" "), "unreported");
     for line in misses {
+        println!("{line}");
+    }
+    println!("\nsummary requests alone, thousands of tokens (medians): standalone prompts vs the conversation plus an instruction");
+    println!("{:<21} {:>9} {:>9} {:>10} {:>10} {:>10}", "strategy", "low_water", "requests", "input", "billed.1", "billed.5");
+    for line in summaries {
         println!("{line}");
     }
     frontier(&traces);

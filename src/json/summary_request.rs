@@ -67,36 +67,51 @@ fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
         )
     };
     let room = budget.checked_sub(sent).ok_or_else(|| too_large(sent))?;
-    let live = window.first_live_turn();
-    let (text, pending) = if turns.start < live {
-        // Turns that left the view unsummarised: their transcript, first.
-        window.standalone_summary_request(turns.start..turns.end.min(live), room).map_err(|e| {
-            let message = format!(
-                "{}: the conversation holds {sent} of the {budget} tokens a summary request may use; \
-                 summary_request \"standalone\" fits a smaller request",
-                e.message()
-            );
-            Error::new(e.kind(), message)
-        })?
-    } else {
-        let kept = match window.turn_info(turns.end) {
+    let rolls_up = window.summary().is_some();
+    // Where the kept part of the conversation starts when the request covers up to `end`.
+    let kept = |end: usize| {
+        if end <= window.first_live_turn() {
+            return Kept::Everything;
+        }
+        match window.turn_info(end) {
             Err(_) => Kept::Nothing,
             Ok(info) => match window.message(info.first_message).and_then(|m| m.text()) {
                 Some(text) if !text.trim().is_empty() => Kept::From(text.trim()),
-                _ => Kept::Turns(window.turn_count() - turns.end),
+                _ => Kept::Turns(window.turn_count() - end),
             },
-        };
-        let text = instruction(kept, window.summary().is_some(), summary_budget);
-        let needed = sent + u64::from(window.model().count(&text).tokens);
-        if needed > budget {
-            return Err(too_large(needed));
         }
-        let pending = PendingSummary {
-            generation: window.generation(),
-            first_turn: turns.start,
-            end_turn: turns.end,
-        };
-        (text, pending)
+    };
+    let tokens = |text: &str| u64::from(window.model().count(text).tokens);
+    // Turns to archive that left the view unsummarised go first, as a transcript, in as
+    // many whole turns as fit; the turns the conversation holds follow when all of them do.
+    let out_of_view = turns.start..turns.end.min(window.first_live_turn());
+    let (earlier, end) = if out_of_view.is_empty() {
+        (None, turns.end)
+    } else {
+        let without = tokens(&instruction(Some(""), kept(turns.end), rolls_up, summary_budget));
+        let left = room.checked_sub(without).ok_or_else(|| too_large(sent + without))?;
+        let (transcript, part) = window.summary_prompt(out_of_view.clone(), left, true).map_err(|e| {
+            Error::new(
+                e.kind(),
+                format!(
+                    "{}: the conversation holds {sent} of the {budget} tokens a summary request may use; \
+                     summary_request \"standalone\" fits a smaller request",
+                    e.message()
+                ),
+            )
+        })?;
+        let end = if part.end_turn == out_of_view.end { turns.end } else { part.end_turn };
+        (Some(transcript), end)
+    };
+    let text = instruction(earlier.as_deref(), kept(end), rolls_up, summary_budget);
+    let needed = sent + tokens(&text);
+    if needed > budget {
+        return Err(too_large(needed));
+    }
+    let pending = PendingSummary {
+        generation: window.generation(),
+        first_turn: turns.start,
+        end_turn: end,
     };
     append_user_text(window.format(), &mut messages, &text)?;
     Ok((format!("[{}]", messages.join(",")), pending))

@@ -27,6 +27,9 @@ pub struct Request<'a> {
     pub budget: u64,
     /// Tokens the answer may use; the prompt asks for no more.
     pub summary_budget: u32,
+    /// The transcript alone: the `<conversation>` block, without the instructions around it
+    /// (for a request whose instructions are elsewhere).
+    pub bare: bool,
 }
 
 /// A rendered request.
@@ -104,6 +107,11 @@ impl Request<'_> {
     /// The prompt covering the first `take` turns. With `allowance`, message texts share
     /// that many tokens in order; a text that does not fit is clipped, later ones omitted.
     fn render(&self, take: usize, mut allowance: Option<u64>) -> String {
+        if self.bare {
+            let mut out = String::new();
+            self.transcript(take, &mut allowance, &mut out);
+            return out;
+        }
         let mut out = String::from(
             "You are compacting the history of a conversation between a user and an AI agent. \
              The messages below will be removed from the agent's context and replaced by your summary, \
@@ -117,21 +125,8 @@ impl Request<'_> {
             out.push_str(previous);
             out.push_str("\n</previous_summary>\n\n");
         }
-        let covered = &self.turns[..take];
-        match (covered.first(), covered.last()) {
-            (Some(first), Some(last)) => {
-                let _ = writeln!(out, "<conversation messages=\"{}-{}\">", first.start, last.end - 1);
-            }
-            _ => out.push_str("<conversation>\n"),
-        }
-        for turn in covered {
-            for (index, message) in self.messages_of(turn.clone()) {
-                out.push_str(&line_header(index, message));
-                out.push_str(&body(self.model, message, &mut allowance));
-                out.push('\n');
-            }
-        }
-        out.push_str("</conversation>\n\n");
+        self.transcript(take, &mut allowance, &mut out);
+        out.push('\n');
         if take < self.turns.len() {
             let _ = write!(
                 out,
@@ -142,6 +137,25 @@ impl Request<'_> {
         }
         out.push_str(&sections(self.summary_budget));
         out
+    }
+
+    /// The `<conversation>` block of the first `take` turns, with a newline after it.
+    fn transcript(&self, take: usize, allowance: &mut Option<u64>, out: &mut String) {
+        let covered = &self.turns[..take];
+        match (covered.first(), covered.last()) {
+            (Some(first), Some(last)) => {
+                let _ = writeln!(out, "<conversation messages=\"{}-{}\">", first.start, last.end - 1);
+            }
+            _ => out.push_str("<conversation>\n"),
+        }
+        for turn in covered {
+            for (index, message) in self.messages_of(turn.clone()) {
+                out.push_str(&line_header(index, message));
+                out.push_str(&body(self.model, message, allowance));
+                out.push('\n');
+            }
+        }
+        out.push_str("</conversation>\n");
     }
 
     /// The messages of `range` that a summary replaces: pinned SYSTEM messages stay live.
@@ -259,6 +273,7 @@ mod tests {
             turns,
             budget,
             summary_budget: 500,
+            bare: false,
         }
     }
 

@@ -106,7 +106,7 @@ impl Window {
     /// [`Window::summary_request`] without remembering the request: the prompt and what it
     /// covers, for a caller that hands the prompt on before committing to it.
     pub fn build_summary_request(&self) -> Result<(String, PendingSummary)> {
-        self.standalone_summary_request(self.summary_turns()?, self.summary_request_budget())
+        self.summary_prompt(self.summary_turns()?, self.summary_request_budget(), false)
     }
 
     /// The turns a summary request covers now: from the end of the archive to the
@@ -129,8 +129,9 @@ impl Window {
     }
 
     /// The standalone prompt for as many of `turns` (from the end of the archive on) as fit
-    /// `budget` tokens, rolling up the summary in place, and what it covers.
-    pub fn standalone_summary_request(&self, turns: Range<usize>, budget: u64) -> Result<(String, PendingSummary)> {
+    /// `budget` tokens, rolling up the summary in place, and what it covers; with `bare`, the
+    /// transcript of those turns alone, without instructions.
+    pub fn summary_prompt(&self, turns: Range<usize>, budget: u64, bare: bool) -> Result<(String, PendingSummary)> {
         let first_turn = turns.start;
         let turns: Vec<_> = turns.map(|turn| self.turn_messages(turn)).collect();
         let prompt = Request {
@@ -140,6 +141,7 @@ impl Window {
             turns: &turns,
             budget,
             summary_budget: self.settings.summary_budget,
+            bare,
         }
         .build()
         .map_err(|e| Error::new(e.kind(), format!("{} (context limit {})", e.message(), self.context_limit())))?;
