@@ -127,6 +127,13 @@ static void cache_keys_are_validated_and_saved(void) {
     }
     CHECK_STATUS(ctxwin_window_set_budget(w, 100000), CTXWIN_STATUS_OUT_OF_RANGE);
     CHECK(strstr(last_error(w), "6144") != NULL); /* 8192 - 2048 */
+    /* A budget set earlier is not clamped silently by a smaller context limit: refused. */
+    CHECK_OK(ctxwin_window_set_budget(w, 6000));
+    CHECK_STATUS(configure(w, "{\"context_limit\":4000}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "context_limit") != NULL && strstr(last_error(w), "3000") != NULL); /* 4000 - 1000 */
+    int32_t budget = 0;
+    CHECK_OK(ctxwin_window_budget(w, &budget));
+    CHECK(budget == 6000);
     CHECK_OK(configure(w, "{\"history_budget\":\"auto\",\"low_water\":0.75,\"output_reserve\":1000}"));
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hello"));
     ctxwin_request_info info;

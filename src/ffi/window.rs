@@ -218,6 +218,9 @@ pub unsafe extern "C" fn ctxwin_window_configure(w: *mut ctxwin_window, json: *c
 /// the model can take when its context limit is known: the limit less the output reserve and,
 /// unless `budget_includes_overhead`, the overhead and pinned messages; `last_error` says how
 /// much it can take. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
+/// A later `ctxwin_window_configure` that lowers what the model can take under this budget
+/// (`context_limit`, `output_reserve`, `budget_includes_overhead`) is refused the same way
+/// (`CTXWIN_STATUS_INVALID_ARG` naming the key), unless it gives a budget that fits.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///
