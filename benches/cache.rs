@@ -350,7 +350,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 fn main() {
     println!("cache bench: {TURNS} turns, seeds {SEEDS:?}, budget {BUDGET}, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians");
     println!(
-        "{:<12} {:>9} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9} {:>6}",
+        "{:<21} {:>9} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9} {:>6}",
         "strategy", "low_water", "hit", "billed.1", "billed.5", "vs 1 .1", "vs 1 .5", "history", "vs 1", "largest", "over"
     );
     let mut over_anywhere = 0;
@@ -377,14 +377,14 @@ fn main() {
             let over: u64 = runs.iter().map(|r| r.over).sum();
             over_anywhere += over;
             println!(
-                "{strategy:<12} {low_water:>9} {:>7.1}% {billed01:>10.2} {billed05:>10.2} {ratio01:>8.3} {ratio05:>8.3} {history:>9.0} {history_ratio:>8.3} {largest:>9} {over:>6}",
+                "{strategy:<21} {low_water:>9} {:>7.1}% {billed01:>10.2} {billed05:>10.2} {ratio01:>8.3} {ratio05:>8.3} {history:>9.0} {history_ratio:>8.3} {largest:>9} {over:>6}",
                 hit * 100.0
             );
             let missed: Vec<String> = (0..CAUSES.len())
                 .map(|c| format!("{:>10.0}", per(&|r, _| r.missed[c] as f64 / 1e3)))
                 .collect();
             let unreported = per(&|r, _| r.unreported as f64 / 1e3);
-            misses.push(format!("{strategy:<12} {low_water:>9} {} {unreported:>10.0}", missed.join(" ")));
+            misses.push(format!("{strategy:<21} {low_water:>9} {} {unreported:>10.0}", missed.join(" ")));
             if runs.iter().any(|r| r.summaries[0] > 0) {
                 let asked = per(&|r, _| r.summaries[0] as f64);
                 let input = per(&|r, _| r.summaries[1] as f64 / 1e3);
@@ -399,7 +399,7 @@ fn main() {
     }
     println!("requests over context_limit - output_reserve in every configuration: {over_anywhere}");
     println!("\nuncached input by cause, thousands of tokens (medians):");
-    println!("{:<12} {:>9} {} {:>10}", "strategy", "low_water", CAUSES.map(|c| format!("{c:>10}")).join(" "), "unreported");
+    println!("{:<21} {:>9} {} {:>10}", "strategy", "low_water", CAUSES.map(|c| format!("{c:>10}")).join(" "), "unreported");
     for line in misses {
         println!("{line}");
     }
