@@ -69,8 +69,12 @@ fn the_conversation_then_one_instruction_in_every_format() {
         let last = request.last().unwrap();
         assert_eq!(last["role"], "user", "{format}: {last}");
         let instruction = text_of(last);
-        let newest = format!("Task {}: make test_{} pass.", turns - 1, turns - 1);
-        assert!(instruction.contains(&format!("begins \\\"{newest}\\\"")), "{format}: names where the kept turn starts: {instruction}");
+        // The summary strategy archives the oldest turns, down to low_water: the instruction
+        // quotes where the kept part starts.
+        let end = conversation.pending_summary().unwrap().end_turn;
+        assert!(0 < end && end < turns, "{format}: {end} of {turns}");
+        let kept = format!("Task {end}: make test_{end} pass.");
+        assert!(instruction.contains(&format!("begins \\\"{kept}\\\"")), "{format}: names where the kept turn starts: {instruction}");
         assert!(instruction.contains("[done] or [pending]") && instruction.contains("at most 400 tokens"), "{format}");
         assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
         // The instruction is what is billed in full: far smaller than the standalone prompt.
@@ -84,9 +88,9 @@ fn the_conversation_then_one_instruction_in_every_format() {
         let summary = "Original task: make the tests pass. [done] all but the last.";
         conversation.set_summary(conversation.generation(), summary, 7).unwrap();
         assert!(!conversation.needs_summary(), "{format}");
-        assert_eq!(conversation.archived_turns(), turns - 1, "{format}: every turn but the newest");
+        assert_eq!(conversation.archived_turns(), end, "{format}");
         standalone.set_summary(standalone.generation(), summary, 7).unwrap();
-        while standalone.archived_turns() < turns - 1 {
+        while standalone.archived_turns() < end {
             summary_request(&mut standalone).unwrap();
             standalone.set_summary(standalone.generation(), summary, 8).unwrap();
         }
@@ -109,7 +113,9 @@ fn the_conversation_then_one_instruction_in_every_format() {
 #[test]
 fn mid_turn_the_instruction_joins_the_last_user_message_where_roles_alternate() {
     for (format, rules, key) in FORMATS {
-        let mut window = window(r#""strategy":"summary","context_limit":6000,"output_reserve":800,"summary_budget":400"#, format, "conversation");
+        // A low water mark this low archives every turn but the running one.
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":800,"summary_budget":400,"low_water":0.01"#;
+        let mut window = window(config, format, "conversation");
         for t in 0..3 {
             turn(&mut window, t, 12);
         }
