@@ -175,7 +175,8 @@ static void summary_strategy_archives_the_oldest_turns_down_to_low_water(void) {
 static void conversation_request_is_the_rendered_conversation_plus_an_instruction(void) {
     ctxwin_window *w = new_window("gpt-4o");
     const char *config = "{\"strategy\": \"summary\", \"context_limit\": 8000, \"threshold\": 0.5, "
-                         "\"summary_budget\": 500, \"format\": \"openai_chat\", \"summary_request\": \"conversation\"}";
+                         "\"summary_budget\": 500, \"format\": \"openai_chat\", \"summary_request\": \"conversation\", "
+                         "\"low_water\": 0.01}"; /* archives every turn but the running one */
     CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
     char output[2048];
     for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 48 == 47 ? '\n' : 'a' + (char)(i % 26));
