@@ -52,7 +52,8 @@ const RESERVE: u64 = 4_096;
 const SUMMARY_BUDGET: u64 = 1_000;
 const SYSTEM: i32 = 2_000;
 const TOOLS: i32 = 500;
-const STRATEGIES: [&str; 6] = ["sliding", "drop_oldest", "tiered", "monologue", "summary", "summary+conversation"];
+const STRATEGIES: [&str; 8] =
+    ["sliding", "drop_oldest", "tiered", "monologue", "summary", "summary+conversation", "summary@auto", "summary+conversation@auto"];
 const LOW_WATERS: [&str; 6] = ["1", "0.9", "0.8", "0.7", "0.65", "0.6"];
 
 /// What one session cost.
@@ -131,14 +132,17 @@ struct Trace {
 }
 
 /// `strategy` is a strategy's name, or `summary+conversation`: `summary` with summary
-/// requests built as the conversation plus an instruction.
+/// requests built as the conversation plus an instruction; `@auto` sets `history_budget`
+/// to "auto" (the limit less reserve and overhead), so the summary threshold fires before
+/// the budget prunes turns out of the view.
 fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
     let mut rng = Rng::new(seed);
     let mut window = Window::new("claude-sonnet-4-5");
     window.set_overhead(SYSTEM, TOOLS).unwrap();
+    let (strategy, budget) = strategy.split_once('@').map_or((strategy, BUDGET.to_string()), |(s, b)| (s, format!("\"{b}\"")));
     let (strategy, mode) = strategy.split_once('+').unwrap_or((strategy, "standalone"));
     let config = format!(
-        r#"{{"strategy":"{strategy}","history_budget":{BUDGET},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":{SUMMARY_BUDGET},"summary_request":"{mode}"}}"#
+        r#"{{"strategy":"{strategy}","history_budget":{budget},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":{SUMMARY_BUDGET},"summary_request":"{mode}"}}"#
     );
     window.configure(&config).unwrap();
     let overhead = (SYSTEM + TOOLS) as u64;
@@ -350,7 +354,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 fn main() {
     println!("cache bench: {TURNS} turns, seeds {SEEDS:?}, budget {BUDGET}, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians");
     println!(
-        "{:<21} {:>9} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9} {:>6}",
+        "{:<26} {:>9} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9} {:>6}",
         "strategy", "low_water", "hit", "billed.1", "billed.5", "vs 1 .1", "vs 1 .5", "history", "vs 1", "largest", "over"
     );
     let mut over_anywhere = 0;
@@ -377,20 +381,20 @@ fn main() {
             let over: u64 = runs.iter().map(|r| r.over).sum();
             over_anywhere += over;
             println!(
-                "{strategy:<21} {low_water:>9} {:>7.1}% {billed01:>10.2} {billed05:>10.2} {ratio01:>8.3} {ratio05:>8.3} {history:>9.0} {history_ratio:>8.3} {largest:>9} {over:>6}",
+                "{strategy:<26} {low_water:>9} {:>7.1}% {billed01:>10.2} {billed05:>10.2} {ratio01:>8.3} {ratio05:>8.3} {history:>9.0} {history_ratio:>8.3} {largest:>9} {over:>6}",
                 hit * 100.0
             );
             let missed: Vec<String> = (0..CAUSES.len())
                 .map(|c| format!("{:>10.0}", per(&|r, _| r.missed[c] as f64 / 1e3)))
                 .collect();
             let unreported = per(&|r, _| r.unreported as f64 / 1e3);
-            misses.push(format!("{strategy:<21} {low_water:>9} {} {unreported:>10.0}", missed.join(" ")));
+            misses.push(format!("{strategy:<26} {low_water:>9} {} {unreported:>10.0}", missed.join(" ")));
             if runs.iter().any(|r| r.summaries[0] > 0) {
                 let asked = per(&|r, _| r.summaries[0] as f64);
                 let input = per(&|r, _| r.summaries[1] as f64 / 1e3);
                 let billed = |price: f64| per(&|r, _| (r.summaries[1] - r.summaries[2]) as f64 / 1e3 + price * r.summaries[2] as f64 / 1e3);
                 summaries.push(format!(
-                    "{strategy:<21} {low_water:>9} {asked:>9.0} {input:>10.0} {:>10.0} {:>10.0}",
+                    "{strategy:<26} {low_water:>9} {asked:>9.0} {input:>10.0} {:>10.0} {:>10.0}",
                     billed(0.1),
                     billed(0.5)
                 ));
@@ -399,12 +403,12 @@ fn main() {
     }
     println!("requests over context_limit - output_reserve in every configuration: {over_anywhere}");
     println!("\nuncached input by cause, thousands of tokens (medians):");
-    println!("{:<21} {:>9} {} {:>10}", "strategy", "low_water", CAUSES.map(|c| format!("{c:>10}")).join(" "), "unreported");
+    println!("{:<26} {:>9} {} {:>10}", "strategy", "low_water", CAUSES.map(|c| format!("{c:>10}")).join(" "), "unreported");
     for line in misses {
         println!("{line}");
     }
     println!("\nsummary requests alone, thousands of tokens (medians): standalone prompts vs the conversation plus an instruction");
-    println!("{:<21} {:>9} {:>9} {:>10} {:>10} {:>10}", "strategy", "low_water", "requests", "input", "billed.1", "billed.5");
+    println!("{:<26} {:>9} {:>9} {:>10} {:>10} {:>10}", "strategy", "low_water", "requests", "input", "billed.1", "billed.5");
     for line in summaries {
         println!("{line}");
     }
