@@ -7,9 +7,9 @@ use serde_json::{Map, Value};
 
 use super::byte_alphabet::ByteAlphabet;
 use super::json::Reader;
-use super::merge::Merges;
+use super::merge::{Merge, Merges};
 use super::model::{Bpe, Units};
-use super::vocab::Vocab;
+use super::vocab::{Tokens, Vocab};
 use super::words::{Crossings, SPACE};
 use super::normalize::Normalize;
 use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, compile};
@@ -61,26 +61,27 @@ pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> 
 
 /// `model.vocab`: token string to id.
 fn read_vocab(reader: &mut Reader<'_>) -> Result<Vocab, Failure> {
-    let mut vocab = Vocab::with_capacity(1 << 16, 1 << 19);
+    let mut tokens = Tokens::with_capacity(1 << 16, 1 << 19);
     reader.object(&mut |reader, token| {
         let id = reader
             .number()?
             .and_then(|id| u32::try_from(id).ok())
             .filter(|&id| id < 1 << 31)
             .ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {token:?} is not a token id")))?;
-        vocab
-            .insert(token.as_bytes(), id)
-            .map_err(|_| parse_failure(format!("tokenizer.json: \"model.vocab\": {token:?} appears twice")))
+        tokens.push(token.as_bytes(), id);
+        Ok(())
     })?;
-    Ok(vocab)
+    tokens.index().map_err(|(token, _)| {
+        parse_failure(format!("tokenizer.json: \"model.vocab\": {:?} appears twice", String::from_utf8_lossy(&token)))
+    })
 }
 
 /// `model.merges`: `"left right"` strings or `["left", "right"]` pairs, in priority order.
 fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossings), Failure> {
-    let mut merges = Merges::with_capacity(vocab.len() * 2);
+    let mut batch = MergeBatch::default();
+    let mut merges = Vec::with_capacity(vocab.len() * 2);
     let mut crossings = Crossings::default();
     let (mut first, mut second) = (String::new(), String::new());
-    let mut joined = Vec::new();
     reader.array(&mut |reader, i| {
         let not_a_merge = || parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a merge"));
         let (left, right) = match reader.peek() {
@@ -116,22 +117,75 @@ fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossi
             }
             _ => return Err(not_a_merge()),
         };
-        joined.clear();
-        joined.extend_from_slice(left.as_bytes());
-        joined.extend_from_slice(right.as_bytes());
-        let lookup = |token: &[u8]| {
-            vocab.get(token).ok_or_else(|| {
-                parse_failure(format!(
-                    "tokenizer.json: \"model.merges[{i}]\": {:?} is not in \"model.vocab\"",
-                    String::from_utf8_lossy(token)
-                ))
-            })
-        };
-        merges.insert(lookup(left.as_bytes())?, lookup(right.as_bytes())?, i as u32, lookup(&joined)?);
         crossings.note(left, right);
+        batch.push(left, right);
+        if batch.len() == MergeBatch::SIZE {
+            batch.resolve(vocab, i + 1 - MergeBatch::SIZE, &mut merges)?;
+        }
         Ok(())
     })?;
-    Ok((merges, crossings))
+    let first = merges.len();
+    batch.resolve(vocab, first, &mut merges)?;
+    Ok((Merges::new(&merges), crossings))
+}
+
+/// Merges read but not looked up yet: their tokens' strings (left, right, joined), looked up
+/// together (see [`Vocab::get_batch`]).
+#[derive(Default)]
+struct MergeBatch {
+    strings: Vec<u8>,
+    /// Where each string ends in `strings`, three per merge.
+    ends: Vec<usize>,
+    ids: Vec<Option<u32>>,
+}
+
+impl MergeBatch {
+    const SIZE: usize = 64;
+
+    fn len(&self) -> usize {
+        self.ends.len() / 3
+    }
+
+    fn push(&mut self, left: &str, right: &str) {
+        for part in [left.as_bytes(), right.as_bytes()] {
+            self.strings.extend_from_slice(part);
+            self.ends.push(self.strings.len());
+        }
+        self.strings.extend_from_slice(left.as_bytes());
+        self.strings.extend_from_slice(right.as_bytes());
+        self.ends.push(self.strings.len());
+    }
+
+    /// Looks the batch up, appends its merges (the first is `model.merges[first]`) and
+    /// empties it.
+    fn resolve(&mut self, vocab: &Vocab, first: usize, merges: &mut Vec<Merge>) -> Result<(), Failure> {
+        let mut start = 0;
+        let queries: Vec<&[u8]> = self
+            .ends
+            .iter()
+            .map(|&end| {
+                let query = &self.strings[start..end];
+                start = end;
+                query
+            })
+            .collect();
+        vocab.get_batch(&queries, &mut self.ids);
+        for (k, ids) in self.ids.chunks(3).enumerate() {
+            let id = |part: usize| {
+                ids[part].ok_or_else(|| {
+                    parse_failure(format!(
+                        "tokenizer.json: \"model.merges[{}]\": {:?} is not in \"model.vocab\"",
+                        first + k,
+                        String::from_utf8_lossy(queries[3 * k + part])
+                    ))
+                })
+            };
+            merges.push(Merge { left: id(0)?, right: id(1)?, priority: (first + k) as u32, joined: id(2)? });
+        }
+        self.strings.clear();
+        self.ends.clear();
+        Ok(())
+    }
 }
 
 /// Assembles the parts of a `tokenizer.json` from its top-level sections.
@@ -266,14 +320,15 @@ fn bpe(model: ModelJson, byte_level: bool) -> Result<Bpe, Failure> {
         // Token bytes to id, for counting; strings outside the byte alphabet (added tokens
         // written into the vocabulary) stand for no bytes, and no text produces them.
         let alphabet = ByteAlphabet::new();
-        let mut vocab = Vocab::with_capacity(ids.len(), 0);
+        let mut tokens = Tokens::with_capacity(ids.len(), 0);
         for (token, id) in ids.iter() {
             let token = std::str::from_utf8(token).map_err(|_| parse_failure("tokenizer.json: \"model.vocab\": a token is not UTF-8"))?;
-            let decoded = vocab.insert_with(id, |bytes| if alphabet.decode_into(token, bytes) { Ok(()) } else { Err(()) });
-            if let Ok(Err(_)) = decoded {
-                return Err(parse_failure(format!("tokenizer.json: \"model.vocab\": {token:?} stands for the bytes of another token")));
-            }
+            // Not in the alphabet: no text produces it.
+            let _ = tokens.push_with(id, |bytes| if alphabet.decode_into(token, bytes) { Ok(()) } else { Err(()) });
         }
+        let vocab = tokens.index().map_err(|(bytes, id)| {
+            parse_failure(format!("tokenizer.json: \"model.vocab\": the token of id {id} stands for the bytes {bytes:?} of another token"))
+        })?;
         let mut bytes = [0u32; 256];
         for (byte, slot) in bytes.iter_mut().enumerate() {
             *slot = vocab.get(&[byte as u8]).ok_or_else(|| {

@@ -10,6 +10,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::vocab::by_home;
+
 /// The merges of a vocabulary: `(left, right)` token ids to the joined token and its
 /// priority, in an open-addressing table (linear probing, at most two thirds full): a
 /// lookup is one cache miss, and loading 514,906 merges is one allocation.
@@ -18,13 +20,15 @@ pub(super) struct Merges {
     /// `(pair key, priority << 32 | joined)`; [`EMPTY`] keys are free slots. A power of two
     /// long.
     slots: Vec<(u64, u64)>,
-    len: usize,
 }
 
-impl Default for Merges {
-    fn default() -> Merges {
-        Merges::with_capacity(0)
-    }
+/// One merge: `left` then `right` join into `joined`, with `priority` (lower merges first).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Merge {
+    pub(super) left: u32,
+    pub(super) right: u32,
+    pub(super) priority: u32,
+    pub(super) joined: u32,
 }
 
 /// The key of a free slot: no pair has it (token ids are below 2^31).
@@ -37,17 +41,33 @@ const NONE: u64 = u64::MAX;
 const SMALL: usize = 64;
 
 impl Merges {
-    /// An empty table with room for `merges` merges.
-    pub(super) fn with_capacity(merges: usize) -> Merges {
-        Merges { slots: vec![(EMPTY, 0); (merges + merges / 2).next_power_of_two().max(16)], len: 0 }
+    /// The table of `merges`. A later merge of the same pair replaces the earlier one, as
+    /// in Hugging Face's loader (a ranks file cannot repeat a pair).
+    pub(super) fn new(merges: &[Merge]) -> Merges {
+        let len = (merges.len() + merges.len() / 2).next_power_of_two().max(16);
+        let mut table = Merges { slots: vec![(EMPTY, 0); len] };
+        let bits = table.bits();
+        let items: Vec<(u64, u64)> = merges
+            .iter()
+            .map(|m| (pair_key(m.left, m.right), u64::from(m.priority) << 32 | u64::from(m.joined)))
+            .collect();
+        // In the order of their slots, which keeps the merges of one pair in file order.
+        for (key, value) in by_home(items, bits, |&(key, _)| home(key, bits)) {
+            let at = table.slot(key);
+            table.slots[at] = (key, value);
+        }
+        table
+    }
+
+    fn bits(&self) -> u32 {
+        self.slots.len().trailing_zeros()
     }
 
     /// The slot of `key`: where it is, or the free slot where it would go.
     #[inline]
     fn slot(&self, key: u64) -> usize {
         let mask = self.slots.len() - 1;
-        let bits = self.slots.len().trailing_zeros();
-        let mut at = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+        let mut at = home(key, self.bits());
         loop {
             let k = self.slots[at].0;
             if k == key || k == EMPTY {
@@ -55,26 +75,6 @@ impl Merges {
             }
             at = (at + 1) & mask;
         }
-    }
-
-    /// Records that `left` then `right` join into `joined` with `priority` (lower merges
-    /// first). A later record of the same pair replaces the earlier one, as in Hugging
-    /// Face's loader (a ranks file cannot repeat a pair).
-    pub(super) fn insert(&mut self, left: u32, right: u32, priority: u32, joined: u32) {
-        if (self.len + 1) * 3 > self.slots.len() * 2 {
-            let grown = vec![(EMPTY, 0); self.slots.len() * 2];
-            let old = std::mem::replace(&mut self.slots, grown);
-            for (key, value) in old.into_iter().filter(|s| s.0 != EMPTY) {
-                let at = self.slot(key);
-                self.slots[at] = (key, value);
-            }
-        }
-        let key = pair_key(left, right);
-        let at = self.slot(key);
-        if self.slots[at].0 == EMPTY {
-            self.len += 1;
-        }
-        self.slots[at] = (key, u64::from(priority) << 32 | u64::from(joined));
     }
 
     /// The joined token and priority of `left` then `right`, if they merge.
@@ -193,6 +193,12 @@ fn pair_key(left: u32, right: u32) -> u64 {
     u64::from(left) << 32 | u64::from(right)
 }
 
+/// Where a pair's search starts among `bits`-bit slot numbers.
+#[inline]
+fn home(key: u64, bits: u32) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,13 +232,14 @@ mod tests {
             state
         };
         for _ in 0..50 {
-            let mut merges = Merges::default();
+            let mut list = Vec::new();
             for joined in 8..60u32 {
                 let left = (random() % u64::from(joined)) as u32;
                 let right = (random() % u64::from(joined)) as u32;
                 let priority = (random() % 40) as u32;
-                merges.insert(left, right, priority, joined);
+                list.push(Merge { left, right, priority, joined });
             }
+            let merges = Merges::new(&list);
             for len in [0, 1, 2, 3, 7, 20, 63, 64, 65, 200] {
                 let symbols: Vec<u32> = (0..len).map(|_| (random() % 8) as u32).collect();
                 let expected = reference(&merges, &symbols);

@@ -7,10 +7,10 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
 use super::json::Reader;
-use super::merge::Merges;
+use super::merge::{Merge, Merges};
 use super::model::{Bpe, Units};
 use super::normalize::Normalize;
-use super::vocab::Vocab;
+use super::vocab::{Tokens, Vocab};
 use super::{Failure, Parts, parse_failure};
 
 /// A pre-tokenizer known by its family's name, for ranks files (which carry no pattern).
@@ -65,7 +65,7 @@ pub(super) fn looks_like_ranks(data: &[u8]) -> bool {
 /// A tiktoken ranks file: `base64-token rank` per line. The ranks must run from 0 without
 /// gaps; each token is decoded straight into the vocabulary's buffer.
 pub(super) fn read_ranks(data: &[u8]) -> Result<Vocab, Failure> {
-    let mut vocab = Vocab::with_capacity(data.len() / 12, data.len() / 2);
+    let mut tokens = Tokens::with_capacity(data.len() / 12, data.len() / 2);
     let mut seen: Vec<bool> = Vec::with_capacity(data.len() / 12);
     for (i, line) in data.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -91,15 +91,14 @@ pub(super) fn read_ranks(data: &[u8]) -> Result<Vocab, Failure> {
         if token.is_empty() {
             return Err(field(&format!("rank {rank} is an empty token")));
         }
-        let added = vocab
-            .insert_with(rank as u32, |bytes| STANDARD.decode_vec(token, bytes))
+        tokens
+            .push_with(rank as u32, |bytes| STANDARD.decode_vec(token, bytes))
             .map_err(|e| field(&format!("the token is not base64: {e}")))?;
-        added.map_err(|_| field(&format!("the token of rank {rank} appears twice")))?;
     }
     if let Some(missing) = seen.iter().position(|&seen| !seen) {
         return Err(parse_failure(format!("ranks file: rank {missing} is missing (ranks must run from 0 without gaps)")));
     }
-    Ok(vocab)
+    tokens.index().map_err(|(_, rank)| parse_failure(format!("ranks file: the token of rank {rank} appears twice")))
 }
 
 /// The `"vocab"` array of a `tekken.json` (the reader is at its `[`): every entry's
@@ -185,7 +184,7 @@ pub(super) fn tekken(config: Option<&Value>, entries: TekkenVocab) -> Result<(St
     if let Some((i, problem)) = entries.first_error.filter(|(i, _)| *i < inner) {
         return Err(parse_failure(format!("tekken.json: \"vocab[{i}]\": {problem}")));
     }
-    let mut vocab = Vocab::with_capacity(inner, entries.ends.get(inner.wrapping_sub(1)).copied().unwrap_or(0));
+    let mut tokens = Tokens::with_capacity(inner, entries.ends.get(inner.wrapping_sub(1)).copied().unwrap_or(0));
     let mut start = 0;
     for (rank, &end) in entries.ends[..inner].iter().enumerate() {
         let token = &entries.bytes[start..end];
@@ -193,10 +192,9 @@ pub(super) fn tekken(config: Option<&Value>, entries: TekkenVocab) -> Result<(St
         if token.is_empty() {
             return Err(parse_failure(format!("tekken.json \"vocab\": rank {rank} is an empty token")));
         }
-        vocab
-            .insert(token, rank as u32)
-            .map_err(|_| parse_failure(format!("tekken.json \"vocab\": the token of rank {rank} appears twice")))?;
+        tokens.push(token, rank as u32);
     }
+    let vocab = tokens.index().map_err(|(_, rank)| parse_failure(format!("tekken.json \"vocab\": the token of rank {rank} appears twice")))?;
     Ok((pattern.to_owned(), vocab))
 }
 
@@ -209,17 +207,36 @@ pub(super) fn bpe_of_ranks(vocab: Vocab, what: &str) -> Result<Bpe, Failure> {
             .get(&[byte as u8])
             .ok_or_else(|| parse_failure(format!("{what}: no token is the single byte 0x{byte:02X} (a byte-level vocabulary has all 256)")))?;
     }
-    let mut merges = Merges::with_capacity(vocab.len() * 2);
-    for (token, rank) in vocab.iter() {
-        for split in 1..token.len() {
-            if let Some(left) = vocab.get(&token[..split]) {
-                if let Some(right) = vocab.get(&token[split..]) {
-                    merges.insert(left, right, rank, rank);
-                }
+    let merges = Merges::new(&split_merges(&vocab));
+    Ok(Bpe { vocab, merges, whole_piece: true, units: Units::Bytes(bytes), words: None })
+}
+
+/// Every pair of tokens whose bytes join into a token, with that token's rank; the splits
+/// of every token are looked up in groups (see [`Vocab::get_batch`]).
+fn split_merges(vocab: &Vocab) -> Vec<Merge> {
+    let mut merges = Vec::with_capacity(vocab.len() * 2);
+    let mut queries: Vec<&[u8]> = Vec::new();
+    let mut ranks = Vec::new();
+    let mut found = Vec::new();
+    let mut tokens = vocab.iter().peekable();
+    while tokens.peek().is_some() {
+        queries.clear();
+        ranks.clear();
+        for (token, rank) in tokens.by_ref().take(32) {
+            for split in 1..token.len() {
+                queries.push(&token[..split]);
+                queries.push(&token[split..]);
+                ranks.push(rank);
+            }
+        }
+        vocab.get_batch(&queries, &mut found);
+        for (halves, &rank) in found.chunks(2).zip(&ranks) {
+            if let [Some(left), Some(right)] = *halves {
+                merges.push(Merge { left, right, priority: rank, joined: rank });
             }
         }
     }
-    Ok(Bpe { vocab, merges, whole_piece: true, units: Units::Bytes(bytes), words: None })
+    merges
 }
 
 /// The parts of a ranks-based tokenizer split by `pattern`.

@@ -49,14 +49,104 @@ fn home(key: [u64; 2], bits: u32) -> usize {
     (h >> (64 - bits)) as usize
 }
 
-impl Vocab {
-    /// An empty table sized for `tokens` tokens of `bytes` bytes in all (hints only).
-    pub(super) fn with_capacity(tokens: usize, bytes: usize) -> Vocab {
-        let mut vocab = Vocab { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(tokens), slots: Vec::new() };
-        vocab.resize((tokens * 2).next_power_of_two().max(16));
-        vocab
+/// Orders `items` so that their `home` slots (`bits`-bit numbers) rise, bucket by bucket
+/// (a stable counting sort on the high bits): inserting them in that order walks the table
+/// from start to end instead of missing the cache at every item.
+pub(super) fn by_home<T: Copy + Default>(items: Vec<T>, bits: u32, home: impl Fn(&T) -> usize) -> Vec<T> {
+    let bucket_bits = bits.min(12);
+    let bucket = |item: &T| home(item) >> (bits - bucket_bits);
+    let mut starts = vec![0usize; (1 << bucket_bits) + 1];
+    for item in &items {
+        starts[bucket(item) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut sorted = vec![T::default(); items.len()];
+    for item in items {
+        let b = bucket(&item);
+        sorted[starts[b]] = item;
+        starts[b] += 1;
+    }
+    sorted
+}
+
+/// Tokens gathered for a [`Vocab`]: bytes end to end and ids, not indexed yet.
+#[derive(Debug, Default)]
+pub(super) struct Tokens {
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+/// A token that [`Tokens::index`] found twice: its bytes and its second id.
+pub(super) type Duplicate = (Vec<u8>, u32);
+
+impl Tokens {
+    /// Room for `tokens` tokens of `bytes` bytes in all (hints only).
+    pub(super) fn with_capacity(tokens: usize, bytes: usize) -> Tokens {
+        Tokens { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(tokens), ids: Vec::with_capacity(tokens) }
     }
 
+    /// Adds a token.
+    pub(super) fn push(&mut self, bytes: &[u8], id: u32) {
+        self.bytes.extend_from_slice(bytes);
+        self.ends.push(self.bytes.len() as u32);
+        self.ids.push(id);
+    }
+
+    /// Adds a token whose bytes `write` appends to the buffer it is given; when `write`
+    /// fails, nothing is added.
+    pub(super) fn push_with<E>(&mut self, id: u32, write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>) -> Result<(), E> {
+        let start = self.bytes.len();
+        if let Err(e) = write(&mut self.bytes) {
+            self.bytes.truncate(start);
+            return Err(e);
+        }
+        self.ends.push(self.bytes.len() as u32);
+        self.ids.push(id);
+        Ok(())
+    }
+
+    /// The table of these tokens; fails on the first token that repeats an earlier one.
+    pub(super) fn index(self) -> Result<Vocab, Duplicate> {
+        #[derive(Clone, Copy, Default)]
+        struct Item {
+            home: usize,
+            slot: Slot,
+        }
+        let slots = (self.ends.len() * 2).next_power_of_two().max(16);
+        let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: vec![Slot::default(); slots] };
+        let bits = vocab.bits();
+        let items: Vec<Item> = (0..vocab.ends.len())
+            .map(|entry| {
+                let key = key(vocab.token(entry));
+                Item { home: home(key, bits), slot: Slot { key, id: self.ids[entry], entry: entry as u32 + 1 } }
+            })
+            .collect();
+        let mask = slots - 1;
+        for item in by_home(items, bits, |item| item.home) {
+            let bytes = vocab.token(item.slot.entry as usize - 1);
+            let mut at = item.home;
+            loop {
+                let slot = &vocab.slots[at];
+                if slot.entry == 0 {
+                    break;
+                }
+                if slot.key == item.slot.key && (bytes.len() <= INLINE || vocab.token(slot.entry as usize - 1) == bytes) {
+                    // Equal tokens share a bucket, where items keep their order: this is
+                    // the later one.
+                    return Err((bytes.to_vec(), item.slot.id));
+                }
+                at = (at + 1) & mask;
+            }
+            vocab.slots[at] = item.slot;
+        }
+        Ok(vocab)
+    }
+}
+
+impl Vocab {
     /// Number of tokens.
     pub(super) fn len(&self) -> usize {
         self.ends.len()
@@ -71,76 +161,49 @@ impl Vocab {
         self.slots.len().trailing_zeros()
     }
 
-    fn resize(&mut self, slots: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); slots]);
-        let (mask, bits) = (slots - 1, self.bits());
-        for slot in old.into_iter().filter(|s| s.entry != 0) {
-            let mut at = home(slot.key, bits);
-            while self.slots[at].entry != 0 {
-                at = (at + 1) & mask;
-            }
-            self.slots[at] = slot;
-        }
+    /// The id of `bytes`.
+    #[inline]
+    pub(super) fn get(&self, bytes: &[u8]) -> Option<u32> {
+        let key = key(bytes);
+        self.find(bytes, key, home(key, self.bits()))
     }
 
-    /// The slot of `bytes` (key `key`): where it is, or the empty slot where it would go.
     #[inline]
-    fn find(&self, bytes: &[u8], key: [u64; 2]) -> (usize, Option<u32>) {
+    fn find(&self, bytes: &[u8], key: [u64; 2], home: usize) -> Option<u32> {
         let mask = self.slots.len() - 1;
-        let mut at = home(key, self.bits());
+        let mut at = home;
         loop {
             let slot = &self.slots[at];
             if slot.entry == 0 {
-                return (at, None);
+                return None;
             }
             if slot.key == key && (bytes.len() <= INLINE || self.token(slot.entry as usize - 1) == bytes) {
-                return (at, Some(slot.id));
+                return Some(slot.id);
             }
             at = (at + 1) & mask;
         }
     }
 
-    /// The id of `bytes`.
-    #[inline]
-    pub(super) fn get(&self, bytes: &[u8]) -> Option<u32> {
-        self.find(bytes, key(bytes)).1
-    }
-
-    /// Adds `bytes` with `id`; when `bytes` is already a token, keeps the table as it is and
-    /// returns that token's id.
-    pub(super) fn insert(&mut self, bytes: &[u8], id: u32) -> Result<(), u32> {
-        let start = self.bytes.len();
-        self.bytes.extend_from_slice(bytes);
-        self.insert_last(start, id)
-    }
-
-    /// Adds the bytes from `start` to the end of the buffer (appended by the caller) as a
-    /// token with `id`; when they are already a token, removes them again and returns that
-    /// token's id.
-    fn insert_last(&mut self, start: usize, id: u32) -> Result<(), u32> {
-        if (self.ends.len() + 1) * 2 > self.slots.len() {
-            self.resize(self.slots.len() * 2);
+    /// The ids of many tokens at once (`out[i]` for `queries[i]`). Each group of lookups
+    /// first reads all its slots, which the processor then fetches from memory together,
+    /// instead of waiting for one cache miss after another.
+    pub(super) fn get_batch(&self, queries: &[&[u8]], out: &mut Vec<Option<u32>>) {
+        const GROUP: usize = 16;
+        out.clear();
+        let bits = self.bits();
+        for group in queries.chunks(GROUP) {
+            let mut keys = [[0u64; 2]; GROUP];
+            let mut homes = [0usize; GROUP];
+            let mut first = [0u32; GROUP];
+            for (k, bytes) in group.iter().enumerate() {
+                keys[k] = key(bytes);
+                homes[k] = home(keys[k], bits);
+                first[k] = self.slots[homes[k]].entry;
+            }
+            for (k, bytes) in group.iter().enumerate() {
+                out.push(if first[k] == 0 { None } else { self.find(bytes, keys[k], homes[k]) });
+            }
         }
-        let key = key(&self.bytes[start..]);
-        let (at, found) = self.find(&self.bytes[start..], key);
-        if let Some(existing) = found {
-            self.bytes.truncate(start);
-            return Err(existing);
-        }
-        self.ends.push(self.bytes.len() as u32);
-        self.slots[at] = Slot { key, id, entry: self.ends.len() as u32 };
-        Ok(())
-    }
-
-    /// Adds a token whose bytes `write` appends to the buffer it is given; see
-    /// [`Vocab::insert`]. `write` may fail, and then nothing is added.
-    pub(super) fn insert_with<E>(&mut self, id: u32, write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>) -> Result<Result<(), u32>, E> {
-        let start = self.bytes.len();
-        if let Err(e) = write(&mut self.bytes) {
-            self.bytes.truncate(start);
-            return Err(e);
-        }
-        Ok(self.insert_last(start, id))
     }
 
     /// Every token's bytes and id.
@@ -155,33 +218,40 @@ mod tests {
 
     #[test]
     fn finds_what_was_added_and_refuses_duplicates() {
-        let mut vocab = Vocab::with_capacity(0, 0);
+        let mut tokens = Tokens::with_capacity(0, 0);
         let mut expected = std::collections::HashMap::new();
-        for i in 0..5000u32 {
+        for i in 0..3001u32 {
             // Short and long tokens, long ones sharing their first 15 bytes.
             let n = i * 7919 % 3001;
-            let token = if n % 3 == 0 { format!("{}{n}", "x".repeat(15 + n as usize % 200)) } else { format!("t{n}") }.into_bytes();
-            let first = *expected.entry(token.clone()).or_insert(i);
-            let result = vocab.insert(&token, i);
-            if first == i {
-                assert_eq!(result, Ok(()));
+            let token = if n % 3 == 0 { format!("{}{n}", "x".repeat(15 + n as usize % 200)) } else { format!("t{n}") };
+            if i % 2 == 0 {
+                tokens.push(token.as_bytes(), i);
             } else {
-                assert_eq!(result, Err(first));
+                tokens.push_with(i, |buffer| Ok::<_, ()>(buffer.extend_from_slice(token.as_bytes()))).unwrap();
             }
+            expected.insert(token.into_bytes(), i);
         }
+        assert_eq!(tokens.push_with(9, |buffer| {
+            buffer.push(b'z');
+            Err("bad")
+        }), Err("bad"));
+        let vocab = tokens.index().unwrap();
         assert_eq!(vocab.len(), expected.len());
-        for (token, id) in &expected {
-            assert_eq!(vocab.get(token), Some(*id));
+        let queries: Vec<&[u8]> = expected.keys().map(|k| k.as_slice()).chain([&b"absent"[..], b"", b"z"]).collect();
+        let mut batch = Vec::new();
+        vocab.get_batch(&queries, &mut batch);
+        for (query, found) in queries.iter().zip(&batch) {
+            assert_eq!(vocab.get(query), expected.get(*query).copied());
+            assert_eq!(*found, expected.get(*query).copied());
         }
-        assert_eq!(vocab.get(b"absent"), None);
-        assert_eq!(vocab.get(b""), None);
-        let written = vocab.insert_with(9, |buffer| {
-            buffer.extend_from_slice(b"new");
-            Ok::<_, ()>(())
-        });
-        assert_eq!(written, Ok(Ok(())));
-        assert_eq!(vocab.insert_with(10, |_| Err("bad")), Err("bad"));
-        assert_eq!(vocab.get(b"new"), Some(9));
-        assert_eq!(vocab.iter().count(), expected.len() + 1);
+        assert_eq!(vocab.iter().count(), expected.len());
+        let long = "y".repeat(40);
+        for repeated in ["t7", long.as_str()] {
+            let mut tokens = Tokens::with_capacity(0, 0);
+            tokens.push(repeated.as_bytes(), 1);
+            tokens.push(b"other", 2);
+            tokens.push(repeated.as_bytes(), 3);
+            assert_eq!(tokens.index().err(), Some((repeated.as_bytes().to_vec(), 3)));
+        }
     }
 }
