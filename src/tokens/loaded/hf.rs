@@ -129,14 +129,16 @@ fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossi
     Ok((Merges::new(&merges), crossings))
 }
 
-/// Merges read but not looked up yet: their tokens' strings (left, right, joined), looked up
-/// together (see [`Vocab::get_batch`]).
+/// Merges read but not looked up yet: their tokens' strings, looked up together (see
+/// [`Vocab::get_batch`]).
 #[derive(Default)]
 struct MergeBatch {
     strings: Vec<u8>,
-    /// Where each string ends in `strings`, three per merge.
+    /// Where each string ends in `strings`: left, right, then the two joined.
     ends: Vec<usize>,
     ids: Vec<Option<u32>>,
+    /// The joined token of the last merge resolved.
+    last_joined: u32,
 }
 
 impl MergeBatch {
@@ -160,27 +162,35 @@ impl MergeBatch {
     /// empties it.
     fn resolve(&mut self, vocab: &Vocab, first: usize, merges: &mut Vec<Merge>) -> Result<(), Failure> {
         let mut start = 0;
-        let queries: Vec<&[u8]> = self
+        let strings: Vec<&[u8]> = self
             .ends
             .iter()
             .map(|&end| {
-                let query = &self.strings[start..end];
+                let string = &self.strings[start..end];
                 start = end;
-                query
+                string
             })
             .collect();
-        vocab.get_batch(&queries, &mut self.ids);
-        for (k, ids) in self.ids.chunks(3).enumerate() {
-            let id = |part: usize| {
-                ids[part].ok_or_else(|| {
-                    parse_failure(format!(
-                        "tokenizer.json: \"model.merges[{}]\": {:?} is not in \"model.vocab\"",
-                        first + k,
-                        String::from_utf8_lossy(queries[3 * k + part])
-                    ))
-                })
+        let missing = |k: usize, string: &[u8]| {
+            parse_failure(format!(
+                "tokenizer.json: \"model.merges[{}]\": {:?} is not in \"model.vocab\"",
+                first + k,
+                String::from_utf8_lossy(string)
+            ))
+        };
+        // Files list merges by their joined token, whose id is then the last one's or the
+        // next (checked in the list of ids, in order); the halves are looked up together.
+        let halves: Vec<&[u8]> = strings.chunks(3).flat_map(|m| [m[0], m[1]]).collect();
+        vocab.get_batch(&halves, &mut self.ids);
+        for (k, merge) in strings.chunks(3).enumerate() {
+            let left = self.ids[2 * k].ok_or_else(|| missing(k, merge[0]))?;
+            let right = self.ids[2 * k + 1].ok_or_else(|| missing(k, merge[1]))?;
+            let joined = match [self.last_joined, self.last_joined.wrapping_add(1)].into_iter().find(|&id| vocab.is(id, merge[2])) {
+                Some(id) => id,
+                None => vocab.get(merge[2]).ok_or_else(|| missing(k, merge[2]))?,
             };
-            merges.push(Merge { left: id(0)?, right: id(1)?, priority: (first + k) as u32, joined: id(2)? });
+            self.last_joined = joined;
+            merges.push(Merge { left, right, priority: (first + k) as u32, joined });
         }
         self.strings.clear();
         self.ends.clear();

@@ -23,6 +23,9 @@ pub(super) struct Vocab {
     ends: Vec<u32>,
     /// The index (a power of two long, at most half full).
     slots: Vec<Slot>,
+    /// Entry number plus one of each id (0: no token has it); empty when the ids are too
+    /// sparse for a list.
+    by_id: Vec<u32>,
 }
 
 /// Longest token the key holds whole: a token up to this long is found without reading its
@@ -116,7 +119,14 @@ impl Tokens {
             slot: Slot,
         }
         let slots = (self.ends.len() * 2).next_power_of_two().max(16);
-        let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: vec![Slot::default(); slots] };
+        let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: vec![Slot::default(); slots], by_id: Vec::new() };
+        let largest = self.ids.iter().copied().max().map_or(0, |id| id as usize + 1);
+        if largest <= 2 * self.ids.len() + 1024 {
+            vocab.by_id = vec![0; largest];
+            for (entry, &id) in self.ids.iter().enumerate() {
+                vocab.by_id[id as usize] = entry as u32 + 1;
+            }
+        }
         let bits = vocab.bits();
         let items: Vec<Item> = (0..vocab.ends.len())
             .map(|entry| {
@@ -159,6 +169,15 @@ impl Vocab {
 
     fn bits(&self) -> u32 {
         self.slots.len().trailing_zeros()
+    }
+
+    /// Whether `id` is the id of `bytes` (a cheap check when the ids are dense).
+    #[inline]
+    pub(super) fn is(&self, id: u32, bytes: &[u8]) -> bool {
+        match self.by_id.get(id as usize) {
+            Some(&entry) if entry != 0 => self.token(entry as usize - 1) == bytes,
+            _ => false,
+        }
     }
 
     /// The id of `bytes`.
@@ -245,6 +264,9 @@ mod tests {
             assert_eq!(*found, expected.get(*query).copied());
         }
         assert_eq!(vocab.iter().count(), expected.len());
+        for (token, &id) in &expected {
+            assert!(vocab.is(id, token) && !vocab.is(id + 1, token) && !vocab.is(id, b"absent"));
+        }
         let long = "y".repeat(40);
         for repeated in ["t7", long.as_str()] {
             let mut tokens = Tokens::with_capacity(0, 0);

@@ -95,7 +95,9 @@ mod tests {
         crossings.note("▁▁", "▁");
         let boundary = crossings.boundary(true).unwrap();
         assert_eq!(words(&boundary, "▁Hello▁world▁▁▁x"), ["▁Hello", "▁world", "▁▁▁x"]);
-        assert_eq!(words(&boundary, "<b>▁</b>▁y"), ["<b>▁</b>", "▁y"]);
+        // No cut after a `>`: a merge joins it to `▁</`.
+        assert_eq!(words(&boundary, "<b>▁</b>▁y"), ["<b>▁</b>▁y"]);
+        assert_eq!(words(&boundary, "<b>▁</b>x▁y"), ["<b>▁</b>x", "▁y"]);
         assert_eq!(words(&boundary, "x"), ["x"]);
         assert_eq!(words(&boundary, ""), Vec::<String>::new());
         let mut bytes = Crossings::default();
