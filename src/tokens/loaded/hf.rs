@@ -345,7 +345,7 @@ fn bpe(model: ModelJson, byte_level: bool) -> Result<Bpe, Failure> {
                 parse_failure(format!("tokenizer.json: \"model.vocab\" has no token for the byte 0x{byte:02X} (a byte-level vocabulary has all 256)"))
             })?;
         }
-        return Ok(Bpe { vocab, merges, whole_piece, units: Units::Bytes(bytes), words: None });
+        return Ok(Bpe { vocab, merges, whole_piece, units: Units::Bytes(Box::new(bytes)), words: None });
     }
     let byte_fallback = if flag_of(fields, "byte_fallback") {
         let mut bytes = Box::new([0u32; 256]);

@@ -9,7 +9,7 @@ use super::words::Boundary;
 #[derive(Debug)]
 pub(super) enum Units {
     /// Byte-level: every byte of the piece is a symbol (the token of that byte).
-    Bytes([u32; 256]),
+    Bytes(Box<[u32; 256]>),
     /// Character-level (SentencePiece-style BPE in a `tokenizer.json`): every character
     /// that is a token is a symbol; any other becomes its bytes' `<0xXX>` tokens when the
     /// vocabulary has them (byte fallback), else the unknown token (consecutive ones fused

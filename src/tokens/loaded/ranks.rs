@@ -208,7 +208,7 @@ pub(super) fn bpe_of_ranks(vocab: Vocab, what: &str) -> Result<Bpe, Failure> {
             .ok_or_else(|| parse_failure(format!("{what}: no token is the single byte 0x{byte:02X} (a byte-level vocabulary has all 256)")))?;
     }
     let merges = Merges::new(&split_merges(&vocab));
-    Ok(Bpe { vocab, merges, whole_piece: true, units: Units::Bytes(bytes), words: None })
+    Ok(Bpe { vocab, merges, whole_piece: true, units: Units::Bytes(Box::new(bytes)), words: None })
 }
 
 /// Every pair of tokens whose bytes join into a token, with that token's rank; the splits
