@@ -78,6 +78,7 @@ fn push(w: *mut ctxwin_window, blocks: &[Block], host_id: i64) {
 }
 
 /// Restores `session` with counts set after the fact; returns (seconds, start).
+#[inline(never)]
 fn restore(session: &[(Vec<Vec<Block>>, i32)]) -> (f64, usize) {
     let started = Instant::now();
     let w = new_window();
@@ -136,6 +137,12 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    // `RESTORE_PROFILE=1 valgrind --tool=callgrind --toggle-collect='restore::restore' ...`:
+    // one 2,000-turn restore only, for instruction counts.
+    if std::env::var_os("RESTORE_PROFILE").is_some() {
+        println!("start {}", restore(&session(2000)).1);
+        return;
+    }
     println!("restore: a host agent's session through the C API, counts set after the fact (medians of {RUNS} runs)");
     let mut medians = Vec::new();
     for turns in [500, 2000] {

@@ -31,6 +31,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 mod choices;
+mod deferred;
 mod host;
 mod last_request;
 mod ledger_state;
@@ -260,6 +261,8 @@ impl Window {
             };
             message.set_count(count);
         }
+        // Every message the library counts was counted just now.
+        self.ledger.uncounted.clear();
         for record in &mut self.policy.compactions {
             record.summary_tokens = next.count(&record.summary);
         }
@@ -518,6 +521,7 @@ impl Window {
 
     /// Rebuilds the view with the current plan, extended to turns pushed since.
     fn rebuild_view(&mut self) {
+        self.resolve_counts();
         let plan = match &self.policy.overlay {
             Some(overlay) => overlay.plan.clone().extended(self.ledger.turns.len()),
             None => Plan::whole_from(self.policy.first_live_turn, self.ledger.turns.len()),
