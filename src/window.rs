@@ -750,7 +750,8 @@ impl Window {
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
     /// if either changed.
     fn enforce(&mut self) {
-        drop(self.apply_pending_counts());
+        let applied = self.apply_pending_counts();
+        self.keep_counts(applied);
         self.policy.forced_first_live = self.policy.forced_first_live.min(self.ledger.turns.len().saturating_sub(1));
         self.policy.compacted_through = self.policy.compacted_through.min(self.ledger.turns.len());
         let mut costs = std::mem::take(&mut self.policy.costs);

@@ -48,8 +48,10 @@ pub struct ctxwin_part {
 /// `ctxwin_window_live_tokens`, `ctxwin_window_turn_info`), so indexes a host computed
 /// relative to `ctxwin_window_start` stay valid, and a window saved in between restores
 /// exactly. A later `set_count` of the same message replaces the recorded count. Recording
-/// is O(log recorded counts); applying costs O(log turns) per count (O(1) in the newest
-/// turn). An agent that knows only a turn's total records it with
+/// is O(1) for a message after every one recorded (the usual order), O(recorded counts) at
+/// worst; applying costs O(log turns) per count (O(1) in the newest turn). A part pushed by
+/// `ctxwin_window_push_message` with `out` NULL whose count is recorded before it is needed
+/// is never counted by the library. An agent that knows only a turn's total records it with
 /// `ctxwin_window_set_turn_count`.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an

@@ -130,6 +130,14 @@ impl PendingCounts {
         std::mem::take(&mut self.counts)
     }
 
+    /// Keeps `spent`'s buffer for the next counts, if none was recorded since it was taken.
+    fn reuse(&mut self, mut spent: Vec<(usize, Count)>) {
+        if self.counts.is_empty() {
+            spent.clear();
+            self.counts = spent;
+        }
+    }
+
     /// The recorded counts, by ledger index.
     pub fn iter(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
         self.counts.iter().copied()
@@ -143,8 +151,11 @@ impl Window {
     /// applied at the next enforcement ([`Window::end_turn`], or any call that re-enforces:
     /// settings, rewinds, `compact`), so nothing the window shows (boundary, view, totals,
     /// the message's count) moves in between, and a window saved in between restores
-    /// exactly. Recording is O(log pending); applying costs O(log turns) per count (O(1) in
-    /// the newest turn: the per-turn sums are a Fenwick tree).
+    /// exactly. Recording is O(1) for a message after every one recorded (the usual order),
+    /// O(recorded) at worst; applying costs O(log turns) per count (O(1) in the newest turn:
+    /// the per-turn sums are a Fenwick tree). A message pushed uncounted
+    /// ([`Window::push_message_uncounted`]) whose count is recorded before it is needed is
+    /// never counted.
     pub fn set_count(&mut self, index: usize, count: Count) -> Result<()> {
         self.message_at(index)?;
         self.ledger.pending_counts.record(index, count);
@@ -179,6 +190,12 @@ impl Window {
         ledger.uncounted.retain(|&index| ledger.messages[index].is_uncounted());
         self.resolve_counts();
         AppliedCounts { pending, replaced }
+    }
+
+    /// Forgets what [`Window::apply_pending_counts`] applied: it stays applied (its buffers
+    /// serve again).
+    pub(super) fn keep_counts(&mut self, applied: AppliedCounts) {
+        self.ledger.pending_counts.reuse(applied.pending);
     }
 
     /// Undoes [`Window::apply_pending_counts`]: the old counts are back and the counts are
@@ -481,28 +498,60 @@ fn spread(weights: &mut [(usize, u64)], target: u64) {
         first.1 = target;
         return;
     }
-    // (index, floor, remainder): a weight (at most four per u32 token, or a text's length)
-    // times a u32 target fits u128, and the floor fits u64 (at most the target).
-    let mut scaled: Vec<(usize, u64, u128)> = weights
-        .iter()
-        .map(|&(index, weight)| match (weight.checked_mul(target), u64::try_from(total)) {
-            // u64 division is several times cheaper than u128's.
-            (Some(product), Ok(total)) => (index, product / total, u128::from(product % total)),
+    // Each weight becomes its floor; (remainder, position) of each. A weight (four per u32
+    // token, or a text's length) times a u32 target fits u128; u64 division, several times
+    // cheaper, whenever the product fits.
+    let mut remainders: Vec<(u128, usize)> = Vec::with_capacity(weights.len());
+    let mut left = target;
+    for (position, (_, weight)) in weights.iter_mut().enumerate() {
+        let (floor, remainder) = match (weight.checked_mul(target), u64::try_from(total)) {
+            (Some(product), Ok(total)) => (product / total, u128::from(product % total)),
             _ => {
-                let product = u128::from(weight) * u128::from(target);
-                (index, (product / total) as u64, product % total)
+                let product = u128::from(*weight) * u128::from(target);
+                ((product / total) as u64, product % total)
             }
-        })
-        .collect();
-    let left = target - scaled.iter().map(|&(_, floor, _)| floor).sum::<u64>();
-    if left > 0 {
-        scaled.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-        for share in &mut scaled[..left as usize] {
-            share.1 += 1;
-        }
-        scaled.sort_by_key(|&(index, _, _)| index);
+        };
+        *weight = floor;
+        left -= floor;
+        remainders.push((remainder, position));
     }
-    for (weight, (_, share, _)) in weights.iter_mut().zip(scaled) {
-        weight.1 = share;
+    // Fewer than one per weight are left: to the largest remainders, earliest first.
+    let left = left as usize;
+    if left > 0 {
+        let order = |a: &(u128, usize), b: &(u128, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        remainders.select_nth_unstable_by(left - 1, order);
+        for &(_, position) in &remainders[..left] {
+            weights[position].1 += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Shares sum to the target; each is the floor of its exact share or one more, the
+        /// ones going to the largest remainders, earliest first on ties (checked against
+        /// the same rule computed plainly in u128).
+        #[test]
+        fn spread_is_largest_remainders(weights in proptest::collection::vec(0u64..20_000_000_000, 1..12), target in 0u64..5_000_000_000) {
+            let mut shares: Vec<(usize, u64)> = weights.iter().copied().enumerate().collect();
+            spread(&mut shares, target);
+            prop_assert_eq!(shares.iter().map(|&(_, share)| share).sum::<u64>(), target);
+            let total: u128 = weights.iter().map(|&w| u128::from(w)).sum();
+            if total == 0 {
+                prop_assert_eq!(shares[0].1, target);
+                return Ok(());
+            }
+            let exact: Vec<(u128, u128)> = weights.iter().map(|&w| (u128::from(w) * u128::from(target) / total, u128::from(w) * u128::from(target) % total)).collect();
+            let mut order: Vec<usize> = (0..weights.len()).collect();
+            order.sort_by(|&a, &b| exact[b].1.cmp(&exact[a].1).then(a.cmp(&b)));
+            let left = (u128::from(target) - exact.iter().map(|&(floor, _)| floor).sum::<u128>()) as usize;
+            for (rank, &i) in order.iter().enumerate() {
+                prop_assert_eq!(u128::from(shares[i].1), exact[i].0 + u128::from(rank < left));
+            }
+        }
     }
 }
