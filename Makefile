@@ -7,8 +7,11 @@ STRIP   ?= strip
 # Cargo builds into $CARGO_TARGET_DIR when it is set, and so does every target here.
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 RELEASE := $(TARGET_DIR)/release
-LIB_A   := $(RELEASE)/libctxwin.a
-LIB_SO  := $(RELEASE)/libctxwin.so
+# The libraries and program C users get are built with the `ship` profile (Cargo.toml:
+# release plus whole-program optimisation); tests, examples and benches with --release.
+SHIP    := $(TARGET_DIR)/ship
+LIB_A   := $(SHIP)/libctxwin.a
+LIB_SO  := $(SHIP)/libctxwin.so
 OUT     := $(TARGET_DIR)/c
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 SONAME  := libctxwin.so.$(VERSION)
@@ -51,10 +54,10 @@ FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
 all: lib
 
-# The libraries, plus the SONAME link programs linked against $(RELEASE) load.
+# The libraries, plus the SONAME link programs linked against $(SHIP) load.
 lib:
-	$(CARGO) build --release --lib $(FEATURES)
-	ln -sf libctxwin.so $(RELEASE)/$(SONAME)
+	$(CARGO) build --profile ship --lib $(FEATURES)
+	ln -sf libctxwin.so $(SHIP)/$(SONAME)
 
 $(NATIVE_LIBS_FILE): Cargo.toml Cargo.lock
 	mkdir -p $(TARGET_DIR)
@@ -64,7 +67,7 @@ $(NATIVE_LIBS_FILE): Cargo.toml Cargo.lock
 	mv $@.tmp $@
 
 # The header cbindgen generated into OUT_DIR during the last build.
-GENERATED_HEADER = $$($(CARGO) build --release --lib $(FEATURES) --message-format=json 2>/dev/null \
+GENERATED_HEADER = $$($(CARGO) build --profile ship --lib $(FEATURES) --message-format=json 2>/dev/null \
 	| grep '"reason":"build-script-executed"' | grep 'ctxwin@' \
 	| sed -n 's/.*"out_dir":"\([^"]*\)".*/\1/p')/ctxwin.h
 
@@ -177,7 +180,7 @@ $(OUT)/tests_static: $(C_TEST_DEPS)
 	$(CC) $(CFLAGS_HARNESS) $(C_TESTS) $(LIB_A) $(STATIC_LIBS) -o $@
 
 $(OUT)/tests_shared: $(C_TEST_DEPS)
-	$(CC) $(CFLAGS_HARNESS) $(C_TESTS) -L$(RELEASE) -Wl,-rpath,'$$ORIGIN/../release' -lctxwin -o $@
+	$(CC) $(CFLAGS_HARNESS) $(C_TESTS) -L$(SHIP) -Wl,-rpath,'$$ORIGIN/../ship' -lctxwin -o $@
 
 # Fails unless the sanitizer runtime really is linked in.
 $(OUT)/tests_asan: $(C_TEST_DEPS)
@@ -246,7 +249,7 @@ bench:
 
 # What a C program carries: the stripped shared library, and a stripped program linked
 # statically as ctxwin-static.pc links it (c_tests/install/outside.c: one window, one push,
-# one render; --gc-sections leaves out what it does not use).
+# one render; --gc-sections leaves out what it does not use); then each encoding's tables.
 sizes: lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)/sizes
 	$(STRIP) --strip-unneeded -o $(OUT)/sizes/libctxwin.so $(LIB_SO)
@@ -254,17 +257,18 @@ sizes: lib $(NATIVE_LIBS_FILE)
 	$(STRIP) $(OUT)/sizes/hello_static
 	$(OUT)/sizes/hello_static
 	@echo "sizes ($(if $(strip $(ENCODINGS)),encodings: $(ENCODINGS),all encodings)): stripped libctxwin.so $$(stat -c %s $(OUT)/sizes/libctxwin.so) bytes, stripped static hello world $$(stat -c %s $(OUT)/sizes/hello_static) bytes"
+	$(CARGO) bench --quiet $(FEATURES) --bench count -- --sizes
 
 # Installs the shared library (its real file named by the SONAME, plus the development
 # symlink), the static library, the header, the ctxwin program, ctxwin.pc and ctxwin-static.pc
 # (the static library alone); stripped of
 # debug information unless DEBUG=1.
 install: lib $(NATIVE_LIBS_FILE)
-	$(CARGO) build --release $(FEATURES) --bin ctxwin
+	$(CARGO) build --profile ship $(FEATURES) --bin ctxwin
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/libctxwin.a
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
-	install -m 755 $(RELEASE)/ctxwin $(DESTDIR)$(PREFIX)/bin/ctxwin
+	install -m 755 $(SHIP)/ctxwin $(DESTDIR)$(PREFIX)/bin/ctxwin
 	$(if $(DEBUG),,$(STRIP) --strip-debug $(DESTDIR)$(PREFIX)/lib/libctxwin.a)
 	$(if $(DEBUG),,$(STRIP) --strip-unneeded $(DESTDIR)$(PREFIX)/lib/$(SONAME))
 	$(if $(DEBUG),,$(STRIP) $(DESTDIR)$(PREFIX)/bin/ctxwin)

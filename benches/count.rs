@@ -16,7 +16,8 @@
 //! time the first count of each encoding family, or `tiktoken_rs::o200k_base()`, and
 //! prints the medians over several runs.
 //!
-//! Sizes: the bytes of each encoding family's tables (`Encoding::table_bytes`).
+//! Sizes: the bytes of each encoding family's tables (`Encoding::table_bytes`); `--sizes`
+//! prints only those (`make sizes`).
 //!
 //! Profiling: `count-… --profile ENCODING CORPUS` (`CORPUS` is `mixed` or `English+code`)
 //! only counts that corpus once with ours, for `valgrind --tool=callgrind`, whose instruction
@@ -42,11 +43,16 @@ const ROUNDS: usize = 7;
 const COLD_RUNS: usize = 9;
 const CHILD_FLAG: &str = "--cold-start-child";
 const PROFILE_FLAG: &str = "--profile";
+const SIZES_FLAG: &str = "--sizes";
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(position) = args.iter().position(|arg| arg == CHILD_FLAG) {
         cold_start_child(args.get(position + 1).map(String::as_str));
+        return;
+    }
+    if args.iter().any(|arg| arg == SIZES_FLAG) {
+        table_sizes();
         return;
     }
     let mixed = corpus::mixed_text(0x5EED, CORPUS_BYTES);
@@ -85,6 +91,11 @@ fn main() {
         }
     }
     cold_start();
+    table_sizes();
+}
+
+/// The bytes of each encoding's tables built into the library.
+fn table_sizes() {
     println!("tables built in (bytes, shared between the encodings of a family):");
     for encoding in Encoding::ALL {
         println!(

@@ -1232,7 +1232,8 @@ ctxwin_status ctxwin_window_reset_with(struct ctxwin_window *w, uint32_t flags);
  * turns were pruned since the last summary; with `summary`, live tokens (or the prompt total
  * the provider last reported) reached `threshold` (default 0.85) of the context limit, or
  * the history budget already pruned turns (at a small limit the output reserve leaves less
- * room than the threshold), and there is a turn besides the newest to archive. The context
+ * room than the threshold), and the view is over `low_water` of its limit with a turn
+ * besides the newest to archive. The context
  * limit is the `context_limit` setting, else the model table's, else the history budget.
  *
  * Returns false for NULL or a poisoned window.
@@ -1248,7 +1249,8 @@ CTXWIN_NODISCARD bool ctxwin_window_needs_summary(const struct ctxwin_window *w)
 
 /**
  * Writes the complete prompt to send to the agent's LLM for a summary: the turns to archive
- * (pruned turns with `sliding`, every turn but the newest with `summary`), the summary in
+ * (pruned turns with `sliding`; with `summary`, the oldest turns that bring the view within
+ * `low_water` of its limit, the newest always kept), the summary in
  * place (so summaries roll up), and instructions asking for the original task, progress
  * with exact file names, working memory, and a ledger of completed vs pending work. The
  * prompt fits the context limit minus `summary_budget`; when the turns do not, it covers as

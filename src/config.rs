@@ -48,7 +48,8 @@ pub enum StrategyName {
     /// feed the summary slot.
     Sliding,
     /// Archive compaction: at `threshold` of the context limit, ask the agent's LLM for a
-    /// summary of every turn but the newest; the summary replaces them.
+    /// summary of the oldest turns, as many as bring the view within `low_water` of its
+    /// limit (the newest turn always stays); the summary replaces them.
     Summary,
     /// Drop the oldest whole turns while any threshold (tokens, messages, turns) is exceeded.
     DropOldest,

@@ -806,7 +806,9 @@ impl Window {
                     items: 0,
                 };
                 let newest = turn_count.saturating_sub(1);
-                let first = costs.first_kept(&limits, turn_count, turn_cost).max(floor.min(newest));
+                // The summary strategy's view holds the summary instead of the archived turns.
+                let free = if settings.strategy == StrategyName::Summary { self.archived_turns() } else { 0 };
+                let first = costs.first_kept(&limits, free, turn_count, turn_cost).max(floor.min(newest));
                 if !self.repairs_from(first) {
                     return (first, None);
                 }

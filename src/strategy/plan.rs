@@ -166,17 +166,17 @@ impl<'a> Costs<'a> {
         cost
     }
 
-    /// The first kept turn of the sliding walk (see [`Walk`]) under `limits`, where turn `t`
-    /// costs `cost(t)` whole.
-    pub fn first_kept(&mut self, limits: &Limits, turn_count: usize, cost: impl FnMut(usize) -> Cost) -> usize {
-        self.cache.walk.first_kept(limits, turn_count, cost)
+    /// The first kept turn of the sliding walk (see [`Walk`]) under `limits`, where turns
+    /// before `free` cost nothing and turn `t` costs `cost(t)` whole.
+    pub fn first_kept(&mut self, limits: &Limits, free: usize, turn_count: usize, cost: impl FnMut(usize) -> Cost) -> usize {
+        self.cache.walk.first_kept(limits, free, turn_count, cost)
     }
 
     /// The first kept turn of the sliding walk under `limits`, over the turns as rendered
     /// whole.
     pub fn first_kept_whole(&mut self, limits: &Limits, turn_count: usize) -> usize {
         let mut walk = std::mem::take(&mut self.cache.walk);
-        let first = walk.first_kept(limits, turn_count, |turn| self.of(turn, Treatment::Whole));
+        let first = walk.first_kept(limits, 0, turn_count, |turn| self.of(turn, Treatment::Whole));
         self.cache.walk = walk;
         first
     }

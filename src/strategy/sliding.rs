@@ -12,6 +12,10 @@
 //! `first` further, so pruning mid-turn (`prepare`) and pruning at `end_turn` agree.
 //! With `low_water` 1 the walk is the classic rule: the longest run of newest turns within
 //! the limits.
+//!
+//! The `summary` strategy walks the same way over what its view holds: the turns a summary
+//! archived cost nothing to it (the summary in place is counted with the fixed cost), so the
+//! view grows back to the limit after a summary before the walk prunes again.
 
 use super::plan::{Cost, Limits};
 
@@ -20,8 +24,8 @@ use super::plan::{Cost, Limits};
 /// walked turn changes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Walk {
-    /// The limits walked under.
-    limits: Option<Limits>,
+    /// The limits walked under, and the turns walked as free (archived by a summary).
+    key: Option<(Limits, usize)>,
     /// Turns walked.
     turns: usize,
     /// The first kept turn after them.
@@ -38,24 +42,21 @@ impl Walk {
         }
     }
 
-    /// The first kept turn of `turn_count` turns under `limits`, where `cost(t)` is what
-    /// turn `t` costs whole. Remembers the walk over every turn but the newest.
-    pub fn first_kept(&mut self, limits: &Limits, turn_count: usize, mut cost: impl FnMut(usize) -> Cost) -> usize {
-        if self.limits != Some(*limits) {
-            *self = Walk {
-                limits: Some(*limits),
-                ..Walk::default()
-            };
+    /// The first kept turn of `turn_count` turns under `limits`, where turns before `free`
+    /// cost nothing and `cost(t)` is what turn `t` costs whole. Remembers the walk over every
+    /// turn but the newest.
+    pub fn first_kept(&mut self, limits: &Limits, free: usize, turn_count: usize, mut cost: impl FnMut(usize) -> Cost) -> usize {
+        let key = Some((*limits, free));
+        if self.key != key {
+            *self = Walk { key, ..Walk::default() };
         }
+        let mut cost = |turn: usize| if turn < free { Cost::default() } else { cost(turn) };
         let Some(newest) = turn_count.checked_sub(1) else {
             return 0;
         };
         if self.turns > newest {
             // The ledger lost turns without the walk being told: walk again.
-            *self = Walk {
-                limits: Some(*limits),
-                ..Walk::default()
-            };
+            *self = Walk { key, ..Walk::default() };
         }
         while self.turns < newest {
             self.step(limits, &mut cost);
@@ -129,10 +130,10 @@ mod tests {
         let turns = [5u64, 0, 7, 3, 9, 1, 1, 20, 2];
         for available in 0..60 {
             let mut walk = Walk::default();
-            let first = walk.first_kept(&limits(available, 1.0), turns.len(), |t| cost(turns[t]));
+            let first = walk.first_kept(&limits(available, 1.0), 0, turns.len(), |t| cost(turns[t]));
             assert_eq!(first, one_at_a_time(&turns, available), "available {available}");
         }
-        assert_eq!(Walk::default().first_kept(&limits(0, 1.0), 0, |_| cost(1)), 0);
+        assert_eq!(Walk::default().first_kept(&limits(0, 1.0), 0, 0, |_| cost(1)), 0);
     }
 
     #[test]
@@ -153,11 +154,11 @@ mod tests {
             let mut walk = Walk::default();
             for end in 1..=len {
                 if next(3) == 0 {
-                    walk.first_kept(&limits, end, |t| cost(turns[t]));
+                    walk.first_kept(&limits, 0, end, |t| cost(turns[t]));
                 }
             }
-            let once = Walk::default().first_kept(&limits, len, |t| cost(turns[t]));
-            let incremental = walk.first_kept(&limits, len, |t| cost(turns[t]));
+            let once = Walk::default().first_kept(&limits, 0, len, |t| cost(turns[t]));
+            let incremental = walk.first_kept(&limits, 0, len, |t| cost(turns[t]));
             let reference = after_every_turn(&turns, available, low);
             assert_eq!(once, reference, "{turns:?} available {available} low {low}");
             assert_eq!(incremental, reference, "{turns:?} available {available} low {low}");
@@ -169,11 +170,24 @@ mod tests {
     }
 
     #[test]
+    fn free_turns_cost_nothing_and_a_new_archive_walks_again() {
+        let turns = [9u64, 9, 9, 4, 4, 4, 4];
+        let limits = limits(20, 0.5);
+        let mut walk = Walk::default();
+        assert_eq!(walk.first_kept(&limits, 0, turns.len(), |t| cost(turns[t])), 4);
+        for free in 0..turns.len() {
+            let zeroed: Vec<u64> = turns.iter().enumerate().map(|(t, &c)| if t < free { 0 } else { c }).collect();
+            let reference = after_every_turn(&zeroed, 20, 10);
+            assert_eq!(walk.first_kept(&limits, free, turns.len(), |t| cost(turns[t])), reference, "free {free}");
+        }
+    }
+
+    #[test]
     fn forgets_turns_that_changed() {
         let limits = limits(10, 0.5);
         let mut walk = Walk::default();
-        assert_eq!(walk.first_kept(&limits, 4, |_| cost(4)), 2);
+        assert_eq!(walk.first_kept(&limits, 0, 4, |_| cost(4)), 2);
         walk.forget_from(1);
-        assert_eq!(walk.first_kept(&limits, 4, |t| cost(if t == 0 { 0 } else { 4 })), 3);
+        assert_eq!(walk.first_kept(&limits, 0, 4, |t| cost(if t == 0 { 0 } else { 4 })), 3);
     }
 }

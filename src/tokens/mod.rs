@@ -15,6 +15,7 @@ mod display;
 mod estimate;
 mod loaded;
 mod models;
+mod openai_models;
 
 pub use calibration::Calibration;
 pub use display::format_count;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::estimate::{Family, base_estimate, estimate_features};
+use super::openai_models;
 use super::{Count, Encoding, Tokenizer, saturate_u32};
 
 /// How a model's tokens are counted.
@@ -143,18 +144,11 @@ fn encoding_of(base: &str) -> Option<Encoding> {
     if let Some(encoding) = Encoding::ALL.into_iter().find(|e| e.name() == base) {
         return Some(encoding);
     }
-    use tiktoken_rs::tokenizer::Tokenizer;
-    match tiktoken_rs::tokenizer::get_tokenizer(base)? {
-        Tokenizer::O200kHarmony => Some(Encoding::O200kHarmony),
-        Tokenizer::O200kBase => Some(Encoding::O200kBase),
-        Tokenizer::Cl100kBase => Some(Encoding::Cl100kBase),
-        Tokenizer::P50kBase | Tokenizer::P50kEdit => Some(Encoding::P50kBase),
-        Tokenizer::R50kBase | Tokenizer::Gpt2 => Some(Encoding::R50kBase),
-    }
+    openai_models::encoding_of_model(base)
 }
 
-/// Context limits of the Anthropic and Google families; OpenAI's come from tiktoken-rs's
-/// table, which tracks OpenAI's model list. First matching prefix wins.
+/// Context limits of the Anthropic and Google families (OpenAI's: [`openai_models`]). First
+/// matching prefix wins.
 const FAMILY_LIMITS: &[(&str, u32)] = &[
     ("claude-", 200_000),
     ("gemini-1.5-pro", 2_097_152),
@@ -164,8 +158,8 @@ const FAMILY_LIMITS: &[(&str, u32)] = &[
 ];
 
 fn context_limit(base: &str) -> Option<u32> {
-    if let Some(limit) = tiktoken_rs::model::get_context_size(base) {
-        return u32::try_from(limit).ok();
+    if let Some(limit) = openai_models::context_limit_of_model(base) {
+        return Some(limit);
     }
     FAMILY_LIMITS
         .iter()

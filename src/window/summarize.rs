@@ -2,7 +2,8 @@
 //! that archives the turns it covers.
 //!
 //! A request covers the turns from the end of the archive to the strategy's target: the
-//! turns the sliding window pruned (`sliding`), or every turn but the newest (`summary`).
+//! turns the sliding window pruned (`sliding`), or the oldest turns that bring the view's
+//! history within `low_water` of its limit (`summary`; the newest turn always stays).
 //! When they do not fit the model's window in one prompt, the request covers as many as fit
 //! and `needs_summary` stays true until the rest is summarised, each part rolling up the
 //! previous summary.
@@ -57,7 +58,8 @@ impl Window {
     /// last summary; with `summary`, live tokens or the provider's last prompt total reach
     /// `threshold` of the context limit, or the history budget already pushed turns out of the
     /// view (with a small context limit the output reserve can leave less room than the
-    /// threshold), and there is a turn besides the newest to archive.
+    /// threshold), and the view is over `low_water` of its limit with a turn besides the
+    /// newest to archive.
     pub fn needs_summary(&self) -> bool {
         if self.summary_target() <= self.archived_turns() {
             return false;
@@ -80,8 +82,25 @@ impl Window {
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => {
                 self.policy.first_live_turn
             }
-            StrategyName::Summary => self.ledger.turns.len().saturating_sub(1).max(self.policy.first_live_turn),
+            StrategyName::Summary => self.summary_strategy_target(),
         }
+    }
+
+    /// The `summary` strategy's target: the oldest turns go (those already out of the view
+    /// first) until the view's history is within `low_water` of the history limit, as the
+    /// sliding window prunes; the newest turn always stays. So the view after a summary is
+    /// less than one turn under the low-water mark, not just the newest turn.
+    fn summary_strategy_target(&self) -> usize {
+        let newest = self.ledger.turns.len().saturating_sub(1);
+        let from = self.archived_turns().max(self.policy.first_live_turn).min(newest);
+        let low = self.settings.low_water.floor_of(self.available_for_history());
+        // History from a turn on shrinks with the turn: binary search, O(log² turns).
+        let (mut lo, mut hi) = (from, newest);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.history_from(mid).tokens() > low { lo = mid + 1 } else { hi = mid }
+        }
+        lo
     }
 
     /// The prompt to send to the agent's LLM: the turns to archive and the summary in place,
@@ -332,28 +351,47 @@ mod tests {
     }
 
     #[test]
-    fn summary_strategy_fires_at_the_threshold_and_keeps_the_newest_turn() {
-        let mut window = session(r#"{"strategy":"summary","context_limit":4000,"threshold":0.5,"summary_budget":300}"#, 3, 10, 290);
+    fn summary_strategy_fires_at_the_threshold_and_archives_down_to_low_water() {
+        let config = r#"{"strategy":"summary","context_limit":4000,"threshold":0.5,"low_water":0.5,"summary_budget":300}"#;
+        let mut window = session(config, 3, 10, 290);
+        for _ in 0..2 {
+            window.push_counted(Kind::User, Count::exact(300));
+            window.end_turn();
+        }
         assert!(!window.needs_summary(), "{} live tokens", window.live_tokens().tokens);
         window.record_prompt_total(2000);
         assert!(window.needs_summary(), "the provider's prompt total reached 0.5 of 4000");
         window.record_prompt_total(10);
-        for _ in 0..4 {
+        for _ in 0..2 {
             window.push_counted(Kind::User, Count::exact(300));
             window.end_turn();
         }
         assert!(window.live_tokens().tokens >= 2000 && window.needs_summary());
         assert_eq!(window.first_live_turn(), 0, "nothing is dropped before the summary arrives");
+        let low = window.settings().low_water.floor_of(window.available_for_history());
+        assert!(window.view_history().tokens() > low, "the view is over low water: a summary has turns to archive");
         window.summary_request().unwrap();
         window.set_summary(window.generation(), "Original task: fix src/lib.rs.", 99).unwrap();
-        let newest = window.turn_count() - 1;
-        assert_eq!(window.first_live_turn(), newest);
-        assert_eq!(window.archived_turns(), newest);
+        // Only the oldest turns went: the view is within one turn under low water.
+        let archived = window.archived_turns();
+        assert!(archived > 0 && archived < window.turn_count() - 1, "{archived} of {} turns archived", window.turn_count());
+        assert_eq!(window.first_live_turn(), archived);
+        let history = window.view_history().tokens();
+        let last_archived = u64::from(window.turn_info(archived - 1).unwrap().tokens.tokens);
+        assert!(history <= low && history + last_archived > low, "history {history}, low water {low}");
         assert!(!window.needs_summary());
         assert!(window.prompt_total().is_none());
         let record = window.summary().unwrap();
         assert!(record.tokens_after < record.tokens_before);
         assert_eq!(u64::from(window.live_tokens().tokens), reference_live(&window));
+        // The view grows back to the limit before the next summary or prune: the archived
+        // turns no longer count against it.
+        let (first, limit) = (window.first_live_turn(), window.available_for_history());
+        while window.view_history().tokens() + 300 <= limit {
+            window.push_counted(Kind::User, Count::exact(300));
+            window.end_turn();
+            assert_eq!(window.first_live_turn(), first, "pruned at {} of {limit}", window.view_history().tokens());
+        }
     }
 
     #[test]
@@ -361,13 +399,13 @@ mod tests {
         let mut window = Window::new("gpt-4o");
         window.configure(r#"{"strategy":"summary","context_limit":3000,"summary_budget":200}"#).unwrap();
         let file = "fn main() { println!(\"hello\"); }\n".repeat(60);
-        for _ in 0..6 {
+        for _ in 0..10 {
             window.push(Kind::User, "Read src/main.rs").unwrap();
             window.push(Kind::ToolResult, &file).unwrap();
             window.end_turn();
         }
         let mut parts = 0;
-        while window.needs_summary() || window.archived_turns() < window.turn_count() - 1 {
+        while window.needs_summary() {
             let request = window.summary_request().unwrap();
             let tokens = window.model().count(&request).tokens;
             assert!(tokens + 200 <= 3000, "request of {tokens} tokens does not fit");
@@ -375,8 +413,9 @@ mod tests {
             parts += 1;
             assert!(parts < 10);
         }
-        assert!(parts > 1, "six turns of ~{} tokens need several parts", window.message(1).unwrap().count().tokens);
+        assert!(parts > 1, "the pruned turns of ~{} tokens each need several parts", window.message(1).unwrap().count().tokens);
         assert_eq!(window.compactions().len(), parts);
+        assert_eq!(window.archived_turns(), window.first_live_turn(), "every pruned turn is summarised");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! One turn of a long tool-using session, for the long-session tests and benchmark: a
 //! question, sometimes thinking, up to two steps of one or two parallel tool calls whose
 //! outputs run from one line to 150 (a few lines of several hundred characters),
-//! and an answer. Included with `#[path]`.
+//! and an answer; and the agent's LLM answering the summary requests due. Included with
+//! `#[path]`.
 
 #[path = "rng.rs"]
 mod rng;
@@ -50,3 +51,27 @@ pub fn turn(window: &mut Window, rng: &mut Rng, id: &mut usize) {
     window.push(Kind::Assistant, &words(rng, 5, 80)).unwrap();
 }
 
+/// Answers the summary requests due, as an agent's LLM would: a generated summary within
+/// `summary_budget`. Returns how many were answered.
+pub fn answer_summaries(window: &mut Window, rng: &mut Rng, turn: usize) -> usize {
+    const WORDS: [&str; 8] = ["fixed", "the", "parser", "in", "src/config.rs", "pending", "tests", "done"];
+    let mut answered = 0;
+    while window.needs_summary() {
+        window.summary_request().unwrap();
+        // At most half the budget, and never more than the summary and turns it replaces.
+        let pending = window.pending_summary().unwrap();
+        let replaced = window.summary().map_or(0, |record| record.summary_tokens.tokens)
+            + (pending.first_turn..pending.end_turn).map(|t| window.turn_info(t).unwrap().tokens.tokens).sum::<u32>();
+        let most = (window.settings().summary_budget / 2).min(replaced) as usize;
+        let mut words: Vec<&str> = (0..rng.between(10, most.max(11))).map(|_| rng.pick(&WORDS)).collect();
+        let mut text = format!("Progress through turn {turn}: {}", words.join(" "));
+        while window.model().count(&text).tokens as usize > most && !words.is_empty() {
+            words.truncate(words.len() / 2);
+            text = format!("Progress through turn {turn}: {}", words.join(" "));
+        }
+        window.set_summary(window.generation(), &text, turn as u64).unwrap();
+        answered += 1;
+        assert!(answered < 50, "turn {turn}: needs_summary stays true after {answered} answers");
+    }
+    answered
+}

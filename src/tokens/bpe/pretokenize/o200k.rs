@@ -34,9 +34,7 @@ impl Pretokenizer for O200k {
         let (class, len) = class_at(text, start);
         let after_prefix = start + len;
         match class {
-            CLASS_UPPER | CLASS_LOWER | CLASS_LETTER_OTHER => lower_word(text, start)
-                .or_else(|| upper_word(text, start))
-                .unwrap_or(after_prefix),
+            CLASS_UPPER | CLASS_LOWER | CLASS_LETTER_OTHER => word(text, start).unwrap_or(after_prefix),
             CLASS_NUMBER => bounded_run_end(text, start, NUMBERS, 3),
             // A mark may be the optional prefix and also a word character.
             CLASS_MARK => lower_word(text, after_prefix)
@@ -44,20 +42,51 @@ impl Pretokenizer for O200k {
                 .or_else(|| upper_word(text, after_prefix))
                 .or_else(|| upper_word(text, start))
                 .unwrap_or_else(|| punctuation(text, start)),
-            CLASS_OTHER => lower_word(text, after_prefix)
-                .or_else(|| upper_word(text, after_prefix))
-                .unwrap_or_else(|| punctuation(text, start)),
-            CLASS_SPACE => lower_word(text, after_prefix)
-                .or_else(|| upper_word(text, after_prefix))
-                .unwrap_or_else(|| {
-                    if text[start] == b' ' && is_in(PUNCTUATION, class_at(text, after_prefix).0) {
-                        punctuation(text, after_prefix)
-                    } else {
-                        whitespace(text, start)
-                    }
-                }),
+            CLASS_OTHER => word_after_prefix(text, after_prefix).unwrap_or_else(|| punctuation(text, start)),
+            CLASS_SPACE => word_after_prefix(text, after_prefix).unwrap_or_else(|| {
+                if text[start] == b' ' && is_in(PUNCTUATION, class_at(text, after_prefix).0) {
+                    punctuation(text, after_prefix)
+                } else {
+                    whitespace(text, start)
+                }
+            }),
             _ => whitespace(text, start),
         }
+    }
+}
+
+/// The two word alternatives after a one-character prefix (which is neither a letter nor
+/// a mark), matched at `i`: none unless a word character follows the prefix.
+#[inline(always)]
+fn word_after_prefix(text: &[u8], i: usize) -> Option<usize> {
+    if is_in(UPPER_LIKE | LOWER_LIKE, class_at(text, i).0) { word(text, i) } else { None }
+}
+
+/// The two word alternatives ([`lower_word`], then [`upper_word`]) matched at `i`.
+#[inline(always)]
+fn word(text: &[u8], i: usize) -> Option<usize> {
+    ascii_word(text, i).or_else(|| lower_word(text, i).or_else(|| upper_word(text, i)))
+}
+
+/// The common case of the word alternatives, decided from ASCII alone: ASCII capitals
+/// then ASCII lower-case letters (at least one letter in all), followed by the end of
+/// the text or by an ASCII byte. `None` when that is not the case; the general matchers
+/// decide then.
+///
+/// Exact because the ASCII classes are disjoint: `[A-Z]` is only upper-like, `[a-z]`
+/// only lower-like, and no other ASCII byte is either. With lower-case letters the
+/// first alternative matches the capitals and the lower-case letters and stops at the
+/// byte after them (a capital there starts the next word, as in `camelCase`); with
+/// none, the first alternative fails and the second matches the capitals. Either way
+/// the contraction may follow.
+#[inline(always)]
+fn ascii_word(text: &[u8], i: usize) -> Option<usize> {
+    let capitals_end = ascii_run_end(text, i, u8::is_ascii_uppercase);
+    let end = ascii_run_end(text, capitals_end, u8::is_ascii_lowercase);
+    match text.get(end) {
+        _ if end == i => None,
+        Some(&byte) if !byte.is_ascii() => None,
+        _ => Some(end + case_insensitive_len(text, end)),
     }
 }
 
