@@ -23,12 +23,9 @@
 use ctxwin::{Kind, Window};
 use std::path::Path;
 
-#[path = "../tests/support/corpus.rs"]
-mod corpus;
-use corpus::Rng;
 #[path = "../tests/support/family_truths.rs"]
 mod family_truths;
-use family_truths::{Corpus, FIT_SEED, percentile};
+use family_truths::{Corpus, FIT_SEED, Rng, percentile};
 
 const SESSIONS: usize = 300;
 const OBSERVED_REQUESTS: usize = 5;

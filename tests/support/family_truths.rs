@@ -4,7 +4,7 @@
 //! (`real_text.rs`), the estimator's form refitted by least squares, and errors fitted on some
 //! families and judged on the others. Shared by `benches/estimates.rs` and
 //! `tests/estimator_families.rs`; included with `#[path]`.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +12,7 @@ use ctxwin::tokens::{Encoding, EstimateFit, Tokenizer, estimate_features};
 
 #[path = "real_text.rs"]
 mod real_text;
+pub use real_text::Rng;
 
 /// The texts the shipped coefficients were fitted on are `real_text::texts(8000, FIT_SEED)`;
 /// other seeds give other texts of the same files (held out from that fit).
@@ -142,8 +143,9 @@ fn solve(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> [f64; 3] {
         for row in 0..3 {
             if row != col {
                 let factor = a[row][col] / a[col][col];
-                for k in col..3 {
-                    a[row][k] -= factor * a[col][k];
+                let pivot_row = a[col];
+                for (x, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                    *x -= factor * p;
                 }
                 b[row] -= factor * b[col];
             }

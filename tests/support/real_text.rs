@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 #[path = "rng.rs"]
 mod rng;
-use rng::Rng;
+pub use rng::Rng;
 
 /// Where a text came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
