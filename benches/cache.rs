@@ -17,11 +17,26 @@
 //! sent per request and its ratio to `low_water: 1`, the largest request, and the requests
 //! over `context_limit - output_reserve` (the goal is none, anywhere).
 //!
+//! Then where the uncached input comes from, per configuration: items the previous request
+//! did not send (new ones; unavoidable), and items it sent that come again after the cached
+//! prefix broke, by what broke it (turns dropped from the front, an item of the same message
+//! rewritten, a synthetic item changed), the summary requests, and the tokens of the true
+//! common prefix that `prepare`'s `stable_tokens` left out (a library bug if not 0; a longer
+//! reported prefix fails the bench).
+//!
+//! Last, the front-dropping model: `sliding` and `drop_oldest` over the same sessions reduced
+//! to what each request sends (turn sizes and the running turn's size at each request), which
+//! reproduces the window's own numbers, and in it the best any policy dropping whole turns
+//! from the front could do knowing the whole session in advance (dynamic programming over
+//! request and first kept turn, a Lagrangian sweep of billed input against history): the
+//! floor under any choice of `low_water` or rule of when and how far to drop.
+//!
 //! Goals (issue 14): the default bills at most 0.55x the input of `low_water: 1` at 0.1x
 //! while sending at least 85% of its average history.
 
 use ctxwin::view::ItemType;
 use ctxwin::{Kind, Window};
+use std::collections::HashSet;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
@@ -32,11 +47,14 @@ use rng::Rng;
 const TURNS: usize = 200;
 const SEEDS: [u64; 3] = [1, 2, 3];
 const CONTEXT_LIMIT: u64 = 40_000;
+const BUDGET: u64 = 30_000;
 const RESERVE: u64 = 4_096;
+const SUMMARY_BUDGET: u64 = 1_000;
 const SYSTEM: i32 = 2_000;
 const TOOLS: i32 = 500;
-const STRATEGIES: [&str; 5] = ["sliding", "drop_oldest", "tiered", "monologue", "summary"];
-const LOW_WATERS: [&str; 5] = ["1", "0.9", "0.8", "0.7", "0.6"];
+const STRATEGIES: [&str; 8] =
+    ["sliding", "drop_oldest", "tiered", "monologue", "summary", "summary+conversation", "summary@auto", "summary+conversation@auto"];
+const LOW_WATERS: [&str; 6] = ["1", "0.9", "0.8", "0.7", "0.65", "0.6"];
 
 /// What one session cost.
 #[derive(Clone, Copy, Default)]
@@ -47,7 +65,21 @@ struct Totals {
     history: u64,
     largest: u64,
     over: u64,
+    /// Uncached tokens by cause: items the previous request did not send (new ones and
+    /// rewritten ones), then items it sent that come again after the prefix broke, by what
+    /// broke it: the boundary moved (turns dropped), an item of the same message rewritten
+    /// (a tool output cut), a synthetic item (summary block, marker) changed; and the
+    /// summary requests.
+    missed: [u64; 5],
+    /// Tokens of the true common prefix that `prepare`'s `stable_tokens` left out (where an
+    /// Anthropic agent would put its breakpoint too early); more would be a library bug.
+    unreported: u64,
+    /// The summary requests alone: how many, their input, and its cached part.
+    summaries: [u64; 3],
 }
+
+/// The causes of `Totals::missed`, as printed.
+const CAUSES: [&str; 5] = ["new", "dropped", "rewritten", "synthetic", "summary req"];
 
 impl Totals {
     fn billed(&self, price: f64) -> f64 {
@@ -62,34 +94,82 @@ fn output(lines: usize, salt: usize) -> String {
 
 /// The items of the request the window prepared, each as a hash of what it sends, with its
 /// tokens.
-fn request(window: &Window) -> Vec<(u64, u64)> {
+fn request(window: &Window) -> Vec<Sent> {
     (0..window.view_len())
         .map(|i| {
             let item = window.view_item(i).unwrap();
             let mut hasher = DefaultHasher::new();
-            (item.item_type == ItemType::Message, item.kind.code(), item.index, item.text).hash(&mut hasher);
-            (hasher.finish(), u64::from(item.tokens.tokens))
+            // What the item sends: a ledger message is known by its index (a call's id is not
+            // in its text), a synthetic item by its text alone.
+            let index = (item.item_type != ItemType::Synthetic).then_some(item.index);
+            (item.item_type == ItemType::Message, item.kind.code(), index, item.text).hash(&mut hasher);
+            Sent {
+                hash: hasher.finish(),
+                tokens: u64::from(item.tokens.tokens),
+                synthetic: item.item_type == ItemType::Synthetic,
+                index: item.index,
+            }
         })
         .collect()
 }
 
-fn session(strategy: &str, low_water: &str, seed: u64) -> Totals {
+/// One item of a request as the bench tracks it.
+#[derive(Clone, Copy)]
+struct Sent {
+    hash: u64,
+    tokens: u64,
+    synthetic: bool,
+    index: usize,
+}
+
+/// What a session looked like to a strategy that drops whole turns from the front, for the
+/// model below: the tokens each turn ended with, and per request the running turn and its
+/// tokens so far.
+#[derive(Clone, Default)]
+struct Trace {
+    turns: Vec<u64>,
+    requests: Vec<(usize, u64)>,
+}
+
+/// `strategy` is a strategy's name, or `summary+conversation`: `summary` with summary
+/// requests built as the conversation plus an instruction; `@auto` sets `history_budget`
+/// to "auto" (the limit less reserve and overhead), so the summary threshold fires before
+/// the budget prunes turns out of the view.
+fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
     let mut rng = Rng::new(seed);
     let mut window = Window::new("claude-sonnet-4-5");
     window.set_overhead(SYSTEM, TOOLS).unwrap();
+    let (strategy, budget) = strategy.split_once('@').map_or((strategy, BUDGET.to_string()), |(s, b)| (s, format!("\"{b}\"")));
+    let (strategy, mode) = strategy.split_once('+').unwrap_or((strategy, "standalone"));
     let config = format!(
-        r#"{{"strategy":"{strategy}","history_budget":30000,"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":1000}}"#
+        r#"{{"strategy":"{strategy}","history_budget":{budget},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":{SUMMARY_BUDGET},"summary_request":"{mode}"}}"#
     );
     window.configure(&config).unwrap();
     let overhead = (SYSTEM + TOOLS) as u64;
     let mut totals = Totals::default();
-    let mut previous: Vec<(u64, u64)> = Vec::new();
+    let mut trace = Trace::default();
+    let mut previous: Vec<Sent> = Vec::new();
     let mut call = 0;
-    let send = |window: &mut Window, totals: &mut Totals, previous: &mut Vec<(u64, u64)>| {
+    let send = |window: &mut Window, totals: &mut Totals, previous: &mut Vec<Sent>| {
         let info = window.prepare().expect("every request fits");
         let items = request(window);
-        let common = items.iter().zip(previous.iter()).take_while(|(a, b)| a.0 == b.0).count();
-        let cached = overhead + items[..common].iter().map(|i| i.1).sum::<u64>();
+        let common = items.iter().zip(previous.iter()).take_while(|(a, b)| a.hash == b.hash).count();
+        let common_tokens: u64 = items[..common].iter().map(|i| i.tokens).sum();
+        assert!(info.stable_items <= common, "prepare reported a stable prefix longer than the true one");
+        totals.unreported += common_tokens - info.stable_tokens;
+        let cached = overhead + common_tokens;
+        let sent_before: HashSet<u64> = previous.iter().map(|i| i.hash).collect();
+        let (again, new): (Vec<&Sent>, Vec<&Sent>) = items[common..].iter().partition(|i| sent_before.contains(&i.hash));
+        totals.missed[0] += new.iter().map(|i| i.tokens).sum::<u64>();
+        if let Some(old) = previous.get(common) {
+            let cause = match items.get(common) {
+                _ if old.synthetic => 3,
+                Some(item) if item.synthetic => 3,
+                Some(item) if item.index == old.index => 2,
+                _ => 1,
+            };
+            totals.missed[cause] += again.iter().map(|i| i.tokens).sum::<u64>();
+        }
         totals.requests += 1;
         totals.input += info.tokens;
         totals.cached += cached.min(info.tokens);
@@ -99,8 +179,10 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> Totals {
         *previous = items;
     };
     for turn in 0..TURNS {
-        window.push(Kind::User, &format!("Task {turn}: the test in module {} fails; find out why and fix it.", rng.below(40))).unwrap();
+        let mut running =
+            window.push(Kind::User, &format!("Task {turn}: the test in module {} fails; find out why and fix it.", rng.below(40))).unwrap().tokens;
         for _ in 0..rng.between(1, 4) {
+            trace.requests.push((turn, u64::from(running)));
             send(&mut window, &mut totals, &mut previous);
             let calls: Vec<String> = (0..rng.between(1, 3))
                 .map(|_| {
@@ -109,7 +191,7 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> Totals {
                 })
                 .collect();
             for id in &calls {
-                window.push_tool(Kind::ToolCall, id, &format!("read_file src/module_{}.rs", rng.below(40))).unwrap();
+                running += window.push_tool(Kind::ToolCall, id, &format!("read_file src/module_{}.rs", rng.below(40))).unwrap().tokens;
             }
             for id in &calls {
                 // Mostly a few lines, sometimes a file, now and then about 10,000 tokens.
@@ -118,24 +200,150 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> Totals {
                     1..=8 => rng.between(30, 150),
                     _ => rng.between(1, 12),
                 };
-                window.push_tool(Kind::ToolResult, id, &output(lines, call)).unwrap();
+                running += window.push_tool(Kind::ToolResult, id, &output(lines, call)).unwrap().tokens;
             }
         }
+        trace.requests.push((turn, u64::from(running)));
         send(&mut window, &mut totals, &mut previous);
-        window.push(Kind::Assistant, &format!("Fixed task {turn}: the helper returned early on empty input.")).unwrap();
+        running += window.push(Kind::Assistant, &format!("Fixed task {turn}: the helper returned early on empty input.")).unwrap().tokens;
+        trace.turns.push(u64::from(running));
         window.end_turn();
         if strategy == "summary" && window.needs_summary() {
-            let prompt = window.summary_request().unwrap();
-            let tokens = u64::from(window.model().count(&prompt).tokens);
+            let asked = ctxwin::json::summary_request(&mut window).unwrap();
+            let (tokens, cached, room) = if mode == "conversation" {
+                // The conversation as it stands (the last request and the answer since, a
+                // prefix the provider has cached) and the instruction, billed in full.
+                let items = request(&window);
+                let common = items.iter().zip(previous.iter()).take_while(|(a, b)| a.hash == b.hash).count();
+                let messages: Vec<serde_json::Value> = serde_json::from_str(&asked).unwrap();
+                let instruction = messages.last().unwrap()["content"].as_str().expect("after an answer: a message of its own").to_owned();
+                let tokens = u64::from(window.live_tokens().tokens + window.model().count(&instruction).tokens);
+                (tokens, overhead + items[..common].iter().map(|i| i.tokens).sum::<u64>(), SUMMARY_BUDGET)
+            } else {
+                // A prompt of its own: nothing of it is cached.
+                (u64::from(window.model().count(&asked).tokens), 0, RESERVE.max(SUMMARY_BUDGET))
+            };
             totals.requests += 1;
-            totals.input += tokens; // a fresh prompt: nothing of it is cached
+            totals.input += tokens;
+            totals.cached += cached;
+            for (sum, add) in totals.summaries.iter_mut().zip([1, tokens, cached]) {
+                *sum += add;
+            }
+            totals.missed[4] += tokens - cached;
             totals.largest = totals.largest.max(tokens);
-            totals.over += u64::from(tokens + RESERVE > CONTEXT_LIMIT);
-            let summary = "Progress: fixed the failing tests in src/module_*.rs one by one. ".repeat(25);
+            totals.over += u64::from(tokens + room > CONTEXT_LIMIT);
+            let summary = format!("Progress through task {turn}: ") + &"fixed the failing tests in src/module_*.rs one by one. ".repeat(25);
             window.set_summary(window.generation(), &summary, turn as u64).unwrap();
         }
     }
-    totals
+    (totals, trace)
+}
+
+/// The front-dropping model of a trace: the first kept turn of each request (`firsts`),
+/// billed as the bench bills (the overhead and an unchanged boundary's earlier items cached
+/// at `price`; after the boundary moved, the whole history is sent again). Returns the
+/// billed input and the history sent, summed over the requests.
+fn model_bill(trace: &Trace, firsts: &[usize], price: f64) -> (f64, f64) {
+    let sums = prefix_sums(&trace.turns);
+    let (mut billed, mut history) = (0.0, 0.0);
+    for (r, (&(turn, tokens), &first)) in trace.requests.iter().zip(firsts).enumerate() {
+        let sent = sums[turn] - sums[first] + tokens;
+        let uncached = match r.checked_sub(1) {
+            Some(p) if firsts[p] == first => arrived(trace, &sums, p, r).min(sent),
+            _ => sent,
+        };
+        billed += uncached as f64 + price * (sent - uncached + (SYSTEM + TOOLS) as u64) as f64;
+        history += sent as f64;
+    }
+    (billed, history)
+}
+
+fn prefix_sums(turns: &[u64]) -> Vec<u64> {
+    std::iter::once(0).chain(turns.iter().scan(0, |sum, &t| {
+        *sum += t;
+        Some(*sum)
+    })).collect()
+}
+
+/// Tokens pushed between requests `p` and `r`.
+fn arrived(trace: &Trace, sums: &[u64], p: usize, r: usize) -> u64 {
+    let ((t0, s0), (t1, s1)) = (trace.requests[p], trace.requests[r]);
+    if t0 == t1 { s1 - s0 } else { sums[t1] - sums[t0] - s0 + s1 }
+}
+
+/// The sliding walk with `low_water` over a trace, as the library defines it.
+fn model_walk(trace: &Trace, low_water: f64) -> Vec<usize> {
+    let low = (low_water * BUDGET as f64).floor() as u64;
+    let (mut first, mut kept, mut done) = (0, 0, 0);
+    let mut firsts = Vec::with_capacity(trace.requests.len());
+    for &(turn, tokens) in &trace.requests {
+        while done < turn {
+            kept += trace.turns[done];
+            done += 1;
+            if kept > BUDGET {
+                while first + 1 < done && kept > low {
+                    kept -= trace.turns[first];
+                    first += 1;
+                }
+            }
+        }
+        let (mut f, mut k) = (first, kept + tokens);
+        if k > BUDGET {
+            while f < turn && k > low {
+                k -= trace.turns[f];
+                f += 1;
+            }
+        }
+        firsts.push(f);
+    }
+    firsts
+}
+
+/// The best any policy dropping whole turns from the front could do, knowing the whole
+/// session in advance: the first kept turn of each request minimising billed input less
+/// `lambda` per token of history sent (a Lagrangian sweep over `lambda` traces the frontier
+/// of billed input against history), under the same budget (a turn alone over it is sent
+/// whole). Dynamic programming over (request, first kept turn).
+fn oracle(trace: &Trace, lambda: f64, price: f64) -> Vec<usize> {
+    let sums = prefix_sums(&trace.turns);
+    let overhead = (SYSTEM + TOOLS) as f64 * price;
+    let mut dp: Vec<f64> = Vec::new();
+    let mut from: Vec<Vec<usize>> = Vec::with_capacity(trace.requests.len());
+    for (r, &(turn, tokens)) in trace.requests.iter().enumerate() {
+        let arrived = r.checked_sub(1).map(|p| arrived(trace, &sums, p, r));
+        let mut next = vec![f64::INFINITY; turn + 1];
+        let mut choice = vec![usize::MAX; turn + 1];
+        let mut best = (f64::INFINITY, usize::MAX); // min of dp over first < f
+        for f in 0..=turn {
+            if f > 0 && f - 1 < dp.len() && dp[f - 1] < best.0 {
+                best = (dp[f - 1], f - 1);
+            }
+            let sent = sums[turn] - sums[f] + tokens;
+            if sent > BUDGET && f < turn {
+                continue;
+            }
+            let cost = |uncached: u64| uncached as f64 + price * (sent - uncached) as f64 + overhead - lambda * sent as f64;
+            if r == 0 {
+                (next[f], choice[f]) = (cost(sent), f);
+                continue;
+            }
+            if f < dp.len() && dp[f].is_finite() {
+                (next[f], choice[f]) = (dp[f] + cost(arrived.unwrap().min(sent)), f);
+            }
+            if best.0.is_finite() && best.0 + cost(sent) < next[f] {
+                (next[f], choice[f]) = (best.0 + cost(sent), best.1);
+            }
+        }
+        dp = next;
+        from.push(choice);
+    }
+    let mut f = (0..dp.len()).min_by(|&a, &b| dp[a].total_cmp(&dp[b])).unwrap();
+    let mut firsts = vec![0; trace.requests.len()];
+    for r in (0..trace.requests.len()).rev() {
+        firsts[r] = f;
+        f = from[r][f];
+    }
+    firsts
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -144,16 +352,22 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    println!("cache bench: {TURNS} turns, seeds {SEEDS:?}, budget 30000, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians");
+    println!("cache bench: {TURNS} turns, seeds {SEEDS:?}, budget {BUDGET}, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians");
     println!(
-        "{:<12} {:>9} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9} {:>6}",
+        "{:<26} {:>9} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9} {:>6}",
         "strategy", "low_water", "hit", "billed.1", "billed.5", "vs 1 .1", "vs 1 .5", "history", "vs 1", "largest", "over"
     );
     let mut over_anywhere = 0;
+    let mut misses = Vec::new();
+    let mut summaries = Vec::new();
+    let mut traces = Vec::new();
     for strategy in STRATEGIES {
         let mut baseline: Option<Vec<Totals>> = None;
         for low_water in LOW_WATERS {
-            let runs: Vec<Totals> = SEEDS.iter().map(|&seed| session(strategy, low_water, seed)).collect();
+            let (runs, trace): (Vec<Totals>, Vec<Trace>) = SEEDS.iter().map(|&seed| session(strategy, low_water, seed)).unzip();
+            if traces.is_empty() {
+                traces = trace; // the same pushes under every strategy
+            }
             let base = baseline.get_or_insert_with(|| runs.clone()).clone();
             let per = |f: &dyn Fn(&Totals, &Totals) -> f64| median(runs.iter().zip(&base).map(|(r, b)| f(r, b)).collect());
             let hit = per(&|r, _| r.cached as f64 / r.input as f64);
@@ -167,10 +381,78 @@ fn main() {
             let over: u64 = runs.iter().map(|r| r.over).sum();
             over_anywhere += over;
             println!(
-                "{strategy:<12} {low_water:>9} {:>7.1}% {billed01:>10.2} {billed05:>10.2} {ratio01:>8.2} {ratio05:>8.2} {history:>9.0} {history_ratio:>8.2} {largest:>9} {over:>6}",
+                "{strategy:<26} {low_water:>9} {:>7.1}% {billed01:>10.2} {billed05:>10.2} {ratio01:>8.3} {ratio05:>8.3} {history:>9.0} {history_ratio:>8.3} {largest:>9} {over:>6}",
                 hit * 100.0
             );
+            let missed: Vec<String> = (0..CAUSES.len())
+                .map(|c| format!("{:>10.0}", per(&|r, _| r.missed[c] as f64 / 1e3)))
+                .collect();
+            let unreported = per(&|r, _| r.unreported as f64 / 1e3);
+            misses.push(format!("{strategy:<26} {low_water:>9} {} {unreported:>10.0}", missed.join(" ")));
+            if runs.iter().any(|r| r.summaries[0] > 0) {
+                let asked = per(&|r, _| r.summaries[0] as f64);
+                let input = per(&|r, _| r.summaries[1] as f64 / 1e3);
+                let billed = |price: f64| per(&|r, _| (r.summaries[1] - r.summaries[2]) as f64 / 1e3 + price * r.summaries[2] as f64 / 1e3);
+                summaries.push(format!(
+                    "{strategy:<26} {low_water:>9} {asked:>9.0} {input:>10.0} {:>10.0} {:>10.0}",
+                    billed(0.1),
+                    billed(0.5)
+                ));
+            }
         }
     }
     println!("requests over context_limit - output_reserve in every configuration: {over_anywhere}");
+    println!("\nuncached input by cause, thousands of tokens (medians):");
+    println!("{:<26} {:>9} {} {:>10}", "strategy", "low_water", CAUSES.map(|c| format!("{c:>10}")).join(" "), "unreported");
+    for line in misses {
+        println!("{line}");
+    }
+    println!("\nsummary requests alone, thousands of tokens (medians): standalone prompts vs the conversation plus an instruction");
+    println!("{:<26} {:>9} {:>9} {:>10} {:>10} {:>10}", "strategy", "low_water", "requests", "input", "billed.1", "billed.5");
+    for line in summaries {
+        println!("{line}");
+    }
+    frontier(&traces);
 }
+
+/// Sliding in the front-dropping model: the walk at each low water, and the best any
+/// front-dropping policy could do knowing the session in advance, at 0.1x, relative to the
+/// walk at low water 1 (medians over the seeds).
+fn frontier(traces: &[Trace]) {
+    println!("\nfront-dropping model (sliding, drop_oldest), cached at 0.1x: billed vs low_water 1, history vs low_water 1");
+    let base: Vec<(f64, f64)> = traces.iter().map(|t| model_bill(t, &model_walk(t, 1.0), 0.1)).collect();
+    let ratios = |points: &[(f64, f64)]| {
+        let billed = median(points.iter().zip(&base).map(|(p, b)| p.0 / b.0).collect());
+        let history = median(points.iter().zip(&base).map(|(p, b)| p.1 / b.1).collect());
+        (billed, history)
+    };
+    for low_water in LOW_WATERS.map(|l| l.parse::<f64>().unwrap()) {
+        let points: Vec<(f64, f64)> = traces.iter().map(|t| model_bill(t, &model_walk(t, low_water), 0.1)).collect();
+        let (billed, history) = ratios(&points);
+        let worst = points.iter().zip(&base).map(|(p, b)| p.1 / b.1).fold(f64::INFINITY, f64::min);
+        println!("  walk, low_water {low_water:<4}  billed {billed:.3}  history {history:.3} (lowest seed {worst:.3})");
+    }
+    // The oracle's frontier per seed; at each history floor, its cheapest point.
+    let sweeps: Vec<Vec<(f64, f64)>> = traces
+        .iter()
+        .zip(&base)
+        .map(|(t, b)| {
+            (0..=80)
+                .map(|i| {
+                    let point = model_bill(t, &oracle(t, f64::from(i) * 0.00625, 0.1), 0.1);
+                    (point.0 / b.0, point.1 / b.1)
+                })
+                .collect()
+        })
+        .collect();
+    for floor in [0.80, 0.85, 0.88, 0.90] {
+        let best = median(
+            sweeps
+                .iter()
+                .map(|sweep| sweep.iter().filter(|p| p.1 >= floor).map(|p| p.0).fold(f64::INFINITY, f64::min))
+                .collect(),
+        );
+        println!("  oracle, history >= {floor:.2}: billed {best:.3}");
+    }
+}
+

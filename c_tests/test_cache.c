@@ -86,6 +86,10 @@ static void usage_objects_of_every_provider(void) {
     CHECK_OK(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"cachedContentTokenCount\":12}}"));
     CHECK_OK(ctxwin_window_cache_stats(w, &stats));
     CHECK(stats.requests == 4 && stats.prompt_tokens == 80 && stats.cached_tokens == 42);
+    /* Gemini bills the tool-use prompt (its own tools' results) apart from promptTokenCount. */
+    CHECK_OK(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"toolUsePromptTokenCount\":300}}"));
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 5 && stats.prompt_tokens == 400 && stats.cached_tokens == 42);
     /* Bad input: a status, the field named, nothing changed. */
     ctxwin_count before, after;
     CHECK_OK(ctxwin_window_live_tokens(w, &before));
@@ -99,8 +103,11 @@ static void usage_objects_of_every_provider(void) {
     CHECK_STATUS(observe(w, 0, 2, "{\"prompt_tokens\":"), CTXWIN_STATUS_PARSE);
     CHECK_STATUS(ctxwin_window_observe_usage_json(w, 0, 2, NULL, 4), CTXWIN_STATUS_NULL_ARG);
     CHECK_STATUS(ctxwin_window_observe_usage_json(w, 0, 2, "\xff\xfe", 2), CTXWIN_STATUS_INVALID_UTF8);
+    CHECK_STATUS(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"toolUsePromptTokenCount\":-3}}"),
+                 CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "toolUsePromptTokenCount") != NULL);
     CHECK_OK(ctxwin_window_cache_stats(w, &stats));
-    CHECK(stats.requests == 4);
+    CHECK(stats.requests == 5);
     CHECK_OK(ctxwin_window_live_tokens(w, &after));
     CHECK(before.tokens == after.tokens);
     CHECK_STATUS(ctxwin_window_cache_stats(w, NULL), CTXWIN_STATUS_NULL_ARG);
@@ -120,6 +127,13 @@ static void cache_keys_are_validated_and_saved(void) {
     }
     CHECK_STATUS(ctxwin_window_set_budget(w, 100000), CTXWIN_STATUS_OUT_OF_RANGE);
     CHECK(strstr(last_error(w), "6144") != NULL); /* 8192 - 2048 */
+    /* A budget set earlier is not clamped silently by a smaller context limit: refused. */
+    CHECK_OK(ctxwin_window_set_budget(w, 6000));
+    CHECK_STATUS(configure(w, "{\"context_limit\":4000}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "context_limit") != NULL && strstr(last_error(w), "3000") != NULL); /* 4000 - 1000 */
+    int32_t budget = 0;
+    CHECK_OK(ctxwin_window_budget(w, &budget));
+    CHECK(budget == 6000);
     CHECK_OK(configure(w, "{\"history_budget\":\"auto\",\"low_water\":0.75,\"output_reserve\":1000}"));
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hello"));
     ctxwin_request_info info;

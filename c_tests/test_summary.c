@@ -170,9 +170,54 @@ static void summary_strategy_archives_the_oldest_turns_down_to_low_water(void) {
     ctxwin_window_free(w);
 }
 
+/* summary_request "conversation": the request is the conversation as render_json gives it,
+ * then one user instruction; set_summary answers it as it answers the standalone prompt. */
+static void conversation_request_is_the_rendered_conversation_plus_an_instruction(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"strategy\": \"summary\", \"context_limit\": 8000, \"threshold\": 0.5, "
+                         "\"summary_budget\": 500, \"format\": \"openai_chat\", \"summary_request\": \"conversation\", "
+                         "\"low_water\": 0.01}"; /* archives every turn but the running one */
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    char output[2048];
+    for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 48 == 47 ? '\n' : 'a' + (char)(i % 26));
+    output[sizeof output - 1] = '\0';
+    for (int turn = 0; turn < 40 && !ctxwin_window_needs_summary(w); turn++) {
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Run the test suite and report failures"));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, output));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    CHECK(ctxwin_window_needs_summary(w));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Now the newest task."));
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_render_json(w, NULL, 0, &needed));
+    char *sent = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_render_json(w, sent, needed + 1, &needed));
+    char *req = request(w);
+    /* The conversation array, its closing bracket replaced by one more message. */
+    CHECK(strncmp(req, sent, needed - 1) == 0);
+    const char *instruction = ",{\"role\":\"user\",\"content\":\"Stop working";
+    CHECK(strncmp(req + needed - 1, instruction, strlen(instruction)) == 0);
+    CHECK(strstr(req + needed, "begins \\\"Now the newest task.\\\"") != NULL);
+    CHECK(req[strlen(req) - 1] == ']');
+    free(sent);
+    free(req);
+    int32_t before = live(w);
+    const char *summary = "Original task: run the tests. Ledger: [done] ran them.";
+    CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
+    CHECK(ctxwin_window_first_live_turn(w) == ctxwin_window_turn_count(w) - 1);
+    CHECK(live(w) < before);
+    /* A bad value is refused, naming the key, and changes nothing. */
+    const char *bad = "{\"summary_request\": \"chat\"}";
+    CHECK_STATUS(ctxwin_window_configure(w, bad, strlen(bad)), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "summary_request") != NULL);
+    ctxwin_window_free(w);
+}
+
 void suite_summary(void) {
     harness_run("pruned_turns_are_summarised_and_archived", pruned_turns_are_summarised_and_archived);
     harness_run("compaction_records_are_json", compaction_records_are_json);
     harness_run("every_rejection_keeps_the_history", every_rejection_keeps_the_history);
     harness_run("summary_strategy_archives_the_oldest_turns_down_to_low_water", summary_strategy_archives_the_oldest_turns_down_to_low_water);
+    harness_run("conversation_request_is_the_rendered_conversation_plus_an_instruction",
+                conversation_request_is_the_rendered_conversation_plus_an_instruction);
 }

@@ -555,7 +555,9 @@ ctxwin_status ctxwin_window_prepare(struct ctxwin_window *w, struct ctxwin_reque
  * includes `input_tokens_details.cached_tokens`), Anthropic `usage` (the prompt is
  * `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`; the reads are
  * cached), Gemini `usageMetadata` (`promptTokenCount`, which includes
- * `cachedContentTokenCount`).
+ * `cachedContentTokenCount`, plus `toolUsePromptTokenCount`: the results of Gemini's own
+ * tools, billed as input; the statistics count them, the calibration leaves them out since
+ * the request sent did not hold them).
  *
  * Parameters: `json`, `len` is borrowed UTF-8.
  *
@@ -1259,6 +1261,16 @@ CTXWIN_NODISCARD bool ctxwin_window_needs_summary(const struct ctxwin_window *w)
  * many as fit, and `ctxwin_window_needs_summary` stays true for the rest (ask again after
  * `ctxwin_window_set_summary`).
  *
+ * With the `summary_request: "conversation"` key, the request is instead a JSON array in the
+ * window's format: the conversation as `ctxwin_window_render_json` renders it, then a final
+ * user message asking for the summary of the turns to archive (by where the kept part
+ * starts). Send it as the request's `messages` / `input` / `contents` with your usual
+ * system prompt and tools: your last request sent the same conversation, so the provider
+ * serves it from its prompt cache. Turns to archive that the view no longer sends (pruned
+ * before being summarised) go into the final message as a transcript. It fits the context
+ * limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`);
+ * OUT_OF_RANGE when the conversation and the instruction do not.
+ *
  * On success the window remembers what the prompt covers; answer with
  * `ctxwin_window_set_summary(w, ctxwin_window_generation(w), …)`. Works whether or not the
  * trigger fired (a manual compaction).
@@ -1946,7 +1958,7 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
  * per message); `max_message_bytes` (the largest
  * text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
- * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
+ * limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.65: a strategy that
  * has to act acts until the view is within this fraction of its limits, so the view, and the
  * provider's cached prefix, then stay unchanged for many turns), `output_reserve` (0 to
  * INT32_MAX or "auto", the default: a quarter of the context limit, at most 4096; tokens of
@@ -1954,7 +1966,11 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * the view never grows into when the limit is known; a reserve leaving no room for the
  * overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
  * Anthropic renders mark the end of the stable prefix and the newest message with
- * `cache_control`, at most four breakpoints with the caller's own); `format` (`"auto"`, the default,
+ * `cache_control`, at most four breakpoints with the caller's own); `summary_request`
+ * (`"standalone"`, the default: `ctxwin_window_summary_request` writes a prompt of its own
+ * around a transcript of the turns to archive; `"conversation"`: the conversation as
+ * rendered in the window's format, then a final user instruction, which the provider
+ * serves mostly from its prompt cache); `format` (`"auto"`, the default,
  * `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
  * `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
  * the first JSON push, and before any the model family's; once fixed, by this key or a JSON
@@ -1985,6 +2001,9 @@ ctxwin_status ctxwin_window_configure(struct ctxwin_window *w,
  * the model can take when its context limit is known: the limit less the output reserve and,
  * unless `budget_includes_overhead`, the overhead and pinned messages; `last_error` says how
  * much it can take. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
+ * A later `ctxwin_window_configure` that lowers what the model can take under this budget
+ * (`context_limit`, `output_reserve`, `budget_includes_overhead`) is refused the same way
+ * (`CTXWIN_STATUS_INVALID_ARG` naming the key), unless it gives a budget that fits.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

@@ -16,7 +16,7 @@ pub const DEFAULT_THRESHOLD: Fraction = Fraction(0.85);
 
 /// The default `low_water`: when a strategy has to act, it acts until the view is within this
 /// fraction of its limits (1 acts only as far as the limits require).
-pub const DEFAULT_LOW_WATER: Fraction = Fraction(0.7);
+pub const DEFAULT_LOW_WATER: Fraction = Fraction(0.65);
 
 /// The most `output_reserve: "auto"` (the default) keeps for the model's answer: a quarter
 /// of the context limit, at most this.
@@ -82,6 +82,29 @@ pub mod defaults {
     pub const KEEP_RECENT_TURNS: u32 = 2;
     /// Lines of a tool output tiered compaction keeps (head and tail).
     pub const TOOL_OUTPUT_MAX_LINES: u32 = 40;
+}
+
+/// How a summary request is built (`summary_request`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SummaryRequest {
+    /// A prompt of its own: instructions around a transcript of the turns to archive
+    /// (`"standalone"`, the default). It fits a small context and holds only what it covers.
+    #[default]
+    Standalone,
+    /// The conversation as the window renders it in its format, then a final user message
+    /// asking for the summary (`"conversation"`): the provider serves the conversation from
+    /// its prompt cache, since the agent's last request sent it.
+    Conversation,
+}
+
+impl SummaryRequest {
+    /// The name `configure` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SummaryRequest::Standalone => "standalone",
+            SummaryRequest::Conversation => "conversation",
+        }
+    }
 }
 
 /// What a push does with text that is not valid UTF-8 (`invalid_utf8`).
@@ -189,6 +212,8 @@ pub struct Settings {
     /// Anthropic renders mark the end of the stable prefix and the newest message with
     /// `cache_control` breakpoints.
     pub cache_breakpoints: bool,
+    /// How summary requests are built.
+    pub summary_request: SummaryRequest,
 }
 
 impl Default for Settings {
@@ -215,6 +240,7 @@ impl Default for Settings {
             low_water: DEFAULT_LOW_WATER,
             output_reserve: Tokens::Auto,
             cache_breakpoints: false,
+            summary_request: SummaryRequest::Standalone,
         }
     }
 }
@@ -274,6 +300,7 @@ impl Settings {
             "low_water": self.low_water.get(),
             "output_reserve": self.output_reserve.to_value(),
             "cache_breakpoints": self.cache_breakpoints,
+            "summary_request": self.summary_request.as_str(),
         })
     }
 
@@ -331,6 +358,7 @@ impl Settings {
             "low_water" => self.low_water = parse_fraction(key, value)?,
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
             "cache_breakpoints" => self.cache_breakpoints = parse_bool(key, value)?,
+            "summary_request" => self.summary_request = parse_summary_request(value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
         }
         Ok(())
@@ -398,7 +426,16 @@ fn parse_format(value: &Value) -> Result<Option<Format>> {
     }
 }
 
-/// A threshold: `null` (none) or a whole number from 1 to `i32::MAX`.
+fn parse_summary_request(value: &Value) -> Result<SummaryRequest> {
+    match value.as_str() {
+        Some("standalone") => Ok(SummaryRequest::Standalone),
+        Some("conversation") => Ok(SummaryRequest::Conversation),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'summary_request' must be \"standalone\" or \"conversation\" (got {value})"
+        ))),
+    }
+}
+
 fn parse_invalid_utf8(value: &Value) -> Result<InvalidUtf8> {
     match value.as_str() {
         Some("error") => Ok(InvalidUtf8::Error),
@@ -512,6 +549,8 @@ mod tests {
             r#"{"output_reserve":"auto"}"#,
             r#"{"history_budget":"auto"}"#,
             r#"{"cache_breakpoints":true}"#,
+            r#"{"summary_request":"conversation"}"#,
+            r#"{"summary_request":"standalone"}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
@@ -580,6 +619,8 @@ mod tests {
             (r#"{"output_reserve":"big"}"#, ErrorKind::InvalidArg, "output_reserve"),
             (r#"{"history_budget":"Auto"}"#, ErrorKind::InvalidArg, "history_budget"),
             (r#"{"cache_breakpoints":1}"#, ErrorKind::InvalidArg, "cache_breakpoints"),
+            (r#"{"summary_request":"chat"}"#, ErrorKind::InvalidArg, "summary_request"),
+            (r#"{"summary_request":true}"#, ErrorKind::InvalidArg, "summary_request"),
             (
                 r#"{"strategy":"tiered","keep_first":4,"keep_recent":8,"message_threshold":10}"#,
                 ErrorKind::InvalidArg,

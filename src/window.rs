@@ -150,11 +150,21 @@ impl Window {
                 )));
             }
         }
-        // A budget given here is checked against the model; the default (100000) and a budget
-        // set earlier are capped by what the model can take (see `available_for_history`).
-        let sets_budget = serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get("history_budget").is_some());
-        if sets_budget {
+        // A budget given here is checked against the model, and so is a budget set earlier
+        // when this call lowers what the model can take (a smaller context limit, a larger
+        // output reserve): refused, never clamped silently. The default budget (100000) is
+        // capped by what the model can take (see `available_for_history`).
+        let given = |key: &str| serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get(key).is_some());
+        if given("history_budget") {
             self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
+        } else if settings.history_budget != crate::config::DEFAULT_HISTORY_BUDGET {
+            if let Some(key) = ["context_limit", "output_reserve", "budget_includes_overhead"].into_iter().find(|key| given(key)) {
+                self.check_budget(&settings).map_err(|why| {
+                    Error::invalid_arg(format!(
+                        "configuration key '{key}': the {why}; give a history_budget that fits (or \"auto\") in the same call"
+                    ))
+                })?;
+            }
         }
         let formats = match settings.format {
             Some(format) if !self.wire.wire_formats.contains(format) => {

@@ -135,3 +135,36 @@ fn auto_budget_follows_the_model_and_too_large_budgets_are_refused() {
     let default = session("gpt-4", r#"{"low_water":1}"#, 100, 100);
     assert_eq!(default.view_history().tokens(), 6100);
 }
+
+/// A budget set earlier is not clamped silently when a later call lowers what the model can
+/// take: lowering `context_limit` or raising `output_reserve` under it is refused, naming the
+/// key and how much the model can take, and changes nothing; given together with a budget
+/// that fits (or "auto"), it goes. The default budget stays capped.
+#[test]
+fn lowering_the_limit_under_an_explicit_budget_is_refused() {
+    let mut window = session("gpt-4o", r#"{"history_budget":30000}"#, 20, 100);
+    window.set_overhead(500, 0).unwrap();
+    let before = ctxwin::persist::export(&window);
+    for (config, key, most) in [
+        // 20000 - 4096 (auto reserve) - 500 overhead.
+        (r#"{"context_limit":20000}"#, "context_limit", "15404"),
+        (r#"{"context_limit":40000,"output_reserve":10000}"#, "output_reserve", "29500"),
+    ] {
+        let err = window.configure(config).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArg, "{config}");
+        let message = err.message();
+        assert!(message.contains(&format!("'{key}'")) || message.contains("'context_limit'"), "{config}: {message}");
+        assert!(message.contains("30000") && message.contains(most), "{config}: {message}");
+        assert_eq!(ctxwin::persist::export(&window), before, "{config}: a refusal changes nothing");
+    }
+    let mut budget = window.clone();
+    budget.set_budget(20_000).unwrap();
+    budget.configure(r#"{"context_limit":40000}"#).unwrap();
+    window.configure(r#"{"context_limit":20000,"history_budget":15000}"#).unwrap();
+    assert_eq!(window.settings().history_budget, 15000);
+    window.configure(r#"{"history_budget":30000,"context_limit":0}"#).unwrap();
+    window.configure(r#"{"context_limit":10000,"history_budget":"auto"}"#).unwrap();
+    // The default budget is capped by what the model can take, as before.
+    let mut default = session("gpt-4o", "{}", 20, 100);
+    default.configure(r#"{"context_limit":8000}"#).unwrap();
+}

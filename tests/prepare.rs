@@ -267,11 +267,24 @@ fn usage_objects_calibrate_and_add_up() {
         .unwrap();
     let stats = by_json.cache_stats();
     assert_eq!((stats.requests, stats.prompt_tokens, stats.cached_tokens), (2, 70, 35));
+    // Gemini's tool-use prompt (its own tools' results, given back to the model) is billed
+    // on top of promptTokenCount but was not in the request sent: the statistics add it, the
+    // calibration learns from the request as sent, exactly as observe_usage with it.
+    let (mut gemini, mut plain) = (build(), build());
+    let json = r#"{"usageMetadata":{"promptTokenCount":30,"cachedContentTokenCount":10,"toolUsePromptTokenCount":900,"totalTokenCount":960}}"#;
+    let usage = gemini.observe_usage_json(0, 2, json).unwrap();
+    assert_eq!((usage.prompt_tokens, usage.cached_tokens, usage.tool_use_tokens), (930, 10, 900));
+    plain.observe_usage(0, 2, 30).unwrap();
+    assert_eq!(gemini.calibration_ratio(), plain.calibration_ratio());
+    assert_eq!(gemini.live_tokens(), plain.live_tokens());
+    let stats = gemini.cache_stats();
+    assert_eq!((stats.requests, stats.prompt_tokens, stats.cached_tokens), (1, 930, 10));
     let before = ctxwin::persist::export(&by_json);
     for (first, end, json, kind, needle) in [
         (0, 2, r#"{"prompt_tokens":-4}"#, ErrorKind::InvalidArg, "prompt_tokens"),
         (0, 2, r#"{"completion_tokens":4}"#, ErrorKind::InvalidArg, "unknown shape"),
         (0, 2, r#"{"usageMetadata":{"promptTokenCount":9,"cachedContentTokenCount":-1}}"#, ErrorKind::InvalidArg, "cachedContentTokenCount"),
+        (0, 2, r#"{"usageMetadata":{"promptTokenCount":9,"toolUsePromptTokenCount":1.5}}"#, ErrorKind::InvalidArg, "toolUsePromptTokenCount"),
         (0, 9, r#"{"prompt_tokens":40}"#, ErrorKind::OutOfRange, "0..9"),
         (2, 1, r#"{"prompt_tokens":40}"#, ErrorKind::OutOfRange, "2..1"),
         (0, 2, r#"{"prompt_tokens":"#, ErrorKind::Parse, "JSON"),

@@ -15,6 +15,12 @@
 //! - **Gemini** `usageMetadata`: `promptTokenCount` is the number of tokens in the request,
 //!   and "when cached content is set, this is still the total effective prompt size", so it
 //!   includes `cachedContentTokenCount` (the generateContent reference).
+//!   `toolUsePromptTokenCount` counts the results of the provider's own tool executions
+//!   (Google Search, code execution) given back to the model as input: apart from
+//!   `promptTokenCount` (`totalTokenCount` is the sum of the prompt, candidates, tool-use
+//!   prompt and thoughts counts), and billed as input, so the prompt total adds it. The
+//!   request the agent sent did not hold those tokens: [`Usage::sent_tokens`] leaves them
+//!   out for calibration.
 //!
 //! A whole response body is accepted too: its `usage` or `usageMetadata` member is read.
 
@@ -24,10 +30,21 @@ use serde_json::{Map, Value};
 /// One request's usage: the prompt total the provider bills and its cached part.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
-    /// Every prompt token, cached ones included.
+    /// Every prompt token the provider bills, cached ones included.
     pub prompt_tokens: u64,
     /// Prompt tokens served from the provider's cache.
     pub cached_tokens: u64,
+    /// The part of `prompt_tokens` the provider's own tools added to the request (Gemini's
+    /// `toolUsePromptTokenCount`); 0 for the other providers.
+    pub tool_use_tokens: u64,
+}
+
+impl Usage {
+    /// The prompt tokens of the request as the agent sent it: the total less what the
+    /// provider's own tools added.
+    pub fn sent_tokens(&self) -> u64 {
+        self.prompt_tokens - self.tool_use_tokens
+    }
 }
 
 /// The usage object (or the response body holding it) in `json`, in any provider's shape.
@@ -48,14 +65,19 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
     };
     let field = |name: &str| count(usage, path, name);
     let usage = if usage.contains_key("promptTokenCount") {
+        let tool_use_tokens = field("toolUsePromptTokenCount")?.unwrap_or(0);
         Usage {
-            prompt_tokens: field("promptTokenCount")?.unwrap_or(0),
+            prompt_tokens: field("promptTokenCount")?.unwrap_or(0).checked_add(tool_use_tokens).ok_or_else(|| {
+                Error::invalid_arg(format!("usage field '{path}toolUsePromptTokenCount' is out of range"))
+            })?,
             cached_tokens: field("cachedContentTokenCount")?.unwrap_or(0),
+            tool_use_tokens,
         }
     } else if usage.contains_key("prompt_tokens") {
         Usage {
             prompt_tokens: field("prompt_tokens")?.unwrap_or(0),
             cached_tokens: detail(usage, path, "prompt_tokens_details")?,
+            tool_use_tokens: 0,
         }
     } else if usage.contains_key("cache_creation_input_tokens") || usage.contains_key("cache_read_input_tokens") {
         let read = field("cache_read_input_tokens")?.unwrap_or(0);
@@ -64,12 +86,14 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
         Usage {
             prompt_tokens: uncached.saturating_add(written).saturating_add(read),
             cached_tokens: read,
+            tool_use_tokens: 0,
         }
     } else if usage.contains_key("input_tokens") {
         // Responses, or Anthropic without cache fields: either way the whole input.
         Usage {
             prompt_tokens: field("input_tokens")?.unwrap_or(0),
             cached_tokens: detail(usage, path, "input_tokens_details")?,
+            tool_use_tokens: 0,
         }
     } else {
         return Err(Error::invalid_arg(format!(
@@ -115,7 +139,11 @@ mod tests {
     use super::*;
 
     fn usage(prompt_tokens: u64, cached_tokens: u64) -> Usage {
-        Usage { prompt_tokens, cached_tokens }
+        Usage {
+            prompt_tokens,
+            cached_tokens,
+            tool_use_tokens: 0,
+        }
     }
 
     #[test]
@@ -134,10 +162,33 @@ mod tests {
             // Gemini: promptTokenCount includes the cached content.
             (r#"{"usageMetadata":{"promptTokenCount":18625,"candidatesTokenCount":188,"cachedContentTokenCount":18010}}"#, usage(18625, 18010)),
             (r#"{"promptTokenCount":10,"totalTokenCount":12}"#, usage(10, 0)),
+            (r#"{"promptTokenCount":10,"toolUsePromptTokenCount":null}"#, usage(10, 0)),
         ];
         for (json, expected) in cases {
             assert_eq!(parse_usage(json).unwrap(), expected, "{json}");
         }
+    }
+
+    /// Gemini bills the tool-use prompt (the results of its own tools, given back to the
+    /// model) as input, apart from `promptTokenCount`: the total adds it, the part sent does
+    /// not, and the cached part stays within the request sent.
+    #[test]
+    fn gemini_tool_use_prompt_is_billed_not_sent() {
+        let json = r#"{"usageMetadata":{"promptTokenCount":1200,"cachedContentTokenCount":1000,"toolUsePromptTokenCount":3400,"candidatesTokenCount":80,"thoughtsTokenCount":20,"totalTokenCount":4700}}"#;
+        let got = parse_usage(json).unwrap();
+        let expected = Usage {
+            prompt_tokens: 4600,
+            cached_tokens: 1000,
+            tool_use_tokens: 3400,
+        };
+        assert_eq!(got, expected);
+        assert_eq!(got.sent_tokens(), 1200);
+        // totalTokenCount is the sum of prompt, candidates, tool-use prompt and thoughts.
+        assert_eq!(got.prompt_tokens + 80 + 20, 4700);
+        let err = parse_usage(r#"{"promptTokenCount":1,"toolUsePromptTokenCount":-2}"#).unwrap_err();
+        assert!(err.message().contains("toolUsePromptTokenCount"), "{}", err.message());
+        let huge = format!(r#"{{"promptTokenCount":{},"toolUsePromptTokenCount":2}}"#, u64::MAX);
+        assert!(parse_usage(&huge).unwrap_err().message().contains("toolUsePromptTokenCount"));
     }
 
     #[test]

@@ -112,7 +112,9 @@ pub unsafe extern "C" fn ctxwin_window_prepare(w: *mut ctxwin_window, out: *mut 
 /// includes `input_tokens_details.cached_tokens`), Anthropic `usage` (the prompt is
 /// `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`; the reads are
 /// cached), Gemini `usageMetadata` (`promptTokenCount`, which includes
-/// `cachedContentTokenCount`).
+/// `cachedContentTokenCount`, plus `toolUsePromptTokenCount`: the results of Gemini's own
+/// tools, billed as input; the statistics count them, the calibration leaves them out since
+/// the request sent did not hold them).
 ///
 /// Parameters: `json`, `len` is borrowed UTF-8.
 ///

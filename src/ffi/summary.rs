@@ -40,6 +40,16 @@ pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) ->
 /// many as fit, and `ctxwin_window_needs_summary` stays true for the rest (ask again after
 /// `ctxwin_window_set_summary`).
 ///
+/// With the `summary_request: "conversation"` key, the request is instead a JSON array in the
+/// window's format: the conversation as `ctxwin_window_render_json` renders it, then a final
+/// user message asking for the summary of the turns to archive (by where the kept part
+/// starts). Send it as the request's `messages` / `input` / `contents` with your usual
+/// system prompt and tools: your last request sent the same conversation, so the provider
+/// serves it from its prompt cache. Turns to archive that the view no longer sends (pruned
+/// before being summarised) go into the final message as a transcript. It fits the context
+/// limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`);
+/// OUT_OF_RANGE when the conversation and the instruction do not.
+///
 /// On success the window remembers what the prompt covers; answer with
 /// `ctxwin_window_set_summary(w, ctxwin_window_generation(w), …)`. Works whether or not the
 /// trigger fired (a manual compaction).
@@ -70,7 +80,7 @@ pub unsafe extern "C" fn ctxwin_window_summary_request(
         try_mut!(w).update(|window| {
             // SAFETY: forwarded from this function's contract.
             let out = unsafe { OutBuffer::new(buf, cap, needed) }?;
-            let (prompt, pending) = window.build_summary_request()?;
+            let (prompt, pending) = crate::json::build_summary_request(window)?;
             out.write(&prompt)?;
             if cap > 0 {
                 window.await_summary(pending);

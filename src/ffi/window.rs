@@ -170,7 +170,7 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// INVALID_UTF8; "replace": U+FFFD replaces each invalid sequence of a pushed text, flagged
 /// per message); `max_message_bytes` (the largest
 /// text `ctxwin_window_push` accepts; default `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES`, 0 = no
-/// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.7: a strategy that
+/// limit). Cache-aware windows: `low_water` (above 0, at most 1; default 0.65: a strategy that
 /// has to act acts until the view is within this fraction of its limits, so the view, and the
 /// provider's cached prefix, then stay unchanged for many turns), `output_reserve` (0 to
 /// INT32_MAX or "auto", the default: a quarter of the context limit, at most 4096; tokens of
@@ -178,7 +178,11 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// the view never grows into when the limit is known; a reserve leaving no room for the
 /// overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
 /// Anthropic renders mark the end of the stable prefix and the newest message with
-/// `cache_control`, at most four breakpoints with the caller's own); `format` (`"auto"`, the default,
+/// `cache_control`, at most four breakpoints with the caller's own); `summary_request`
+/// (`"standalone"`, the default: `ctxwin_window_summary_request` writes a prompt of its own
+/// around a transcript of the turns to archive; `"conversation"`: the conversation as
+/// rendered in the window's format, then a final user instruction, which the provider
+/// serves mostly from its prompt cache); `format` (`"auto"`, the default,
 /// `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
 /// `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
 /// the first JSON push, and before any the model family's; once fixed, by this key or a JSON
@@ -214,6 +218,9 @@ pub unsafe extern "C" fn ctxwin_window_configure(w: *mut ctxwin_window, json: *c
 /// the model can take when its context limit is known: the limit less the output reserve and,
 /// unless `budget_includes_overhead`, the overhead and pinned messages; `last_error` says how
 /// much it can take. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
+/// A later `ctxwin_window_configure` that lowers what the model can take under this budget
+/// (`context_limit`, `output_reserve`, `budget_includes_overhead`) is refused the same way
+/// (`CTXWIN_STATUS_INVALID_ARG` naming the key), unless it gives a budget that fits.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///

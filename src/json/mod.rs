@@ -30,6 +30,7 @@ mod render;
 mod responses;
 mod send_items;
 mod steps;
+mod summary_request;
 mod tools;
 pub mod transcript;
 
@@ -37,6 +38,7 @@ pub use crate::wire::{Format, FormatSet};
 pub use image::{ImageRule, base64_dimensions, dimensions};
 pub use render::{render_json, render_request};
 pub use send_items::{SendItem, items_to_send};
+pub use summary_request::{build_summary_request, summary_request};
 pub use tools::count_tools;
 
 use crate::error::{Error, ErrorKind, Result};

@@ -37,6 +37,13 @@ use serde_json::{Map, Value};
 /// Fails with [`ErrorKind::Unsupported`] for an item that has to be rebuilt but whose text
 /// the window did not keep (`retain_text` false).
 pub fn render_json(window: &Window) -> Result<String> {
+    let messages = conversation_messages(window)?;
+    window.note_request();
+    Ok(format!("[{}]", messages.join(",")))
+}
+
+/// The messages [`render_json`] joins, each as JSON text.
+pub(super) fn conversation_messages(window: &Window) -> Result<Vec<String>> {
     let format = window.format();
     let conversation = steps::conversation(items_to_send(window));
     let mut messages = match format {
@@ -45,8 +52,7 @@ pub fn render_json(window: &Window) -> Result<String> {
     };
     messages.extend(assemble::messages(window, format, &conversation)?);
     with_breakpoints(window, format, &mut messages, 0)?;
-    window.note_request();
-    Ok(format!("[{}]", messages.join(",")))
+    Ok(messages)
 }
 
 /// With `cache_breakpoints` and the Anthropic format, marks `messages` (the conversation

@@ -4,6 +4,7 @@
 //! The window holds the state (see `Window::summary_request` and `Window::set_summary`);
 //! this module holds the pieces that do not need the ledger.
 
+pub mod conversation;
 pub mod prompt;
 pub mod record;
 

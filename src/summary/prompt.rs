@@ -27,6 +27,9 @@ pub struct Request<'a> {
     pub budget: u64,
     /// Tokens the answer may use; the prompt asks for no more.
     pub summary_budget: u32,
+    /// The transcript alone: the `<conversation>` block, without the instructions around it
+    /// (for a request whose instructions are elsewhere).
+    pub bare: bool,
 }
 
 /// A rendered request.
@@ -104,6 +107,11 @@ impl Request<'_> {
     /// The prompt covering the first `take` turns. With `allowance`, message texts share
     /// that many tokens in order; a text that does not fit is clipped, later ones omitted.
     fn render(&self, take: usize, mut allowance: Option<u64>) -> String {
+        if self.bare {
+            let mut out = String::new();
+            self.transcript(take, &mut allowance, &mut out);
+            return out;
+        }
         let mut out = String::from(
             "You are compacting the history of a conversation between a user and an AI agent. \
              The messages below will be removed from the agent's context and replaced by your summary, \
@@ -117,6 +125,22 @@ impl Request<'_> {
             out.push_str(previous);
             out.push_str("\n</previous_summary>\n\n");
         }
+        self.transcript(take, &mut allowance, &mut out);
+        out.push('\n');
+        if take < self.turns.len() {
+            let _ = write!(
+                out,
+                "This is one part of a longer history: it covers {take} of the {} turns still to summarise. \
+                 The next part will be sent with your summary as the previous summary.\n\n",
+                self.turns.len()
+            );
+        }
+        out.push_str(&sections(self.summary_budget));
+        out
+    }
+
+    /// The `<conversation>` block of the first `take` turns, with a newline after it.
+    fn transcript(&self, take: usize, allowance: &mut Option<u64>, out: &mut String) {
         let covered = &self.turns[..take];
         match (covered.first(), covered.last()) {
             (Some(first), Some(last)) => {
@@ -127,31 +151,11 @@ impl Request<'_> {
         for turn in covered {
             for (index, message) in self.messages_of(turn.clone()) {
                 out.push_str(&line_header(index, message));
-                out.push_str(&body(self.model, message, &mut allowance));
+                out.push_str(&body(self.model, message, allowance));
                 out.push('\n');
             }
         }
-        out.push_str("</conversation>\n\n");
-        if take < self.turns.len() {
-            let _ = write!(
-                out,
-                "This is one part of a longer history: it covers {take} of the {} turns still to summarise. \
-                 The next part will be sent with your summary as the previous summary.\n\n",
-                self.turns.len()
-            );
-        }
-        let _ = write!(
-            out,
-            "Write the summary in plain text with these four sections:\n\
-             1. Original task: what the user asked for and the constraints they set.\n\
-             2. Progress: what has been done, with exact file names, paths, commands, identifiers and results.\n\
-             3. Working memory: facts, decisions and open questions the agent still needs.\n\
-             4. Ledger: every piece of work marked [done] or [pending], so finished work is not redone.\n\
-             Keep everything the previous summary says unless the conversation supersedes it. \
-             Answer with the summary only, in at most {} tokens.\n",
-            self.summary_budget
-        );
-        out
+        out.push_str("</conversation>\n");
     }
 
     /// The messages of `range` that a summary replaces: pinned SYSTEM messages stay live.
@@ -171,6 +175,20 @@ impl Request<'_> {
     fn tokens(&self, text: &str) -> u64 {
         u64::from(self.model.count(text).tokens)
     }
+}
+
+/// What the summary must hold, and its size: the closing instructions of every summary
+/// request.
+pub fn sections(summary_budget: u32) -> String {
+    format!(
+        "Write the summary in plain text with these four sections:\n\
+         1. Original task: what the user asked for and the constraints they set.\n\
+         2. Progress: what has been done, with exact file names, paths, commands, identifiers and results.\n\
+         3. Working memory: facts, decisions and open questions the agent still needs.\n\
+         4. Ledger: every piece of work marked [done] or [pending], so finished work is not redone.\n\
+         Keep everything the previous summary says unless the conversation supersedes it. \
+         Answer with the summary only, in at most {summary_budget} tokens.\n"
+    )
 }
 
 /// `[message 12] TOOL_CALL (call_1):` and a newline.
@@ -255,6 +273,7 @@ mod tests {
             turns,
             budget,
             summary_budget: 500,
+            bare: false,
         }
     }
 

@@ -69,15 +69,16 @@ impl Window {
 
     /// Reads a provider's usage object (or a response body holding one) for the request that
     /// sent messages `first..end` (see [`crate::cache::parse_usage`] for every provider's
-    /// rule), feeds its prompt total to [`Window::observe_usage`], and adds it to the cache
-    /// statistics.
+    /// rule), feeds the prompt tokens of the request as sent (the billed total less Gemini's
+    /// tool-use prompt, which the request did not hold) to [`Window::observe_usage`], and
+    /// adds the billed total to the cache statistics.
     ///
     /// Errors (nothing changes): PARSE for malformed JSON, INVALID_ARG naming the field for a
     /// usage object of unknown shape or a negative count, and `observe_usage`'s errors.
     pub fn observe_usage_json(&mut self, first: usize, end: usize, json: &str) -> Result<Usage> {
         let usage = parse_usage(json)?;
-        let prompt_tokens = i64::try_from(usage.prompt_tokens)
-            .map_err(|_| Error::invalid_arg(format!("usage: {} prompt tokens is out of range", usage.prompt_tokens)))?;
+        let prompt_tokens = i64::try_from(usage.sent_tokens())
+            .map_err(|_| Error::invalid_arg(format!("usage: {} prompt tokens is out of range", usage.sent_tokens())))?;
         self.observe_usage(first, end, prompt_tokens)?;
         self.wire.cache.stats.add(usage);
         Ok(usage)

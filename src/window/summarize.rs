@@ -13,6 +13,7 @@ use crate::config::StrategyName;
 use crate::error::{Error, ErrorKind, Result};
 use crate::summary::prompt::Request;
 use crate::summary::{CompactionRecord, PendingSummary};
+use std::ops::Range;
 
 impl Window {
     /// The newest compaction record: its summary is the one in place, sent right after the
@@ -105,7 +106,10 @@ impl Window {
 
     /// The prompt to send to the agent's LLM: the turns to archive and the summary in place,
     /// fitted to the context limit minus `summary_budget`. Remembers what it covers for
-    /// [`Window::set_summary`]; works whether or not the trigger has fired.
+    /// [`Window::set_summary`]; works whether or not the trigger has fired. This is the
+    /// standalone request whatever the `summary_request` setting says:
+    /// [`crate::json::summary_request`] builds the one the setting asks for (as the C API
+    /// does).
     pub fn summary_request(&mut self) -> Result<String> {
         let (prompt, pending) = self.build_summary_request()?;
         self.await_summary(pending);
@@ -121,6 +125,12 @@ impl Window {
     /// [`Window::summary_request`] without remembering the request: the prompt and what it
     /// covers, for a caller that hands the prompt on before committing to it.
     pub fn build_summary_request(&self) -> Result<(String, PendingSummary)> {
+        self.summary_prompt(self.summary_turns()?, self.summary_request_budget(), false)
+    }
+
+    /// The turns a summary request covers now: from the end of the archive to the
+    /// strategy's target. OUT_OF_RANGE when there are none.
+    pub fn summary_turns(&self) -> Result<Range<usize>> {
         let (first_turn, target) = (self.archived_turns(), self.summary_target());
         if target <= first_turn {
             return Err(Error::new(
@@ -128,19 +138,32 @@ impl Window {
                 "nothing to summarise: no turn left the window since the last summary",
             ));
         }
-        let turns: Vec<_> = (first_turn..target).map(|turn| self.turn_messages(turn)).collect();
-        let limit = self.context_limit();
+        Ok(first_turn..target)
+    }
+
+    /// Tokens a summary request may hold: the context limit less room for the answer (the
+    /// summary, and never less than the output reserve).
+    pub fn summary_request_budget(&self) -> u64 {
+        u64::from(self.context_limit().saturating_sub(self.settings.summary_budget.max(self.output_reserve())))
+    }
+
+    /// The standalone prompt for as many of `turns` (from the end of the archive on) as fit
+    /// `budget` tokens, rolling up the summary in place, and what it covers; with `bare`, the
+    /// transcript of those turns alone, without instructions.
+    pub fn summary_prompt(&self, turns: Range<usize>, budget: u64, bare: bool) -> Result<(String, PendingSummary)> {
+        let first_turn = turns.start;
+        let turns: Vec<_> = turns.map(|turn| self.turn_messages(turn)).collect();
         let prompt = Request {
             model: &self.model,
             previous: self.summary().map(|record| &*record.summary),
             messages: &self.ledger.messages,
             turns: &turns,
-            // Room for the answer: the summary, and never less than the output reserve.
-            budget: u64::from(limit.saturating_sub(self.settings.summary_budget.max(self.output_reserve()))),
+            budget,
             summary_budget: self.settings.summary_budget,
+            bare,
         }
         .build()
-        .map_err(|e| Error::new(e.kind(), format!("{} (context limit {limit})", e.message())))?;
+        .map_err(|e| Error::new(e.kind(), format!("{} (context limit {})", e.message(), self.context_limit())))?;
         let pending = PendingSummary {
             generation: self.policy.generation,
             first_turn,

@@ -125,7 +125,7 @@ fn inspect(args: &args::Args, output: Output) -> Result<(), String> {
         };
         println!("{}", render::request_body(window, base)?);
     } else if args.summary_request {
-        let request = window.summary_request().map_err(|e| format!("no summary request: {e}"))?;
+        let request = ctxwin::json::summary_request(window).map_err(|e| format!("no summary request: {e}"))?;
         if args.json {
             println!("{}", serde_json::json!({ "summary_request": request, "generation": window.generation() }));
         } else {

@@ -150,7 +150,7 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
 
 /// Number of tokens of one piece: one if the piece is a token (as tiktoken
 /// checks first), else what merging leaves; remembered in `memo`.
-#[inline]
+#[inline(always)]
 fn piece_tokens(vocab: &Vocab, piece: &[u8], memo: &mut memo::Memo) -> usize {
     match *piece {
         [] => 0,

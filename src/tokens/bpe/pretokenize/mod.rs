@@ -48,6 +48,28 @@ fn ascii_run_end(text: &[u8], mut i: usize, in_run: impl Fn(&u8) -> bool) -> usi
     i
 }
 
+/// End of the run of ASCII lower-case letters starting at `i`: eight bytes at a
+/// time while eight remain (English words), then byte by byte.
+#[inline(always)]
+fn ascii_lower_run_end(text: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    while let Some(&chunk) = text.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+        let word = u64::from_le_bytes(chunk);
+        // Per byte, without carries between bytes: the high bit of `from_a` is set when
+        // the byte's low seven bits are at least `a`, that of `to_z` when they are at
+        // most `z`, and `!word` keeps the ASCII bytes.
+        let from_a = (word | HIGH) - ONES * u64::from(b'a');
+        let to_z = ONES * u64::from(b'z' | 0x80) - (word & !HIGH);
+        let outside = !(from_a & to_z & !word) & HIGH;
+        if outside != 0 {
+            return i + (outside.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    ascii_run_end(text, i, u8::is_ascii_lowercase)
+}
+
 /// End of the longest run of at most `max` characters of `set` starting at `i`.
 #[inline(always)]
 fn bounded_run_end(text: &[u8], mut i: usize, set: ClassSet, max: usize) -> usize {
@@ -102,6 +124,32 @@ impl WhitespaceRun {
             self.end
         } else {
             self.last_char_start
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The eight-bytes-at-a-time run ends where the byte-by-byte one does: every byte
+    /// value at every position of a run of lower-case letters, from several starts.
+    #[test]
+    fn lower_run_in_words_ends_like_byte_by_byte() {
+        for byte in 0..=u8::MAX {
+            for position in 0..20 {
+                let mut text = b"abcdefghijklmnopqrstuvwxyz".to_vec();
+                text[position] = byte;
+                for len in [position + 1, text.len()] {
+                    for start in 0..=position.min(3) {
+                        assert_eq!(
+                            ascii_lower_run_end(&text[..len], start),
+                            ascii_run_end(&text[..len], start, u8::is_ascii_lowercase),
+                            "byte {byte:#04x} at {position}, start {start}, length {len}"
+                        );
+                    }
+                }
+            }
         }
     }
 }

@@ -1,0 +1,188 @@
+//! `summary_request: "conversation"`: the summary request is the conversation the agent last
+//! sent (so a provider serves it from its prompt cache) and one final user instruction, in
+//! every format, valid by each provider's structural rules (tests/support/provider_rules.rs),
+//! and `set_summary` answers it exactly as it answers the standalone request.
+
+#[path = "support/provider_rules.rs"]
+mod provider_rules;
+
+use ctxwin::error::ErrorKind;
+use ctxwin::json::{render_json, summary_request};
+use ctxwin::{Kind, Window};
+use provider_rules::{Rules, check};
+use serde_json::{Value, json};
+
+const FORMATS: [(&str, Rules, &str); 4] = [
+    ("openai_chat", Rules::Chat, "messages"),
+    ("openai_responses", Rules::Responses, "input"),
+    ("anthropic", Rules::Anthropic, "messages"),
+    ("gemini", Rules::Gemini, "contents"),
+];
+
+fn window(config: &str, format: &str, mode: &str) -> Window {
+    let mut window = Window::new("gpt-4o");
+    let config = format!(r#"{{"format":"{format}","summary_request":"{mode}",{config}}}"#);
+    window.configure(&config).unwrap();
+    window
+}
+
+/// One tool-using turn; the agent prepares and renders before each request. Returns the
+/// last request rendered.
+fn turn(window: &mut Window, turn: usize, lines: usize) -> Vec<Value> {
+    window.push(Kind::User, &format!("Task {turn}: make test_{turn} pass.")).unwrap();
+    window.prepare().unwrap();
+    window.push_tool(Kind::ToolCall, &format!("c{turn}"), &format!("read_file\n{{\"path\":\"src/m{turn}.rs\"}}")).unwrap();
+    let output: String = (0..lines).map(|l| format!("{l:>4} | let v{l} = f({turn});\n")).collect();
+    window.push_tool(Kind::ToolResult, &format!("c{turn}"), &output).unwrap();
+    window.prepare().unwrap();
+    let sent: Vec<Value> = serde_json::from_str(&render_json(window).unwrap()).unwrap();
+    window.push(Kind::Assistant, &format!("Fixed task {turn}.")).unwrap();
+    window.end_turn();
+    sent
+}
+
+fn text_of(message: &Value) -> String {
+    message.to_string()
+}
+
+#[test]
+fn the_conversation_then_one_instruction_in_every_format() {
+    for (format, rules, key) in FORMATS {
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":800,"summary_budget":400"#;
+        let (mut conversation, mut standalone) = (window(config, format, "conversation"), window(config, format, "standalone"));
+        let mut sent = Vec::new();
+        let mut turns = 0;
+        while !conversation.needs_summary() {
+            sent = turn(&mut conversation, turns, 12);
+            turn(&mut standalone, turns, 12);
+            turns += 1;
+            assert!(turns < 100, "{format}: the summary never became due");
+        }
+        assert!(standalone.needs_summary());
+        let now: Vec<Value> = serde_json::from_str(&render_json(&conversation).unwrap()).unwrap();
+        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut conversation).unwrap()).unwrap();
+        // The last request sent is a prefix, byte for byte: the provider's cache serves it.
+        assert!(sent.len() < request.len(), "{format}");
+        assert_eq!(request[..sent.len()], sent[..], "{format}: the request starts with the last request sent");
+        assert_eq!(request[..now.len()], now[..], "{format}: then the conversation as it stands");
+        assert_eq!(request.len(), now.len() + 1, "{format}: and one message more");
+        let last = request.last().unwrap();
+        assert_eq!(last["role"], "user", "{format}: {last}");
+        let instruction = text_of(last);
+        // The summary strategy archives the oldest turns, down to low_water: the instruction
+        // quotes where the kept part starts.
+        let end = conversation.pending_summary().unwrap().end_turn;
+        assert!(0 < end && end < turns, "{format}: {end} of {turns}");
+        let kept = format!("Task {end}: make test_{end} pass.");
+        assert!(instruction.contains(&format!("begins \\\"{kept}\\\"")), "{format}: names where the kept turn starts: {instruction}");
+        assert!(instruction.contains("[done] or [pending]") && instruction.contains("at most 400 tokens"), "{format}");
+        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        // The instruction is what is billed in full: far smaller than the standalone prompt.
+        let prompt = summary_request(&mut standalone).unwrap();
+        let (model, instruction_tokens) = (conversation.model().clone(), conversation.model().count(&instruction).tokens);
+        assert!(instruction_tokens * 4 < model.count(&prompt).tokens, "{format}: {instruction_tokens} tokens of instruction");
+        // set_summary answers both the same way. The conversation covers every turn to
+        // archive at once (they are in it already); the standalone prompt, as many as fit its
+        // budget, the rest in further parts (asked for by hand: once live tokens are under the
+        // threshold, needs_summary no longer says so).
+        let summary = "Original task: make the tests pass. [done] all but the last.";
+        conversation.set_summary(conversation.generation(), summary, 7).unwrap();
+        assert!(!conversation.needs_summary(), "{format}");
+        assert_eq!(conversation.archived_turns(), end, "{format}");
+        standalone.set_summary(standalone.generation(), summary, 7).unwrap();
+        while standalone.archived_turns() < end {
+            summary_request(&mut standalone).unwrap();
+            standalone.set_summary(standalone.generation(), summary, 8).unwrap();
+        }
+        assert_eq!(conversation.archived_turns(), standalone.archived_turns(), "{format}");
+        assert_eq!(conversation.live_tokens(), standalone.live_tokens(), "{format}");
+        // The next summary rolls up the one in place, which the conversation starts with.
+        while !conversation.needs_summary() {
+            turn(&mut conversation, turns, 12);
+            turns += 1;
+        }
+        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut conversation).unwrap()).unwrap();
+        assert!(text_of(&request[0]).contains("Original task: make the tests pass."), "{format}: {}", request[0]);
+        assert!(text_of(request.last().unwrap()).contains("must absorb"), "{format}");
+        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}");
+    }
+}
+
+/// Asked mid-turn, after a tool result: Anthropic and Gemini alternate roles, so the
+/// instruction joins the last user message (its tool results first) instead of following it.
+#[test]
+fn mid_turn_the_instruction_joins_the_last_user_message_where_roles_alternate() {
+    for (format, rules, key) in FORMATS {
+        // A low water mark this low archives every turn but the running one.
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":800,"summary_budget":400,"low_water":0.01"#;
+        let mut window = window(config, format, "conversation");
+        for t in 0..3 {
+            turn(&mut window, t, 12);
+        }
+        window.push(Kind::User, "Task 3: one more.").unwrap();
+        window.push_tool(Kind::ToolCall, "c3", "ls\n{}").unwrap();
+        window.push_tool(Kind::ToolResult, "c3", "src/").unwrap();
+        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        let joined = matches!(rules, Rules::Anthropic | Rules::Gemini);
+        assert_eq!(request.len(), now.len() + usize::from(!joined), "{format}");
+        let shared = now.len() - usize::from(joined);
+        assert_eq!(request[..shared], now[..shared], "{format}");
+        let last = text_of(request.last().unwrap());
+        assert!(last.contains("begins \\\"Task 3: one more.\\\""), "{format}: {last}");
+        assert_eq!(last.contains("src/"), joined, "{format}: the tool result shares the message: {last}");
+        window.set_summary(window.generation(), "Three tasks done.", 1).unwrap();
+        assert_eq!(window.archived_turns(), 3, "{format}");
+    }
+}
+
+/// With the sliding window the turns to archive have left the view: their transcript goes
+/// into the final message, after the conversation still sent.
+#[test]
+fn turns_that_left_the_view_come_as_a_transcript() {
+    let mut window = window(r#""history_budget":1500,"low_water":1,"summary_budget":300"#, "openai_chat", "conversation");
+    let mut turns = 0;
+    while window.first_live_turn() < 2 {
+        turn(&mut window, turns, 20);
+        turns += 1;
+    }
+    assert!(window.needs_summary());
+    let pruned = window.first_live_turn();
+    let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+    let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+    assert_eq!(request[..now.len()], now[..]);
+    let last = request.last().unwrap()["content"].as_str().unwrap().to_owned();
+    assert!(last.contains("[message 0] USER:\nTask 0: make test_0 pass."), "{last}");
+    assert!(!last.contains(&format!("Task {pruned}:")), "only the pruned turns: {last}");
+    window.set_summary(window.generation(), "Earlier tasks done.", 1).unwrap();
+    assert_eq!(window.archived_turns(), pruned);
+    assert!(!window.needs_summary());
+}
+
+/// A conversation too large for the room the answer needs is refused, naming the way out,
+/// and nothing is remembered; the standalone request still fits.
+#[test]
+fn a_conversation_too_large_is_refused_and_standalone_fits() {
+    let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":2500,"threshold":0.95"#;
+    let mut window = window(config, "anthropic", "conversation");
+    let mut turns = 0;
+    while u64::from(window.live_tokens().tokens) < 4000 {
+        turn(&mut window, turns, 12);
+        turns += 1;
+    }
+    let before = ctxwin::persist::export(&window);
+    let err = summary_request(&mut window).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfRange);
+    assert!(err.message().contains("\"standalone\"") && err.message().contains("summary_budget 2500"), "{}", err.message());
+    assert!(window.pending_summary().is_none());
+    assert_eq!(ctxwin::persist::export(&window), before);
+    window.configure(r#"{"summary_request":"standalone"}"#).unwrap();
+    let prompt = summary_request(&mut window).unwrap();
+    assert!(prompt.starts_with("You are compacting"));
+    window.set_summary(window.generation(), "Done so far.", 1).unwrap();
+    // The setting is saved with the window.
+    window.configure(r#"{"summary_request":"conversation"}"#).unwrap();
+    let restored = ctxwin::persist::import(&ctxwin::persist::export(&window)).unwrap();
+    assert_eq!(restored.settings().summary_request, ctxwin::config::SummaryRequest::Conversation);
+}
