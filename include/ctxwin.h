@@ -792,8 +792,10 @@ CTXWIN_NODISCARD const char *ctxwin_status_str(int32_t code);
  * `ctxwin_window_live_tokens`, `ctxwin_window_turn_info`), so indexes a host computed
  * relative to `ctxwin_window_start` stay valid, and a window saved in between restores
  * exactly. A later `set_count` of the same message replaces the recorded count. Recording
- * is O(log recorded counts); applying costs O(log turns) per count (O(1) in the newest
- * turn). An agent that knows only a turn's total records it with
+ * is O(1) for a message after every one recorded (the usual order), O(recorded counts) at
+ * worst; applying costs O(log turns) per count (O(1) in the newest turn). A part pushed by
+ * `ctxwin_window_push_message` with `out` NULL whose count is recorded before it is needed
+ * is never counted by the library. An agent that knows only a turn's total records it with
  * `ctxwin_window_set_turn_count`.
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
@@ -813,11 +815,19 @@ ctxwin_status ctxwin_window_set_count(struct ctxwin_window *w,
 
 /**
  * Records the total of turn `turn` for an agent that knows only that: the counts of the
- * turn's history messages are scaled to sum to `count` (in proportion to their current
- * counts, largest remainders first; all of it on the USER message when they sum to 0), each
- * recorded as `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages
- * inside the turn keep their counts. After the next `ctxwin_window_end_turn`,
+ * turn's history messages are scaled to sum to `count`, each recorded as
+ * `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages inside the turn
+ * keep their counts. After the next `ctxwin_window_end_turn`,
  * `ctxwin_window_turn_info(w, turn, &info)` gives `info.tokens == count`.
+ *
+ * The total is spread in proportion to the messages' sizes, which takes no counting: a
+ * message whose count the caller gave (`push_counted`, an earlier `set_count`) weighs four
+ * per token of that count; a message the library counts weighs the bytes of its text (a tool
+ * call's name and arguments), plus four per token of its media (or, in a window keeping
+ * counts only, four per token of its count). Largest remainders first; all of it on the
+ * USER message when they weigh 0. So the parts of a turn pushed with
+ * `ctxwin_window_push_message(..., out NULL)` and given their turn's total before the next
+ * `ctxwin_window_end_turn` are never counted. O(messages of the turn).
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
  * turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` for a negative count. Nothing
@@ -853,7 +863,13 @@ ctxwin_status ctxwin_window_set_turn_count(struct ctxwin_window *w,
  * - `host_id`: the host's id of the message (an array index, a database row id). Each host
  *   message has its own: an id already in the window is refused (to replace a message,
  *   `ctxwin_window_truncate(w, host_index)` first, then push it again).
- * - `out`: may be NULL; otherwise receives the total count of the parts on success.
+ * - `out`: may be NULL; otherwise receives the total count of the parts on success. With
+ *   `out` NULL the parts are counted when their counts are first needed (the next
+ *   `ctxwin_window_end_turn` or `ctxwin_window_prepare`, or any other call but a push,
+ *   `set_count` and `set_turn_count`), and never if a count recorded by
+ *   `ctxwin_window_set_count` or `ctxwin_window_set_turn_count` replaces theirs before
+ *   then: restoring a session whose provider counts are known costs no counting. Every
+ *   reading call sees the counts resolved; nothing else differs.
  *
  * All or nothing: every part is checked before any is appended.
  *

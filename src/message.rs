@@ -105,6 +105,8 @@ pub struct Message {
     exact: bool,
     kind: Kind,
     source: CountSource,
+    /// True while the library has not counted the text yet (see [`Message::uncounted`]).
+    uncounted: bool,
 }
 
 impl Message {
@@ -117,7 +119,28 @@ impl Message {
             exact: count.exact,
             kind,
             source,
+            uncounted: false,
         }
+    }
+
+    /// A message whose text the library counts when its count is first needed (the window
+    /// resolves it before anything reads it; a caller's count recorded first saves the
+    /// counting). Its count reads 0 until then.
+    pub(crate) fn uncounted(kind: Kind, text: Box<str>) -> Message {
+        Message { uncounted: true, ..Message::new(kind, Count::exact(0), CountSource::Library, Some(text)) }
+    }
+
+    /// True while the library has not counted the text yet.
+    pub(crate) fn is_uncounted(&self) -> bool {
+        self.uncounted
+    }
+
+    /// Forgets the count: the library counts the text when it is next needed.
+    pub(crate) fn mark_uncounted(&mut self) {
+        self.tokens = 0;
+        self.exact = true;
+        self.source = CountSource::Library;
+        self.uncounted = true;
     }
 
     /// This message with `extras` attached.
@@ -205,10 +228,12 @@ impl Message {
         self.source
     }
 
-    /// Replaces the count (after a model change, or the caller's `set_count`).
+    /// Replaces the count (after a model change, or the caller's `set_count`); the message
+    /// is counted from then on.
     pub(crate) fn set_count(&mut self, count: Count) {
         self.tokens = count.tokens;
         self.exact = count.exact;
+        self.uncounted = false;
     }
 
     /// Records who produced the count.

@@ -31,6 +31,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 mod choices;
+mod deferred;
 mod host;
 mod last_request;
 mod ledger_state;
@@ -270,6 +271,8 @@ impl Window {
             };
             message.set_count(count);
         }
+        // Every message the library counts was counted just now.
+        self.ledger.uncounted.clear();
         for record in &mut self.policy.compactions {
             record.summary_tokens = next.count(&record.summary);
         }
@@ -528,6 +531,7 @@ impl Window {
 
     /// Rebuilds the view with the current plan, extended to turns pushed since.
     fn rebuild_view(&mut self) {
+        self.resolve_counts();
         let plan = match &self.policy.overlay {
             Some(overlay) => overlay.plan.clone().extended(self.ledger.turns.len()),
             None => Plan::whole_from(self.policy.first_live_turn, self.ledger.turns.len()),
@@ -756,7 +760,8 @@ impl Window {
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
     /// if either changed.
     fn enforce(&mut self) {
-        drop(self.apply_pending_counts());
+        let applied = self.apply_pending_counts();
+        self.keep_counts(applied);
         self.policy.forced_first_live = self.policy.forced_first_live.min(self.ledger.turns.len().saturating_sub(1));
         self.policy.compacted_through = self.policy.compacted_through.min(self.ledger.turns.len());
         let mut costs = std::mem::take(&mut self.policy.costs);

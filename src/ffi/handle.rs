@@ -18,7 +18,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// threads; use it from one thread at a time (functions taking `const ctxwin_window *` are
 /// no exception: they record `last_error`). Separate windows are independent.
 pub struct ctxwin_window {
-    window: Window,
+    /// In a cell because reading calls resolve uncounted messages first
+    /// ([`Window::resolve_counts`]): a window is used by one thread at a time.
+    window: RefCell<Window>,
     last_error: RefCell<String>,
     poisoned: Cell<bool>,
 }
@@ -27,7 +29,7 @@ impl ctxwin_window {
     /// Boxes `window` into a new handle for C.
     pub(crate) fn into_raw(window: Window) -> *mut ctxwin_window {
         Box::into_raw(Box::new(ctxwin_window {
-            window,
+            window: RefCell::new(window),
             last_error: RefCell::new(String::new()),
             poisoned: Cell::new(false),
         }))
@@ -50,16 +52,38 @@ impl ctxwin_window {
     }
 
     /// Runs `f` on the window for a mutating call: a failure's message is recorded, a panic
-    /// poisons the handle. A poisoned handle refuses with PANIC.
+    /// poisons the handle. A poisoned handle refuses with PANIC. Messages still uncounted
+    /// are counted first ([`Window::resolve_counts`]).
     pub(crate) fn update(&mut self, f: impl FnOnce(&mut Window) -> Result<(), FfiError>) -> ctxwin_status {
-        let outcome = guard(&self.poisoned, || f(&mut self.window));
+        self.update_uncounted(|window| {
+            window.resolve_counts();
+            f(window)
+        })
+    }
+
+    /// [`ctxwin_window::update`] for the calls that leave uncounted messages uncounted: the
+    /// pushes that do not ask for the count, `set_count`, `set_turn_count`, and `end_turn` and
+    /// `prepare`, whose enforcement resolves them itself (taking a count the caller recorded
+    /// without counting).
+    pub(crate) fn update_uncounted(&mut self, f: impl FnOnce(&mut Window) -> Result<(), FfiError>) -> ctxwin_status {
+        let window = self.window.get_mut();
+        let outcome = guard(&self.poisoned, || f(window));
         self.settle(outcome)
     }
 
-    /// Runs `f` on the window for a reading call, with [`ctxwin_window::update`]'s rules.
+    /// Runs `f` on the window for a reading call, with [`ctxwin_window::update`]'s rules:
+    /// every count `f` reads is resolved.
     pub(crate) fn inspect(&self, f: impl FnOnce(&Window) -> Result<(), FfiError>) -> ctxwin_status {
-        let outcome = guard(&self.poisoned, || f(&self.window));
+        let outcome = guard(&self.poisoned, || f(&self.resolved()));
         self.settle(outcome)
+    }
+
+    /// The window for reading, its uncounted messages counted first.
+    fn resolved(&self) -> std::cell::Ref<'_, Window> {
+        if self.window.borrow().has_uncounted() {
+            self.window.borrow_mut().resolve_counts();
+        }
+        self.window.borrow()
     }
 
     /// Runs `f` for a reading call that answers with text, written to the caller's buffer
@@ -83,7 +107,7 @@ impl ctxwin_window {
 
     /// Reads a plain value; a poisoned handle gives the type's fallback (0, false).
     pub(crate) fn value<T: Fallback>(&self, f: impl FnOnce(&Window) -> T) -> T {
-        guard(&self.poisoned, || Ok(f(&self.window))).unwrap_or_else(|_| T::panicked())
+        guard(&self.poisoned, || Ok(f(&self.resolved()))).unwrap_or_else(|_| T::panicked())
     }
 
     fn settle(&self, outcome: Result<(), FfiError>) -> ctxwin_status {

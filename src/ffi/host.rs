@@ -48,8 +48,10 @@ pub struct ctxwin_part {
 /// `ctxwin_window_live_tokens`, `ctxwin_window_turn_info`), so indexes a host computed
 /// relative to `ctxwin_window_start` stay valid, and a window saved in between restores
 /// exactly. A later `set_count` of the same message replaces the recorded count. Recording
-/// is O(log recorded counts); applying costs O(log turns) per count (O(1) in the newest
-/// turn). An agent that knows only a turn's total records it with
+/// is O(1) for a message after every one recorded (the usual order), O(recorded counts) at
+/// worst; applying costs O(log turns) per count (O(1) in the newest turn). A part pushed by
+/// `ctxwin_window_push_message` with `out` NULL whose count is recorded before it is needed
+/// is never counted by the library. An agent that knows only a turn's total records it with
 /// `ctxwin_window_set_turn_count`.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
@@ -65,7 +67,7 @@ pub struct ctxwin_part {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ctxwin_window_set_count(w: *mut ctxwin_window, index: usize, count: ctxwin_count) -> ctxwin_status {
     ffi_boundary! {
-        try_mut!(w).update(|window| {
+        try_mut!(w).update_uncounted(|window| {
             let count = Count::try_from(count)?;
             Ok(window.set_count(index, count)?)
         })
@@ -73,11 +75,19 @@ pub unsafe extern "C" fn ctxwin_window_set_count(w: *mut ctxwin_window, index: u
 }
 
 /// Records the total of turn `turn` for an agent that knows only that: the counts of the
-/// turn's history messages are scaled to sum to `count` (in proportion to their current
-/// counts, largest remainders first; all of it on the USER message when they sum to 0), each
-/// recorded as `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages
-/// inside the turn keep their counts. After the next `ctxwin_window_end_turn`,
+/// turn's history messages are scaled to sum to `count`, each recorded as
+/// `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages inside the turn
+/// keep their counts. After the next `ctxwin_window_end_turn`,
 /// `ctxwin_window_turn_info(w, turn, &info)` gives `info.tokens == count`.
+///
+/// The total is spread in proportion to the messages' sizes, which takes no counting: a
+/// message whose count the caller gave (`push_counted`, an earlier `set_count`) weighs four
+/// per token of that count; a message the library counts weighs the bytes of its text (a tool
+/// call's name and arguments), plus four per token of its media (or, in a window keeping
+/// counts only, four per token of its count). Largest remainders first; all of it on the
+/// USER message when they weigh 0. So the parts of a turn pushed with
+/// `ctxwin_window_push_message(..., out NULL)` and given their turn's total before the next
+/// `ctxwin_window_end_turn` are never counted. O(messages of the turn).
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
 /// turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` for a negative count. Nothing
@@ -92,7 +102,7 @@ pub unsafe extern "C" fn ctxwin_window_set_count(w: *mut ctxwin_window, index: u
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ctxwin_window_set_turn_count(w: *mut ctxwin_window, turn: usize, count: ctxwin_count) -> ctxwin_status {
     ffi_boundary! {
-        try_mut!(w).update(|window| {
+        try_mut!(w).update_uncounted(|window| {
             let count = Count::try_from(count)?;
             Ok(window.set_turn_count(turn, count)?)
         })
@@ -117,7 +127,13 @@ pub unsafe extern "C" fn ctxwin_window_set_turn_count(w: *mut ctxwin_window, tur
 /// - `host_id`: the host's id of the message (an array index, a database row id). Each host
 ///   message has its own: an id already in the window is refused (to replace a message,
 ///   `ctxwin_window_truncate(w, host_index)` first, then push it again).
-/// - `out`: may be NULL; otherwise receives the total count of the parts on success.
+/// - `out`: may be NULL; otherwise receives the total count of the parts on success. With
+///   `out` NULL the parts are counted when their counts are first needed (the next
+///   `ctxwin_window_end_turn` or `ctxwin_window_prepare`, or any other call but a push,
+///   `set_count` and `set_turn_count`), and never if a count recorded by
+///   `ctxwin_window_set_count` or `ctxwin_window_set_turn_count` replaces theirs before
+///   then: restoring a session whose provider counts are known costs no counting. Every
+///   reading call sees the counts resolved; nothing else differs.
 ///
 /// All or nothing: every part is checked before any is appended.
 ///
@@ -148,7 +164,7 @@ pub unsafe extern "C" fn ctxwin_window_push_message(
     out: *mut ctxwin_count,
 ) -> ctxwin_status {
     ffi_boundary! {
-        try_mut!(w).update(|window| {
+        try_mut!(w).update_uncounted(|window| {
             // SAFETY: forwarded from this function's contract.
             let parts = unsafe { slice_arg(parts, n, "parts") }?;
             let mut decoded = Vec::with_capacity(parts.len());
@@ -166,6 +182,10 @@ pub unsafe extern "C" fn ctxwin_window_push_message(
                     name: *name,
                 })
                 .collect();
+            if out.is_null() {
+                // Counted when first needed, or never if the caller's count comes first.
+                return Ok(window.push_message_uncounted(&parts, host_id)?);
+            }
             let count = window.push_message(&parts, host_id)?;
             // SAFETY: `out` is NULL or writable per this function's contract.
             unsafe { write_optional(out, count.into()) };

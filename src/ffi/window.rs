@@ -433,7 +433,7 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ctxwin_window_end_turn(w: *mut ctxwin_window, pruned_turns: *mut usize) -> ctxwin_status {
     ffi_boundary! {
-        try_mut!(w).update(|window| {
+        try_mut!(w).update_uncounted(|window| {
             let pruned = window.end_turn();
             // SAFETY: `pruned_turns` is NULL or writable per this function's contract.
             unsafe { write_optional(pruned_turns, pruned) };

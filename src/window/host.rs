@@ -12,7 +12,6 @@ use crate::tokens::Count;
 use crate::message::{counted_text, split_call_text};
 use std::borrow::Cow;
 use rustc_hash::FxHashMap;
-use std::collections::BTreeMap;
 
 /// One block of a host message, as [`Window::push_message`] takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,11 +36,12 @@ struct Ready<'a> {
     text: Cow<'a, str>,
 }
 
-/// Counts [`Window::apply_pending_counts`] applied, with the ones they replaced.
+/// Counts [`Window::apply_pending_counts`] applied, with the ones they replaced (`None`
+/// for a message the library had not counted yet).
 #[derive(Debug)]
 pub(crate) struct AppliedCounts {
-    pending: BTreeMap<usize, Count>,
-    replaced: Vec<(usize, (Count, CountSource))>,
+    pending: Vec<(usize, Count)>,
+    replaced: Vec<(usize, Option<(Count, CountSource)>)>,
 }
 
 /// Where each host message starts in the ledger, by host id.
@@ -95,36 +95,52 @@ impl HostIds {
 }
 
 /// Counts [`Window::set_count`] recorded and the next enforcement applies, by ledger index
-/// (the newest per message).
+/// (the newest per message). A sorted vector: counts arrive in ledger order as a rule, so
+/// recording one is O(1) then, O(pending) at worst.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct PendingCounts {
-    counts: BTreeMap<usize, Count>,
+    counts: Vec<(usize, Count)>,
 }
 
 impl PendingCounts {
     /// Records `count` for message `index`, replacing one recorded before.
     pub fn record(&mut self, index: usize, count: Count) {
-        self.counts.insert(index, count);
+        match self.counts.last() {
+            Some(&(last, _)) if last >= index => match self.counts.binary_search_by_key(&index, |&(i, _)| i) {
+                Ok(at) => self.counts[at].1 = count,
+                Err(at) => self.counts.insert(at, (index, count)),
+            },
+            _ => self.counts.push((index, count)),
+        }
     }
 
     /// The count recorded for message `index`, if any.
     pub fn get(&self, index: usize) -> Option<Count> {
-        self.counts.get(&index).copied()
+        self.counts.binary_search_by_key(&index, |&(i, _)| i).ok().map(|at| self.counts[at].1)
     }
 
     /// Forgets the messages from `message_count` on (a rewind removed them).
     pub fn forget_from(&mut self, message_count: usize) {
-        self.counts.split_off(&message_count);
+        let kept = self.counts.partition_point(|&(i, _)| i < message_count);
+        self.counts.truncate(kept);
     }
 
-    /// Takes every recorded count, leaving none.
-    pub fn take(&mut self) -> BTreeMap<usize, Count> {
+    /// Takes every recorded count, by ledger index, leaving none.
+    pub fn take(&mut self) -> Vec<(usize, Count)> {
         std::mem::take(&mut self.counts)
+    }
+
+    /// Keeps `spent`'s buffer for the next counts, if none was recorded since it was taken.
+    fn reuse(&mut self, mut spent: Vec<(usize, Count)>) {
+        if self.counts.is_empty() {
+            spent.clear();
+            self.counts = spent;
+        }
     }
 
     /// The recorded counts, by ledger index.
     pub fn iter(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
-        self.counts.iter().map(|(&index, &count)| (index, count))
+        self.counts.iter().copied()
     }
 }
 
@@ -135,8 +151,11 @@ impl Window {
     /// applied at the next enforcement ([`Window::end_turn`], or any call that re-enforces:
     /// settings, rewinds, `compact`), so nothing the window shows (boundary, view, totals,
     /// the message's count) moves in between, and a window saved in between restores
-    /// exactly. Recording is O(log pending); applying costs O(log turns) per count (O(1) in
-    /// the newest turn: the per-turn sums are a Fenwick tree).
+    /// exactly. Recording is O(1) for a message after every one recorded (the usual order),
+    /// O(recorded) at worst; applying costs O(log turns) per count (O(1) in the newest turn:
+    /// the per-turn sums are a Fenwick tree). A message pushed uncounted
+    /// ([`Window::push_message_uncounted`]) whose count is recorded before it is needed is
+    /// never counted.
     pub fn set_count(&mut self, index: usize, count: Count) -> Result<()> {
         self.message_at(index)?;
         self.ledger.pending_counts.record(index, count);
@@ -152,20 +171,45 @@ impl Window {
     /// Applies the counts [`Window::set_count`] recorded: totals and per-turn sums follow,
     /// and the cost cache forgets the turns they changed. Returns what
     /// [`Window::unapply_counts`] needs to undo it.
+    ///
+    /// A message the library has not counted yet takes the recorded count as its first (it
+    /// is never counted: nothing read its count before); the other uncounted messages are
+    /// counted ([`Window::resolve_counts`]).
     pub(super) fn apply_pending_counts(&mut self) -> AppliedCounts {
         let pending = self.ledger.pending_counts.take();
         let mut replaced = Vec::with_capacity(pending.len());
-        for (&index, &count) in &pending {
-            replaced.push((index, self.replace_count(index, count, CountSource::Caller)));
+        for &(index, count) in &pending {
+            if self.ledger.messages[index].is_uncounted() {
+                self.settle(index, count, CountSource::Caller);
+                replaced.push((index, None));
+            } else {
+                replaced.push((index, Some(self.replace_count(index, count, CountSource::Caller))));
+            }
         }
+        let ledger = &mut self.ledger;
+        ledger.uncounted.retain(|&index| ledger.messages[index].is_uncounted());
+        self.resolve_counts();
         AppliedCounts { pending, replaced }
+    }
+
+    /// Forgets what [`Window::apply_pending_counts`] applied: it stays applied (its buffers
+    /// serve again).
+    pub(super) fn keep_counts(&mut self, applied: AppliedCounts) {
+        self.ledger.pending_counts.reuse(applied.pending);
     }
 
     /// Undoes [`Window::apply_pending_counts`]: the old counts are back and the counts are
     /// pending again (a call that fails after enforcing changes nothing).
     pub(crate) fn unapply_counts(&mut self, applied: AppliedCounts) {
-        for (index, (count, source)) in applied.replaced.into_iter().rev() {
-            self.replace_count(index, count, source);
+        for (index, old) in applied.replaced.into_iter().rev() {
+            match old {
+                Some((count, source)) => drop(self.replace_count(index, count, source)),
+                None => {
+                    if let Some(turn) = self.ledger.unsettle(index, self.wire.calibration) {
+                        self.policy.costs.forget(turn);
+                    }
+                }
+            }
         }
         for (index, count) in applied.pending {
             self.ledger.pending_counts.record(index, count);
@@ -177,15 +221,20 @@ impl Window {
     fn replace_count(&mut self, index: usize, count: Count, source: CountSource) -> (Count, CountSource) {
         let (old, kind) = (self.ledger.messages[index].count(), self.ledger.messages[index].kind());
         let (from, to) = (self.calibrated(old), self.calibrated(count));
+        let turn = self.turn_of(index);
         if self.is_pinned(index, kind) {
             self.ledger.pinned.sub(from);
             self.ledger.pinned.add(to);
         } else {
-            let turn = self.turn_of(index).expect("a history message belongs to a turn");
+            let turn = turn.expect("a history message belongs to a turn");
             self.ledger.history.sub(from);
             self.ledger.history.add(to);
             self.ledger.sums.sub(turn, from);
             self.ledger.sums.add(turn, to);
+        }
+        // A pinned SYSTEM message inside a turn is rendered with its turn: the view's items
+        // of that turn are stale too.
+        if let Some(turn) = turn {
             self.policy.costs.forget(turn);
         }
         let message = &mut self.ledger.messages[index];
@@ -197,10 +246,17 @@ impl Window {
 
     /// Records the total of turn `turn` when the caller knows only that (the difference of
     /// two provider usage reports, say): the counts of its history messages are scaled to
-    /// sum to `count` (in proportion to their counts, those recorded by `set_count`
-    /// included; largest remainders first; all on the USER message when they sum to 0), each
-    /// recorded as [`Window::set_count`] records it, with `count.exact`. Pinned SYSTEM
-    /// messages inside the turn keep their counts.
+    /// sum to `count`, each recorded as [`Window::set_count`] records it, with `count.exact`.
+    /// Pinned SYSTEM messages inside the turn keep their counts.
+    ///
+    /// The total is spread in proportion to the messages' sizes, which need no counting: a
+    /// message whose count the caller gave (pushed counted, or recorded by `set_count`)
+    /// weighs four per token of that count, a message the library counts the bytes of the
+    /// text it counts (a tool call's name and arguments), plus four per token of its media,
+    /// or four per token of its count when the window keeps counts only; largest
+    /// remainders first; all of it on the USER message when they weigh 0. So a turn's
+    /// messages pushed with `ctxwin_window_push_message(..., out NULL)` are never counted.
+    /// O(messages of the turn).
     pub fn set_turn_count(&mut self, turn: usize, count: Count) -> Result<()> {
         if turn >= self.ledger.turns.len() {
             return Err(Error::new(
@@ -208,27 +264,34 @@ impl Window {
                 format!("turn {turn} does not exist: the window holds {} turns", self.ledger.turns.len()),
             ));
         }
-        let range = self.turn_range(turn);
-        // In proportion to the counts as they will be: recorded ones count.
-        let history: Vec<(usize, u64)> = range
+        // Each history message's (index, weight), then (index, share).
+        let mut shares: Vec<(usize, u64)> = self
+            .turn_range(turn)
             .filter(|&index| !self.is_pinned(index, self.ledger.messages[index].kind()))
-            .map(|index| {
-                let count = self.ledger.pending_counts.get(index).unwrap_or(self.ledger.messages[index].count());
-                (index, u64::from(count.tokens))
-            })
+            .map(|index| (index, self.size_of(index)))
             .collect();
-        let total: u64 = history.iter().map(|&(_, tokens)| tokens).sum();
-        let target = u64::from(count.tokens);
-        let shares = if total == 0 {
-            history.iter().enumerate().map(|(i, _)| if i == 0 { target } else { 0 }).collect()
-        } else {
-            largest_remainder(&history.iter().map(|&(_, tokens)| tokens).collect::<Vec<_>>(), total, target)
-        };
-        for (&(index, _), share) in history.iter().zip(shares) {
+        spread(&mut shares, u64::from(count.tokens));
+        for (index, share) in shares {
             let tokens = u32::try_from(share).expect("a share is at most the u32 target");
-            self.set_count(index, Count { tokens, exact: count.exact })?;
+            self.ledger.pending_counts.record(index, Count { tokens, exact: count.exact });
         }
         Ok(())
+    }
+
+    /// The weight of message `index` in [`Window::set_turn_count`]'s spread.
+    fn size_of(&self, index: usize) -> u64 {
+        let per_token = |count: Count| 4 * u64::from(count.tokens);
+        if let Some(recorded) = self.ledger.pending_counts.get(index) {
+            return per_token(recorded);
+        }
+        let message = &self.ledger.messages[index];
+        match (message.source(), message.text()) {
+            (CountSource::Library, Some(text)) => {
+                let name = message.name().map_or(0, |name| name.len() + 1);
+                (name + text.len()) as u64 + message.media().map_or(0, per_token)
+            }
+            _ => per_token(message.count()),
+        }
     }
 
     /// Appends one host message of several parts (an assistant message with text, thinking
@@ -247,6 +310,22 @@ impl Window {
     /// empty call id, a tool part with an id before any USER message, or an id the tool
     /// pairing refuses (see `push_tool`).
     pub fn push_message(&mut self, parts: &[Part<'_>], host_id: i64) -> Result<Count> {
+        self.append_parts(parts, host_id, true).map(Tally::count)
+    }
+
+    /// [`Window::push_message`] without counting now: each part's text is counted when its
+    /// count is first needed ([`Window::resolve_counts`]), and not at all when the caller's
+    /// count ([`Window::set_count`], [`Window::set_turn_count`]) is recorded before that. In
+    /// a window that keeps counts only (`retain_text` false) the parts are counted now, as
+    /// their texts are not kept. The C API's route (`ctxwin_window_push_message` with `out`
+    /// NULL), which resolves before every other call reads the window.
+    pub(crate) fn push_message_uncounted(&mut self, parts: &[Part<'_>], host_id: i64) -> Result<()> {
+        self.append_parts(parts, host_id, !self.settings.retain_text).map(drop)
+    }
+
+    /// Checks and appends the parts of host message `host_id`, counting them now when
+    /// `count_now` (else each is uncounted); returns their calibrated total (0 uncounted).
+    fn append_parts(&mut self, parts: &[Part<'_>], host_id: i64, count_now: bool) -> Result<Tally> {
         if parts.is_empty() {
             return Err(Error::invalid_arg(format!("parts: host message {host_id} has no parts (n is 0)")));
         }
@@ -271,8 +350,6 @@ impl Window {
         let mut total = Tally::default();
         for (part, ready) in parts.iter().zip(ready) {
             let name = ready.name.as_deref();
-            let count = self.model.count(&counted_text(name, &ready.text));
-            let text = self.settings.retain_text.then(|| Box::from(ready.text.as_ref()));
             let extras = MessageExtras {
                 call_id: part.call_id.map(Box::from),
                 name: name.map(Box::from),
@@ -280,10 +357,17 @@ impl Window {
                 replaced_utf8: part.replaced,
                 ..MessageExtras::default()
             };
-            self.append(Message::new(ready.kind, count, CountSource::Library, text).with_extras(extras));
-            total.add(self.calibrated(count));
+            let message = if count_now {
+                let count = self.model.count(&counted_text(name, &ready.text));
+                total.add(self.calibrated(count));
+                let text = self.settings.retain_text.then(|| Box::from(ready.text.as_ref()));
+                Message::new(ready.kind, count, CountSource::Library, text)
+            } else {
+                Message::uncounted(ready.kind, Box::from(ready.text.as_ref()))
+            };
+            self.append(message.with_extras(extras));
         }
-        Ok(total.count())
+        Ok(total)
     }
 
     /// `part` checked as the push it stands for would check it, a TOOL_CALL's name and
@@ -404,28 +488,70 @@ impl Window {
     }
 }
 
-/// `weights` (summing to `total` > 0) scaled to sum to `target`: floors, then one more to
-/// the largest remainders, earliest first on ties.
-fn largest_remainder(weights: &[u64], total: u64, target: u64) -> Vec<u64> {
-    let scaled: Vec<(u64, u64)> = weights
-        .iter()
-        .map(|&w| {
-            // Weights and target are token counts (u32): the product fits u64, and u64
-            // division is several times cheaper than u128's.
-            let product = w.checked_mul(target).expect("a u32 weight times a u32 target fits u64");
-            (product / total, product % total)
-        })
-        .collect();
-    let mut shares: Vec<u64> = scaled.iter().map(|&(floor, _)| floor).collect();
-    let mut left = target - shares.iter().sum::<u64>();
-    let mut order: Vec<usize> = (0..scaled.len()).collect();
-    order.sort_by(|&a, &b| scaled[b].1.cmp(&scaled[a].1).then(a.cmp(&b)));
-    for i in order {
-        if left == 0 {
-            break;
-        }
-        shares[i] += 1;
-        left -= 1;
+/// Replaces the weights of `(index, weight)` (ascending indices) by their shares of
+/// `target`: floors, then one more to the largest remainders, earliest first on ties; all of
+/// it on the first when the weights sum to 0.
+fn spread(weights: &mut [(usize, u64)], target: u64) {
+    let total = weights.iter().map(|&(_, weight)| u128::from(weight)).sum::<u128>();
+    let Some(first) = weights.first_mut() else { return };
+    if total == 0 {
+        first.1 = target;
+        return;
     }
-    shares
+    // Each weight becomes its floor; (remainder, position) of each. A weight (four per u32
+    // token, or a text's length) times a u32 target fits u128; u64 division, several times
+    // cheaper, whenever the product fits.
+    let mut remainders: Vec<(u128, usize)> = Vec::with_capacity(weights.len());
+    let mut left = target;
+    for (position, (_, weight)) in weights.iter_mut().enumerate() {
+        let (floor, remainder) = match (weight.checked_mul(target), u64::try_from(total)) {
+            (Some(product), Ok(total)) => (product / total, u128::from(product % total)),
+            _ => {
+                let product = u128::from(*weight) * u128::from(target);
+                ((product / total) as u64, product % total)
+            }
+        };
+        *weight = floor;
+        left -= floor;
+        remainders.push((remainder, position));
+    }
+    // Fewer than one per weight are left: to the largest remainders, earliest first.
+    let left = left as usize;
+    if left > 0 {
+        let order = |a: &(u128, usize), b: &(u128, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        remainders.select_nth_unstable_by(left - 1, order);
+        for &(_, position) in &remainders[..left] {
+            weights[position].1 += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Shares sum to the target; each is the floor of its exact share or one more, the
+        /// ones going to the largest remainders, earliest first on ties (checked against
+        /// the same rule computed plainly in u128).
+        #[test]
+        fn spread_is_largest_remainders(weights in proptest::collection::vec(0u64..20_000_000_000, 1..12), target in 0u64..5_000_000_000) {
+            let mut shares: Vec<(usize, u64)> = weights.iter().copied().enumerate().collect();
+            spread(&mut shares, target);
+            prop_assert_eq!(shares.iter().map(|&(_, share)| share).sum::<u64>(), target);
+            let total: u128 = weights.iter().map(|&w| u128::from(w)).sum();
+            if total == 0 {
+                prop_assert_eq!(shares[0].1, target);
+                return Ok(());
+            }
+            let exact: Vec<(u128, u128)> = weights.iter().map(|&w| (u128::from(w) * u128::from(target) / total, u128::from(w) * u128::from(target) % total)).collect();
+            let mut order: Vec<usize> = (0..weights.len()).collect();
+            order.sort_by(|&a, &b| exact[b].1.cmp(&exact[a].1).then(a.cmp(&b)));
+            let left = (u128::from(target) - exact.iter().map(|&(floor, _)| floor).sum::<u128>()) as usize;
+            for (rank, &i) in order.iter().enumerate() {
+                prop_assert_eq!(u128::from(shares[i].1), exact[i].0 + u128::from(rank < left));
+            }
+        }
+    }
 }

@@ -5,7 +5,7 @@
 use super::host::{HostIds, PendingCounts};
 use super::turn_sums::TurnSums;
 use crate::ledger::{TurnStart, calibrated};
-use crate::message::{Kind, Message};
+use crate::message::{CountSource, Kind, Message};
 use crate::pairing;
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count};
@@ -32,6 +32,9 @@ pub(super) struct LedgerState {
     pub host_ids: HostIds,
     /// Counts `set_count` recorded, applied at the next enforcement (saved).
     pub pending_counts: PendingCounts,
+    /// Messages the library has not counted yet, ascending (see [`Message::is_uncounted`]):
+    /// the sums leave them out until [`LedgerState::settle`] gives them their counts.
+    pub uncounted: Vec<usize>,
 }
 
 impl LedgerState {
@@ -67,9 +70,9 @@ impl LedgerState {
         }
     }
 
-    /// Appends `message`, which the window counts as `count` (calibrated). A USER message
-    /// starts a turn and completes the previous one; returns that turn when it left tool
-    /// pairs for the view to repair.
+    /// Appends `message`, which the window counts as `count` (calibrated; left out of the
+    /// sums while the message is uncounted). A USER message starts a turn and completes the
+    /// previous one; returns that turn when it left tool pairs for the view to repair.
     pub fn push(&mut self, message: Message, count: Count) -> Option<usize> {
         let mut defective = None;
         if message.kind() == Kind::User {
@@ -83,8 +86,14 @@ impl LedgerState {
             self.turns.push(TurnStart { first: self.messages.len() });
             self.sums.push(Tally::default());
         }
-        if self.is_pinned(self.messages.len(), message.kind()) {
-            self.pinned_indices.push(self.messages.len());
+        let index = self.messages.len();
+        let pinned = self.is_pinned(index, message.kind());
+        if pinned {
+            self.pinned_indices.push(index);
+        }
+        if message.is_uncounted() {
+            self.uncounted.push(index);
+        } else if pinned {
             self.pinned.add(count);
         } else {
             self.history.add(count);
@@ -102,7 +111,9 @@ impl LedgerState {
             let index = self.messages.len() - 1;
             let kind = self.messages[index].kind();
             let count = calibrated(calibration, self.messages[index].count());
-            if self.is_pinned(index, kind) {
+            if self.messages[index].is_uncounted() {
+                // Not in the sums.
+            } else if self.is_pinned(index, kind) {
                 self.pinned.sub(count);
             } else {
                 self.history.sub(count);
@@ -117,11 +128,52 @@ impl LedgerState {
             }
         }
         self.pending_counts.forget_from(message_count);
+        let uncounted = self.uncounted.partition_point(|&i| i < message_count);
+        self.uncounted.truncate(uncounted);
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
         self.pinned_indices.truncate(pinned);
         let newest = self.turns.len().saturating_sub(1);
         let defective = self.defective_turns.partition_point(|&t| t < newest);
         self.defective_turns.truncate(defective);
+    }
+
+    /// Gives uncounted message `index` its first count, `count` (raw; the sums add it scaled
+    /// by `calibration`), from `source`; the caller takes `index` out of `uncounted`.
+    /// Returns the message's turn, if it is in one (a pinned SYSTEM message inside a turn
+    /// included: the view renders it with its turn).
+    pub fn settle(&mut self, index: usize, count: Count, source: CountSource, calibration: Calibration) -> Option<usize> {
+        let message = &mut self.messages[index];
+        debug_assert!(message.is_uncounted(), "message {index} was counted already");
+        message.set_count(count);
+        message.set_source(source);
+        let (kind, count) = (message.kind(), calibrated(calibration, count));
+        let turn = self.turn_of(index);
+        if self.is_pinned(index, kind) {
+            self.pinned.add(count);
+        } else {
+            let turn = turn.expect("a history message belongs to a turn");
+            self.history.add(count);
+            self.sums.add(turn, count);
+        }
+        turn
+    }
+
+    /// Makes message `index`, settled by [`LedgerState::settle`], uncounted again (undoing a
+    /// count applied by a call that then failed). Returns its turn, as `settle` does.
+    pub fn unsettle(&mut self, index: usize, calibration: Calibration) -> Option<usize> {
+        let (kind, count) = (self.messages[index].kind(), calibrated(calibration, self.messages[index].count()));
+        let turn = self.turn_of(index);
+        if self.is_pinned(index, kind) {
+            self.pinned.sub(count);
+        } else {
+            let turn = turn.expect("a history message belongs to a turn");
+            self.history.sub(count);
+            self.sums.sub(turn, count);
+        }
+        self.messages[index].mark_uncounted();
+        let at = self.uncounted.partition_point(|&i| i < index);
+        self.uncounted.insert(at, index);
+        turn
     }
 
     /// Sums every count again, scaled by `calibration` (after a new ratio or new counts).
@@ -140,7 +192,9 @@ impl LedgerState {
                 next_turn += 1;
             }
             let (kind, count) = (self.messages[index].kind(), calibrated(calibration, self.messages[index].count()));
-            if self.is_pinned(index, kind) {
+            if self.messages[index].is_uncounted() {
+                // Not in the sums until counted.
+            } else if self.is_pinned(index, kind) {
                 self.pinned.add(count);
             } else {
                 self.history.add(count);

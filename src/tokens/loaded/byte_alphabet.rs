@@ -35,11 +35,16 @@ impl ByteAlphabet {
         ByteAlphabet { bytes }
     }
 
-    /// The bytes `text` stands for, or `None` if a character is outside the alphabet.
-    pub(super) fn decode(&self, text: &str) -> Option<Vec<u8>> {
-        text.chars()
-            .map(|c| self.bytes.get(c as usize).copied().flatten())
-            .collect()
+    /// Appends the bytes `text` stands for to `out`; false (with `out` partly written) if a
+    /// character is outside the alphabet.
+    pub(super) fn decode_into(&self, text: &str, out: &mut Vec<u8>) -> bool {
+        for c in text.chars() {
+            match self.bytes.get(c as usize).copied().flatten() {
+                Some(byte) => out.push(byte),
+                None => return false,
+            }
+        }
+        true
     }
 }
 
@@ -55,7 +60,9 @@ mod tests {
         assert_eq!(chars[usize::from(b'a')], 'a');
         let alphabet = ByteAlphabet::new();
         let all: String = chars.iter().collect();
-        assert_eq!(alphabet.decode(&all), Some((0..=255u8).collect()));
-        assert_eq!(alphabet.decode("<|x|>▁"), None);
+        let mut bytes = Vec::new();
+        assert!(alphabet.decode_into(&all, &mut bytes));
+        assert_eq!(bytes, (0..=255u8).collect::<Vec<u8>>());
+        assert!(!alphabet.decode_into("<|x|>▁", &mut bytes));
     }
 }

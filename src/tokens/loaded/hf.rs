@@ -3,20 +3,205 @@
 //! (SentencePiece-style BPE: Gemma 3). Anything else the file asks for is refused with the
 //! feature named, so a count is never silently wrong.
 
-use rustc_hash::FxHashMap;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::byte_alphabet::ByteAlphabet;
-use super::merge::Merges;
+use super::json::Reader;
+use super::merge::{Merge, Merges};
 use super::model::{Bpe, Units};
+use super::vocab::{Tokens, Vocab};
+use super::words::{Crossings, SPACE};
 use super::normalize::Normalize;
 use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, compile};
 use super::{Failure, Parts, parse_failure, unsupported};
 
-/// Reads a `tokenizer.json` document.
-pub(super) fn read(json: &Value) -> Result<Parts, Failure> {
-    let model = json.get("model").filter(|m| m.is_object()).ok_or_else(|| parse_failure("tokenizer.json: \"model\" is not an object"))?;
-    let kind = model.get("type").and_then(Value::as_str).unwrap_or("BPE");
+/// The parts of a `tokenizer.json` document's `"model"` read while streaming through it.
+pub(super) struct ModelJson {
+    /// The small members (`type`, `byte_fallback`, ...).
+    fields: Map<String, Value>,
+    /// `model.vocab` keyed by the token strings as written.
+    vocab: Option<Vocab>,
+    merges: Option<(Merges, Crossings)>,
+}
+
+/// Reads the `"model"` object of a `tokenizer.json` (the reader is at its `{`): the
+/// vocabulary and the merges straight into their tables, the rest into values.
+pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> {
+    let mut model = ModelJson { fields: Map::new(), vocab: None, merges: None };
+    let mut pending_merges = None;
+    reader.object(&mut |reader, key| {
+        let not_bpe = model.fields.get("type").and_then(Value::as_str).is_some_and(|t| t != "BPE");
+        match key {
+            "vocab" if !not_bpe && reader.peek() == Some(b'{') => model.vocab = Some(read_vocab(reader)?),
+            "merges" if !not_bpe && reader.peek() == Some(b'[') => match &model.vocab {
+                Some(vocab) => model.merges = Some(read_merges(reader, vocab)?),
+                None => pending_merges = Some(reader.raw()?),
+            },
+            "vocab" | "merges" => {
+                // Not what a BPE model has: kept for the messages below.
+                let kind = match reader.peek() {
+                    Some(b'[') => Value::Array(Vec::new()),
+                    _ => Value::Null,
+                };
+                reader.skip()?;
+                model.fields.insert(key.to_owned(), kind);
+            }
+            _ => {
+                let value = serde_json::from_str(reader.raw()?).map_err(|e| parse_failure(format!("tokenizer.json: \"model.{key}\": {e}")))?;
+                model.fields.insert(key.to_owned(), value);
+            }
+        }
+        Ok(())
+    })?;
+    if let (Some(raw), Some(vocab)) = (pending_merges, &model.vocab) {
+        model.merges = Some(read_merges(&mut Reader::new(raw.as_bytes()), vocab)?);
+    }
+    Ok(model)
+}
+
+/// `model.vocab`: token string to id.
+fn read_vocab(reader: &mut Reader<'_>) -> Result<Vocab, Failure> {
+    let mut tokens = Tokens::with_capacity(1 << 16, 1 << 19);
+    reader.object(&mut |reader, token| {
+        let id = reader
+            .number()?
+            .and_then(|id| u32::try_from(id).ok())
+            .filter(|&id| id < 1 << 31)
+            .ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {token:?} is not a token id")))?;
+        tokens.push(token.as_bytes(), id);
+        Ok(())
+    })?;
+    tokens.index().map_err(|(token, _)| {
+        parse_failure(format!("tokenizer.json: \"model.vocab\": {:?} appears twice", String::from_utf8_lossy(&token)))
+    })
+}
+
+/// `model.merges`: `"left right"` strings or `["left", "right"]` pairs, in priority order.
+fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossings), Failure> {
+    let mut batch = MergeBatch::default();
+    let mut merges = Vec::with_capacity(vocab.len() * 2);
+    let mut crossings = Crossings::default();
+    let (mut first, mut second) = (String::new(), String::new());
+    reader.array(&mut |reader, i| {
+        let not_a_merge = || parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a merge"));
+        let (left, right) = match reader.peek() {
+            Some(b'"') => {
+                let line = reader.string(&mut first)?;
+                let mut halves = line.split(' ');
+                match (halves.next(), halves.next(), halves.next()) {
+                    (Some(left), Some(right), None) => (left, right),
+                    _ => return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not two tokens separated by a space"))),
+                }
+            }
+            Some(b'[') => {
+                let (mut left, mut right) = (None, None);
+                let mut extra = false;
+                // Each string of the pair goes to its own buffer (when it has escapes).
+                let (first, second) = (&mut first, &mut second);
+                let mut buffers = [Some(first), Some(second)];
+                reader.array(&mut |reader, j| {
+                    if j < 2 && reader.peek() == Some(b'"') {
+                        let buffer = buffers[j].take().ok_or_else(not_a_merge)?;
+                        let text = reader.string(buffer)?;
+                        if j == 0 { left = Some(text) } else { right = Some(text) }
+                        Ok(())
+                    } else {
+                        extra = true;
+                        reader.skip()
+                    }
+                })?;
+                match (left, right, extra) {
+                    (Some(left), Some(right), false) => (left, right),
+                    _ => return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a pair of strings"))),
+                }
+            }
+            _ => return Err(not_a_merge()),
+        };
+        crossings.note(left, right);
+        batch.push(left, right);
+        if batch.len() == MergeBatch::SIZE {
+            batch.resolve(vocab, i + 1 - MergeBatch::SIZE, &mut merges)?;
+        }
+        Ok(())
+    })?;
+    let first = merges.len();
+    batch.resolve(vocab, first, &mut merges)?;
+    Ok((Merges::new(&merges), crossings))
+}
+
+/// Merges read but not looked up yet: their tokens' strings, looked up together (see
+/// [`Vocab::get_batch`]).
+#[derive(Default)]
+struct MergeBatch {
+    strings: Vec<u8>,
+    /// Where each string ends in `strings`: left, right, then the two joined.
+    ends: Vec<usize>,
+    ids: Vec<Option<u32>>,
+    /// The joined token of the last merge resolved.
+    last_joined: u32,
+}
+
+impl MergeBatch {
+    const SIZE: usize = 64;
+
+    fn len(&self) -> usize {
+        self.ends.len() / 3
+    }
+
+    fn push(&mut self, left: &str, right: &str) {
+        for part in [left.as_bytes(), right.as_bytes()] {
+            self.strings.extend_from_slice(part);
+            self.ends.push(self.strings.len());
+        }
+        self.strings.extend_from_slice(left.as_bytes());
+        self.strings.extend_from_slice(right.as_bytes());
+        self.ends.push(self.strings.len());
+    }
+
+    /// Looks the batch up, appends its merges (the first is `model.merges[first]`) and
+    /// empties it.
+    fn resolve(&mut self, vocab: &Vocab, first: usize, merges: &mut Vec<Merge>) -> Result<(), Failure> {
+        let mut start = 0;
+        let strings: Vec<&[u8]> = self
+            .ends
+            .iter()
+            .map(|&end| {
+                let string = &self.strings[start..end];
+                start = end;
+                string
+            })
+            .collect();
+        let missing = |k: usize, string: &[u8]| {
+            parse_failure(format!(
+                "tokenizer.json: \"model.merges[{}]\": {:?} is not in \"model.vocab\"",
+                first + k,
+                String::from_utf8_lossy(string)
+            ))
+        };
+        // Files list merges by their joined token, whose id is then the last one's or the
+        // next (checked in the list of ids, in order); the halves are looked up together.
+        let halves: Vec<&[u8]> = strings.chunks(3).flat_map(|m| [m[0], m[1]]).collect();
+        vocab.get_batch(&halves, &mut self.ids);
+        for (k, merge) in strings.chunks(3).enumerate() {
+            let left = self.ids[2 * k].ok_or_else(|| missing(k, merge[0]))?;
+            let right = self.ids[2 * k + 1].ok_or_else(|| missing(k, merge[1]))?;
+            let joined = match [self.last_joined, self.last_joined.wrapping_add(1)].into_iter().find(|&id| vocab.is(id, merge[2])) {
+                Some(id) => id,
+                None => vocab.get(merge[2]).ok_or_else(|| missing(k, merge[2]))?,
+            };
+            self.last_joined = joined;
+            merges.push(Merge { left, right, priority: (first + k) as u32, joined });
+        }
+        self.strings.clear();
+        self.ends.clear();
+        Ok(())
+    }
+}
+
+/// Assembles the parts of a `tokenizer.json` from its top-level sections.
+pub(super) fn parts(model: ModelJson, sections: &Map<String, Value>) -> Result<Parts, Failure> {
+    let fields = &model.fields;
+    let kind = fields.get("type").and_then(Value::as_str).unwrap_or("BPE");
     if kind != "BPE" {
         let what = match kind {
             "Unigram" => "a SentencePiece unigram model",
@@ -26,24 +211,29 @@ pub(super) fn read(json: &Value) -> Result<Parts, Failure> {
         };
         return Err(unsupported(format!("tokenizer.json: \"model.type\" is {kind:?} ({what}); only BPE models are counted")));
     }
-    if model.get("dropout").and_then(Value::as_f64).is_some_and(|d| d > 0.0) {
+    if fields.get("dropout").and_then(Value::as_f64).is_some_and(|d| d > 0.0) {
         return Err(unsupported("tokenizer.json: \"model.dropout\" makes the counts random"));
     }
     for key in ["continuing_subword_prefix", "end_of_word_suffix"] {
-        if model.get(key).and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+        if fields.get(key).and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
             return Err(unsupported(format!("tokenizer.json: \"model.{key}\" is not supported")));
         }
     }
-    let normalizers = normalizers(json.get("normalizer").unwrap_or(&Value::Null), "normalizer")?;
+    let section = |key: &str| sections.get(key).unwrap_or(&Value::Null);
+    let normalizers = normalizers(section("normalizer"), "normalizer")?;
     let mut steps = Vec::new();
-    pre_tokenizers(json.get("pre_tokenizer").unwrap_or(&Value::Null), "pre_tokenizer", &mut steps)?;
+    pre_tokenizers(section("pre_tokenizer"), "pre_tokenizer", &mut steps)?;
     let byte_level = steps.iter().any(|s| matches!(s, Step::ByteLevel { .. }));
     let bpe = bpe(model, byte_level)?;
-    let (raw_added, normalized_added) = added_tokens(json.get("added_tokens").unwrap_or(&Value::Null))?;
+    let (raw_added, normalized_added) = added_tokens(section("added_tokens"))?;
     Ok(Parts { normalizers, steps, bpe, raw_added, normalized_added })
 }
 
 fn flag(object: &Value, key: &str) -> bool {
+    object.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+fn flag_of(object: &Map<String, Value>, key: &str) -> bool {
     object.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
@@ -131,89 +321,53 @@ fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<()
 }
 
 /// The vocabulary and merges; byte-level strings are turned into the bytes they stand for.
-fn bpe(model: &Value, byte_level: bool) -> Result<Bpe, Failure> {
-    let vocab_json = model.get("vocab").and_then(Value::as_object).ok_or_else(|| parse_failure("tokenizer.json: \"model.vocab\" is not an object"))?;
-    let alphabet = ByteAlphabet::new();
-    // Token string to id, for the merges, and token bytes to id, for counting.
-    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
-    ids.reserve(vocab_json.len());
-    let mut vocab: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
-    vocab.reserve(vocab_json.len());
-    for (token, id) in vocab_json {
-        let id = id
-            .as_u64()
-            .and_then(|id| u32::try_from(id).ok())
-            .filter(|&id| id < 1 << 31)
-            .ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {token:?} is not a token id")))?;
-        ids.insert(token.as_str(), id);
-        let bytes = if byte_level {
-            match alphabet.decode(token) {
-                Some(bytes) => bytes,
-                None => continue, // not in the byte alphabet: no byte text produces it
-            }
-        } else {
-            token.as_bytes().to_vec()
-        };
-        vocab.insert(bytes.into_boxed_slice(), id);
-    }
-    let merges_json = model.get("merges").and_then(Value::as_array).ok_or_else(|| parse_failure("tokenizer.json: \"model.merges\" is not an array"))?;
-    let mut merges = Merges::default();
-    let mut joined_buf = String::new();
-    for (i, merge) in merges_json.iter().enumerate() {
-        let (left, right) = match merge {
-            Value::String(line) => {
-                let mut halves = line.split(' ');
-                match (halves.next(), halves.next(), halves.next()) {
-                    (Some(left), Some(right), None) => (left, right),
-                    _ => return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not two tokens separated by a space"))),
-                }
-            }
-            Value::Array(pair) => match pair.as_slice() {
-                [Value::String(left), Value::String(right)] => (left.as_str(), right.as_str()),
-                _ => return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a pair of strings"))),
-            },
-            _ => return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a merge"))),
-        };
-        joined_buf.clear();
-        joined_buf.push_str(left);
-        joined_buf.push_str(right);
-        let lookup = |token: &str| {
-            ids.get(token)
-                .copied()
-                .ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.merges[{i}]\": {token:?} is not in \"model.vocab\"")))
-        };
-        merges.insert(lookup(left)?, lookup(right)?, i as u32, lookup(&joined_buf)?);
-    }
-    let units = if byte_level {
+fn bpe(model: ModelJson, byte_level: bool) -> Result<Bpe, Failure> {
+    let fields = &model.fields;
+    let ids = model.vocab.ok_or_else(|| parse_failure("tokenizer.json: \"model.vocab\" is not an object"))?;
+    let (merges, crossings) = model.merges.ok_or_else(|| parse_failure("tokenizer.json: \"model.merges\" is not an array"))?;
+    let whole_piece = flag_of(fields, "ignore_merges");
+    if byte_level {
+        // Token bytes to id, for counting; strings outside the byte alphabet (added tokens
+        // written into the vocabulary) stand for no bytes, and no text produces them.
+        let alphabet = ByteAlphabet::new();
+        let mut tokens = Tokens::with_capacity(ids.len(), 0);
+        for (token, id) in ids.iter() {
+            let token = std::str::from_utf8(token).map_err(|_| parse_failure("tokenizer.json: \"model.vocab\": a token is not UTF-8"))?;
+            // Not in the alphabet: no text produces it.
+            let _ = tokens.push_with(id, |bytes| if alphabet.decode_into(token, bytes) { Ok(()) } else { Err(()) });
+        }
+        let vocab = tokens.index().map_err(|(bytes, id)| {
+            parse_failure(format!("tokenizer.json: \"model.vocab\": the token of id {id} stands for the bytes {bytes:?} of another token"))
+        })?;
         let mut bytes = [0u32; 256];
         for (byte, slot) in bytes.iter_mut().enumerate() {
-            *slot = *vocab.get(&[byte as u8][..]).ok_or_else(|| {
+            *slot = vocab.get(&[byte as u8]).ok_or_else(|| {
                 parse_failure(format!("tokenizer.json: \"model.vocab\" has no token for the byte 0x{byte:02X} (a byte-level vocabulary has all 256)"))
             })?;
         }
-        Units::Bytes(bytes)
+        return Ok(Bpe { vocab, merges, whole_piece, units: Units::Bytes(Box::new(bytes)), words: None });
+    }
+    let byte_fallback = if flag_of(fields, "byte_fallback") {
+        let mut bytes = Box::new([0u32; 256]);
+        for (byte, slot) in bytes.iter_mut().enumerate() {
+            *slot = ids.get(format!("<0x{byte:02X}>").as_bytes()).ok_or_else(|| {
+                unsupported(format!("tokenizer.json: \"model.byte_fallback\" is on but \"model.vocab\" lacks <0x{byte:02X}>"))
+            })?;
+        }
+        Some(bytes)
     } else {
-        let byte_fallback = if flag(model, "byte_fallback") {
-            let mut bytes = Box::new([0u32; 256]);
-            for (byte, slot) in bytes.iter_mut().enumerate() {
-                *slot = *ids.get(format!("<0x{byte:02X}>").as_str()).ok_or_else(|| {
-                    unsupported(format!("tokenizer.json: \"model.byte_fallback\" is on but \"model.vocab\" lacks <0x{byte:02X}>"))
-                })?;
-            }
-            Some(bytes)
-        } else {
-            None
-        };
-        let unk = match model.get("unk_token").and_then(Value::as_str) {
-            Some(unk) => Some((
-                *ids.get(unk).ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.unk_token\" {unk:?} is not in \"model.vocab\"")))?,
-                flag(model, "fuse_unk"),
-            )),
-            None => None,
-        };
-        Units::Chars { byte_fallback, unk }
+        None
     };
-    Ok(Bpe { vocab, merges, whole_piece: flag(model, "ignore_merges"), units })
+    let unk = match fields.get("unk_token").and_then(Value::as_str) {
+        Some(unk) => Some((
+            ids.get(unk.as_bytes()).ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.unk_token\" {unk:?} is not in \"model.vocab\"")))?,
+            flag_of(fields, "fuse_unk"),
+        )),
+        None => None,
+    };
+    // Cutting into words would change what a whole-piece lookup sees.
+    let words = if whole_piece { None } else { crossings.boundary(ids.get(SPACE.encode_utf8(&mut [0; 4]).as_bytes()).is_some()) };
+    Ok(Bpe { vocab: ids, merges, whole_piece, units: Units::Chars { byte_fallback, unk }, words })
 }
 
 /// The added tokens to look for in the raw text and in the normalized text.

@@ -11,6 +11,7 @@
 mod added;
 mod byte_alphabet;
 mod hf;
+mod json;
 mod memo;
 mod merge;
 mod model;
@@ -18,11 +19,11 @@ mod normalize;
 mod options;
 mod ranks;
 mod split;
+mod vocab;
+mod words;
 
 use std::hash::Hasher;
 use std::path::Path;
-
-use serde_json::Value;
 
 use crate::error::{Error, ErrorKind, Result};
 use added::AddedTokens;
@@ -73,6 +74,46 @@ impl Format {
     }
 }
 
+/// Reads a JSON tokenizer file in one pass: a Hugging Face `tokenizer.json` (it has a
+/// `"model"`) or a `tekken.json` (a `"config"` and a `"vocab"` array). The large sections
+/// stream into their tables; the small ones are kept as values.
+fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
+    let mut reader = json::Reader::new(data);
+    let mut model = None;
+    let mut tekken_vocab = None;
+    let mut sections = serde_json::Map::new();
+    let mut keys: Vec<String> = Vec::new();
+    reader.object(&mut |reader, key| {
+        keys.push(key.to_owned());
+        match key {
+            "model" if reader.peek() == Some(b'{') => model = Some(hf::read_model(reader)?),
+            "vocab" if reader.peek() == Some(b'[') => tekken_vocab = Some(ranks::read_tekken_vocab(reader)?),
+            "normalizer" | "pre_tokenizer" | "added_tokens" | "config" => {
+                let value = serde_json::from_str(reader.raw()?).map_err(|e| parse_failure(format!("\"{key}\": {e}")))?;
+                sections.insert(key.to_owned(), value);
+            }
+            _ => reader.skip()?,
+        }
+        Ok(())
+    })?;
+    reader.end()?;
+    let has = |key: &str| keys.iter().any(|k| k == key);
+    if has("model") {
+        let model = model.ok_or_else(|| parse_failure("tokenizer.json: \"model\" is not an object"))?;
+        return Ok((Format::TokenizerJson, hf::parts(model, &sections)?));
+    }
+    if has("config") && has("vocab") {
+        let entries = tekken_vocab.ok_or_else(|| parse_failure("tekken.json: \"vocab\" is not an array"))?;
+        let (pattern, vocab) = ranks::tekken(sections.get("config"), entries)?;
+        let bpe = ranks::bpe_of_ranks(vocab, "tekken.json \"vocab\"")?;
+        let parts = ranks::parts(bpe, &pattern, false).map_err(|e| parse_failure(format!("tekken.json \"config.pattern\": {}", e.message())))?;
+        return Ok((Format::Tekken, parts));
+    }
+    Err(unsupported(
+        "a JSON document that is neither a Hugging Face tokenizer.json (no \"model\") nor a tekken.json (no \"config\" and \"vocab\")",
+    ))
+}
+
 /// A tokenizer loaded from a file: immutable, shareable between threads.
 #[derive(Debug)]
 pub struct Tokenizer {
@@ -119,21 +160,12 @@ impl Tokenizer {
         let options = Options::parse(options)?;
         let trimmed = data.trim_ascii_start();
         let trimmed = trimmed.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(trimmed);
+        if data.len() > u32::MAX as usize {
+            return Err(unsupported("the tokenizer file is larger than 4 GB"));
+        }
         let (format, parts) = if trimmed.first() == Some(&b'{') {
             options.refuse_for("a JSON tokenizer file, which carries its own pre-tokenizer")?;
-            let json: Value = serde_json::from_slice(trimmed)
-                .map_err(|e| parse_failure(format!("the tokenizer file is not valid JSON (truncated?): {e}")))?;
-            if json.get("model").is_some() {
-                (Format::TokenizerJson, hf::read(&json)?)
-            } else if json.get("config").is_some() && json.get("vocab").is_some() {
-                let (pattern, tokens) = ranks::read_tekken(&json)?;
-                let bpe = ranks::bpe_of_ranks(tokens, "tekken.json \"vocab\"")?;
-                (Format::Tekken, ranks::parts(bpe, &pattern, false).map_err(|e| parse_failure(format!("tekken.json \"config.pattern\": {}", e.message())))?)
-            } else {
-                return Err(unsupported(
-                    "a JSON document that is neither a Hugging Face tokenizer.json (no \"model\") nor a tekken.json (no \"config\" and \"vocab\")",
-                ));
-            }
+            read_json(trimmed)?
         } else if ranks::looks_like_ranks(trimmed) {
             let (pattern, nfc) = options.pattern_for_ranks()?;
             let bpe = ranks::bpe_of_ranks(ranks::read_ranks(trimmed)?, "ranks file")?;
@@ -200,8 +232,10 @@ impl Tokenizer {
             let mut total = 0usize;
             let bpe = &self.bpe;
             let mut piece = |piece: &str| {
-                let piece = piece.as_bytes();
-                total += memo.count(piece, || bpe.count(piece, &mut symbols));
+                bpe.for_each_word(piece, &mut |word| {
+                    let word = word.as_bytes();
+                    total += memo.count(word, || bpe.count(word, &mut symbols));
+                });
             };
             let mut added = 0;
             let found = self.raw_added.split(text, &mut |segment: &str| -> std::result::Result<(), String> {

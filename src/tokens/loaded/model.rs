@@ -1,15 +1,15 @@
 //! The BPE model of a loaded tokenizer: its vocabulary, its merges, and how a piece of text
 //! becomes the symbols merging starts from.
 
-use rustc_hash::FxHashMap;
-
 use super::merge::Merges;
+use super::vocab::Vocab;
+use super::words::Boundary;
 
 /// What merging starts from.
 #[derive(Debug)]
 pub(super) enum Units {
     /// Byte-level: every byte of the piece is a symbol (the token of that byte).
-    Bytes([u32; 256]),
+    Bytes(Box<[u32; 256]>),
     /// Character-level (SentencePiece-style BPE in a `tokenizer.json`): every character
     /// that is a token is a symbol; any other becomes its bytes' `<0xXX>` tokens when the
     /// vocabulary has them (byte fallback), else the unknown token (consecutive ones fused
@@ -26,21 +26,33 @@ pub(super) enum Units {
 #[derive(Debug)]
 pub(super) struct Bpe {
     /// Token bytes (the text's own UTF-8 bytes) to token id.
-    pub(super) vocab: FxHashMap<Box<[u8]>, u32>,
+    pub(super) vocab: Vocab,
     pub(super) merges: Merges,
     /// A piece that is itself a token counts one without merging (tiktoken always;
     /// Hugging Face with `ignore_merges`).
     pub(super) whole_piece: bool,
     pub(super) units: Units,
+    /// Where a piece may be cut into words that merge apart (character-level models whose
+    /// merges allow it).
+    pub(super) words: Option<Boundary>,
 }
 
 impl Bpe {
+    /// Calls `word` with the parts of `piece` that merge independently: its words where
+    /// [`Bpe::words`] allows cutting, else the piece itself.
+    pub(super) fn for_each_word(&self, piece: &str, word: &mut dyn FnMut(&str)) {
+        match &self.words {
+            Some(boundary) => boundary.for_each_word(piece, word),
+            None => word(piece),
+        }
+    }
+
     /// Number of tokens of one piece (from the pre-tokenizer).
     pub(super) fn count(&self, piece: &[u8], symbols: &mut Vec<u32>) -> usize {
         if piece.is_empty() {
             return 0;
         }
-        if self.whole_piece && self.vocab.contains_key(piece) {
+        if self.whole_piece && self.vocab.get(piece).is_some() {
             return 1;
         }
         symbols.clear();
@@ -58,7 +70,7 @@ impl Bpe {
             let len = utf8_len(piece[at]).min(piece.len() - at);
             let bytes = &piece[at..at + len];
             at += len;
-            if let Some(&id) = self.vocab.get(bytes) {
+            if let Some(id) = self.vocab.get(bytes) {
                 symbols.push(id);
                 after_unk = false;
             } else if let Some(fallback) = byte_fallback {

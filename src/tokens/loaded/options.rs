@@ -64,7 +64,7 @@ impl Options {
     /// The pattern and NFC flag a ranks file is split with.
     pub(super) fn pattern_for_ranks(&self) -> Result<(String, bool)> {
         if let Some(name) = &self.pre_tokenizer {
-            let family = FAMILIES.iter().find(|f| &f.name == name).ok_or_else(|| Error::invalid_arg("unknown family"))?;
+            let family = FAMILIES.iter().find(|f| f.name == name.as_str()).ok_or_else(|| Error::invalid_arg("unknown family"))?;
             return Ok((family.pattern.to_owned(), self.nfc.unwrap_or(family.nfc)));
         }
         match &self.pattern {

@@ -4,12 +4,13 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::merge::Merges;
+use super::json::Reader;
+use super::merge::{Merge, Merges};
 use super::model::{Bpe, Units};
 use super::normalize::Normalize;
+use super::vocab::{Tokens, Vocab};
 use super::{Failure, Parts, parse_failure};
 
 /// A pre-tokenizer known by its family's name, for ranks files (which carry no pattern).
@@ -61,35 +62,105 @@ pub(super) fn looks_like_ranks(data: &[u8]) -> bool {
     )
 }
 
-/// A tiktoken ranks file: `base64-token rank` per line.
-pub(super) fn read_ranks(data: &[u8]) -> Result<Vec<Vec<u8>>, Failure> {
-    let text = std::str::from_utf8(data).map_err(|e| parse_failure(format!("ranks file: invalid UTF-8 at byte {}", e.valid_up_to())))?;
-    let mut tokens: Vec<Option<Vec<u8>>> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+/// A tiktoken ranks file: `base64-token rank` per line. The ranks must run from 0 without
+/// gaps; each token is decoded straight into the vocabulary's buffer.
+pub(super) fn read_ranks(data: &[u8]) -> Result<Vocab, Failure> {
+    let mut tokens = Tokens::with_capacity(data.len() / 12, data.len() / 2);
+    let mut seen: Vec<bool> = Vec::with_capacity(data.len() / 12);
+    for (i, line) in data.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.is_empty() {
             continue;
         }
         let field = |what: &str| parse_failure(format!("ranks file line {}: {what}", i + 1));
-        let (token, rank) = line.split_once(' ').ok_or_else(|| field("expected `base64-token rank`"))?;
-        let token = STANDARD.decode(token).map_err(|e| field(&format!("the token is not base64: {e}")))?;
-        let rank: usize = rank.trim_end().parse().map_err(|_| field("the rank is not a whole number"))?;
+        let space = line.iter().position(|&b| b == b' ').ok_or_else(|| field("expected `base64-token rank`"))?;
+        let (token, rank) = (&line[..space], &line[space + 1..]);
+        let rank: usize = std::str::from_utf8(rank.trim_ascii_end())
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .ok_or_else(|| field("the rank is not a whole number"))?;
         if rank >= 1 << 24 {
             return Err(field("the rank is above 16,777,215"));
         }
-        if tokens.len() <= rank {
-            tokens.resize(rank + 1, None);
+        if seen.len() <= rank {
+            seen.resize(rank + 1, false);
         }
-        if tokens[rank].replace(token).is_some() {
+        if std::mem::replace(&mut seen[rank], true) {
             return Err(field(&format!("rank {rank} appears twice")));
         }
+        if token.is_empty() {
+            return Err(field(&format!("rank {rank} is an empty token")));
+        }
+        tokens
+            .push_with(rank as u32, |bytes| STANDARD.decode_vec(token, bytes))
+            .map_err(|e| field(&format!("the token is not base64: {e}")))?;
     }
-    collect_dense(tokens, "ranks file")
+    if let Some(missing) = seen.iter().position(|&seen| !seen) {
+        return Err(parse_failure(format!("ranks file: rank {missing} is missing (ranks must run from 0 without gaps)")));
+    }
+    tokens.index().map_err(|(_, rank)| parse_failure(format!("ranks file: the token of rank {rank} appears twice")))
 }
 
-/// A `tekken.json`: its pattern and the ranks below `default_vocab_size -
-/// default_num_special_tokens`, as mistral-common loads them.
-pub(super) fn read_tekken(json: &Value) -> Result<(String, Vec<Vec<u8>>), Failure> {
-    let config = json.get("config").filter(|c| c.is_object()).ok_or_else(|| parse_failure("tekken.json: \"config\" is not an object"))?;
+/// The `"vocab"` array of a `tekken.json` (the reader is at its `[`): every entry's
+/// `"token_bytes"`, decoded. An entry that is not `{"rank": its index, "token_bytes":
+/// base64}` is remembered, and is an error if it is within the vocabulary the config
+/// selects (mistral-common reads no further).
+pub(super) fn read_tekken_vocab(reader: &mut Reader<'_>) -> Result<TekkenVocab, Failure> {
+    let mut vocab = TekkenVocab { bytes: Vec::new(), ends: Vec::new(), first_error: None };
+    let mut buffer = String::new();
+    reader.array(&mut |reader, i| {
+        let (mut rank, mut token_bytes) = (None, None);
+        let start = vocab.bytes.len();
+        let mut problem = None;
+        if reader.peek() != Some(b'{') {
+            reader.skip()?;
+            problem = Some("not an object".to_owned());
+        } else {
+            reader.object(&mut |reader, key| {
+                match key {
+                    "rank" => rank = reader.number()?,
+                    "token_bytes" if reader.peek() == Some(b'"') => {
+                        let text = reader.string(&mut buffer)?;
+                        vocab.bytes.truncate(start);
+                        match STANDARD.decode_vec(text, &mut vocab.bytes) {
+                            Ok(()) => token_bytes = Some(()),
+                            Err(e) => problem = Some(format!("\"token_bytes\" is not base64: {e}")),
+                        }
+                    }
+                    _ => reader.skip()?,
+                }
+                Ok(())
+            })?;
+        }
+        if problem.is_none() && rank != Some(i as u64) {
+            problem = Some(format!("\"rank\" is not {i}"));
+        }
+        if problem.is_none() && token_bytes.is_none() {
+            problem = Some("\"token_bytes\" is not a string".to_owned());
+        }
+        if let Some(problem) = problem {
+            vocab.bytes.truncate(start);
+            vocab.first_error.get_or_insert((i, problem));
+        }
+        vocab.ends.push(vocab.bytes.len());
+        Ok(())
+    })?;
+    Ok(vocab)
+}
+
+/// The entries of a `tekken.json`'s `"vocab"`, decoded.
+pub(super) struct TekkenVocab {
+    bytes: Vec<u8>,
+    /// Where each entry's bytes end.
+    ends: Vec<usize>,
+    /// The first entry that is not a token, and why.
+    first_error: Option<(usize, String)>,
+}
+
+/// The vocabulary of a `tekken.json`: the ranks below `config.default_vocab_size -
+/// config.default_num_special_tokens`, as mistral-common loads them; and its pattern.
+pub(super) fn tekken(config: Option<&Value>, entries: TekkenVocab) -> Result<(String, Vocab), Failure> {
+    let config = config.filter(|c| c.is_object()).ok_or_else(|| parse_failure("tekken.json: \"config\" is not an object"))?;
     let pattern = config
         .get("pattern")
         .and_then(Value::as_str)
@@ -101,65 +172,71 @@ pub(super) fn read_tekken(json: &Value) -> Result<(String, Vec<Vec<u8>>), Failur
             .ok_or_else(|| parse_failure(format!("tekken.json: \"config.{key}\" is not a whole number")))
     };
     let (size, special) = (whole("default_vocab_size")?, whole("default_num_special_tokens")?);
-    let vocab = json.get("vocab").and_then(Value::as_array).ok_or_else(|| parse_failure("tekken.json: \"vocab\" is not an array"))?;
     let inner = size
         .checked_sub(special)
-        .filter(|&inner| inner <= vocab.len() as u64)
+        .filter(|&inner| inner <= entries.ends.len() as u64)
         .ok_or_else(|| {
             parse_failure(format!(
                 "tekken.json: \"config.default_vocab_size\" {size} less \"default_num_special_tokens\" {special} does not fit the {} tokens of \"vocab\"",
-                vocab.len()
+                entries.ends.len()
             ))
         })? as usize;
-    let mut tokens = Vec::with_capacity(inner);
-    for (i, entry) in vocab.iter().take(inner).enumerate() {
-        let field = |what: &str| parse_failure(format!("tekken.json: \"vocab[{i}]\": {what}"));
-        if entry.get("rank").and_then(Value::as_u64) != Some(i as u64) {
-            return Err(field(&format!("\"rank\" is not {i}")));
-        }
-        let bytes = entry.get("token_bytes").and_then(Value::as_str).ok_or_else(|| field("\"token_bytes\" is not a string"))?;
-        tokens.push(STANDARD.decode(bytes).map_err(|e| field(&format!("\"token_bytes\" is not base64: {e}")))?);
+    if let Some((i, problem)) = entries.first_error.filter(|(i, _)| *i < inner) {
+        return Err(parse_failure(format!("tekken.json: \"vocab[{i}]\": {problem}")));
     }
-    Ok((pattern.to_owned(), tokens))
-}
-
-/// Ranks `0..n` all present.
-fn collect_dense(tokens: Vec<Option<Vec<u8>>>, what: &str) -> Result<Vec<Vec<u8>>, Failure> {
-    tokens
-        .into_iter()
-        .enumerate()
-        .map(|(rank, token)| token.ok_or_else(|| parse_failure(format!("{what}: rank {rank} is missing (ranks must run from 0 without gaps)"))))
-        .collect()
+    let mut tokens = Tokens::with_capacity(inner, entries.ends.get(inner.wrapping_sub(1)).copied().unwrap_or(0));
+    let mut start = 0;
+    for (rank, &end) in entries.ends[..inner].iter().enumerate() {
+        let token = &entries.bytes[start..end];
+        start = end;
+        if token.is_empty() {
+            return Err(parse_failure(format!("tekken.json \"vocab\": rank {rank} is an empty token")));
+        }
+        tokens.push(token, rank as u32);
+    }
+    let vocab = tokens.index().map_err(|(_, rank)| parse_failure(format!("tekken.json \"vocab\": the token of rank {rank} appears twice")))?;
+    Ok((pattern.to_owned(), vocab))
 }
 
 /// The BPE model of tokens listed by rank: every pair of tokens whose bytes join into a
 /// token merges into it, with that token's rank as priority.
-pub(super) fn bpe_of_ranks(tokens: Vec<Vec<u8>>, what: &str) -> Result<Bpe, Failure> {
-    let mut vocab: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
-    vocab.reserve(tokens.len());
-    for (rank, token) in tokens.into_iter().enumerate() {
-        if token.is_empty() {
-            return Err(parse_failure(format!("{what}: rank {rank} is an empty token")));
-        }
-        if vocab.insert(token.into_boxed_slice(), rank as u32).is_some() {
-            return Err(parse_failure(format!("{what}: the token of rank {rank} appears twice")));
-        }
-    }
+pub(super) fn bpe_of_ranks(vocab: Vocab, what: &str) -> Result<Bpe, Failure> {
     let mut bytes = [0u32; 256];
     for (byte, slot) in bytes.iter_mut().enumerate() {
-        *slot = *vocab
-            .get(&[byte as u8][..])
+        *slot = vocab
+            .get(&[byte as u8])
             .ok_or_else(|| parse_failure(format!("{what}: no token is the single byte 0x{byte:02X} (a byte-level vocabulary has all 256)")))?;
     }
-    let mut merges = Merges::default();
-    for (token, &rank) in &vocab {
-        for split in 1..token.len() {
-            if let (Some(&left), Some(&right)) = (vocab.get(&token[..split]), vocab.get(&token[split..])) {
-                merges.insert(left, right, rank, rank);
+    let merges = Merges::new(&split_merges(&vocab));
+    Ok(Bpe { vocab, merges, whole_piece: true, units: Units::Bytes(Box::new(bytes)), words: None })
+}
+
+/// Every pair of tokens whose bytes join into a token, with that token's rank; the splits
+/// of every token are looked up in groups (see [`Vocab::get_batch`]).
+fn split_merges(vocab: &Vocab) -> Vec<Merge> {
+    let mut merges = Vec::with_capacity(vocab.len() * 2);
+    let mut queries: Vec<&[u8]> = Vec::new();
+    let mut ranks = Vec::new();
+    let mut found = Vec::new();
+    let mut tokens = vocab.iter().peekable();
+    while tokens.peek().is_some() {
+        queries.clear();
+        ranks.clear();
+        for (token, rank) in tokens.by_ref().take(32) {
+            for split in 1..token.len() {
+                queries.push(&token[..split]);
+                queries.push(&token[split..]);
+                ranks.push(rank);
+            }
+        }
+        vocab.get_batch(&queries, &mut found);
+        for (halves, &rank) in found.chunks(2).zip(&ranks) {
+            if let [Some(left), Some(right)] = *halves {
+                merges.push(Merge { left, right, priority: rank, joined: rank });
             }
         }
     }
-    Ok(Bpe { vocab, merges, whole_piece: true, units: Units::Bytes(bytes) })
+    merges
 }
 
 /// The parts of a ranks-based tokenizer split by `pattern`.

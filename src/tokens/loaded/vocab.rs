@@ -1,0 +1,279 @@
+//! A vocabulary table: token bytes to token id, built without an allocation per token.
+//!
+//! All token bytes sit end to end in one buffer; an open-addressing index (at most half
+//! full, linear probing) holds each token's first 15 bytes, length and id, so most lookups
+//! read one slot and never the buffer. Loading a 262,144-token vocabulary is then a few
+//! large allocations instead of 262,144 small ones, and a lookup is one cache miss.
+
+/// A slot of the index: the token's key (its first 15 bytes and its length, see
+/// [`key`]), its id, and its entry number plus one (0: the slot is empty).
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    key: [u64; 2],
+    id: u32,
+    entry: u32,
+}
+
+/// Token bytes to id.
+#[derive(Debug, Default)]
+pub(super) struct Vocab {
+    /// Every token's bytes, end to end.
+    bytes: Vec<u8>,
+    /// Where each token's bytes end; the previous one's end (or 0) starts them.
+    ends: Vec<u32>,
+    /// The index (a power of two long, at most half full).
+    slots: Vec<Slot>,
+    /// Entry number plus one of each id (0: no token has it); empty when the ids are too
+    /// sparse for a list.
+    by_id: Vec<u32>,
+}
+
+/// Longest token the key holds whole: a token up to this long is found without reading its
+/// bytes from the buffer (97% of the lookups a load makes).
+const INLINE: usize = 15;
+
+/// The first 15 bytes of `bytes` and a last byte telling the length (the length itself up
+/// to 15; above, 128 plus the length's low bits, and the bytes must then be compared).
+#[inline]
+fn key(bytes: &[u8]) -> [u64; 2] {
+    let mut key = [0u8; 16];
+    let head = bytes.len().min(INLINE);
+    key[..head].copy_from_slice(&bytes[..head]);
+    key[15] = if bytes.len() <= INLINE { bytes.len() as u8 } else { 0x80 | (bytes.len() & 0x7F) as u8 };
+    let (low, high) = key.split_at(8);
+    [u64::from_le_bytes(low.try_into().unwrap_or_default()), u64::from_le_bytes(high.try_into().unwrap_or_default())]
+}
+
+/// Where a key's search starts among `bits`-bit slot numbers (the high bits of a
+/// multiplicative hash, which mix every bit of the key).
+#[inline]
+fn home(key: [u64; 2], bits: u32) -> usize {
+    let h = (key[0].wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key[1]).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    (h >> (64 - bits)) as usize
+}
+
+/// Orders `items` so that their `home` slots (`bits`-bit numbers) rise, bucket by bucket
+/// (a stable counting sort on the high bits): inserting them in that order walks the table
+/// from start to end instead of missing the cache at every item.
+pub(super) fn by_home<T: Copy + Default>(items: Vec<T>, bits: u32, home: impl Fn(&T) -> usize) -> Vec<T> {
+    let bucket_bits = bits.min(12);
+    let bucket = |item: &T| home(item) >> (bits - bucket_bits);
+    let mut starts = vec![0usize; (1 << bucket_bits) + 1];
+    for item in &items {
+        starts[bucket(item) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut sorted = vec![T::default(); items.len()];
+    for item in items {
+        let b = bucket(&item);
+        sorted[starts[b]] = item;
+        starts[b] += 1;
+    }
+    sorted
+}
+
+/// Tokens gathered for a [`Vocab`]: bytes end to end and ids, not indexed yet.
+#[derive(Debug, Default)]
+pub(super) struct Tokens {
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    ids: Vec<u32>,
+}
+
+/// A token that [`Tokens::index`] found twice: its bytes and its second id.
+pub(super) type Duplicate = (Vec<u8>, u32);
+
+impl Tokens {
+    /// Room for `tokens` tokens of `bytes` bytes in all (hints only).
+    pub(super) fn with_capacity(tokens: usize, bytes: usize) -> Tokens {
+        Tokens { bytes: Vec::with_capacity(bytes), ends: Vec::with_capacity(tokens), ids: Vec::with_capacity(tokens) }
+    }
+
+    /// Adds a token.
+    pub(super) fn push(&mut self, bytes: &[u8], id: u32) {
+        self.bytes.extend_from_slice(bytes);
+        self.ends.push(self.bytes.len() as u32);
+        self.ids.push(id);
+    }
+
+    /// Adds a token whose bytes `write` appends to the buffer it is given; when `write`
+    /// fails, nothing is added.
+    pub(super) fn push_with<E>(&mut self, id: u32, write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>) -> Result<(), E> {
+        let start = self.bytes.len();
+        if let Err(e) = write(&mut self.bytes) {
+            self.bytes.truncate(start);
+            return Err(e);
+        }
+        self.ends.push(self.bytes.len() as u32);
+        self.ids.push(id);
+        Ok(())
+    }
+
+    /// The table of these tokens; fails on the first token that repeats an earlier one.
+    pub(super) fn index(self) -> Result<Vocab, Duplicate> {
+        #[derive(Clone, Copy, Default)]
+        struct Item {
+            home: usize,
+            slot: Slot,
+        }
+        let slots = (self.ends.len() * 2).next_power_of_two().max(16);
+        let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: vec![Slot::default(); slots], by_id: Vec::new() };
+        let largest = self.ids.iter().copied().max().map_or(0, |id| id as usize + 1);
+        if largest <= 2 * self.ids.len() + 1024 {
+            vocab.by_id = vec![0; largest];
+            for (entry, &id) in self.ids.iter().enumerate() {
+                vocab.by_id[id as usize] = entry as u32 + 1;
+            }
+        }
+        let bits = vocab.bits();
+        let items: Vec<Item> = (0..vocab.ends.len())
+            .map(|entry| {
+                let key = key(vocab.token(entry));
+                Item { home: home(key, bits), slot: Slot { key, id: self.ids[entry], entry: entry as u32 + 1 } }
+            })
+            .collect();
+        let mask = slots - 1;
+        for item in by_home(items, bits, |item| item.home) {
+            let bytes = vocab.token(item.slot.entry as usize - 1);
+            let mut at = item.home;
+            loop {
+                let slot = &vocab.slots[at];
+                if slot.entry == 0 {
+                    break;
+                }
+                if slot.key == item.slot.key && (bytes.len() <= INLINE || vocab.token(slot.entry as usize - 1) == bytes) {
+                    // Equal tokens share a bucket, where items keep their order: this is
+                    // the later one.
+                    return Err((bytes.to_vec(), item.slot.id));
+                }
+                at = (at + 1) & mask;
+            }
+            vocab.slots[at] = item.slot;
+        }
+        Ok(vocab)
+    }
+}
+
+impl Vocab {
+    /// Number of tokens.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn token(&self, entry: usize) -> &[u8] {
+        let start = if entry == 0 { 0 } else { self.ends[entry - 1] as usize };
+        &self.bytes[start..self.ends[entry] as usize]
+    }
+
+    fn bits(&self) -> u32 {
+        self.slots.len().trailing_zeros()
+    }
+
+    /// Whether `id` is the id of `bytes` (a cheap check when the ids are dense).
+    #[inline]
+    pub(super) fn is(&self, id: u32, bytes: &[u8]) -> bool {
+        match self.by_id.get(id as usize) {
+            Some(&entry) if entry != 0 => self.token(entry as usize - 1) == bytes,
+            _ => false,
+        }
+    }
+
+    /// The id of `bytes`.
+    #[inline]
+    pub(super) fn get(&self, bytes: &[u8]) -> Option<u32> {
+        let key = key(bytes);
+        self.find(bytes, key, home(key, self.bits()))
+    }
+
+    #[inline]
+    fn find(&self, bytes: &[u8], key: [u64; 2], home: usize) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut at = home;
+        loop {
+            let slot = &self.slots[at];
+            if slot.entry == 0 {
+                return None;
+            }
+            if slot.key == key && (bytes.len() <= INLINE || self.token(slot.entry as usize - 1) == bytes) {
+                return Some(slot.id);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The ids of many tokens at once (`out[i]` for `queries[i]`). Each group of lookups
+    /// first reads all its slots, which the processor then fetches from memory together,
+    /// instead of waiting for one cache miss after another.
+    pub(super) fn get_batch(&self, queries: &[&[u8]], out: &mut Vec<Option<u32>>) {
+        const GROUP: usize = 16;
+        out.clear();
+        let bits = self.bits();
+        for group in queries.chunks(GROUP) {
+            let mut keys = [[0u64; 2]; GROUP];
+            let mut homes = [0usize; GROUP];
+            let mut first = [0u32; GROUP];
+            for (k, bytes) in group.iter().enumerate() {
+                keys[k] = key(bytes);
+                homes[k] = home(keys[k], bits);
+                first[k] = self.slots[homes[k]].entry;
+            }
+            for (k, bytes) in group.iter().enumerate() {
+                out.push(if first[k] == 0 { None } else { self.find(bytes, keys[k], homes[k]) });
+            }
+        }
+    }
+
+    /// Every token's bytes and id.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> {
+        self.slots.iter().filter(|s| s.entry != 0).map(|s| (self.token(s.entry as usize - 1), s.id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_what_was_added_and_refuses_duplicates() {
+        let mut tokens = Tokens::with_capacity(0, 0);
+        let mut expected = std::collections::HashMap::new();
+        for i in 0..3001u32 {
+            // Short and long tokens, long ones sharing their first 15 bytes.
+            let n = i * 7919 % 3001;
+            let token = if n % 3 == 0 { format!("{}{n}", "x".repeat(15 + n as usize % 200)) } else { format!("t{n}") };
+            if i % 2 == 0 {
+                tokens.push(token.as_bytes(), i);
+            } else {
+                tokens.push_with(i, |buffer| Ok::<_, ()>(buffer.extend_from_slice(token.as_bytes()))).unwrap();
+            }
+            expected.insert(token.into_bytes(), i);
+        }
+        assert_eq!(tokens.push_with(9, |buffer| {
+            buffer.push(b'z');
+            Err("bad")
+        }), Err("bad"));
+        let vocab = tokens.index().unwrap();
+        assert_eq!(vocab.len(), expected.len());
+        let queries: Vec<&[u8]> = expected.keys().map(|k| k.as_slice()).chain([&b"absent"[..], b"", b"z"]).collect();
+        let mut batch = Vec::new();
+        vocab.get_batch(&queries, &mut batch);
+        for (query, found) in queries.iter().zip(&batch) {
+            assert_eq!(vocab.get(query), expected.get(*query).copied());
+            assert_eq!(*found, expected.get(*query).copied());
+        }
+        assert_eq!(vocab.iter().count(), expected.len());
+        for (token, &id) in &expected {
+            assert!(vocab.is(id, token) && !vocab.is(id + 1, token) && !vocab.is(id, b"absent"));
+        }
+        let long = "y".repeat(40);
+        for repeated in ["t7", long.as_str()] {
+            let mut tokens = Tokens::with_capacity(0, 0);
+            tokens.push(repeated.as_bytes(), 1);
+            tokens.push(b"other", 2);
+            tokens.push(repeated.as_bytes(), 3);
+            assert_eq!(tokens.index().err(), Some((repeated.as_bytes().to_vec(), 3)));
+        }
+    }
+}
