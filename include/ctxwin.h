@@ -750,7 +750,7 @@ CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t mo
 /**
  * True when `model` is a name the library recognises: an OpenAI model or encoding name
  * (exact counts), a model whose context limit it knows, or a family it has an estimate
- * for (Claude, Gemini, Gemma, Llama, Mistral); provider prefixes and case are ignored as in
+ * for (Claude, Gemini, Gemma, Llama, Mistral, DeepSeek, Qwen); provider prefixes and case are ignored as in
  * `ctxwin_count_text`. False for anything else, a misspelling such as `gpt4o` included:
  * such a model is still usable, but its counts are generic estimates and
  * `ctxwin_model_context_limit` is 0. Also false when `model` is NULL with a length or not
@@ -763,7 +763,9 @@ CTXWIN_NODISCARD int32_t ctxwin_model_context_limit(const char *model, size_t mo
  * # Safety
  * `model` is NULL or valid for `model_len` bytes.
  */
-CTXWIN_NODISCARD bool ctxwin_model_known(const char *model, size_t model_len);
+CTXWIN_NODISCARD
+bool ctxwin_model_known(const char *model,
+                        size_t model_len);
 
 /**
  * A static description of the status code `code`.

@@ -149,7 +149,7 @@ pub unsafe extern "C" fn ctxwin_model_context_limit(model: *const c_char, model_
 
 /// True when `model` is a name the library recognises: an OpenAI model or encoding name
 /// (exact counts), a model whose context limit it knows, or a family it has an estimate
-/// for (Claude, Gemini, Gemma, Llama, Mistral); provider prefixes and case are ignored as in
+/// for (Claude, Gemini, Gemma, Llama, Mistral, DeepSeek, Qwen); provider prefixes and case are ignored as in
 /// `ctxwin_count_text`. False for anything else, a misspelling such as `gpt4o` included:
 /// such a model is still usable, but its counts are generic estimates and
 /// `ctxwin_model_context_limit` is 0. Also false when `model` is NULL with a length or not

@@ -19,7 +19,7 @@ mod openai_models;
 
 pub use calibration::Calibration;
 pub use display::format_count;
-pub use estimate::Family;
+pub use estimate::{EstimateFit, Family, estimate_features};
 pub use bpe::Encoding;
 pub use loaded::{Format, Tokenizer};
 pub use models::Model;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::estimate::{Family, estimate};
+use super::estimate::{Family, base_estimate, estimate_features};
 use super::openai_models;
 use super::{Count, Encoding, Tokenizer, saturate_u32};
 
@@ -78,8 +78,8 @@ impl Model {
     }
 
     /// True when the registry recognises the name: an OpenAI model or encoding (exact
-    /// counts), a model whose context limit it knows, or a family it has an estimate factor
-    /// for (Claude, Gemini, Gemma, Llama, Mistral). A misspelled name (`gpt4o`) is unknown:
+    /// counts), a model whose context limit it knows, or a family it has an estimate fit
+    /// for (Claude, Gemini, Gemma, Llama, Mistral, DeepSeek, Qwen). A misspelled name (`gpt4o`) is unknown:
     /// it is counted with the generic estimate and has no context limit.
     pub fn is_known(&self) -> bool {
         self.is_exact() || self.context_limit.is_some() || self.counter != Counter::Estimate(Family::Other)
@@ -107,6 +107,13 @@ impl Model {
             Counter::Estimate(family) => Count::estimate(saturate_u32(estimate(text, *family))),
         }
     }
+}
+
+/// Estimated tokens of `text` for a model of `family`: the family's fit applied to o200k's
+/// exact count when the library has o200k built in, to the one-pass base estimate otherwise.
+fn estimate(text: &str, family: Family) -> u64 {
+    let base = if Encoding::O200kBase.is_built_in() { Encoding::O200kBase.count(text) as f64 } else { base_estimate(text) };
+    family.fit().apply(estimate_features(base, text), text.len())
 }
 
 /// The bare model name: lower case, without provider, region or vendor prefixes, and a
