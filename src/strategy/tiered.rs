@@ -98,6 +98,12 @@ impl Stepper for Tiered {
             }
             zones.block = step.costs.block(zones.dropped..zones.summarized);
             zones.block_counted = true;
+            // The block as sent can cost more than its lines apart (an estimate is not
+            // additive): its bound holds for the block as sent, so older lines go first.
+            if zones.block.tokens > self.limits.tokens / 8 {
+                step.drop_line(&mut zones);
+                continue;
+            }
             if self.limits.admit(zones.cost(), 0) {
                 break;
             }
