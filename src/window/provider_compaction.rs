@@ -37,15 +37,7 @@ impl Window {
             tokens_after: tokens_before,
             provider: true,
         };
-        self.policy.compactions.push(record);
         // A summary request built before covers turns the provider summarised now.
-        self.policy.pending_summary = None;
-        self.wire.prompt_total = None;
-        self.bump_generation();
-        self.enforce();
-        let tokens_after = self.live_tokens().tokens;
-        if let Some(record) = self.policy.compactions.last_mut() {
-            record.tokens_after = tokens_after;
-        }
+        self.accept_compaction(record);
     }
 }

@@ -104,6 +104,21 @@ impl Window {
         lo
     }
 
+    /// Makes `record` (its `tokens_after` still to learn) the newest compaction: a summary
+    /// request built before is answered by it, the provider's last prompt total no longer
+    /// describes the view, and the strategy re-runs over what is left.
+    pub(super) fn accept_compaction(&mut self, record: CompactionRecord) {
+        self.policy.compactions.push(record);
+        self.policy.pending_summary = None;
+        self.wire.prompt_total = None;
+        self.bump_generation();
+        self.enforce();
+        let tokens_after = self.live_tokens().tokens;
+        if let Some(record) = self.policy.compactions.last_mut() {
+            record.tokens_after = tokens_after;
+        }
+    }
+
     /// The prompt to send to the agent's LLM: the turns to archive and the summary in place,
     /// fitted to the context limit minus `summary_budget`. Remembers what it covers for
     /// [`Window::set_summary`]; works whether or not the trigger has fired. This is the
@@ -226,7 +241,7 @@ impl Window {
             ));
         }
         let tokens_before = self.live_tokens().tokens;
-        self.policy.compactions.push(CompactionRecord {
+        self.accept_compaction(CompactionRecord {
             number: self.policy.compactions.len() + 1,
             timestamp,
             summary: text.into(),
@@ -238,14 +253,6 @@ impl Window {
             tokens_after: tokens_before,
             provider: false,
         });
-        self.policy.pending_summary = None;
-        self.wire.prompt_total = None;
-        self.bump_generation();
-        self.enforce();
-        let tokens_after = self.live_tokens().tokens;
-        if let Some(record) = self.policy.compactions.last_mut() {
-            record.tokens_after = tokens_after;
-        }
         Ok(())
     }
 }
