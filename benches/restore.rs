@@ -78,27 +78,10 @@ fn new_window() -> *mut ctxwin_window {
 /// Pushes a host message of at most four blocks, from the stack as a C host would; asks for
 /// its count when `counted`.
 fn push(w: *mut ctxwin_window, blocks: &[Block], host_id: i64, counted: bool) {
-    let none = ctxwin_part {
-        kind: 0,
-        text: std::ptr::null(),
-        text_len: 0,
-        call_id: std::ptr::null(),
-        call_id_len: 0,
-        name: std::ptr::null(),
-        name_len: 0,
-    };
-    let mut parts = [none; 4];
+    let mut parts = [ctxwin_part::borrowing(0, &[], &[], &[]); 4];
     for (part, (kind, text, id)) in parts.iter_mut().zip(blocks) {
-        let tool_call = *kind == CTXWIN_KIND_TOOL_CALL;
-        *part = ctxwin_part {
-            kind: *kind,
-            text: text.as_ptr().cast(),
-            text_len: text.len(),
-            call_id: id.as_ptr().cast(),
-            call_id_len: id.len(),
-            name: if tool_call { c"shell".as_ptr() } else { std::ptr::null() },
-            name_len: if tool_call { 5 } else { 0 },
-        };
+        let name: &[u8] = if *kind == CTXWIN_KIND_TOOL_CALL { b"shell" } else { &[] };
+        *part = ctxwin_part::borrowing(*kind, text.as_bytes(), id.as_bytes(), name);
     }
     let mut count = ctxwin_count { tokens: 0, exact: false };
     let out = if counted { &mut count as *mut ctxwin_count } else { std::ptr::null_mut() };

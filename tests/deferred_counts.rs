@@ -55,15 +55,7 @@ impl W {
     fn push(&self, parts: &[Part], host_id: i64, counted: bool) -> (ctxwin_status, Option<i32>) {
         let parts: Vec<ctxwin_part> = parts
             .iter()
-            .map(|(kind, text, id, name)| ctxwin_part {
-                kind: *kind,
-                text: text.as_ptr().cast(),
-                text_len: text.len(),
-                call_id: id.as_ptr().cast(),
-                call_id_len: id.len(),
-                name: name.as_ptr().cast(),
-                name_len: name.len(),
-            })
+            .map(|(kind, text, id, name)| ctxwin_part::borrowing(*kind, text.as_bytes(), id.as_bytes(), name.as_bytes()))
             .collect();
         let mut out = ctxwin_count { tokens: -1, exact: false };
         let out_ptr = if counted { &mut out as *mut ctxwin_count } else { std::ptr::null_mut() };

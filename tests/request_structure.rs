@@ -320,13 +320,9 @@ impl Session {
                 let keep = self.rng.between(count / 2, count);
                 self.window.truncate(keep).unwrap();
             }
-            4 | 5 => {
-                if self.window.needs_summary() || self.rng.chance(50) {
-                    if self.window.summary_request().is_ok() {
-                        let summary = format!("Summary: {}", self.text_nonempty());
-                        let _ = self.window.set_summary(self.window.generation(), &summary, 0);
-                    }
-                }
+            4 | 5 if (self.window.needs_summary() || self.rng.chance(50)) && self.window.summary_request().is_ok() => {
+                let summary = format!("Summary: {}", self.text_nonempty());
+                let _ = self.window.set_summary(self.window.generation(), &summary, 0);
             }
             _ => {}
         }

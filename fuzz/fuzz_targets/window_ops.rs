@@ -136,15 +136,7 @@ fn push_message(window: &mut Window, input: &mut Input) {
     let parts: Vec<ctxwin_part> = shapes
         .iter()
         .zip(&texts)
-        .map(|(&(kind, id, name), text)| ctxwin_part {
-            kind,
-            text: text.as_ptr().cast(),
-            text_len: text.len(),
-            call_id: id.as_ptr().cast(),
-            call_id_len: id.len(),
-            name: name.as_ptr().cast(),
-            name_len: name.len(),
-        })
+        .map(|(&(kind, id, name), text)| ctxwin_part::borrowing(kind, text, id.as_bytes(), name.as_bytes()))
         .collect();
     let first = window.kinds().len();
     let mut total = ctxwin_count { tokens: -1, exact: false };

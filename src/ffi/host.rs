@@ -37,6 +37,23 @@ pub struct ctxwin_part {
     pub name_len: usize,
 }
 
+impl ctxwin_part {
+    /// A block borrowing `text`, `call_id` and `name` (empty for none), for Rust code calling
+    /// the C functions (tests, fuzzing, benchmarks): the slices must outlive the call the part
+    /// is passed to.
+    pub fn borrowing(kind: i32, text: &[u8], call_id: &[u8], name: &[u8]) -> ctxwin_part {
+        ctxwin_part {
+            kind,
+            text: text.as_ptr().cast(),
+            text_len: text.len(),
+            call_id: call_id.as_ptr().cast(),
+            call_id_len: call_id.len(),
+            name: name.as_ptr().cast(),
+            name_len: name.len(),
+        }
+    }
+}
+
 /// Replaces the count of message `index` with the caller's, for example a provider's exact
 /// figure learned after the push (a count_tokens answer, or the difference of two usage
 /// reports). The count is then the caller's, as `ctxwin_window_push_counted`'s are: taken as

@@ -133,15 +133,9 @@ fn responses(items: &[Value]) -> Result<(), String> {
     for (i, item) in items.iter().enumerate() {
         let item_type = str_of(item, "type");
         match item_type {
-            "" | "message" => {
-                if empty_content(item.get("content")) {
-                    return Err(format!("item {i}: empty message"));
-                }
-            }
-            "compaction" => {
-                if str_of(item, "encrypted_content").is_empty() {
-                    return Err(format!("item {i}: compaction without encrypted_content"));
-                }
+            "" | "message" if empty_content(item.get("content")) => return Err(format!("item {i}: empty message")),
+            "compaction" if str_of(item, "encrypted_content").is_empty() => {
+                return Err(format!("item {i}: compaction without encrypted_content"));
             }
             call if call.ends_with("_call") => {
                 let output = responses_output_of(call);

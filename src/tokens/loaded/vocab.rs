@@ -246,7 +246,12 @@ mod tests {
             if i % 2 == 0 {
                 tokens.push(token.as_bytes(), i);
             } else {
-                tokens.push_with(i, |buffer| Ok::<_, ()>(buffer.extend_from_slice(token.as_bytes()))).unwrap();
+                tokens
+                    .push_with(i, |buffer| {
+                        buffer.extend_from_slice(token.as_bytes());
+                        Ok::<_, ()>(())
+                    })
+                    .unwrap();
             }
             expected.insert(token.into_bytes(), i);
         }
