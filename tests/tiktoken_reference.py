@@ -21,7 +21,6 @@ exits 1 on any failure.
 
 import argparse
 import glob
-import json
 import os
 import subprocess
 import sys
@@ -29,6 +28,7 @@ import sys
 import tiktoken
 import tiktoken.load
 import tiktoken_ext.openai_public as openai_public
+from count_compare import compare, read_corpus
 
 ENCODINGS = ["o200k_base", "o200k_harmony", "cl100k_base", "p50k_base", "r50k_base"]
 
@@ -70,30 +70,13 @@ def main():
     parser.add_argument("--encodings", nargs="+", default=ENCODINGS, choices=ENCODINGS)
     args = parser.parse_args()
 
-    with open(args.corpus, encoding="utf-8") as corpus:
-        texts = [json.loads(line) for line in corpus]
+    texts = read_corpus(args.corpus)
     encodings = offline_encodings(args.assets or default_assets(), args.encodings)
-
-    failed = set()
-    shown = 0
-    for name, encoding in encodings.items():
-        ours = our_counts(args.count_bin, name, args.corpus)
-        if len(ours) != len(texts):
-            sys.exit(f"{name}: count_corpus printed {len(ours)} counts for {len(texts)} strings")
-        mismatches = 0
-        for index, (text, count) in enumerate(zip(texts, ours)):
-            expected = len(encoding.encode_ordinary(text))
-            if count != expected:
-                mismatches += 1
-                failed.add(index)
-                if shown < 20:
-                    shown += 1
-                    print(f"MISMATCH {name} #{index}: ours {count}, tiktoken {expected}: {text[:120]!r}")
-        print(f"{name}: {len(texts) - mismatches}/{len(texts)} strings agree (tiktoken {tiktoken.__version__})")
-
-    print(f"{len(texts) - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
-
+    print(f"tiktoken {tiktoken.__version__}")
+    runs = [(name, lambda name=name: our_counts(args.count_bin, name, args.corpus),
+             lambda encoding=encoding: [len(encoding.encode_ordinary(text)) for text in texts])
+            for name, encoding in encodings.items()]
+    compare(texts, runs, "tiktoken")
 
 if __name__ == "__main__":
     main()

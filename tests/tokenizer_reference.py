@@ -29,8 +29,8 @@ import json
 import os
 import subprocess
 import sys
-import time
-import unicodedata
+
+from count_compare import compare, read_corpus
 
 LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
                   r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
@@ -108,33 +108,20 @@ def main():
     parser.add_argument("--families", nargs="+", default=None)
     args = parser.parse_args()
 
-    with open(args.corpus, encoding="utf-8") as corpus:
-        texts = [json.loads(line) for line in corpus]
+    texts = read_corpus(args.corpus)
     table = families(args.files, os.path.dirname(os.path.abspath(args.corpus)))
-    failed, shown = set(), 0
-    for name in args.families or list(table):
-        file, options, reference = table[name]
-        started = time.time()
-        expected = reference()(texts)  # first: it may write the file ctxwin loads
+
+    def ours(name):
+        file, options, _ = table[name]
         out = subprocess.run([args.count_bin, "--tokenizer", file, options, args.corpus],
                              capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"{name}: count_corpus failed: {out.stderr.strip()}")
-        ours = [int(line) for line in out.stdout.split()]
-        if len(ours) != len(texts):
-            sys.exit(f"{name}: count_corpus printed {len(ours)} counts for {len(texts)} strings")
-        mismatches = 0
-        for index, (text, count, want) in enumerate(zip(texts, ours, expected)):
-            if count != want:
-                mismatches += 1
-                failed.add(index)
-                if shown < 20:
-                    shown += 1
-                    print(f"MISMATCH {name} #{index}: ours {count}, reference {want}: {text[:120]!r}")
-        print(f"{name}: {len(texts) - mismatches}/{len(texts)} strings agree ({time.time() - started:.0f} s)")
-    print(f"{len(texts) - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+        return [int(line) for line in out.stdout.split()]
 
+    runs = [(name, lambda name=name: ours(name), lambda name=name: table[name][2]()(texts))
+            for name in args.families or list(table)]
+    compare(texts, runs, "reference")
 
 if __name__ == "__main__":
     main()
