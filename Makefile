@@ -49,7 +49,7 @@ FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
 .PHONY: all lib header check-header test check-all rust-test tiktoken-reference tokenizer-reference tokenizer-files \
 	estimate-families c-test header-compile \
-	snippet examples valgrind asan helgrind fuzz crash-test demo bench bench-memory sizes symbols check-symbols install \
+	snippet examples valgrind asan helgrind fuzz crash-test demo bench bench-versus bench-memory sizes symbols check-symbols install \
 	install-test dist dist-test dist-outside target-dir-test clean
 
 all: lib
@@ -246,6 +246,12 @@ demo: $(OUT)/agent_demo $(OUT)/summary_demo
 bench:
 	$(CARGO) bench $(FEATURES)
 	@$(MAKE) --no-print-directory sizes
+
+# Counting speed against an earlier commit's engine, both built here and run alternately on
+# the mixed corpus (default REV: the engine when "no slower than today" was asked for).
+VERSUS ?= f8f4e8a
+bench-versus:
+	benches/versus_commit.sh $(VERSUS)
 
 # What a C program carries: the stripped shared library, and a stripped program linked
 # statically as ctxwin-static.pc links it (c_tests/install/outside.c: one window, one push,
