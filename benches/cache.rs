@@ -52,8 +52,16 @@ const RESERVE: u64 = 4_096;
 const SUMMARY_BUDGET: u64 = 1_000;
 const SYSTEM: i32 = 2_000;
 const TOOLS: i32 = 500;
-const STRATEGIES: [&str; 8] =
-    ["sliding", "drop_oldest", "tiered", "monologue", "summary", "summary+conversation", "summary@auto", "summary+conversation@auto"];
+const STRATEGIES: [&str; 8] = [
+    "sliding",
+    "drop_oldest",
+    "tiered",
+    "monologue",
+    "summary",
+    "summary+conversation",
+    "summary@auto",
+    "summary+conversation@auto",
+];
 const LOW_WATERS: [&str; 6] = ["1", "0.9", "0.8", "0.7", "0.65", "0.6"];
 
 /// What one session cost.
@@ -179,8 +187,10 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
         *previous = items;
     };
     for turn in 0..TURNS {
-        let mut running =
-            window.push(Kind::User, &format!("Task {turn}: the test in module {} fails; find out why and fix it.", rng.below(40))).unwrap().tokens;
+        let mut running = window
+            .push(Kind::User, &format!("Task {turn}: the test in module {} fails; find out why and fix it.", rng.below(40)))
+            .unwrap()
+            .tokens;
         for _ in 0..rng.between(1, 4) {
             trace.requests.push((turn, u64::from(running)));
             send(&mut window, &mut totals, &mut previous);
@@ -191,7 +201,8 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
                 })
                 .collect();
             for id in &calls {
-                running += window.push_tool(Kind::ToolCall, id, &format!("read_file src/module_{}.rs", rng.below(40))).unwrap().tokens;
+                running +=
+                    window.push_tool(Kind::ToolCall, id, &format!("read_file src/module_{}.rs", rng.below(40))).unwrap().tokens;
             }
             for id in &calls {
                 // Mostly a few lines, sometimes a file, now and then about 10,000 tokens.
@@ -205,7 +216,10 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
         }
         trace.requests.push((turn, u64::from(running)));
         send(&mut window, &mut totals, &mut previous);
-        running += window.push(Kind::Assistant, &format!("Fixed task {turn}: the helper returned early on empty input.")).unwrap().tokens;
+        running += window
+            .push(Kind::Assistant, &format!("Fixed task {turn}: the helper returned early on empty input."))
+            .unwrap()
+            .tokens;
         trace.turns.push(u64::from(running));
         window.end_turn();
         if strategy == "summary" && window.needs_summary() {
@@ -216,7 +230,8 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
                 let items = request(&window);
                 let common = items.iter().zip(previous.iter()).take_while(|(a, b)| a.hash == b.hash).count();
                 let messages: Vec<serde_json::Value> = serde_json::from_str(&asked).unwrap();
-                let instruction = messages.last().unwrap()["content"].as_str().expect("after an answer: a message of its own").to_owned();
+                let instruction =
+                    messages.last().unwrap()["content"].as_str().expect("after an answer: a message of its own").to_owned();
                 let tokens = u64::from(window.live_tokens().tokens + window.model().count(&instruction).tokens);
                 (tokens, overhead + items[..common].iter().map(|i| i.tokens).sum::<u64>(), SUMMARY_BUDGET)
             } else {
@@ -232,7 +247,8 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
             totals.missed[4] += tokens - cached;
             totals.largest = totals.largest.max(tokens);
             totals.over += u64::from(tokens + room > CONTEXT_LIMIT);
-            let summary = format!("Progress through task {turn}: ") + &"fixed the failing tests in src/module_*.rs one by one. ".repeat(25);
+            let summary =
+                format!("Progress through task {turn}: ") + &"fixed the failing tests in src/module_*.rs one by one. ".repeat(25);
             window.set_summary(window.generation(), &summary, turn as u64).unwrap();
         }
     }
@@ -259,10 +275,12 @@ fn model_bill(trace: &Trace, firsts: &[usize], price: f64) -> (f64, f64) {
 }
 
 fn prefix_sums(turns: &[u64]) -> Vec<u64> {
-    std::iter::once(0).chain(turns.iter().scan(0, |sum, &t| {
-        *sum += t;
-        Some(*sum)
-    })).collect()
+    std::iter::once(0)
+        .chain(turns.iter().scan(0, |sum, &t| {
+            *sum += t;
+            Some(*sum)
+        }))
+        .collect()
 }
 
 /// Tokens pushed between requests `p` and `r`.
@@ -352,7 +370,9 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    println!("cache bench: {TURNS} turns, seeds {SEEDS:?}, budget {BUDGET}, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians");
+    println!(
+        "cache bench: {TURNS} turns, seeds {SEEDS:?}, budget {BUDGET}, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians"
+    );
     println!(
         "{:<26} {:>9} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9} {:>6}",
         "strategy", "low_water", "hit", "billed.1", "billed.5", "vs 1 .1", "vs 1 .5", "history", "vs 1", "largest", "over"
@@ -384,15 +404,16 @@ fn main() {
                 "{strategy:<26} {low_water:>9} {:>7.1}% {billed01:>10.2} {billed05:>10.2} {ratio01:>8.3} {ratio05:>8.3} {history:>9.0} {history_ratio:>8.3} {largest:>9} {over:>6}",
                 hit * 100.0
             );
-            let missed: Vec<String> = (0..CAUSES.len())
-                .map(|c| format!("{:>10.0}", per(&|r, _| r.missed[c] as f64 / 1e3)))
-                .collect();
+            let missed: Vec<String> =
+                (0..CAUSES.len()).map(|c| format!("{:>10.0}", per(&|r, _| r.missed[c] as f64 / 1e3))).collect();
             let unreported = per(&|r, _| r.unreported as f64 / 1e3);
             misses.push(format!("{strategy:<26} {low_water:>9} {} {unreported:>10.0}", missed.join(" ")));
             if runs.iter().any(|r| r.summaries[0] > 0) {
                 let asked = per(&|r, _| r.summaries[0] as f64);
                 let input = per(&|r, _| r.summaries[1] as f64 / 1e3);
-                let billed = |price: f64| per(&|r, _| (r.summaries[1] - r.summaries[2]) as f64 / 1e3 + price * r.summaries[2] as f64 / 1e3);
+                let billed = |price: f64| {
+                    per(&|r, _| (r.summaries[1] - r.summaries[2]) as f64 / 1e3 + price * r.summaries[2] as f64 / 1e3)
+                };
                 summaries.push(format!(
                     "{strategy:<26} {low_water:>9} {asked:>9.0} {input:>10.0} {:>10.0} {:>10.0}",
                     billed(0.1),
@@ -407,7 +428,9 @@ fn main() {
     for line in misses {
         println!("{line}");
     }
-    println!("\nsummary requests alone, thousands of tokens (medians): standalone prompts vs the conversation plus an instruction");
+    println!(
+        "\nsummary requests alone, thousands of tokens (medians): standalone prompts vs the conversation plus an instruction"
+    );
     println!("{:<26} {:>9} {:>9} {:>10} {:>10} {:>10}", "strategy", "low_water", "requests", "input", "billed.1", "billed.5");
     for line in summaries {
         println!("{line}");
@@ -447,12 +470,8 @@ fn frontier(traces: &[Trace]) {
         .collect();
     for floor in [0.80, 0.85, 0.88, 0.90] {
         let best = median(
-            sweeps
-                .iter()
-                .map(|sweep| sweep.iter().filter(|p| p.1 >= floor).map(|p| p.0).fold(f64::INFINITY, f64::min))
-                .collect(),
+            sweeps.iter().map(|sweep| sweep.iter().filter(|p| p.1 >= floor).map(|p| p.0).fold(f64::INFINITY, f64::min)).collect(),
         );
         println!("  oracle, history >= {floor:.2}: billed {best:.3}");
     }
 }
-

@@ -57,10 +57,7 @@ fn main() {
     }
     let mixed = corpus::mixed_text(0x5EED, CORPUS_BYTES);
     let (english_code, sources) = english_and_code(CORPUS_BYTES);
-    let corpora = [
-        ("mixed", mixed.as_str()),
-        ("English+code", english_code.as_str()),
-    ];
+    let corpora = [("mixed", mixed.as_str()), ("English+code", english_code.as_str())];
     if let Some(position) = args.iter().position(|arg| arg == PROFILE_FLAG) {
         let [encoding, corpus] = [1, 2].map(|offset| args.get(position + offset).map_or("", String::as_str));
         let encoding = Encoding::ALL.into_iter().find(|e| e.name() == encoding).expect("an encoding name");
@@ -74,16 +71,8 @@ fn main() {
         english_code.len() as f64 / 1e6,
     );
     let peers = [
-        (
-            Encoding::O200kBase,
-            tiktoken_rs::o200k_base_singleton(),
-            bpe_openai::o200k_base(),
-        ),
-        (
-            Encoding::Cl100kBase,
-            tiktoken_rs::cl100k_base_singleton(),
-            bpe_openai::cl100k_base(),
-        ),
+        (Encoding::O200kBase, tiktoken_rs::o200k_base_singleton(), bpe_openai::o200k_base()),
+        (Encoding::Cl100kBase, tiktoken_rs::cl100k_base_singleton(), bpe_openai::cl100k_base()),
     ];
     for (corpus_name, text) in corpora {
         for (encoding, tiktoken, bpe) in peers {
@@ -169,11 +158,7 @@ fn throughput(corpus: &str, encoding: Encoding, tiktoken: &CoreBPE, bpe: &bpe_op
     let megabytes = text.len() as f64 / 1e6;
     let rate = |samples: Vec<Duration>| megabytes / median(samples).as_secs_f64();
     let (ours, theirs, github) = (rate(ours), rate(theirs), rate(github));
-    let differs = if bpe_count == expected {
-        String::new()
-    } else {
-        format!(" (bpe-openai counts {bpe_count})")
-    };
+    let differs = if bpe_count == expected { String::new() } else { format!(" (bpe-openai counts {bpe_count})") };
     println!(
         "{corpus:<12} {name:<11} {expected:>8} tokens: ours {ours:6.1} MB/s, tiktoken-rs {theirs:5.1} MB/s ({:.2}x), bpe-openai {github:5.1} MB/s ({:.2}x){differs}",
         ours / theirs,
@@ -200,14 +185,8 @@ const COLD_CHILDREN: [&str; 4] = ["o200k_base", "cl100k_base", "p50k_base", "tik
 fn cold_start() {
     let exe = std::env::current_exe().expect("path of the running benchmark");
     let run = |what: &str| -> Duration {
-        let output = Command::new(&exe)
-            .args([CHILD_FLAG, what])
-            .output()
-            .expect("spawn child");
-        let nanos = String::from_utf8_lossy(&output.stdout)
-            .trim()
-            .parse()
-            .expect("child prints nanoseconds");
+        let output = Command::new(&exe).args([CHILD_FLAG, what]).output().expect("spawn child");
+        let nanos = String::from_utf8_lossy(&output.stdout).trim().parse().expect("child prints nanoseconds");
         Duration::from_nanos(nanos)
     };
     let mut samples = vec![Vec::with_capacity(COLD_RUNS); COLD_CHILDREN.len()];

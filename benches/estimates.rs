@@ -111,11 +111,7 @@ fn median_p90(errors: &[f64]) -> String {
 }
 
 fn per_family(corpus: &Corpus) {
-    println!(
-        "estimates per family: {} real texts (seed {}), absolute error median and p90",
-        corpus.texts.len(),
-        FIT_SEED + 1
-    );
+    println!("estimates per family: {} real texts (seed {}), absolute error median and p90", corpus.texts.len(), FIT_SEED + 1);
     println!(
         "  {:15} {:22} {:>13} {:>13} {:>13} {:>13} {:>13}",
         "family", "model name", "bytes/4", "o200k", "by name", "pooled", "held out"
@@ -166,11 +162,14 @@ fn calibrated_sessions(name: &str, truth: &dyn Fn(&str) -> usize) {
         let total: usize = weights.iter().sum::<usize>().max(1);
         let pick = |rng: &mut Rng| {
             let mut r = rng.below(total);
-            weights.iter().position(|&w| {
-                let hit = r < w;
-                r = r.saturating_sub(w);
-                hit
-            }).unwrap_or(0)
+            weights
+                .iter()
+                .position(|&w| {
+                    let hit = r < w;
+                    r = r.saturating_sub(w);
+                    hit
+                })
+                .unwrap_or(0)
         };
         let mut window = Window::new("a-model-without-public-tokenizer");
         window.configure(r#"{"history_budget": 2000000000, "max_message_bytes": 0}"#).unwrap();
@@ -199,16 +198,8 @@ fn calibrated_sessions(name: &str, truth: &dyn Fn(&str) -> usize) {
         "calibration: {} held-out messages in {SESSIONS} sessions, truth = {name}, {OBSERVED_REQUESTS} observed requests",
         calibrated.len()
     );
-    for (name, errors) in [
-        ("bytes/4", &mut bytes4),
-        ("ours, uncalibrated", &mut raw),
-        ("ours, calibrated", &mut calibrated),
-    ] {
-        println!(
-            "  {name:20} median error {:5.1}%  p90 {:5.1}%",
-            percentile(errors, 0.5),
-            percentile(errors, 0.9)
-        );
+    for (name, errors) in [("bytes/4", &mut bytes4), ("ours, uncalibrated", &mut raw), ("ours, calibrated", &mut calibrated)] {
+        println!("  {name:20} median error {:5.1}%  p90 {:5.1}%", percentile(errors, 0.5), percentile(errors, 0.9));
     }
     println!("  goal: calibrated median <= 5%");
 }

@@ -64,9 +64,7 @@ fn main() {
             println!("| {family} | skipped: {} missing (run make tokenizer-reference) | | | | |", path.display());
             continue;
         }
-        let loads: Vec<Duration> = (0..ROUNDS)
-            .map(|_| time(|| Tokenizer::load(&path, options).expect("load")))
-            .collect();
+        let loads: Vec<Duration> = (0..ROUNDS).map(|_| time(|| Tokenizer::load(&path, options).expect("load"))).collect();
         let tokenizer = Tokenizer::load(&path, options).expect("load");
         let mut total = 0;
         let counts: Vec<Duration> = (0..ROUNDS)

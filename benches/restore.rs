@@ -22,8 +22,8 @@ use ctxwin::ffi::count::ctxwin_count;
 use ctxwin::ffi::host::{ctxwin_part, ctxwin_window_push_message, ctxwin_window_set_turn_count};
 use ctxwin::ffi::window::{
     CTXWIN_KIND_ASSISTANT, CTXWIN_KIND_THINKING, CTXWIN_KIND_TOOL_CALL, CTXWIN_KIND_TOOL_RESULT, CTXWIN_KIND_USER,
-    ctxwin_window_end_turn, ctxwin_window_free, ctxwin_window_new, ctxwin_window_push_counted, ctxwin_window_set_budget,
-    ctxwin_window_start, ctxwin_window_truncate, ctxwin_window_message_count,
+    ctxwin_window_end_turn, ctxwin_window_free, ctxwin_window_message_count, ctxwin_window_new, ctxwin_window_push_counted,
+    ctxwin_window_set_budget, ctxwin_window_start, ctxwin_window_truncate,
 };
 use ctxwin::ffi::{ctxwin_status, ctxwin_window};
 
@@ -47,7 +47,11 @@ fn session(turns: usize) -> Vec<(Vec<Vec<Block>>, i32)> {
         .map(|t| {
             let (a, b) = (format!("c{t}a"), format!("c{t}b"));
             let messages = vec![
-                vec![(CTXWIN_KIND_USER, format!("turn {t}: what is in src/ and why does the build take so long?"), String::new())],
+                vec![(
+                    CTXWIN_KIND_USER,
+                    format!("turn {t}: what is in src/ and why does the build take so long?"),
+                    String::new(),
+                )],
                 vec![
                     (CTXWIN_KIND_THINKING, "I should list the directory and count the lines of each file.".into(), String::new()),
                     (CTXWIN_KIND_ASSISTANT, "Let me look.".into(), String::new()),
@@ -158,7 +162,9 @@ fn main() {
         println!("start {}", restore(&session(turns), profile.ends_with(",counted")).1);
         return;
     }
-    println!("restore: a host agent's session through the C API, counts set after the fact (CPU time of the thread, medians of {RUNS} runs)");
+    println!(
+        "restore: a host agent's session through the C API, counts set after the fact (CPU time of the thread, medians of {RUNS} runs)"
+    );
     let mut medians = Vec::new();
     for turns in [500, 2000] {
         let file = session(turns);

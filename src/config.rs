@@ -1,8 +1,8 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::wire::Format;
 use crate::limits::MessageLimit;
+use crate::wire::Format;
 use serde_json::Value;
 
 /// The default history budget: the source design's `DEFAULT_HISTORY_TOKEN_LIMIT`.
@@ -366,9 +366,7 @@ impl Settings {
 }
 
 fn parse_strategy(value: &Value) -> Result<StrategyName> {
-    let name = value
-        .as_str()
-        .ok_or_else(|| Error::invalid_arg("configuration key 'strategy' must be a string"))?;
+    let name = value.as_str().ok_or_else(|| Error::invalid_arg("configuration key 'strategy' must be a string"))?;
     match name {
         "sliding" => Ok(StrategyName::Sliding),
         "summary" => Ok(StrategyName::Summary),
@@ -440,9 +438,7 @@ fn parse_invalid_utf8(value: &Value) -> Result<InvalidUtf8> {
     match value.as_str() {
         Some("error") => Ok(InvalidUtf8::Error),
         Some("replace") => Ok(InvalidUtf8::Replace),
-        _ => Err(Error::invalid_arg(format!(
-            "configuration key 'invalid_utf8' must be \"error\" or \"replace\" (got {value})"
-        ))),
+        _ => Err(Error::invalid_arg(format!("configuration key 'invalid_utf8' must be \"error\" or \"replace\" (got {value})"))),
     }
 }
 
@@ -467,10 +463,7 @@ fn parse_auto_tokens(key: &str, value: &Value) -> Result<Tokens> {
         return Ok(Tokens::Auto);
     }
     parse_tokens(key, value).map(Tokens::Fixed).map_err(|_| {
-        Error::invalid_arg(format!(
-            "configuration key '{key}' must be \"auto\" or a whole number from 0 to {}",
-            i32::MAX
-        ))
+        Error::invalid_arg(format!("configuration key '{key}' must be \"auto\" or a whole number from 0 to {}", i32::MAX))
     })
 }
 
@@ -480,12 +473,7 @@ fn parse_tokens(key: &str, value: &Value) -> Result<u32> {
         .as_u64()
         .filter(|&n| n <= i32::MAX as u64)
         .map(|n| n as u32)
-        .ok_or_else(|| {
-            Error::invalid_arg(format!(
-                "configuration key '{key}' must be a whole number from 0 to {}",
-                i32::MAX
-            ))
-        })
+        .ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be a whole number from 0 to {}", i32::MAX)))
 }
 
 fn parse_fraction(key: &str, value: &Value) -> Result<Fraction> {
@@ -503,9 +491,7 @@ fn parse_bytes(key: &str, value: &Value) -> Result<u64> {
 }
 
 fn parse_bool(key: &str, value: &Value) -> Result<bool> {
-    value
-        .as_bool()
-        .ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be true or false")))
+    value.as_bool().ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be true or false")))
 }
 
 #[cfg(test)]

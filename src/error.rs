@@ -32,10 +32,7 @@ pub struct Error {
 impl Error {
     /// An error of `kind` explained by `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error {
-            kind,
-            message: message.into(),
-        }
+        Error { kind, message: message.into() }
     }
 
     /// Shorthand for an [`ErrorKind::InvalidArg`] error.

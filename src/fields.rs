@@ -22,9 +22,7 @@ impl<'a> Fields<'a> {
 
     /// The field `name`; an error when it is missing.
     pub fn value(&self, name: &str) -> Result<&'a Value> {
-        self.object
-            .get(name)
-            .ok_or_else(|| parse_error(&self.path_of(name), "missing"))
+        self.object.get(name).ok_or_else(|| parse_error(&self.path_of(name), "missing"))
     }
 
     /// The field `name`, or `None` when it is missing or null.
@@ -34,11 +32,7 @@ impl<'a> Fields<'a> {
 
     /// The path of the field `name`, for error messages.
     pub fn path_of(&self, name: &str) -> String {
-        if self.path.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{}.{name}", self.path)
-        }
+        if self.path.is_empty() { name.to_owned() } else { format!("{}.{name}", self.path) }
     }
 
     /// The whole number field `name`, at most `max`.
@@ -81,16 +75,12 @@ impl<'a> Fields<'a> {
 
     /// The optional string field `name`.
     pub fn optional_string(&self, name: &str) -> Result<Option<&'a str>> {
-        self.optional(name)
-            .map(|value| value.as_str().ok_or_else(|| self.wrong(name, "a string")))
-            .transpose()
+        self.optional(name).map(|value| value.as_str().ok_or_else(|| self.wrong(name, "a string"))).transpose()
     }
 
     /// The optional integer field `name` (any `i64`).
     pub fn optional_i64(&self, name: &str) -> Result<Option<i64>> {
-        self.optional(name)
-            .map(|value| value.as_i64().ok_or_else(|| self.wrong(name, "a 64-bit integer")))
-            .transpose()
+        self.optional(name).map(|value| value.as_i64().ok_or_else(|| self.wrong(name, "a 64-bit integer"))).transpose()
     }
 
     /// The array field `name`.

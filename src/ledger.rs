@@ -103,9 +103,5 @@ impl<'a> Ledger<'a> {
 
 /// `count` scaled by `calibration` when it is an estimate.
 pub fn calibrated(calibration: Calibration, count: Count) -> Count {
-    if count.exact {
-        count
-    } else {
-        Count::estimate(saturate_u32(calibration.apply(u64::from(count.tokens))))
-    }
+    if count.exact { count } else { Count::estimate(saturate_u32(calibration.apply(u64::from(count.tokens)))) }
 }

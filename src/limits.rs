@@ -31,11 +31,7 @@ impl Default for MessageLimit {
 impl MessageLimit {
     /// The limit a configured number of bytes means: 0 is no limit.
     pub fn from_bytes(bytes: u64) -> MessageLimit {
-        if bytes == 0 {
-            MessageLimit::Unlimited
-        } else {
-            MessageLimit::Bytes(bytes)
-        }
+        if bytes == 0 { MessageLimit::Unlimited } else { MessageLimit::Bytes(bytes) }
     }
 
     /// The limit as configured: bytes, or 0 for no limit.

@@ -27,14 +27,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in code order.
-    pub const ALL: [Kind; 6] = [
-        Kind::System,
-        Kind::User,
-        Kind::Assistant,
-        Kind::ToolCall,
-        Kind::ToolResult,
-        Kind::Thinking,
-    ];
+    pub const ALL: [Kind; 6] = [Kind::System, Kind::User, Kind::Assistant, Kind::ToolCall, Kind::ToolResult, Kind::Thinking];
 
     /// The kind with code `code`, if there is one.
     pub fn from_code(code: i32) -> Option<Kind> {
@@ -116,15 +109,7 @@ pub struct Message {
 impl Message {
     /// A message; `text` is `None` when the window keeps counts only.
     pub fn new(kind: Kind, count: Count, source: CountSource, text: Option<Box<str>>) -> Message {
-        Message {
-            text,
-            extras: None,
-            tokens: count.tokens,
-            exact: count.exact,
-            kind,
-            source,
-            uncounted: false,
-        }
+        Message { text, extras: None, tokens: count.tokens, exact: count.exact, kind, source, uncounted: false }
     }
 
     /// A message whose text the library counts when its count is first needed (the window
@@ -221,10 +206,7 @@ impl Message {
 
     /// The message's token count.
     pub fn count(&self) -> Count {
-        Count {
-            tokens: self.tokens,
-            exact: self.exact,
-        }
+        Count { tokens: self.tokens, exact: self.exact }
     }
 
     /// The retained text, if any.
@@ -274,15 +256,16 @@ pub fn counted_text<'a>(name: Option<&str>, text: &'a str) -> Cow<'a, str> {
 pub fn split_call_text(text: &str) -> Result<(Cow<'_, str>, Cow<'_, str>)> {
     if let Ok(serde_json::Value::Object(call)) = serde_json::from_str::<serde_json::Value>(text) {
         if let Some(name) = call.get("name").and_then(serde_json::Value::as_str).filter(|name| !name.trim().is_empty()) {
-            let arguments = ["arguments", "input", "args"].iter().find_map(|key| call.get(*key)).map_or(String::new(), |value| {
-                value.as_str().map_or_else(|| value.to_string(), str::to_owned)
-            });
+            let arguments = ["arguments", "input", "args"]
+                .iter()
+                .find_map(|key| call.get(*key))
+                .map_or(String::new(), |value| value.as_str().map_or_else(|| value.to_string(), str::to_owned));
             return Ok((Cow::Owned(name.to_owned()), Cow::Owned(arguments)));
         }
     }
     let (name, arguments) = text.split_once('\n').unwrap_or((text, ""));
-    let looks_like_arguments = (name.starts_with('{') || name.starts_with('['))
-        && serde_json::from_str::<serde_json::Value>(name).is_ok();
+    let looks_like_arguments =
+        (name.starts_with('{') || name.starts_with('[')) && serde_json::from_str::<serde_json::Value>(name).is_ok();
     if name.trim().is_empty() || looks_like_arguments {
         return Err(Error::invalid_arg(
             "a TOOL_CALL's text is its tool name, a newline, then its arguments (\"read_file\\n{...}\"), \
@@ -302,7 +285,10 @@ mod tests {
         let split = |text| split_call_text(text).map(|(name, arguments)| (name.into_owned(), arguments.into_owned()));
         assert_eq!(split("ls\n{\"dir\":\"src\"}").unwrap(), ("ls".into(), "{\"dir\":\"src\"}".into()));
         assert_eq!(split("read module").unwrap(), ("read module".into(), String::new()));
-        assert_eq!(split("{\"name\":\"run\",\"arguments\":{\"cmd\":\"make\"}}").unwrap(), ("run".into(), "{\"cmd\":\"make\"}".into()));
+        assert_eq!(
+            split("{\"name\":\"run\",\"arguments\":{\"cmd\":\"make\"}}").unwrap(),
+            ("run".into(), "{\"cmd\":\"make\"}".into())
+        );
         assert_eq!(split("{\"name\":\"run\",\"input\":\"x\"}").unwrap(), ("run".into(), "x".into()));
         for nameless in ["{\"path\":\"a.c\"}", "", "\n{}", "[1,2]\nx"] {
             let err = split_call_text(nameless).unwrap_err();

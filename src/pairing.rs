@@ -146,14 +146,9 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
             // A call that takes no answer (a provider's built-in tool; a call counted
             // without a name) or cannot be cancelled is no defect: see `CallForm`.
             if state == CallState::Open && CallForm::of(&messages[index]).cancellable() {
-                let run_end = (index..end)
-                    .find(|&i| !matches!(messages[i].kind(), Kind::ToolCall | Kind::ToolResult))
-                    .unwrap_or(end);
-                defects.push(Defect {
-                    index,
-                    problem: Problem::UnansweredCall,
-                    repair_at: run_end,
-                });
+                let run_end =
+                    (index..end).find(|&i| !matches!(messages[i].kind(), Kind::ToolCall | Kind::ToolResult)).unwrap_or(end);
+                defects.push(Defect { index, problem: Problem::UnansweredCall, repair_at: run_end });
             }
         }
         defects.sort_by_key(|d| d.index);
@@ -232,7 +227,10 @@ pub struct StepCall<Id> {
 
 /// The call of `calls` a result with id `own` answers in a request: the first unanswered
 /// call with that id, or for an id-less result the oldest unanswered id-less call.
-pub fn step_answer<'c, Id: AsRef<str> + 'c>(calls: impl IntoIterator<Item = &'c StepCall<Id>>, own: Option<&str>) -> Option<usize> {
+pub fn step_answer<'c, Id: AsRef<str> + 'c>(
+    calls: impl IntoIterator<Item = &'c StepCall<Id>>,
+    own: Option<&str>,
+) -> Option<usize> {
     calls.into_iter().position(|call| {
         !call.answered
             && match (own, &call.own_id) {
@@ -296,11 +294,7 @@ impl RunningStep {
 
 impl Defect {
     fn at(index: usize, problem: Problem) -> Defect {
-        Defect {
-            index,
-            problem,
-            repair_at: index,
-        }
+        Defect { index, problem, repair_at: index }
     }
 }
 
@@ -326,10 +320,7 @@ mod tests {
 
     fn problems(turn: &[(Kind, Option<&str>)], complete: bool) -> Vec<(usize, Problem, usize)> {
         let messages: Vec<Message> = turn.iter().map(|&(kind, id)| message(kind, id)).collect();
-        analyze(&messages, 0, messages.len(), complete)
-            .into_iter()
-            .map(|d| (d.index, d.problem, d.repair_at))
-            .collect()
+        analyze(&messages, 0, messages.len(), complete).into_iter().map(|d| (d.index, d.problem, d.repair_at)).collect()
     }
 
     use Kind::{Assistant, ToolCall, ToolResult, User};
@@ -351,13 +342,13 @@ mod tests {
     fn finds_every_problem() {
         let turn = [
             (User, None),
-            (ToolResult, Some("x")),  // 1: orphan
-            (ToolCall, Some("a")),    // 2
-            (ToolCall, Some("a")),    // 3: duplicate call
-            (ToolCall, Some("b")),    // 4: unanswered, repaired before 7
-            (ToolResult, Some("a")),  // 5
-            (ToolResult, Some("a")),  // 6: duplicate result
-            (Assistant, None),        // 7
+            (ToolResult, Some("x")), // 1: orphan
+            (ToolCall, Some("a")),   // 2
+            (ToolCall, Some("a")),   // 3: duplicate call
+            (ToolCall, Some("b")),   // 4: unanswered, repaired before 7
+            (ToolResult, Some("a")), // 5
+            (ToolResult, Some("a")), // 6: duplicate result
+            (Assistant, None),       // 7
         ];
         assert_eq!(
             problems(&turn, true),

@@ -34,18 +34,12 @@ impl Tally {
 
     /// This total plus `other`.
     pub fn plus(self, other: Tally) -> Tally {
-        Tally {
-            exact: self.exact + other.exact,
-            estimated: self.estimated + other.estimated,
-        }
+        Tally { exact: self.exact + other.exact, estimated: self.estimated + other.estimated }
     }
 
     /// This total less `other`, a part of it.
     pub fn minus(self, other: Tally) -> Tally {
-        Tally {
-            exact: self.exact - other.exact,
-            estimated: self.estimated - other.estimated,
-        }
+        Tally { exact: self.exact - other.exact, estimated: self.estimated - other.estimated }
     }
 
     /// All tokens.
@@ -60,9 +54,6 @@ impl Tally {
 
     /// The total as a count, saturating at `u32::MAX`.
     pub fn count(self) -> Count {
-        Count {
-            tokens: saturate_u32(self.tokens()),
-            exact: self.is_exact(),
-        }
+        Count { tokens: saturate_u32(self.tokens()), exact: self.is_exact() }
     }
 }

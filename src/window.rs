@@ -14,22 +14,22 @@
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
-use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
-use crate::wire::{Format, FormatSet};
-use crate::pairing;
 use crate::ledger::Ledger;
+use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
+use crate::pairing;
 use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
 use crate::strategy::tiered::{Keep, Tiered};
 use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, Tokenizer};
-use std::sync::Arc;
 use crate::view::render::Renderer;
 use crate::view::text::CANCELLED_RESULT;
 use crate::view::{ItemType, Overlay, ViewItem};
+use crate::wire::{Format, FormatSet};
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 mod choices;
 mod deferred;
@@ -48,10 +48,10 @@ mod wire_state;
 pub use choices::Choice;
 pub use host::Part;
 pub use last_request::LastRequest;
-pub use restore::SavedWindow;
-pub use utf8::Decoded;
 use ledger_state::LedgerState;
 use policy_state::PolicyState;
+pub use restore::SavedWindow;
+pub use utf8::Decoded;
 use wire_state::WireState;
 
 /// What the ledger reports about one turn.
@@ -159,9 +159,11 @@ impl Window {
         // capped by what the model can take (see `available_for_history`).
         let given = |key: &str| serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get(key).is_some());
         if given("history_budget") {
-            self.check_budget(&settings).map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
+            self.check_budget(&settings)
+                .map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
         } else if settings.history_budget != crate::config::DEFAULT_HISTORY_BUDGET {
-            if let Some(key) = ["context_limit", "output_reserve", "budget_includes_overhead"].into_iter().find(|key| given(key)) {
+            if let Some(key) = ["context_limit", "output_reserve", "budget_includes_overhead"].into_iter().find(|key| given(key))
+            {
                 self.check_budget(&settings).map_err(|why| {
                     Error::invalid_arg(format!(
                         "configuration key '{key}': the {why}; give a history_budget that fits (or \"auto\") in the same call"
@@ -233,10 +235,8 @@ impl Window {
 
     /// Sets the tokens of the system prompt and tool definitions sent with every request.
     pub fn set_overhead(&mut self, system_tokens: i32, tool_tokens: i32) -> Result<()> {
-        let overhead = Overhead {
-            system: non_negative("system tokens", system_tokens)?,
-            tools: non_negative("tool tokens", tool_tokens)?,
-        };
+        let overhead =
+            Overhead { system: non_negative("system tokens", system_tokens)?, tools: non_negative("tool tokens", tool_tokens)? };
         self.overhead = overhead;
         self.enforce();
         Ok(())
@@ -305,10 +305,7 @@ impl Window {
             _ => (None, Cow::Borrowed(text)),
         };
         let name = name.as_deref();
-        let extras = MessageExtras {
-            name: name.map(Box::from),
-            ..MessageExtras::default()
-        };
+        let extras = MessageExtras { name: name.map(Box::from), ..MessageExtras::default() };
         let count = self.model.count(&counted_text(name, &text));
         let text = text.as_ref();
         self.append(self.library_message(kind, count, text, extras));
@@ -337,10 +334,7 @@ impl Window {
         if first > end || end > self.ledger.messages.len() {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
-                format!(
-                    "usage range {first}..{end} is not within the window's {} messages",
-                    self.ledger.messages.len()
-                ),
+                format!("usage range {first}..{end} is not within the window's {} messages", self.ledger.messages.len()),
             ));
         }
         let reported = u64::try_from(prompt_tokens)
@@ -437,11 +431,7 @@ impl Window {
     /// while none is, the API of the model's family ([`Format::of_model`]).
     pub fn format(&self) -> Format {
         let family = Format::of_model(&self.model);
-        if self.wire.wire_formats.contains(family) {
-            family
-        } else {
-            self.wire.wire_formats.preferred().unwrap_or(family)
-        }
+        if self.wire.wire_formats.contains(family) { family } else { self.wire.wire_formats.preferred().unwrap_or(family) }
     }
 
     /// Appends a tool call or tool result carrying the provider's call id, and returns its
@@ -461,10 +451,7 @@ impl Window {
                 self.push_paired(kind, call_id, Some(&name), &arguments)
             }
             Kind::ToolResult => self.push_paired(kind, call_id, None, text),
-            _ => Err(Error::invalid_arg(format!(
-                "push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}",
-                kind.code()
-            ))),
+            _ => Err(Error::invalid_arg(format!("push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}", kind.code()))),
         }
     }
 
@@ -511,17 +498,12 @@ impl Window {
             )));
         };
         let count = self.model.count(&counted_text(name, text));
-        let extras = MessageExtras {
-            call_id: Some(call_id.into()),
-            name: name.map(Box::from),
-            ..MessageExtras::default()
-        };
+        let extras = MessageExtras { call_id: Some(call_id.into()), name: name.map(Box::from), ..MessageExtras::default() };
         self.append(self.library_message(kind, count, text, extras));
         let index = self.ledger.messages.len() - 1;
         let range = self.turn_range(turn);
-        let defect = pairing::analyze(&self.ledger.messages, range.start, range.end, false)
-            .into_iter()
-            .find(|d| d.index == index);
+        let defect =
+            pairing::analyze(&self.ledger.messages, range.start, range.end, false).into_iter().find(|d| d.index == index);
         if let Some(defect) = defect {
             self.remove_from(index);
             let why = defect.problem.refusal();
@@ -624,7 +606,9 @@ impl Window {
         let Some(target) = current.checked_sub(need) else {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
-                format!("cannot shrink the view by {need} tokens: its whole history, the newest turn included, holds only {current}"),
+                format!(
+                    "cannot shrink the view by {need} tokens: its whole history, the newest turn included, holds only {current}"
+                ),
             ));
         };
         let saved = self.clone();
@@ -653,10 +637,7 @@ impl Window {
     /// Prunes one more turn than the strategy requires. The newest turn is never dropped.
     pub fn drop_oldest_turn(&mut self) -> Result<()> {
         if self.policy.first_live_turn + 1 >= self.ledger.turns.len() {
-            return Err(Error::new(
-                ErrorKind::OutOfRange,
-                "no turn to drop: only the newest turn is live",
-            ));
+            return Err(Error::new(ErrorKind::OutOfRange, "no turn to drop: only the newest turn is live"));
         }
         self.policy.forced_first_live = self.policy.first_live_turn + 1;
         self.note_choice();
@@ -685,10 +666,7 @@ impl Window {
         if message_count > self.ledger.messages.len() {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
-                format!(
-                    "cannot truncate to {message_count} messages: the window holds {}",
-                    self.ledger.messages.len()
-                ),
+                format!("cannot truncate to {message_count} messages: the window holds {}", self.ledger.messages.len()),
             ));
         }
         self.remove_from(message_count);
@@ -731,10 +709,7 @@ impl Window {
     pub fn set_external_id(&mut self, index: usize, id: i64) -> Result<()> {
         let count = self.ledger.messages.len();
         let message = self.ledger.messages.get_mut(index).ok_or_else(|| {
-            Error::new(
-                ErrorKind::OutOfRange,
-                format!("message {index} does not exist: the window holds {count} messages"),
-            )
+            Error::new(ErrorKind::OutOfRange, format!("message {index} does not exist: the window holds {count} messages"))
         })?;
         message.set_external_id(id);
         Ok(())
@@ -828,10 +803,8 @@ impl Window {
         let plan = match settings.strategy {
             StrategyName::Sliding | StrategyName::Summary => {
                 let limits = Limits { tokens: available, items: None, turns: None, low_water };
-                let turn_cost = |turn: usize| Cost {
-                    tokens: self.history_from(turn).minus(self.history_from(turn + 1)).tokens(),
-                    items: 0,
-                };
+                let turn_cost =
+                    |turn: usize| Cost { tokens: self.history_from(turn).minus(self.history_from(turn + 1)).tokens(), items: 0 };
                 let newest = turn_count.saturating_sub(1);
                 // The summary strategy's view holds the summary instead of the archived turns.
                 let free = if settings.strategy == StrategyName::Summary { self.archived_turns() } else { 0 };
@@ -854,10 +827,7 @@ impl Window {
             StrategyName::Tiered => {
                 let tiered = Tiered {
                     limits: Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None, low_water },
-                    keep: Keep {
-                        first: settings.keep_first as usize,
-                        recent: settings.keep_recent as usize,
-                    },
+                    keep: Keep { first: settings.keep_first as usize, recent: settings.keep_recent as usize },
                     cut_by_hand: self.policy.compacted_through,
                 };
                 let mut replay = std::mem::take(&mut costs.cache().tiered);
@@ -947,10 +917,7 @@ impl Window {
     /// the cancelled results the render adds for the running turn's open calls.
     fn fixed_cost(&self) -> Tally {
         let overhead = self.overhead_tally();
-        let mut cost = Tally {
-            exact: self.ledger.pinned.exact + overhead.exact,
-            estimated: self.ledger.pinned.estimated,
-        };
+        let mut cost = Tally { exact: self.ledger.pinned.exact + overhead.exact, estimated: self.ledger.pinned.estimated };
         if let Some(summary) = self.sent_summary() {
             cost.add(self.calibrated(summary.summary_tokens));
         }
@@ -960,10 +927,7 @@ impl Window {
 
     /// The overhead as a tally: the caller's numbers are taken as exact.
     fn overhead_tally(&self) -> Tally {
-        Tally {
-            exact: u64::from(self.overhead.system) + u64::from(self.overhead.tools),
-            estimated: 0,
-        }
+        Tally { exact: u64::from(self.overhead.system) + u64::from(self.overhead.tools), estimated: 0 }
     }
 
     /// History tokens of turns `k..`.
@@ -978,11 +942,7 @@ impl Window {
     /// `context_window_start`: index of the first live message. 0 when nothing was pruned,
     /// otherwise the USER message of the first live turn. O(1).
     pub fn start(&self) -> usize {
-        if self.policy.first_live_turn == 0 {
-            0
-        } else {
-            self.ledger.turns[self.policy.first_live_turn].first
-        }
+        if self.policy.first_live_turn == 0 { 0 } else { self.ledger.turns[self.policy.first_live_turn].first }
     }
 
     /// Index of the first live turn, which is also the number of turns pruned. O(1).
@@ -1157,13 +1117,7 @@ impl Window {
             ItemType::Message => self.ledger.messages[item.index].text(),
             ItemType::Truncated | ItemType::Synthetic => item.text.as_deref(),
         };
-        Some(ViewItem {
-            item_type: item.item_type,
-            kind: item.kind,
-            index: item.index,
-            text,
-            tokens: item.tokens,
-        })
+        Some(ViewItem { item_type: item.item_type, kind: item.kind, index: item.index, text, tokens: item.tokens })
     }
 
     fn message_item(&self, index: usize) -> Option<ViewItem<'_>> {

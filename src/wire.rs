@@ -127,4 +127,3 @@ impl fmt::Display for FormatSet {
         if names.is_empty() { f.write_str("no known format") } else { f.write_str(&names.join(" or ")) }
     }
 }
-

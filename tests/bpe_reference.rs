@@ -43,27 +43,23 @@ fn assert_all_match(text: &str) {
 // Property tests
 
 fn contractions() -> impl Strategy<Value = String> {
-    prop::string::string_regex(
-        "([A-Za-zſÀ-ÿ]{0,6}['’`]?(s|S|t|T|re|RE|rE|Re|ve|VE|vE|m|M|ll|LL|lL|Ll|d|D|ſ|x)?[ .\n'\t]?){1,8}",
-    )
-    .expect("valid regex")
+    prop::string::string_regex("([A-Za-zſÀ-ÿ]{0,6}['’`]?(s|S|t|T|re|RE|rE|Re|ve|VE|vE|m|M|ll|LL|lL|Ll|d|D|ſ|x)?[ .\n'\t]?){1,8}")
+        .expect("valid regex")
 }
 
 fn whitespace() -> impl Strategy<Value = String> {
-    prop::string::string_regex("[ \t\r\n\u{b}\u{c}\u{85}\u{a0}\u{2000}\u{2028}\u{3000}a.1/é]{0,60}")
-        .expect("valid regex")
+    prop::string::string_regex("[ \t\r\n\u{b}\u{c}\u{85}\u{a0}\u{2000}\u{2028}\u{3000}a.1/é]{0,60}").expect("valid regex")
 }
 
 fn digits_and_punctuation() -> impl Strategy<Value = String> {
-    prop::string::string_regex(
-        "[0-9٠-٩०-९①-⑳²½ .,;:!?/\\\\()\\[\\]{}<>=+*&^%$#@~`|\"'—–…«»“”\r\n-]{0,60}",
-    )
-    .expect("valid regex")
+    prop::string::string_regex("[0-9٠-٩०-९①-⑳²½ .,;:!?/\\\\()\\[\\]{}<>=+*&^%$#@~`|\"'—–…«»“”\r\n-]{0,60}").expect("valid regex")
 }
 
 fn marks() -> impl Strategy<Value = String> {
-    prop::string::string_regex("[a-zA-Z \u{300}-\u{36f}\u{900}-\u{97f}\u{64b}-\u{65f}\u{1ab0}-\u{1aff}\u{20d0}-\u{20ff}ǅǈΣςᾈ'.]{0,40}")
-        .expect("valid regex")
+    prop::string::string_regex(
+        "[a-zA-Z \u{300}-\u{36f}\u{900}-\u{97f}\u{64b}-\u{65f}\u{1ab0}-\u{1aff}\u{20d0}-\u{20ff}ǅǈΣςᾈ'.]{0,40}",
+    )
+    .expect("valid regex")
 }
 
 fn emoji() -> impl Strategy<Value = String> {
@@ -132,16 +128,12 @@ fn mixed_text_matches_tiktoken_rs() {
 #[test]
 fn special_token_strings_are_ordinary_text() {
     assert_all_match("<|endoftext|> <|fim_prefix|><|fim_middle|><|fim_suffix|><|endofprompt|>");
-    assert_all_match(
-        "<|start|>assistant<|channel|>final<|message|>hi<|end|><|return|><|reserved_200100|>",
-    );
+    assert_all_match("<|start|>assistant<|channel|>final<|message|>hi<|end|><|return|><|reserved_200100|>");
 }
 
 #[test]
 fn empty_and_tiny_inputs() {
-    for text in [
-        "", " ", "\n", "\r\n", "a", "'", "'s", "\0", "é", "\u{301}", "1", "  ", " \n",
-    ] {
+    for text in ["", " ", "\n", "\r\n", "a", "'", "'s", "\0", "é", "\u{301}", "1", "  ", " \n"] {
         assert_all_match(text);
     }
 }
@@ -174,19 +166,15 @@ fn million_spaces_count_like_tiktoken_merging() {
     }
     let text = " ".repeat(1_000_000);
     let o200k = tiktoken_rs::o200k_base_singleton();
-    let ranks: rustc_hash::FxHashMap<Vec<u8>, u32> = (0..199_998u32)
-        .map(|rank| (o200k.decode_bytes(&[rank]).expect("mergeable rank"), rank))
-        .collect();
+    let ranks: rustc_hash::FxHashMap<Vec<u8>, u32> =
+        (0..199_998u32).map(|rank| (o200k.decode_bytes(&[rank]).expect("mergeable rank"), rank)).collect();
     let whole_run = CoreBPE::new(ranks, Default::default(), r"\s+").expect("simple regex compiles");
     let expected = whole_run.encode_ordinary(&text).len();
     assert_eq!(Encoding::O200kBase.count(&text), expected);
     // Followed by a letter, the run's last space moves to the letter's piece.
     let shorter = whole_run.encode_ordinary(&text[1..]).len();
     let with_letter = format!("{text}x");
-    assert_eq!(
-        Encoding::O200kBase.count(&with_letter),
-        shorter + Encoding::O200kBase.count(" x")
-    );
+    assert_eq!(Encoding::O200kBase.count(&with_letter), shorter + Encoding::O200kBase.count(" x"));
     // Beyond tiktoken-rs's reach: must neither panic nor blow up.
     for encoding in all() {
         assert!(encoding.count(&" ".repeat(1_500_000)) > 0);
@@ -197,18 +185,12 @@ fn million_spaces_count_like_tiktoken_merging() {
 #[test]
 fn long_runs_of_one_class_match() {
     let mut rng = Rng::new(7);
-    let digits: String = (0..100_000)
-        .map(|_| char::from(b'0' + rng.below(10) as u8))
-        .collect();
+    let digits: String = (0..100_000).map(|_| char::from(b'0' + rng.below(10) as u8)).collect();
     assert_all_match(&digits);
     let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let base64: String = (0..100_000)
-        .map(|_| char::from(rng.pick(alphabet)))
-        .collect();
+    let base64: String = (0..100_000).map(|_| char::from(rng.pick(alphabet))).collect();
     assert_all_match(&base64);
-    let hex: String = (0..100_000)
-        .map(|_| char::from(rng.pick(b"0123456789abcdef")))
-        .collect();
+    let hex: String = (0..100_000).map(|_| char::from(rng.pick(b"0123456789abcdef"))).collect();
     assert_all_match(&hex);
     assert_all_match(&"a".repeat(200_000));
     assert_all_match(&"ab".repeat(100_000));
@@ -249,10 +231,8 @@ fn runs_of_single_token_characters_match() {
     let mut rng = Rng::new(0xC4A2);
     let families = [Encoding::O200kBase, Encoding::Cl100kBase, Encoding::R50kBase];
     for encoding in families.into_iter().filter(|e| e.is_built_in()) {
-        let single: Vec<char> = (0x80..=0x10FFFFu32)
-            .filter_map(char::from_u32)
-            .filter(|c| reference_count(encoding, &c.to_string()) == 1)
-            .collect();
+        let single: Vec<char> =
+            (0x80..=0x10FFFFu32).filter_map(char::from_u32).filter(|c| reference_count(encoding, &c.to_string()) == 1).collect();
         assert!(single.len() > 100, "{}: {} single-token characters", encoding.name(), single.len());
         for round in 0..3000 {
             let len = 2 + rng.below(if round % 100 == 0 { 300 } else { 40 });
@@ -263,12 +243,7 @@ fn runs_of_single_token_characters_match() {
                     _ => single[rng.below(single.len())],
                 })
                 .collect();
-            assert_eq!(
-                encoding.count(&text),
-                reference_count(encoding, &text),
-                "{} differs on {text:?}",
-                encoding.name()
-            );
+            assert_eq!(encoding.count(&text), reference_count(encoding, &text), "{} differs on {text:?}", encoding.name());
         }
     }
 }
@@ -279,10 +254,8 @@ fn runs_of_single_token_characters_match() {
 #[test]
 fn concurrent_counts_agree() {
     let texts = corpus::strings(99, 400);
-    let expected: Vec<Vec<usize>> = texts
-        .iter()
-        .map(|text| all().iter().map(|&encoding| encoding.count(text)).collect())
-        .collect();
+    let expected: Vec<Vec<usize>> =
+        texts.iter().map(|text| all().iter().map(|&encoding| encoding.count(text)).collect()).collect();
     let all = &all();
     let (expected, texts) = (&expected, &texts);
     let start = &Barrier::new(8);

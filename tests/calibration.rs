@@ -26,7 +26,12 @@ fn a_report_scales_estimates_by_the_learned_ratio() {
     assert!((window.calibration_ratio() - 1.3).abs() < 0.02);
     // Raw counts stay cached; a new message is scaled too.
     let raw = window.message(1).unwrap().count();
-    assert_eq!(raw, Window::new("claude-sonnet-4-5").push(Kind::User, "Summarise the design document in three bullet points, please.").unwrap());
+    assert_eq!(
+        raw,
+        Window::new("claude-sonnet-4-5")
+            .push(Kind::User, "Summarise the design document in three bullet points, please.")
+            .unwrap()
+    );
     let pushed = window.push(Kind::User, "And now in one sentence.").unwrap();
     let uncalibrated = ctxwin::Model::resolve("claude-sonnet-4-5").count("And now in one sentence.");
     assert_eq!(u64::from(pushed.tokens), (f64::from(uncalibrated.tokens) * window.calibration_ratio()).round() as u64);

@@ -7,25 +7,15 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 fn sample_texts() -> Vec<String> {
-    let rows: Vec<Value> =
-        serde_json::from_str(include_str!("error_samples.json")).expect("valid JSON");
-    rows.iter()
-        .map(|r| r["text"].as_str().expect("text").to_owned())
-        .collect()
+    let rows: Vec<Value> = serde_json::from_str(include_str!("error_samples.json")).expect("valid JSON");
+    rows.iter().map(|r| r["text"].as_str().expect("text").to_owned()).collect()
 }
 
 /// The invariants every result must satisfy, whatever the input.
 fn assert_invariants(info: &ErrorInfo) {
-    let sized = matches!(
-        info.category,
-        ErrorCategory::ContextOverflow | ErrorCategory::OutputLimit
-    );
+    let sized = matches!(info.category, ErrorCategory::ContextOverflow | ErrorCategory::OutputLimit);
     if !sized {
-        assert_eq!(
-            (info.limit, info.actual, info.excess),
-            (None, None, None),
-            "{info:?}"
-        );
+        assert_eq!((info.limit, info.actual, info.excess), (None, None, None), "{info:?}");
     }
     for n in [info.limit, info.actual].into_iter().flatten() {
         assert!(n >= 0, "{info:?}");
@@ -131,8 +121,7 @@ fn rewrapping_lines_does_not_change_the_result() {
 #[test]
 fn embedding_in_escaped_json_does_not_change_the_result() {
     for text in sample_texts() {
-        let once =
-            serde_json::to_string(&serde_json::json!({ "error": { "message": text } })).unwrap();
+        let once = serde_json::to_string(&serde_json::json!({ "error": { "message": text } })).unwrap();
         let twice = serde_json::to_string(&serde_json::json!({ "detail": once })).unwrap();
         let expected = classify(&text);
         assert_eq!(classify(&once), expected, "{once}");
@@ -143,9 +132,7 @@ fn embedding_in_escaped_json_does_not_change_the_result() {
 #[test]
 fn surrounding_log_noise_does_not_change_the_result() {
     for text in sample_texts() {
-        let logged = format!(
-            "[2025-06-01T10:20:30.456Z] ERROR agent::llm (pid 4242): upstream failed: {text} (attempt 3/5)"
-        );
+        let logged = format!("[2025-06-01T10:20:30.456Z] ERROR agent::llm (pid 4242): upstream failed: {text} (attempt 3/5)");
         assert_eq!(classify(&logged), classify(&text), "{logged}");
     }
 }
@@ -155,10 +142,7 @@ fn huge_inputs_are_bounded() {
     let overflow = "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.";
     let filler = "lorem ipsum 12345 \\\" é 上 ".repeat(200_000); // ~5 MB
     let cases = [
-        (
-            format!("{overflow} {filler}"),
-            ErrorCategory::ContextOverflow,
-        ),
+        (format!("{overflow} {filler}"), ErrorCategory::ContextOverflow),
         (format!("{filler} {overflow}"), ErrorCategory::Other), // beyond the scanned prefix
         ("9".repeat(5_000_000), ErrorCategory::Other),
         ("\\".repeat(5_000_000), ErrorCategory::Other),
@@ -172,12 +156,8 @@ fn huge_inputs_are_bounded() {
 
 #[test]
 fn overflowing_counts_become_unknown() {
-    let info = classify(
-        "This model's maximum context length is 128000 tokens. However, you requested 99999999999999999999 tokens.",
-    );
+    let info =
+        classify("This model's maximum context length is 128000 tokens. However, you requested 99999999999999999999 tokens.");
     assert_eq!(info.category, ErrorCategory::ContextOverflow);
-    assert_eq!(
-        (info.limit, info.actual, info.excess),
-        (Some(128_000), None, None)
-    );
+    assert_eq!((info.limit, info.actual, info.excess), (Some(128_000), None, None));
 }

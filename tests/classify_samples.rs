@@ -24,8 +24,7 @@ fn category_named(name: &str) -> ErrorCategory {
 }
 
 fn samples() -> Vec<Sample> {
-    let rows: Vec<Value> =
-        serde_json::from_str(include_str!("error_samples.json")).expect("valid JSON");
+    let rows: Vec<Value> = serde_json::from_str(include_str!("error_samples.json")).expect("valid JSON");
     rows.iter()
         .map(|row| {
             let field = |name: &str| row[name].as_i64();
@@ -51,29 +50,16 @@ fn every_sample_classifies_as_expected() {
         .iter()
         .filter_map(|s| {
             let got = classify(&s.text);
-            (got != s.expected)
-                .then(|| format!("{}: expected {:?}, got {:?}", s.id, s.expected, got))
+            (got != s.expected).then(|| format!("{}: expected {:?}, got {:?}", s.id, s.expected, got))
         })
         .collect();
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
 fn table_covers_every_category_and_the_required_providers() {
     let rows: Vec<Value> = serde_json::from_str(include_str!("error_samples.json")).unwrap();
-    for category in [
-        "Other",
-        "ContextOverflow",
-        "OutputLimit",
-        "RateLimit",
-        "Quota",
-        "InvalidHistory",
-    ] {
+    for category in ["Other", "ContextOverflow", "OutputLimit", "RateLimit", "Quota", "InvalidHistory"] {
         assert!(rows.iter().any(|r| r["category"] == category), "{category}");
     }
     let required = [
@@ -108,16 +94,8 @@ fn sample_expectations_are_self_consistent() {
             let computed = Some(actual - limit).filter(|x| *x > 0);
             assert_eq!(e.excess, computed, "{}", s.id);
         }
-        if !matches!(
-            e.category,
-            ErrorCategory::ContextOverflow | ErrorCategory::OutputLimit
-        ) {
-            assert_eq!(
-                (e.limit, e.actual, e.excess),
-                (None, None, None),
-                "{}",
-                s.id
-            );
+        if !matches!(e.category, ErrorCategory::ContextOverflow | ErrorCategory::OutputLimit) {
+            assert_eq!((e.limit, e.actual, e.excess), (None, None, None), "{}", s.id);
         }
     }
 }
@@ -137,10 +115,7 @@ fn token_talk_in_rate_and_quota_bodies_is_not_an_overflow() {
              Please reduce the prompt length or the maximum tokens requested, or try again later.",
             ErrorCategory::RateLimit,
         ),
-        (
-            "ThrottlingException: Too many tokens, please wait before trying again.",
-            ErrorCategory::RateLimit,
-        ),
+        ("ThrottlingException: Too many tokens, please wait before trying again.", ErrorCategory::RateLimit),
         (
             "You exceeded your current quota. Quota exceeded for metric: \
              generativelanguage.googleapis.com/generate_content_free_tier_input_token_count, limit: 250000",
@@ -154,14 +129,7 @@ fn token_talk_in_rate_and_quota_bodies_is_not_an_overflow() {
     ];
     for (text, category) in cases {
         let info = classify(text);
-        assert_eq!(
-            info,
-            ErrorInfo {
-                category,
-                ..ErrorInfo::default()
-            },
-            "{text}"
-        );
+        assert_eq!(info, ErrorInfo { category, ..ErrorInfo::default() }, "{text}");
     }
 }
 
@@ -172,17 +140,7 @@ fn unrelated_numbers_are_not_captured() {
         "2024-05-01T12:00:00Z HTTP 400 model=gpt-4-32k request_id=req_123456: The input token count (40000) \
          exceeds the maximum number of tokens allowed (32768).",
     );
-    assert_eq!(
-        (info.limit, info.actual, info.excess),
-        (Some(32_768), Some(40_000), Some(7_232))
-    );
-    let info =
-        classify("Error code: 400 - Input is too long for requested model gpt-4-32k (2024-06-01).");
-    assert_eq!(
-        info,
-        ErrorInfo {
-            category: ErrorCategory::ContextOverflow,
-            ..ErrorInfo::default()
-        }
-    );
+    assert_eq!((info.limit, info.actual, info.excess), (Some(32_768), Some(40_000), Some(7_232)));
+    let info = classify("Error code: 400 - Input is too long for requested model gpt-4-32k (2024-06-01).");
+    assert_eq!(info, ErrorInfo { category: ErrorCategory::ContextOverflow, ..ErrorInfo::default() });
 }

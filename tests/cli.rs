@@ -58,7 +58,11 @@ fn errors_name_the_line_and_field() {
     let dir = std::env::temp_dir().join(format!("ctxwin-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.json");
-    std::fs::write(&bad, "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"user\", \"content\": [{\"type\": \"text\"}]}\n]\n").unwrap();
+    std::fs::write(
+        &bad,
+        "[\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"user\", \"content\": [{\"type\": \"text\"}]}\n]\n",
+    )
+    .unwrap();
     let out = ctxwin(&["inspect", "--model", "gpt-4o", bad.to_str().unwrap()], "");
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -8,18 +8,18 @@
 //! message's count and source, the boundary, the recorded counts), view, live tokens and
 //! every turn's tokens.
 
+use ctxwin::ffi::cache::{ctxwin_request_info, ctxwin_window_prepare};
 use ctxwin::ffi::count::ctxwin_count;
 use ctxwin::ffi::error::ctxwin_status;
 use ctxwin::ffi::handle::ctxwin_window;
 use ctxwin::ffi::host::{ctxwin_part, ctxwin_window_push_message, ctxwin_window_set_count, ctxwin_window_set_turn_count};
-use ctxwin::ffi::cache::{ctxwin_request_info, ctxwin_window_prepare};
 use ctxwin::ffi::persist::ctxwin_window_export;
 use ctxwin::ffi::view::{ctxwin_item, ctxwin_window_view_get, ctxwin_window_view_len};
 use ctxwin::ffi::window::{
     CTXWIN_KIND_ASSISTANT, CTXWIN_KIND_SYSTEM, CTXWIN_KIND_THINKING, CTXWIN_KIND_TOOL_CALL, CTXWIN_KIND_TOOL_RESULT,
-    CTXWIN_KIND_USER, ctxwin_turn_info, ctxwin_window_clone, ctxwin_window_configure, ctxwin_window_end_turn,
-    ctxwin_window_free, ctxwin_window_live_tokens, ctxwin_window_message_count, ctxwin_window_new,
-    ctxwin_window_set_model, ctxwin_window_truncate, ctxwin_window_turn_count, ctxwin_window_turn_info,
+    CTXWIN_KIND_USER, ctxwin_turn_info, ctxwin_window_clone, ctxwin_window_configure, ctxwin_window_end_turn, ctxwin_window_free,
+    ctxwin_window_live_tokens, ctxwin_window_message_count, ctxwin_window_new, ctxwin_window_set_model, ctxwin_window_truncate,
+    ctxwin_window_turn_count, ctxwin_window_turn_info,
 };
 
 #[path = "support/rng.rs"]
@@ -89,7 +89,8 @@ impl W {
             for i in 0..ctxwin_window_view_len(self.0) {
                 let mut item: ctxwin_item = std::mem::zeroed();
                 assert_eq!(ctxwin_window_view_get(self.0, i, &mut item), ctxwin_status::Ok);
-                shown += &format!("\nitem {} {} {} {} {}", item.r#type, item.kind, item.index, item.tokens.tokens, item.tokens.exact);
+                shown +=
+                    &format!("\nitem {} {} {} {} {}", item.r#type, item.kind, item.index, item.tokens.tokens, item.tokens.exact);
             }
             let mut live = ctxwin_count { tokens: 0, exact: false };
             assert_eq!(ctxwin_window_live_tokens(self.0, &mut live), ctxwin_status::Ok);
@@ -122,7 +123,8 @@ fn message(rng: &mut Rng, calls: &mut Vec<String>, next_call: &mut usize) -> Vec
             vec![(CTXWIN_KIND_USER, text(rng), none(), none())]
         }
         2 => {
-            let mut parts = vec![(CTXWIN_KIND_THINKING, text(rng), none(), none()), (CTXWIN_KIND_ASSISTANT, text(rng), none(), none())];
+            let mut parts =
+                vec![(CTXWIN_KIND_THINKING, text(rng), none(), none()), (CTXWIN_KIND_ASSISTANT, text(rng), none(), none())];
             for _ in 0..rng.below(3) {
                 *next_call += 1;
                 let id = format!("call_{next_call}");
@@ -166,13 +168,17 @@ fn session(seed: u64) {
             10 | 11 if counted.turns() > 0 => {
                 let (turn, total) = (rng.below(counted.turns()), count(&mut rng));
                 // SAFETY: live handles.
-                let statuses = unsafe { (ctxwin_window_set_turn_count(counted.0, turn, total), ctxwin_window_set_turn_count(deferred.0, turn, total)) };
+                let statuses = unsafe {
+                    (ctxwin_window_set_turn_count(counted.0, turn, total), ctxwin_window_set_turn_count(deferred.0, turn, total))
+                };
                 assert_eq!(statuses.0, statuses.1, "{context}");
             }
             12 if counted.messages() > 0 => {
                 let (index, total) = (rng.below(counted.messages()), count(&mut rng));
                 // SAFETY: live handles.
-                let statuses = unsafe { (ctxwin_window_set_count(counted.0, index, total), ctxwin_window_set_count(deferred.0, index, total)) };
+                let statuses = unsafe {
+                    (ctxwin_window_set_count(counted.0, index, total), ctxwin_window_set_count(deferred.0, index, total))
+                };
                 assert_eq!(statuses.0, statuses.1, "{context}");
             }
             13..=15 => {
@@ -237,7 +243,8 @@ fn pushing_without_asking_for_the_count_changes_nothing_visible() {
 #[test]
 fn a_count_recorded_before_it_is_needed_replaces_it_without_counting() {
     let w = W::new("gpt-4o");
-    let parts = vec![(CTXWIN_KIND_USER, "a question the library does not need to count".to_owned(), String::new(), String::new())];
+    let parts =
+        vec![(CTXWIN_KIND_USER, "a question the library does not need to count".to_owned(), String::new(), String::new())];
     assert_eq!(w.push(&parts, 1, false).0, ctxwin_status::Ok);
     // SAFETY: a live handle and out-pointers.
     unsafe {

@@ -36,7 +36,10 @@ fn estimates_meet_the_goal_against_every_family() {
         let by_name = percentile(&corpus.errors(truth, |i| model.count(&corpus.texts[i]).tokens as f64), 0.9);
         // A model of no known family: the pooled fit (Gemma 3 is in it).
         let unknown = percentile(&corpus.errors(truth, |i| pooled.count(&corpus.texts[i]).tokens as f64), 0.9);
-        println!("{:15} held out p90 {held_out:5.1}%  by name ({}) {by_name:5.1}%  pooled {unknown:5.1}%", truth.name, truth.model);
+        println!(
+            "{:15} held out p90 {held_out:5.1}%  by name ({}) {by_name:5.1}%  pooled {unknown:5.1}%",
+            truth.name, truth.model
+        );
         if held_out > bound {
             failures.push(format!("{}: held-out p90 {held_out:.1}% > {bound}%", truth.name));
         }

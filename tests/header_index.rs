@@ -17,10 +17,8 @@ fn declared(name: &str) -> bool {
 #[test]
 fn the_index_names_declared_functions_in_the_order_of_use() {
     let index = start_here();
-    let names: Vec<&str> = index
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|word| word.starts_with("ctxwin_"))
-        .collect();
+    let names: Vec<&str> =
+        index.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|word| word.starts_with("ctxwin_")).collect();
     assert!(names.len() >= 25, "{names:?}");
     for name in &names {
         assert!(declared(name), "the index names {name}, which the header does not declare");

@@ -61,7 +61,11 @@ fn set_count_then_end_turn_is_pushing_that_count() {
             let mut truth = Vec::new();
             for _ in 0..turns {
                 for m in 0..1 + rng.below(5) {
-                    let kind = if m == 0 { Kind::User } else { rng.pick(&[Kind::Assistant, Kind::ToolResult, Kind::Thinking, Kind::System]) };
+                    let kind = if m == 0 {
+                        Kind::User
+                    } else {
+                        rng.pick(&[Kind::Assistant, Kind::ToolResult, Kind::Thinking, Kind::System])
+                    };
                     late.push(kind, &text(&mut rng)).unwrap();
                     truth.push((kind, Count { tokens: rng.below(200) as u32, exact: rng.chance(80) }));
                 }
@@ -180,7 +184,9 @@ fn host_parts(rng: &mut Rng, calls: &mut Vec<String>, next_id: &mut u32) -> Vec<
         };
         // A call names its tool apart (its text then the arguments) or on its text's first line.
         let (text, name) = match kind {
-            Kind::ToolCall if rng.chance(50) => (rng.pick(&["{}", r#"{"path":"src"}"#, "not json"]).to_owned(), Some("read_file".to_owned())),
+            Kind::ToolCall if rng.chance(50) => {
+                (rng.pick(&["{}", r#"{"path":"src"}"#, "not json"]).to_owned(), Some("read_file".to_owned()))
+            }
             Kind::System if rng.chance(5) => (text(rng), Some("misplaced".to_owned())),
             _ => (text(rng), None),
         };
@@ -253,7 +259,12 @@ fn push_message_is_n_pushes_plus_the_host_id() {
                         host_ids.extend(std::iter::repeat_n(host_id * 10, parts.len()));
                     }
                     (Err(e), Err(i)) => {
-                        prop_assert!(e.message().starts_with(&format!("parts[{i}].")), "{} (pushes refused part {})", e.message(), i);
+                        prop_assert!(
+                            e.message().starts_with(&format!("parts[{i}].")),
+                            "{} (pushes refused part {})",
+                            e.message(),
+                            i
+                        );
                         prop_assert_eq!(persist::export(&hosted), before, "a refused message changes nothing");
                     }
                     (Err(e), Ok(_)) if parts.is_empty() => prop_assert!(e.message().starts_with("parts:"), "{}", e.message()),
@@ -269,7 +280,10 @@ fn push_message_is_n_pushes_plus_the_host_id() {
             prop_assert_eq!(hosted.message_count(), pushed.message_count());
             for (index, &host_id) in host_ids.iter().enumerate() {
                 let (a, b) = (hosted.message(index).unwrap(), pushed.message(index).unwrap());
-                prop_assert_eq!((a.kind(), a.count(), a.text(), a.call_id(), a.name()), (b.kind(), b.count(), b.text(), b.call_id(), b.name()));
+                prop_assert_eq!(
+                    (a.kind(), a.count(), a.text(), a.call_id(), a.name()),
+                    (b.kind(), b.count(), b.text(), b.call_id(), b.name())
+                );
                 prop_assert_eq!(hosted.host_id(index).unwrap(), host_id);
             }
             prop_assert_eq!(shown(&hosted), shown(&pushed));
@@ -464,7 +478,8 @@ fn set_count_of_a_system_message_inside_a_turn_reaches_its_view_item() {
         window.end_turn();
         let item = (0..window.view_len()).filter_map(|i| window.view_item(i)).find(|item| item.index == 1).unwrap();
         assert_eq!(item.tokens, Count::estimate(248), "{strategy}");
-        let total = (0..window.message_count()).filter_map(|i| window.message(i)).fold(Count::exact(0), |sum, m| sum.plus(m.count()));
+        let total =
+            (0..window.message_count()).filter_map(|i| window.message(i)).fold(Count::exact(0), |sum, m| sum.plus(m.count()));
         assert_eq!(window.live_tokens(), total, "{strategy}");
     }
 }

@@ -6,12 +6,7 @@ use ctxwin::classify::{ErrorCategory, ErrorInfo};
 use ctxwin::{Count, ErrorKind, Kind, Window};
 
 fn overflow(excess: i64) -> ErrorInfo {
-    ErrorInfo {
-        category: ErrorCategory::ContextOverflow,
-        limit: None,
-        actual: None,
-        excess: Some(excess),
-    }
+    ErrorInfo { category: ErrorCategory::ContextOverflow, limit: None, actual: None, excess: Some(excess) }
 }
 
 /// `recover` succeeded when the excess was larger than the whole history and the newest

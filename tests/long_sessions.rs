@@ -88,7 +88,10 @@ fn check(window: &Window, strategy: &str, limit: u64, largest_turn: u64, context
             "{context}: history {history} is under low water {low} by more than the turn the last step gave up ({given_up})"
         );
     } else {
-        assert!(history + largest_turn >= low, "{context}: history {history} fell off a cliff (low water {low}, largest turn {largest_turn})");
+        assert!(
+            history + largest_turn >= low,
+            "{context}: history {history} fell off a cliff (low water {low}, largest turn {largest_turn})"
+        );
     }
     let (mut markers, mut summaries) = (0, 0);
     let in_place = window.summary().map(|record| &*record.summary);
@@ -111,7 +114,11 @@ fn check(window: &Window, strategy: &str, limit: u64, largest_turn: u64, context
         if Some(text) == in_place {
             summaries += 1;
             let budget = window.settings().summary_budget;
-            assert!(item.tokens.tokens <= budget, "{context}: a summary of {} tokens over summary_budget {budget}", item.tokens.tokens);
+            assert!(
+                item.tokens.tokens <= budget,
+                "{context}: a summary of {} tokens over summary_budget {budget}",
+                item.tokens.tokens
+            );
         }
     }
     assert!(markers <= 1, "{context}: {markers} markers");

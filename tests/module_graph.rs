@@ -49,7 +49,12 @@ fn named(code: &str) -> BTreeSet<String> {
 
 /// A circle in `graph`, if any, as the modules along it.
 fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(node: &str, graph: &BTreeMap<String, BTreeSet<String>>, path: &mut Vec<String>, done: &mut BTreeSet<String>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
         if let Some(at) = path.iter().position(|n| n == node) {
             let mut found = path[at..].to_vec();
             found.push(node.to_owned());
@@ -82,7 +87,8 @@ fn the_core_has_no_import_circles() {
         let first = relative.components().next().unwrap().as_os_str().to_string_lossy().into_owned();
         first.trim_end_matches(".rs").to_owned()
     };
-    let modules: BTreeSet<String> = files.iter().map(|f| top(f)).filter(|m| !["lib", "ffi", "bin"].contains(&m.as_str())).collect();
+    let modules: BTreeSet<String> =
+        files.iter().map(|f| top(f)).filter(|m| !["lib", "ffi", "bin"].contains(&m.as_str())).collect();
     assert!(modules.contains("window") && modules.contains("strategy") && modules.contains("json"), "{modules:?}");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
@@ -108,5 +114,8 @@ fn a_circle_is_found() {
         .map(|(k, v)| (k.to_owned(), v.into_iter().map(str::to_owned).collect()))
         .collect();
     assert_eq!(circle(&graph), Some(vec!["a".to_owned(), "b".to_owned(), "c".to_owned(), "a".to_owned()]));
-    assert_eq!(named("use crate::{tokens::Count, view};\nlet x = crate::json::parse(y);"), ["json", "tokens", "view"].map(str::to_owned).into());
+    assert_eq!(
+        named("use crate::{tokens::Count, view};\nlet x = crate::json::parse(y);"),
+        ["json", "tokens", "view"].map(str::to_owned).into()
+    );
 }

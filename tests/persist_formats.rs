@@ -13,11 +13,7 @@ fn every_fixture_renders_the_same_after_a_restart() {
         json::push_json(&mut window, &fixture).unwrap_or_else(|e| panic!("{name}: {e}"));
         window.end_turn();
         let restored = persist::import(&persist::export(&window)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(
-            json::render_json(&restored).unwrap(),
-            json::render_json(&window).unwrap(),
-            "{name}"
-        );
+        assert_eq!(json::render_json(&restored).unwrap(), json::render_json(&window).unwrap(), "{name}");
         assert_eq!(restored.wire_formats(), window.wire_formats(), "{name}");
         assert_eq!(restored.live_tokens(), window.live_tokens(), "{name}");
         assert_eq!(restored.start(), window.start(), "{name}");

@@ -69,11 +69,7 @@ fn words(rng: &mut Rng, most: usize) -> String {
 }
 
 fn tool_output(rng: &mut Rng) -> String {
-    if rng.chance(30) {
-        (0..10 + rng.below(80)).map(|i| format!("line {i} of the output\n")).collect()
-    } else {
-        words(rng, 30)
-    }
+    if rng.chance(30) { (0..10 + rng.below(80)).map(|i| format!("line {i} of the output\n")).collect() } else { words(rng, 30) }
 }
 
 /// A JSON string literal.
@@ -97,7 +93,11 @@ fn json_turn(rng: &mut Rng, wire: Wire, id: &mut u32, steps: &mut Vec<Step>) {
             Wire::OpenAi | Wire::Plain => {
                 let tool_calls: Vec<String> = calls
                     .iter()
-                    .map(|c| format!(r#"{{"id":"{c}","type":"function","function":{{"name":"ls","arguments":"{{\"path\":\"src\"}}"}}}}"#))
+                    .map(|c| {
+                        format!(
+                            r#"{{"id":"{c}","type":"function","function":{{"name":"ls","arguments":"{{\"path\":\"src\"}}"}}}}"#
+                        )
+                    })
                     .collect();
                 steps.push(Step::Json(format!(
                     r#"{{"role":"assistant","content":null,"tool_calls":[{}]}}"#,
@@ -118,12 +118,16 @@ fn json_turn(rng: &mut Rng, wire: Wire, id: &mut u32, steps: &mut Vec<Step>) {
                 if rng.chance(50) {
                     blocks.push(format!(r#"{{"type":"text","text":{}}}"#, quoted(&words(rng, 10))));
                 }
-                blocks.extend(calls.iter().map(|c| format!(r#"{{"type":"tool_use","id":"{c}","name":"ls","input":{{"path":"src"}}}}"#)));
+                blocks.extend(
+                    calls.iter().map(|c| format!(r#"{{"type":"tool_use","id":"{c}","name":"ls","input":{{"path":"src"}}}}"#)),
+                );
                 steps.push(Step::Json(format!(r#"{{"role":"assistant","content":[{}]}}"#, blocks.join(","))));
                 if !answered.is_empty() {
                     let results: Vec<String> = answered
                         .iter()
-                        .map(|c| format!(r#"{{"type":"tool_result","tool_use_id":"{c}","content":{}}}"#, quoted(&tool_output(rng))))
+                        .map(|c| {
+                            format!(r#"{{"type":"tool_result","tool_use_id":"{c}","content":{}}}"#, quoted(&tool_output(rng)))
+                        })
                         .collect();
                     steps.push(Step::Json(format!(r#"{{"role":"user","content":[{}]}}"#, results.join(","))));
                 }
@@ -143,7 +147,9 @@ fn plain_turn(rng: &mut Rng, counted: bool, id: &mut u32, steps: &mut Vec<Step>)
         match rng.below(5) {
             0 => steps.push(Step::Push(Kind::Assistant, words(rng, 20))),
             1 => steps.push(Step::Push(Kind::Thinking, words(rng, 20))),
-            2 if counted => steps.push(Step::Counted(rng.pick(&[Kind::Assistant, Kind::ToolResult, Kind::System]), rng.below(200) as u32)),
+            2 if counted => {
+                steps.push(Step::Counted(rng.pick(&[Kind::Assistant, Kind::ToolResult, Kind::System]), rng.below(200) as u32))
+            }
             _ => {
                 let calls: Vec<String> = (0..1 + rng.below(3))
                     .map(|_| {
@@ -320,7 +326,13 @@ fn apply(window: &mut Window, step: &Step) -> Outcome {
         Step::Message(parts, host_id) => {
             let parts: Vec<ctxwin::window::Part<'_>> = parts
                 .iter()
-                .map(|(kind, text, call_id)| ctxwin::window::Part { kind: *kind, text, replaced: false, call_id: call_id.as_deref(), name: None })
+                .map(|(kind, text, call_id)| ctxwin::window::Part {
+                    kind: *kind,
+                    text,
+                    replaced: false,
+                    call_id: call_id.as_deref(),
+                    name: None,
+                })
                 .collect();
             outcome(window.push_message(&parts, *host_id))
         }
@@ -397,7 +409,16 @@ fn assert_same(original: &Window, restored: &Window, when: &str) {
     differ("export", &a.export, &b.export);
     panic!(
         "{when}: start {}/{}, first live turn {}/{}, live tokens {:?}/{:?}, generation {}/{}, needs_summary {}/{}",
-        a.start, b.start, a.first_live_turn, b.first_live_turn, a.live_tokens, b.live_tokens, a.generation, b.generation, a.needs_summary, b.needs_summary
+        a.start,
+        b.start,
+        a.first_live_turn,
+        b.first_live_turn,
+        a.live_tokens,
+        b.live_tokens,
+        a.generation,
+        b.generation,
+        a.needs_summary,
+        b.needs_summary
     );
 }
 
@@ -426,11 +447,7 @@ fn run_session(seed: u64) {
 #[test]
 fn every_strategy_survives_export_and_import_mid_session() {
     let cases = std::env::var("CTXWIN_PERSIST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(SESSIONS);
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
     runner
         .run(&any::<u64>(), |seed| {
             run_session(seed);

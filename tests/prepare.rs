@@ -133,7 +133,8 @@ fn prepare_fits_reports_a_true_stable_prefix_and_keeps_the_view_a_function_of_th
                             if *generation == window.generation() {
                                 assert_eq!(info.stable_items, last.len(), "{config}: an append-only request is stable");
                             }
-                            let tokens: u64 = (0..info.stable_items).map(|i| u64::from(window.view_item(i).unwrap().tokens.tokens)).sum();
+                            let tokens: u64 =
+                                (0..info.stable_items).map(|i| u64::from(window.view_item(i).unwrap().tokens.tokens)).sum();
                             assert_eq!(info.stable_tokens, tokens);
                         }
                         previous = Some((sent, window.generation()));
@@ -262,9 +263,7 @@ fn usage_objects_calibrate_and_add_up() {
     by_total.observe_usage(0, 2, 30).unwrap();
     assert_eq!(by_json.calibration_ratio(), by_total.calibration_ratio());
     assert_eq!(by_json.live_tokens(), by_total.live_tokens());
-    by_json
-        .observe_usage_json(0, 2, r#"{"prompt_tokens":40,"prompt_tokens_details":{"cached_tokens":32}}"#)
-        .unwrap();
+    by_json.observe_usage_json(0, 2, r#"{"prompt_tokens":40,"prompt_tokens_details":{"cached_tokens":32}}"#).unwrap();
     let stats = by_json.cache_stats();
     assert_eq!((stats.requests, stats.prompt_tokens, stats.cached_tokens), (2, 70, 35));
     // Gemini's tool-use prompt (its own tools' results, given back to the model) is billed
@@ -283,8 +282,20 @@ fn usage_objects_calibrate_and_add_up() {
     for (first, end, json, kind, needle) in [
         (0, 2, r#"{"prompt_tokens":-4}"#, ErrorKind::InvalidArg, "prompt_tokens"),
         (0, 2, r#"{"completion_tokens":4}"#, ErrorKind::InvalidArg, "unknown shape"),
-        (0, 2, r#"{"usageMetadata":{"promptTokenCount":9,"cachedContentTokenCount":-1}}"#, ErrorKind::InvalidArg, "cachedContentTokenCount"),
-        (0, 2, r#"{"usageMetadata":{"promptTokenCount":9,"toolUsePromptTokenCount":1.5}}"#, ErrorKind::InvalidArg, "toolUsePromptTokenCount"),
+        (
+            0,
+            2,
+            r#"{"usageMetadata":{"promptTokenCount":9,"cachedContentTokenCount":-1}}"#,
+            ErrorKind::InvalidArg,
+            "cachedContentTokenCount",
+        ),
+        (
+            0,
+            2,
+            r#"{"usageMetadata":{"promptTokenCount":9,"toolUsePromptTokenCount":1.5}}"#,
+            ErrorKind::InvalidArg,
+            "toolUsePromptTokenCount",
+        ),
         (0, 9, r#"{"prompt_tokens":40}"#, ErrorKind::OutOfRange, "0..9"),
         (2, 1, r#"{"prompt_tokens":40}"#, ErrorKind::OutOfRange, "2..1"),
         (0, 2, r#"{"prompt_tokens":"#, ErrorKind::Parse, "JSON"),
@@ -309,7 +320,11 @@ fn anthropic_renders_carry_cache_breakpoints() {
     assert_eq!(rendered.matches("cache_control").count(), 1, "nothing stable yet: the newest message only");
     assert!(rendered.starts_with(r#"[{"role":"user","content":"List src/"},"#));
     ctxwin::json::push_json(&mut window, r#"{"role":"assistant","content":"One file: lib.rs."}"#).unwrap();
-    ctxwin::json::push_json(&mut window, r#"{"role":"user","content":[{"type":"text","text":"Thanks","cache_control":{"type":"ephemeral"}}]}"#).unwrap();
+    ctxwin::json::push_json(
+        &mut window,
+        r#"{"role":"user","content":[{"type":"text","text":"Thanks","cache_control":{"type":"ephemeral"}}]}"#,
+    )
+    .unwrap();
     assert_eq!(window.prepare().unwrap().stable_items, 3);
     let rendered: serde_json::Value = serde_json::from_str(&ctxwin::json::render_json(&window).unwrap()).unwrap();
     let marked: Vec<usize> = (0..5).filter(|&i| rendered[i].to_string().contains("cache_control")).collect();

@@ -33,15 +33,18 @@ fn types(items: &Value) -> Vec<String> {
 fn responses_built_in_calls_take_no_output_and_interrupted_calls_their_own() {
     let mut w = window("gpt-4o", Format::OpenAiResponses);
     w.push(Kind::User, "find the bug").unwrap();
-    push(&mut w, json!([
-        {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "bug"}},
-        {"type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["bug"]},
-        {"type": "code_interpreter_call", "id": "ci_1", "status": "completed", "container_id": "c", "code": "1", "outputs": []},
-        {"type": "function_call", "call_id": "f1", "name": "read", "arguments": "{}"},
-        {"type": "custom_tool_call", "call_id": "k1", "name": "patch", "input": "diff"},
-        {"type": "apply_patch_call", "call_id": "p1", "status": "completed", "operation": {"type": "delete_file", "path": "a"}},
-        {"type": "computer_call", "id": "cu_1", "call_id": "cc1", "status": "completed", "action": {"type": "screenshot"}, "pending_safety_checks": []}
-    ]));
+    push(
+        &mut w,
+        json!([
+            {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "bug"}},
+            {"type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["bug"]},
+            {"type": "code_interpreter_call", "id": "ci_1", "status": "completed", "container_id": "c", "code": "1", "outputs": []},
+            {"type": "function_call", "call_id": "f1", "name": "read", "arguments": "{}"},
+            {"type": "custom_tool_call", "call_id": "k1", "name": "patch", "input": "diff"},
+            {"type": "apply_patch_call", "call_id": "p1", "status": "completed", "operation": {"type": "delete_file", "path": "a"}},
+            {"type": "computer_call", "id": "cu_1", "call_id": "cc1", "status": "completed", "action": {"type": "screenshot"}, "pending_safety_checks": []}
+        ]),
+    );
     // Interrupted: the user speaks before any result.
     w.push(Kind::User, "stop").unwrap();
     let sent = body(&w);
@@ -50,8 +53,17 @@ fn responses_built_in_calls_take_no_output_and_interrupted_calls_their_own() {
     assert_eq!(
         types(input),
         [
-            "message", "web_search_call", "file_search_call", "code_interpreter_call", "function_call", "custom_tool_call",
-            "apply_patch_call", "function_call_output", "custom_tool_call_output", "apply_patch_call_output", "message"
+            "message",
+            "web_search_call",
+            "file_search_call",
+            "code_interpreter_call",
+            "function_call",
+            "custom_tool_call",
+            "apply_patch_call",
+            "function_call_output",
+            "custom_tool_call_output",
+            "apply_patch_call_output",
+            "message"
         ],
         "built-in calls are answered by nobody, the computer call (which wants a screenshot) is left out: {input}"
     );
@@ -65,14 +77,23 @@ fn responses_built_in_calls_take_no_output_and_interrupted_calls_their_own() {
 fn responses_answered_client_calls_are_sent_with_their_outputs() {
     let mut w = window("gpt-4o", Format::OpenAiResponses);
     w.push(Kind::User, "look").unwrap();
-    push(&mut w, json!({"type": "computer_call", "id": "cu_1", "call_id": "cc1", "status": "completed", "action": {"type": "screenshot"}, "pending_safety_checks": []}));
-    push(&mut w, json!({"type": "computer_call_output", "call_id": "cc1", "output": {"type": "computer_screenshot", "image_url": "https://x/s.png"}}));
+    push(
+        &mut w,
+        json!({"type": "computer_call", "id": "cu_1", "call_id": "cc1", "status": "completed", "action": {"type": "screenshot"}, "pending_safety_checks": []}),
+    );
+    push(
+        &mut w,
+        json!({"type": "computer_call_output", "call_id": "cc1", "output": {"type": "computer_screenshot", "image_url": "https://x/s.png"}}),
+    );
     push(&mut w, json!({"type": "custom_tool_call", "call_id": "k1", "name": "patch", "input": "diff"}));
     w.push_tool(Kind::ToolResult, "k1", "applied").unwrap();
     w.push(Kind::User, "thanks").unwrap();
     let sent = body(&w);
     assert_eq!(check(Rules::Responses, &sent), Ok(()), "{sent}");
-    assert_eq!(types(&sent["input"]), ["message", "computer_call", "computer_call_output", "custom_tool_call", "custom_tool_call_output", "message"]);
+    assert_eq!(
+        types(&sent["input"]),
+        ["message", "computer_call", "computer_call_output", "custom_tool_call", "custom_tool_call_output", "message"]
+    );
     assert_eq!(sent["input"][4]["output"], "applied", "a result pushed as text answers in the call's own form");
 }
 
@@ -80,7 +101,10 @@ fn responses_answered_client_calls_are_sent_with_their_outputs() {
 fn gemini_consecutive_user_contents_merge_into_one() {
     let mut w = window("gemini-2.5-pro", Format::Gemini);
     w.push(Kind::User, "list the files").unwrap();
-    push(&mut w, json!({"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}, {"functionCall": {"name": "cat", "args": {}}}]}));
+    push(
+        &mut w,
+        json!({"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}, {"functionCall": {"name": "cat", "args": {}}}]}),
+    );
     push(&mut w, json!({"role": "user", "parts": [{"functionResponse": {"name": "cat", "response": {"r": "x"}}}]}));
     w.push_tool(Kind::ToolResult, "ls", "a b").unwrap();
     w.push(Kind::User, "now the biggest").unwrap();
@@ -90,7 +114,8 @@ fn gemini_consecutive_user_contents_merge_into_one() {
     let contents = sent["contents"].as_array().unwrap();
     let roles: Vec<&str> = contents.iter().map(|c| c["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "model", "user"], "{sent}");
-    let last: Vec<String> = contents[2]["parts"].as_array().unwrap().iter().map(|p| p.as_object().unwrap().keys().next().unwrap().clone()).collect();
+    let last: Vec<String> =
+        contents[2]["parts"].as_array().unwrap().iter().map(|p| p.as_object().unwrap().keys().next().unwrap().clone()).collect();
     assert_eq!(last, ["functionResponse", "functionResponse", "text", "text"], "the answers first, then what the user said");
     // A view that starts with the model opens with a user content.
     let mut cut = window("gemini-2.5-pro", Format::Gemini);
@@ -132,7 +157,11 @@ fn an_anthropic_compaction_block_archives_what_came_before_it() {
     assert_eq!(w.turn_of(index), Some(4), "it starts a turn");
     let record = w.summary().unwrap().clone();
     assert!(record.provider);
-    assert_eq!((record.archived_turns, record.first_archived, record.last_archived), (4, 1, index - 1), "everything before it, the user's question included");
+    assert_eq!(
+        (record.archived_turns, record.first_archived, record.last_archived),
+        (4, 1, index - 1),
+        "everything before it, the user's question included"
+    );
     assert_eq!(&*record.summary, "Summary: three questions about src/main.c, which returns 0.");
     assert_eq!(w.archived_turns(), 4);
     assert!(w.live_tokens().tokens < before_tokens, "{} >= {before_tokens}", w.live_tokens().tokens);
@@ -193,7 +222,11 @@ fn a_responses_compaction_item_archives_what_came_before_it() {
     assert!(compaction.is_compaction() && !compaction.count().exact, "counted as opaque data, an estimate");
     let sent = body(&w);
     assert_eq!(check(Rules::Responses, &sent), Ok(()), "{sent}");
-    assert_eq!(sent["input"], json!([{"role": "system", "content": "Be brief."}, item, answer]), "the item as pushed, nothing before it");
+    assert_eq!(
+        sent["input"],
+        json!([{"role": "system", "content": "Be brief."}, item, answer]),
+        "the item as pushed, nothing before it"
+    );
     // Its count is the compaction's in the record; a summary of the window later rolls from
     // the turns after it.
     assert_eq!(record.summary_tokens, compaction.count());
@@ -202,7 +235,8 @@ fn a_responses_compaction_item_archives_what_came_before_it() {
 #[test]
 fn a_failed_compaction_archives_nothing_and_bad_ones_are_refused() {
     let mut w = anthropic_session();
-    let failed = json!({"role": "assistant", "content": [{"type": "compaction", "content": null}, {"type": "text", "text": "ok"}]});
+    let failed =
+        json!({"role": "assistant", "content": [{"type": "compaction", "content": null}, {"type": "text", "text": "ok"}]});
     push(&mut w, failed);
     assert!(w.compactions().is_empty(), "a null content is a failed compaction, which Anthropic ignores");
     assert_eq!(check(Rules::Anthropic, &body(&w)), Ok(()));
@@ -218,7 +252,11 @@ fn a_failed_compaction_archives_nothing_and_bad_ones_are_refused() {
     let mut r = window("gpt-4o", Format::OpenAiResponses);
     r.push(Kind::User, "hi").unwrap();
     let before = ctxwin::persist::export(&r);
-    for bad in [json!({"type": "compaction"}), json!({"type": "compaction", "encrypted_content": ""}), json!({"type": "compaction", "encrypted_content": 5})] {
+    for bad in [
+        json!({"type": "compaction"}),
+        json!({"type": "compaction", "encrypted_content": ""}),
+        json!({"type": "compaction", "encrypted_content": 5}),
+    ] {
         let err = json::push_json(&mut r, &bad.to_string()).unwrap_err();
         assert!(err.message().contains("encrypted_content"), "{}", err.message());
         assert_eq!(ctxwin::persist::export(&r), before, "nothing changed");

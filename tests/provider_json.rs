@@ -80,10 +80,7 @@ fn a_wire_message_split_by_the_boundary_sends_only_its_live_blocks() {
     assert_eq!(window.message(start).unwrap().kind(), Kind::User);
     let rendered: Value = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
     let first = &rendered[0];
-    assert_eq!(
-        first,
-        &json!({"role": "user", "content": [{"type": "text", "text": "Also, which one holds the ledger?"}]})
-    );
+    assert_eq!(first, &json!({"role": "user", "content": [{"type": "text", "text": "Also, which one holds the ledger?"}]}));
     let rendered = rendered.as_array().unwrap();
     assert_eq!(rendered.len(), 4);
     assert_eq!(rendered[3], json!({"role": "assistant", "content": [{"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"}]}));
@@ -97,7 +94,8 @@ fn formats_do_not_mix_and_a_bad_element_pushes_nothing() {
     let err = json::push_json(&mut window, r#"{"role":"model","parts":[{"text":"hi"}]}"#).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Mismatch);
     assert!(err.message().contains("Gemini"), "{}", err.message());
-    let err = json::push_json(&mut window, "[{\"role\":\"user\",\"content\":\"ok\"},\n {\"role\":\"robot\",\"content\":\"x\"}]").unwrap_err();
+    let err = json::push_json(&mut window, "[{\"role\":\"user\",\"content\":\"ok\"},\n {\"role\":\"robot\",\"content\":\"x\"}]")
+        .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArg);
     assert!(err.message().contains("element 1 (line 2), field 'role'"), "{}", err.message());
     let err = json::push_json(&mut window, "[{\"role\":\"user\",\n \"content\":}]").unwrap_err();
@@ -178,7 +176,9 @@ fn emit(format: Format, steps: &[Step]) -> (Vec<Value>, Vec<Expected>) {
                     let arguments = args(arg).to_string();
                     match format {
                         Format::OpenAiChat => {
-                            call_blocks.push(json!({"id": id(c), "type": "function", "function": {"name": name, "arguments": arguments}}));
+                            call_blocks.push(
+                                json!({"id": id(c), "type": "function", "function": {"name": name, "arguments": arguments}}),
+                            );
                             result_blocks.push(json!({"role": "tool", "tool_call_id": id(c), "content": result}));
                         }
                         Format::Anthropic => {
@@ -191,7 +191,8 @@ fn emit(format: Format, steps: &[Step]) -> (Vec<Value>, Vec<Expected>) {
                         }
                         Format::Gemini => {
                             call_blocks.push(json!({"functionCall": {"id": id(c), "name": name, "args": args(arg)}}));
-                            result_blocks.push(json!({"functionResponse": {"id": id(c), "name": name, "response": {"r": result}}}));
+                            result_blocks
+                                .push(json!({"functionResponse": {"id": id(c), "name": name, "response": {"r": result}}}));
                         }
                     }
                     ledger.push((Kind::ToolCall, arguments, Some(id(c)), Some(name.clone())));
@@ -293,21 +294,13 @@ fn tiered_cuts_a_one_line_gemini_function_response() {
         json::push_json(&mut window, &turn(n).to_string()).unwrap();
         window.end_turn();
     }
-    let result = (0..window.view_len())
-        .map(|i| window.view_item(i).unwrap())
-        .find(|item| item.kind == Kind::ToolResult)
-        .unwrap();
+    let result = (0..window.view_len()).map(|i| window.view_item(i).unwrap()).find(|item| item.kind == Kind::ToolResult).unwrap();
     assert_eq!(result.item_type, ctxwin::view::ItemType::Truncated);
     let text = result.text.unwrap();
     assert!(text.contains("characters truncated ...]"), "{text}");
     assert!(text.len() < 600, "{} bytes", text.len());
     let rendered: Value = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
-    let response = rendered
-        .as_array()
-        .unwrap()
-        .iter()
-        .find_map(|content| content["parts"][0].get("functionResponse"))
-        .unwrap();
+    let response = rendered.as_array().unwrap().iter().find_map(|content| content["parts"][0].get("functionResponse")).unwrap();
     assert_eq!(response["name"], "list_rows");
     // The name is kept apart from the stored text, which is the response alone.
     assert_eq!(response["response"]["result"], text);
@@ -324,7 +317,8 @@ fn push_json_takes_request_bodies_and_json_lines() {
     assert_eq!(json::push_json(&mut window, body).unwrap(), 3);
     assert_eq!(kinds(&window), [Kind::System, Kind::User, Kind::Assistant]);
     assert_eq!(window.message(0).unwrap().text(), Some("Be brief."));
-    let tools = json::count_tools(window.model(), r#"[{"name":"ls","description":"List","input_schema":{"type":"object"}}]"#).unwrap();
+    let tools =
+        json::count_tools(window.model(), r#"[{"name":"ls","description":"List","input_schema":{"type":"object"}}]"#).unwrap();
     assert_eq!(window.overhead().tools, tools.tokens);
     // The system prompt goes back where Anthropic wants it.
     let request: Value = serde_json::from_str(&json::render_request(&window, r#"{"model":"m"}"#).unwrap()).unwrap();

@@ -28,12 +28,16 @@ fn transcript(format: Format) -> Vec<Value> {
     };
     let assistant = |text: &str| match format {
         Format::Gemini => json!({"role": "model", "parts": [{"text": text}]}),
-        Format::OpenAiResponses => json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}),
+        Format::OpenAiResponses => {
+            json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
+        }
         _ => json!({"role": "assistant", "content": text}),
     };
     let mut messages = Vec::new();
     match format {
-        Format::OpenAiChat | Format::OpenAiResponses => messages.push(json!({"role": "system", "content": "You are a coding agent."})),
+        Format::OpenAiChat | Format::OpenAiResponses => {
+            messages.push(json!({"role": "system", "content": "You are a coding agent."}))
+        }
         Format::Anthropic | Format::Gemini => {}
     }
     for turn in 0..2 {
@@ -58,7 +62,8 @@ fn transcript(format: Format) -> Vec<Value> {
                 {"type": "text", "text": "Let me look."},
                 {"type": "tool_use", "id": "call_a", "name": "ls", "input": {"dir": "src"}},
                 {"type": "tool_use", "id": "call_b", "name": "du", "input": {"dir": "src"}}]}));
-            messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_a", "content": output}]}));
+            messages
+                .push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_a", "content": output}]}));
         }
         Format::Gemini => {
             messages.push(json!({"role": "model", "parts": [
@@ -79,7 +84,8 @@ fn session(format: Format) -> Window {
     let mut window = Window::new("gpt-4o");
     // The messages are pushed one by one and the first ones fit several formats: the window
     // is told its format, as an agent speaking Responses or Anthropic to gpt-4o would.
-    let settings = format!(r#"{{"strategy":"tiered","tool_output_max_lines":6,"history_budget":100000,"format":"{}"}}"#, format.key());
+    let settings =
+        format!(r#"{{"strategy":"tiered","tool_output_max_lines":6,"history_budget":100000,"format":"{}"}}"#, format.key());
     window.configure(&settings).unwrap();
     for message in transcript(format) {
         json::push_json(&mut window, &message.to_string()).unwrap_or_else(|e| panic!("{format:?}: {e}\n{message}"));
@@ -211,7 +217,9 @@ fn check(format: Format) {
     assert!(!rendered.contains("ARCHIVED"), "{format:?}: archived text sent: {rendered}");
     let mut texts = Vec::new();
     strings(&value, &mut texts);
-    for needle in [SUMMARY, CANCELLED_RESULT, "LIVE-2 list the files in src/", "LIVE-3 done"].into_iter().chain(truncated.iter().copied()) {
+    for needle in
+        [SUMMARY, CANCELLED_RESULT, "LIVE-2 list the files in src/", "LIVE-3 done"].into_iter().chain(truncated.iter().copied())
+    {
         assert!(texts.iter().any(|t| t.contains(needle)), "{format:?}: {needle:?} is not sent: {rendered}");
     }
     // Tool results follow their calls: the turn right after a turn with calls answers each

@@ -197,10 +197,14 @@ impl Session {
                 let mut items = Vec::new();
                 if self.rng.chance(8) {
                     // The provider compacted: everything before this item is archived.
-                    items.push(json!({"type": "compaction", "id": "cmp", "encrypted_content": "gAAAA".repeat(self.rng.between(1, 40))}));
+                    items.push(
+                        json!({"type": "compaction", "id": "cmp", "encrypted_content": "gAAAA".repeat(self.rng.between(1, 40))}),
+                    );
                 }
                 if let Some(said) = said {
-                    items.push(json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": said}]}));
+                    items.push(
+                        json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": said}]}),
+                    );
                 }
                 if self.rng.chance(25) {
                     // A call OpenAI runs itself: it takes no output.
@@ -253,7 +257,9 @@ impl Session {
                     parts.push(json!({"text": said}));
                 }
                 for (id, name, args) in calls {
-                    parts.push(json!({"functionCall": {"id": id, "name": name, "args": serde_json::from_str::<Value>(args).unwrap()}}));
+                    parts.push(
+                        json!({"functionCall": {"id": id, "name": name, "args": serde_json::from_str::<Value>(args).unwrap()}}),
+                    );
                 }
                 if !parts.is_empty() {
                     self.push_json(json!({"role": "model", "parts": parts}));
@@ -270,7 +276,8 @@ impl Session {
         let pairs = answered.iter().zip(&outputs).map(|(&c, output)| (&calls[c], output));
         match self.format {
             Format::OpenAiChat => {
-                let messages: Vec<Value> = pairs.map(|((id, _, _), out)| json!({"role": "tool", "tool_call_id": id, "content": out})).collect();
+                let messages: Vec<Value> =
+                    pairs.map(|((id, _, _), out)| json!({"role": "tool", "tool_call_id": id, "content": out})).collect();
                 self.push_json(Value::Array(messages));
             }
             Format::OpenAiResponses => {
@@ -287,7 +294,8 @@ impl Session {
                 self.push_json(Value::Array(items));
             }
             Format::Anthropic => {
-                let blocks: Vec<Value> = pairs.map(|((id, _, _), out)| json!({"type": "tool_result", "tool_use_id": id, "content": out})).collect();
+                let blocks: Vec<Value> =
+                    pairs.map(|((id, _, _), out)| json!({"type": "tool_result", "tool_use_id": id, "content": out})).collect();
                 self.push_json(json!({"role": "user", "content": blocks}));
             }
             Format::Gemini => {
@@ -356,7 +364,11 @@ impl Session {
             for item in (0..self.window.view_len()).filter_map(|i| self.window.view_item(i)) {
                 let archived = (record.first_archived..=record.last_archived).contains(&item.index);
                 let summary_item = item.item_type == ItemType::Synthetic && item.kind == Kind::User;
-                assert!(!archived || summary_item || self.window.is_pinned_at(item.index), "{when}: archived {} sent", item.index);
+                assert!(
+                    !archived || summary_item || self.window.is_pinned_at(item.index),
+                    "{when}: archived {} sent",
+                    item.index
+                );
             }
         }
         // Every cancelled result sent is counted: the view's own (for calls that take an
@@ -367,7 +379,12 @@ impl Session {
             .filter(|item| item.item_type == ItemType::Synthetic && item.text == Some(CANCELLED_RESULT))
             .filter(|item| self.window.message(item.index).is_some_and(|call| WireCallForm::of(call).cancellable()))
             .count();
-        assert_eq!(sent, in_view + self.window.running_cancelled(), "{:?} {when}: cancelled results sent vs counted\n{body}", self.format);
+        assert_eq!(
+            sent,
+            in_view + self.window.running_cancelled(),
+            "{:?} {when}: cancelled results sent vs counted\n{body}",
+            self.format
+        );
     }
 }
 
@@ -490,9 +507,13 @@ fn the_checker_refuses_what_providers_refuse() {
     assert!(check(Rules::Gemini, &json!({"contents": [hi, model("ls"), response("cat")]})).is_err());
     assert!(check(Rules::Gemini, &json!({"contents": [model("ls"), model("cat"), response("ls"), response("cat")]})).is_err());
     let user_text = json!({"role": "user", "parts": [{"text": "and"}]});
-    assert!(check(Rules::Gemini, &json!({"contents": [user_text, model("ls"), response("ls"), user_text]})).is_err(), "two user contents in a row");
+    assert!(
+        check(Rules::Gemini, &json!({"contents": [user_text, model("ls"), response("ls"), user_text]})).is_err(),
+        "two user contents in a row"
+    );
     assert!(check(Rules::Gemini, &json!({"contents": [user_text, user_text]})).is_err());
-    let answered_and_said = json!({"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {}}}, {"text": "and"}]});
+    let answered_and_said =
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "ls", "response": {}}}, {"text": "and"}]});
     assert_eq!(check(Rules::Gemini, &json!({"contents": [user_text, model("ls"), answered_and_said]})), Ok(()));
 
     let function_call = json!({"type": "function_call", "call_id": "c", "name": "ls", "arguments": "{}"});
@@ -510,6 +531,12 @@ fn the_checker_refuses_what_providers_refuse() {
     let wrong_output = json!({"type": "function_call_output", "call_id": "k", "output": "x"});
     assert_eq!(check(Rules::Responses, &json!({"input": [custom, custom_output]})), Ok(()));
     assert!(check(Rules::Responses, &json!({"input": [custom, wrong_output]})).is_err(), "the output type must match the call");
-    assert!(check(Rules::Responses, &json!({"input": [{"type": "computer_call", "id": "cu", "call_id": "cc", "status": "completed"}]})).is_err());
+    assert!(
+        check(
+            Rules::Responses,
+            &json!({"input": [{"type": "computer_call", "id": "cu", "call_id": "cc", "status": "completed"}]})
+        )
+        .is_err()
+    );
     assert!(check(Rules::Responses, &json!({"input": [{"type": "compaction", "encrypted_content": ""}]})).is_err());
 }

@@ -74,7 +74,10 @@ fn the_conversation_then_one_instruction_in_every_format() {
         let end = conversation.pending_summary().unwrap().end_turn;
         assert!(0 < end && end < turns, "{format}: {end} of {turns}");
         let kept = format!("Task {end}: make test_{end} pass.");
-        assert!(instruction.contains(&format!("begins \\\"{kept}\\\"")), "{format}: names where the kept turn starts: {instruction}");
+        assert!(
+            instruction.contains(&format!("begins \\\"{kept}\\\"")),
+            "{format}: names where the kept turn starts: {instruction}"
+        );
         assert!(instruction.contains("[done] or [pending]") && instruction.contains("at most 400 tokens"), "{format}");
         assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
         // The instruction is what is billed in full: far smaller than the standalone prompt.

@@ -213,12 +213,7 @@ fn apply(window: &mut Window, step: &Step) -> bool {
             true
         }
         Step::Recover(excess) => {
-            let info = ErrorInfo {
-                category: ErrorCategory::ContextOverflow,
-                limit: None,
-                actual: None,
-                excess: Some(*excess),
-            };
+            let info = ErrorInfo { category: ErrorCategory::ContextOverflow, limit: None, actual: None, excess: Some(*excess) };
             let before = window.view_history().tokens();
             let recovered = window.recover(&info).is_ok();
             if recovered {
@@ -310,10 +305,7 @@ struct Layout {
 
 impl Layout {
     fn of(window: &Window) -> Layout {
-        let mut layout = Layout {
-            pinned: Vec::new(),
-            turn: Vec::new(),
-        };
+        let mut layout = Layout { pinned: Vec::new(), turn: Vec::new() };
         let mut turn: Option<usize> = None;
         for index in 0..window.message_count() {
             let kind = window.message(index).unwrap().kind();
@@ -345,7 +337,10 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     let call_id = |index: usize| window.message(index).unwrap().call_id().map(str::to_owned);
     let is_summary = |item: &SnapshotItem| {
         window.summary().is_some_and(|record| {
-            item.0 == ItemType::Synthetic && item.1 == Kind::User && item.2 == record.first_archived && item.3.as_deref() == Some(&*record.summary)
+            item.0 == ItemType::Synthetic
+                && item.1 == Kind::User
+                && item.2 == record.first_archived
+                && item.3.as_deref() == Some(&*record.summary)
         })
     };
     // Ledger order, and pinned messages present as themselves.
@@ -380,13 +375,12 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     // the rendered bodies).
     let overhead = u64::from(window.overhead().system) + u64::from(window.overhead().tools);
     let items: u64 = view.iter().map(|item| u64::from(item.4)).sum();
-    let cancelled = window.running_cancelled() as u64 * u64::from(window.model().count(ctxwin::view::text::CANCELLED_RESULT).tokens);
+    let cancelled =
+        window.running_cancelled() as u64 * u64::from(window.model().count(ctxwin::view::text::CANCELLED_RESULT).tokens);
     assert_eq!(u64::from(window.live_tokens().tokens), overhead + items + cancelled, "live tokens disagree with the items");
     // The first non-pinned item (after the summary) is a user message.
-    let history: Vec<_> = view
-        .iter()
-        .filter(|item| !(is_summary(item) || item.0 == ItemType::Message && is_pinned(item.2)))
-        .collect();
+    let history: Vec<_> =
+        view.iter().filter(|item| !(is_summary(item) || item.0 == ItemType::Message && is_pinned(item.2))).collect();
     if let Some(first) = history.first() {
         assert_eq!(first.1, Kind::User, "first history item {first:?}");
     }
@@ -402,7 +396,10 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
                 let Some(id) = call_id(item.2) else { continue };
                 let turn = turn_of(item.2);
                 let call = sent(&|c| {
-                    c.1 == Kind::ToolCall && c.0 != ItemType::Synthetic && call_id(c.2).as_ref() == Some(&id) && turn_of(c.2) == turn
+                    c.1 == Kind::ToolCall
+                        && c.0 != ItemType::Synthetic
+                        && call_id(c.2).as_ref() == Some(&id)
+                        && turn_of(c.2) == turn
                 });
                 assert!(call.is_some_and(|c| c < position), "result {} without its call", item.2);
             }
@@ -427,7 +424,11 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     // dropped).
     if let Some(newest) = newest {
         let info = window.turn_info(newest).unwrap();
-        let history: u64 = view.iter().filter(|item| layout.turn[item.2] == Some(newest) && !layout.pinned[item.2]).map(|item| u64::from(item.4)).sum();
+        let history: u64 = view
+            .iter()
+            .filter(|item| layout.turn[item.2] == Some(newest) && !layout.pinned[item.2])
+            .map(|item| u64::from(item.4))
+            .sum();
         let room = window.known_context_limit().map(|limit| {
             let fixed = u64::from(window.live_tokens().tokens) - window.view_history().tokens();
             u64::from(limit).saturating_sub(fixed + u64::from(window.output_reserve()))
@@ -439,7 +440,10 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
                 Some(ItemType::Truncated) => {
                     assert_eq!(window.message(index).unwrap().kind(), Kind::ToolResult, "only tool outputs are cut");
                     let tiered = window.settings().strategy == ctxwin::config::StrategyName::Tiered;
-                    assert!(tiered || room.is_some_and(|room| u64::from(info.tokens.tokens) > room), "newest turn cut though it fits");
+                    assert!(
+                        tiered || room.is_some_and(|room| u64::from(info.tokens.tokens) > room),
+                        "newest turn cut though it fits"
+                    );
                 }
                 _ => panic!("newest turn lost {index} ({history} history tokens)"),
             }
@@ -456,7 +460,8 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     // output reserve when the limit is known.
     let budget = u64::from(window.settings().history_budget);
     let fixed = u64::from(window.live_tokens().tokens) - tokens;
-    let room = window.known_context_limit().map(|limit| u64::from(limit).saturating_sub(fixed + u64::from(window.output_reserve())));
+    let room =
+        window.known_context_limit().map(|limit| u64::from(limit).saturating_sub(fixed + u64::from(window.output_reserve())));
     let available = room.map_or(budget, |room| room.min(budget));
     assert_eq!(window.overrun(), tokens.saturating_sub(available));
     let markers = view.iter().filter(|item| item.3.as_deref().is_some_and(|t| t.starts_with("[Context compacted:"))).count();
@@ -549,18 +554,16 @@ fn check_reference(window: &Window, view: &Snapshot) {
     let expected: Vec<usize> = (0..window.message_count()).filter(|&i| i >= start || pinned[i]).collect();
     let sent: Vec<usize> = view.iter().filter(|item| item.0 == ItemType::Message).map(|item| item.2).collect();
     assert_eq!(sent, expected, "messages sent differ from the reference");
-    assert!(view.iter().all(|item| item.0 == ItemType::Message || item.3.as_deref() == Some(ctxwin::view::text::CANCELLED_RESULT)));
+    assert!(
+        view.iter().all(|item| item.0 == ItemType::Message || item.3.as_deref() == Some(ctxwin::view::text::CANCELLED_RESULT))
+    );
 }
 
 fn run(strategy: &'static str) {
     let checked = AtomicUsize::new(0);
     // CTXWIN_VIEW_CASES overrides the number of conversations (quicker runs while iterating).
     let cases = std::env::var("CTXWIN_VIEW_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(CONVERSATIONS);
-    let mut runner = TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
     runner
         .run(&(any::<u64>(), any::<bool>()), |(seed, manual)| {
             let mut rng = Rng::new(seed);

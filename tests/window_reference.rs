@@ -62,10 +62,7 @@ impl Reference {
     fn turn_tokens(&self, t: usize) -> u64 {
         let starts = self.turn_starts();
         let end = starts.get(t + 1).copied().unwrap_or(self.messages.len());
-        (starts[t]..end)
-            .filter(|&i| self.messages[i].0 != Kind::System)
-            .map(|i| u64::from(self.messages[i].1))
-            .sum()
+        (starts[t]..end).filter(|&i| self.messages[i].0 != Kind::System).map(|i| u64::from(self.messages[i].1)).sum()
     }
 
     fn pinned_tokens(&self) -> u64 {
@@ -73,11 +70,7 @@ impl Reference {
     }
 
     fn available(&self) -> u64 {
-        if self.includes_overhead {
-            self.budget.saturating_sub(self.overhead + self.pinned_tokens())
-        } else {
-            self.budget
-        }
+        if self.includes_overhead { self.budget.saturating_sub(self.overhead + self.pinned_tokens()) } else { self.budget }
     }
 
     /// The source design's loop, after every turn, from the start of the ledger; when the
@@ -200,11 +193,7 @@ fn check(window: &Window, reference: &Reference) {
 fn new_window(budget: i32) -> (Window, Reference) {
     let mut window = Window::new("unknown-model");
     window.set_budget(budget).unwrap();
-    let reference = Reference {
-        budget: budget as u64,
-        low_water: window.settings().low_water.get(),
-        ..Reference::default()
-    };
+    let reference = Reference { budget: budget as u64, low_water: window.settings().low_water.get(), ..Reference::default() };
     (window, reference)
 }
 

@@ -96,11 +96,7 @@ pub struct PreparedView {
 impl PreparedView {
     /// A prepared view as saved.
     pub fn from_parts(items: Vec<Fingerprint>, rewound_from: Option<usize>, stable: usize) -> PreparedView {
-        PreparedView {
-            stable: stable.min(items.len()),
-            items,
-            rewound_from,
-        }
+        PreparedView { stable: stable.min(items.len()), items, rewound_from }
     }
 
     /// Its fingerprints, the ledger index rewound from, and its stable items, for saving.
@@ -123,14 +119,8 @@ impl PreparedView {
     /// identically; remembers `next` as the request now prepared.
     pub fn advance(&mut self, next: Vec<Fingerprint>, indices: &[usize]) -> usize {
         let trusted = |i: usize| self.rewound_from.is_none_or(|from| indices[i] < from);
-        let stable = (0..next.len().min(self.items.len()))
-            .take_while(|&i| next[i] == self.items[i] && trusted(i))
-            .count();
-        *self = PreparedView {
-            items: next,
-            rewound_from: None,
-            stable,
-        };
+        let stable = (0..next.len().min(self.items.len())).take_while(|&i| next[i] == self.items[i] && trusted(i)).count();
+        *self = PreparedView { items: next, rewound_from: None, stable };
         stable
     }
 }

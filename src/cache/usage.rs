@@ -53,8 +53,8 @@ impl Usage {
 /// of no known shape, a count that is not a whole number from 0 up, or a cached part larger
 /// than the prompt.
 pub fn parse_usage(json: &str) -> Result<Usage> {
-    let value: Value = serde_json::from_str(json)
-        .map_err(|e| Error::new(ErrorKind::Parse, format!("usage is not valid JSON: {e}")))?;
+    let value: Value =
+        serde_json::from_str(json).map_err(|e| Error::new(ErrorKind::Parse, format!("usage is not valid JSON: {e}")))?;
     let Value::Object(object) = &value else {
         return Err(Error::invalid_arg("usage must be a JSON object"));
     };
@@ -67,9 +67,10 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
     let usage = if usage.contains_key("promptTokenCount") {
         let tool_use_tokens = field("toolUsePromptTokenCount")?.unwrap_or(0);
         Usage {
-            prompt_tokens: field("promptTokenCount")?.unwrap_or(0).checked_add(tool_use_tokens).ok_or_else(|| {
-                Error::invalid_arg(format!("usage field '{path}toolUsePromptTokenCount' is out of range"))
-            })?,
+            prompt_tokens: field("promptTokenCount")?
+                .unwrap_or(0)
+                .checked_add(tool_use_tokens)
+                .ok_or_else(|| Error::invalid_arg(format!("usage field '{path}toolUsePromptTokenCount' is out of range")))?,
             cached_tokens: field("cachedContentTokenCount")?.unwrap_or(0),
             tool_use_tokens,
         }
@@ -83,11 +84,7 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
         let read = field("cache_read_input_tokens")?.unwrap_or(0);
         let written = field("cache_creation_input_tokens")?.unwrap_or(0);
         let uncached = field("input_tokens")?.ok_or_else(|| missing(path, "input_tokens"))?;
-        Usage {
-            prompt_tokens: uncached.saturating_add(written).saturating_add(read),
-            cached_tokens: read,
-            tool_use_tokens: 0,
-        }
+        Usage { prompt_tokens: uncached.saturating_add(written).saturating_add(read), cached_tokens: read, tool_use_tokens: 0 }
     } else if usage.contains_key("input_tokens") {
         // Responses, or Anthropic without cache fields: either way the whole input.
         Usage {
@@ -139,28 +136,36 @@ mod tests {
     use super::*;
 
     fn usage(prompt_tokens: u64, cached_tokens: u64) -> Usage {
-        Usage {
-            prompt_tokens,
-            cached_tokens,
-            tool_use_tokens: 0,
-        }
+        Usage { prompt_tokens, cached_tokens, tool_use_tokens: 0 }
     }
 
     #[test]
     fn every_provider_shape() {
         let cases = [
             // OpenAI Chat: cached tokens are part of prompt_tokens.
-            (r#"{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920}}"#, usage(2006, 1920)),
+            (
+                r#"{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920}}"#,
+                usage(2006, 1920),
+            ),
             (r#"{"id":"x","usage":{"prompt_tokens":50,"completion_tokens":3}}"#, usage(50, 0)),
             (r#"{"prompt_tokens":50,"prompt_tokens_details":null}"#, usage(50, 0)),
             // OpenAI Responses.
-            (r#"{"input_tokens":125,"output_tokens":48,"total_tokens":173,"input_tokens_details":{"cached_tokens":98}}"#, usage(125, 98)),
+            (
+                r#"{"input_tokens":125,"output_tokens":48,"total_tokens":173,"input_tokens_details":{"cached_tokens":98}}"#,
+                usage(125, 98),
+            ),
             // Anthropic: the three counters add up.
-            (r#"{"input_tokens":21,"cache_creation_input_tokens":188,"cache_read_input_tokens":1800,"output_tokens":393}"#, usage(2009, 1800)),
+            (
+                r#"{"input_tokens":21,"cache_creation_input_tokens":188,"cache_read_input_tokens":1800,"output_tokens":393}"#,
+                usage(2009, 1800),
+            ),
             (r#"{"type":"message","usage":{"input_tokens":12,"cache_read_input_tokens":0,"output_tokens":5}}"#, usage(12, 0)),
             (r#"{"input_tokens":12,"output_tokens":5}"#, usage(12, 0)),
             // Gemini: promptTokenCount includes the cached content.
-            (r#"{"usageMetadata":{"promptTokenCount":18625,"candidatesTokenCount":188,"cachedContentTokenCount":18010}}"#, usage(18625, 18010)),
+            (
+                r#"{"usageMetadata":{"promptTokenCount":18625,"candidatesTokenCount":188,"cachedContentTokenCount":18010}}"#,
+                usage(18625, 18010),
+            ),
             (r#"{"promptTokenCount":10,"totalTokenCount":12}"#, usage(10, 0)),
             (r#"{"promptTokenCount":10,"toolUsePromptTokenCount":null}"#, usage(10, 0)),
         ];
@@ -176,11 +181,7 @@ mod tests {
     fn gemini_tool_use_prompt_is_billed_not_sent() {
         let json = r#"{"usageMetadata":{"promptTokenCount":1200,"cachedContentTokenCount":1000,"toolUsePromptTokenCount":3400,"candidatesTokenCount":80,"thoughtsTokenCount":20,"totalTokenCount":4700}}"#;
         let got = parse_usage(json).unwrap();
-        let expected = Usage {
-            prompt_tokens: 4600,
-            cached_tokens: 1000,
-            tool_use_tokens: 3400,
-        };
+        let expected = Usage { prompt_tokens: 4600, cached_tokens: 1000, tool_use_tokens: 3400 };
         assert_eq!(got, expected);
         assert_eq!(got.sent_tokens(), 1200);
         // totalTokenCount is the sum of prompt, candidates, tool-use prompt and thoughts.
@@ -195,8 +196,16 @@ mod tests {
     fn bad_usage_names_the_field() {
         let cases = [
             (r#"{"prompt_tokens":-3}"#, ErrorKind::InvalidArg, "prompt_tokens"),
-            (r#"{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":-1}}"#, ErrorKind::InvalidArg, "prompt_tokens_details.cached_tokens"),
-            (r#"{"usage":{"input_tokens":1,"cache_read_input_tokens":-5}}"#, ErrorKind::InvalidArg, "usage.cache_read_input_tokens"),
+            (
+                r#"{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":-1}}"#,
+                ErrorKind::InvalidArg,
+                "prompt_tokens_details.cached_tokens",
+            ),
+            (
+                r#"{"usage":{"input_tokens":1,"cache_read_input_tokens":-5}}"#,
+                ErrorKind::InvalidArg,
+                "usage.cache_read_input_tokens",
+            ),
             (r#"{"cache_read_input_tokens":5}"#, ErrorKind::InvalidArg, "input_tokens"),
             (r#"{"usageMetadata":{"promptTokenCount":"many"}}"#, ErrorKind::InvalidArg, "usageMetadata.promptTokenCount"),
             (r#"{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":11}}"#, ErrorKind::InvalidArg, "exceed"),

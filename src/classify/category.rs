@@ -18,29 +18,16 @@ use super::ErrorCategory;
 use super::pattern::Pattern;
 
 /// Codes that mean the context window was exceeded, whatever the message.
-static OVERFLOW_CODE: Pattern = Pattern::any_of(&[
-    "context_length_exceeded",
-    "context_window_exceeded",
-    "contextwindowexceeded",
-    "exceed_context_size",
-]);
+static OVERFLOW_CODE: Pattern =
+    Pattern::any_of(&["context_length_exceeded", "context_window_exceeded", "contextwindowexceeded", "exceed_context_size"]);
 
 /// Codes that mean quota or billing exhaustion.
-static QUOTA_CODE: Pattern = Pattern::any_of(&[
-    "insufficient_quota",
-    "billing_hard_limit_reached",
-    "billing_not_active",
-    "servicequotaexceeded",
-]);
+static QUOTA_CODE: Pattern =
+    Pattern::any_of(&["insufficient_quota", "billing_hard_limit_reached", "billing_not_active", "servicequotaexceeded"]);
 
 /// Codes that mean a transient rate limit.
-static RATE_CODE: Pattern = Pattern::any_of(&[
-    "rate_limit_exceeded",
-    "rate_limit_error",
-    "ratelimiterror",
-    "throttlingexception",
-    "too_many_requests",
-]);
+static RATE_CODE: Pattern =
+    Pattern::any_of(&["rate_limit_exceeded", "rate_limit_error", "ratelimiterror", "throttlingexception", "too_many_requests"]);
 
 /// Wording that always means quota, billing or credits are exhausted.
 static HARD_QUOTA: Pattern = Pattern::any_of(&[
@@ -60,16 +47,10 @@ static HARD_QUOTA: Pattern = Pattern::any_of(&[
 /// Generic quota wording: quota unless it is a per-minute quota, which is a
 /// rate limit under another name (Vertex AI "Quota exceeded for
 /// ..._per_minute_...").
-static SOFT_QUOTA: Pattern =
-    Pattern::any_of(&["quota[ _]exceeded", "exceeded (?:the |your )?quota"]);
+static SOFT_QUOTA: Pattern = Pattern::any_of(&["quota[ _]exceeded", "exceeded (?:the |your )?quota"]);
 
 /// Marks a quota as a per-minute one.
-static PER_MINUTE: Pattern = Pattern::any_of(&[
-    "per[ _-]?minute",
-    "perminute",
-    "per min(?:[^a-z]|$)",
-    r"\((?:tpm|rpm)\)",
-]);
+static PER_MINUTE: Pattern = Pattern::any_of(&["per[ _-]?minute", "perminute", "per min(?:[^a-z]|$)", r"\((?:tpm|rpm)\)"]);
 
 /// Rate-limit wording (also Gemini's generic RESOURCE_EXHAUSTED text).
 static RATE: Pattern = Pattern::any_of(&[
@@ -162,12 +143,10 @@ static HISTORY: Pattern = Pattern::any_of(&[
 ]);
 
 /// An HTTP 429 stated as a status, for bodies without wording.
-static STATUS_429: Pattern =
-    Pattern::any_of(&["(?:status|http|code|error)[^a-z0-9]{0,12}429(?:[^0-9]|$)"]);
+static STATUS_429: Pattern = Pattern::any_of(&["(?:status|http|code|error)[^a-z0-9]{0,12}429(?:[^0-9]|$)"]);
 
 /// An HTTP 402 stated as a status, for bodies without wording.
-static STATUS_402: Pattern =
-    Pattern::any_of(&["(?:status|http|code|error)[^a-z0-9]{0,12}402(?:[^0-9]|$)"]);
+static STATUS_402: Pattern = Pattern::any_of(&["(?:status|http|code|error)[^a-z0-9]{0,12}402(?:[^0-9]|$)"]);
 
 /// Pick the category of `text`, which must already be normalized.
 pub(super) fn categorize(text: &str) -> ErrorCategory {
@@ -187,11 +166,7 @@ pub(super) fn categorize(text: &str) -> ErrorCategory {
         return ErrorCategory::Quota;
     }
     if SOFT_QUOTA.is_match(text) {
-        return if PER_MINUTE.is_match(text) {
-            ErrorCategory::RateLimit
-        } else {
-            ErrorCategory::Quota
-        };
+        return if PER_MINUTE.is_match(text) { ErrorCategory::RateLimit } else { ErrorCategory::Quota };
     }
     let by_wording = [
         (&RATE, ErrorCategory::RateLimit),
@@ -201,10 +176,7 @@ pub(super) fn categorize(text: &str) -> ErrorCategory {
         (&STATUS_402, ErrorCategory::Quota),
         (&STATUS_429, ErrorCategory::RateLimit),
     ];
-    by_wording
-        .into_iter()
-        .find(|(pattern, _)| pattern.is_match(text))
-        .map_or(ErrorCategory::Other, |(_, category)| category)
+    by_wording.into_iter().find(|(pattern, _)| pattern.is_match(text)).map_or(ErrorCategory::Other, |(_, category)| category)
 }
 
 #[cfg(test)]
@@ -262,13 +234,7 @@ mod tests {
 
     #[test]
     fn bare_max_tokens_is_not_an_output_limit() {
-        assert_eq!(
-            categorize(r#""stop_reason":"max_tokens""#),
-            ErrorCategory::Other
-        );
-        assert_eq!(
-            categorize("max_tokens: field required"),
-            ErrorCategory::Other
-        );
+        assert_eq!(categorize(r#""stop_reason":"max_tokens""#), ErrorCategory::Other);
+        assert_eq!(categorize("max_tokens: field required"), ErrorCategory::Other);
     }
 }

@@ -46,10 +46,7 @@ struct Rule {
 
 impl Rule {
     const fn new(fragment: &'static [&'static str], roles: &'static [Role]) -> Self {
-        Self {
-            pattern: Pattern::any_of(fragment),
-            roles,
-        }
+        Self { pattern: Pattern::any_of(fragment), roles }
     }
 }
 
@@ -71,61 +68,22 @@ static OVERFLOW_RULES: [Rule; 22] = [
         &[ActualPart, Limit, ActualPart],
     ),
     // OpenAI, Azure, DeepSeek, vLLM, OpenRouter, Together, Bedrock Llama.
-    Rule::new(
-        &[concat!("max(?:imum)? context length (?:is|of) ", count!())],
-        &[Limit],
-    ),
-    Rule::new(
-        &[concat!(
-            "(?:messages|prompt|input) resulted in ",
-            count!(),
-            " tokens"
-        )],
-        &[Actual],
-    ),
-    Rule::new(
-        &[concat!("you requested (?:about )?", count!(), " tokens")],
-        &[Actual],
-    ),
+    Rule::new(&[concat!("max(?:imum)? context length (?:is|of) ", count!())], &[Limit]),
+    Rule::new(&[concat!("(?:messages|prompt|input) resulted in ", count!(), " tokens")], &[Actual]),
+    Rule::new(&[concat!("you requested (?:about )?", count!(), " tokens")], &[Actual]),
     // Anthropic (also through Bedrock and Vertex).
+    Rule::new(&[concat!("prompt is too long: ", count!(), " tokens > ", count!(), "(?: tokens)? maximum")], &[Actual, Limit]),
     Rule::new(
-        &[concat!(
-            "prompt is too long: ",
-            count!(),
-            " tokens > ",
-            count!(),
-            "(?: tokens)? maximum"
-        )],
-        &[Actual, Limit],
-    ),
-    Rule::new(
-        &[concat!(
-            r"exceed context limit: ",
-            count!(),
-            r" \+ ",
-            count!(),
-            " > ",
-            count!()
-        )],
+        &[concat!(r"exceed context limit: ", count!(), r" \+ ", count!(), " > ", count!())],
         &[ActualPart, ActualPart, Limit],
     ),
     // Gemini API and Vertex AI.
     Rule::new(
-        &[concat!(
-            r"input token count \(",
-            count!(),
-            r"\) exceeds the maximum number of tokens allowed \(",
-            count!()
-        )],
+        &[concat!(r"input token count \(", count!(), r"\) exceeds the maximum number of tokens allowed \(", count!())],
         &[Actual, Limit],
     ),
     Rule::new(
-        &[concat!(
-            "input token count is ",
-            count!(),
-            " but (?:the )?model only supports up to ",
-            count!()
-        )],
+        &[concat!("input token count is ", count!(), " but (?:the )?model only supports up to ", count!())],
         &[Actual, Limit],
     ),
     // Mistral.
@@ -143,24 +101,12 @@ static OVERFLOW_RULES: [Rule; 22] = [
     ),
     // xAI.
     Rule::new(
-        &[concat!(
-            "maximum prompt length is ",
-            count!(),
-            " but the request contains ",
-            count!(),
-            " tokens"
-        )],
+        &[concat!("maximum prompt length is ", count!(), " but the request contains ", count!(), " tokens")],
         &[Limit, Actual],
     ),
     // llama.cpp server: message wording and the JSON fields of its body.
     Rule::new(
-        &[concat!(
-            r"request \(",
-            count!(),
-            r" tokens\) exceeds the available context size \(",
-            count!(),
-            " tokens"
-        )],
+        &[concat!(r"request \(", count!(), r" tokens\) exceeds the available context size \(", count!(), " tokens")],
         &[Actual, Limit],
     ),
     Rule::new(&[concat!(r"n_prompt_tokens\W{0,3}", count!())], &[Actual]),
@@ -178,46 +124,15 @@ static OVERFLOW_RULES: [Rule; 22] = [
         &[Actual, Actual, Limit],
     ),
     Rule::new(
-        &[concat!(
-            r"prompt \(total length ",
-            count!(),
-            r"\) is too long to fit into the model \(context length ",
-            count!()
-        )],
+        &[concat!(r"prompt \(total length ", count!(), r"\) is too long to fit into the model \(context length ", count!())],
         &[Actual, Limit],
     ),
     // Ollama: API error and server log line.
-    Rule::new(
-        &[concat!(
-            "exceeded (?:the )?max(?:imum)? context length by ",
-            count!(),
-            " tokens"
-        )],
-        &[Excess],
-    ),
-    Rule::new(
-        &[concat!(
-            r"input exceeds context length\W{0,3} prompt=",
-            count!(),
-            " limit=",
-            count!()
-        )],
-        &[Actual, Limit],
-    ),
+    Rule::new(&[concat!("exceeded (?:the )?max(?:imum)? context length by ", count!(), " tokens")], &[Excess]),
+    Rule::new(&[concat!(r"input exceeds context length\W{0,3} prompt=", count!(), " limit=", count!())], &[Actual, Limit]),
     // Cohere.
-    Rule::new(
-        &[concat!(
-            "cannot exceed ",
-            count!(),
-            " - received ",
-            count!()
-        )],
-        &[Limit, Actual],
-    ),
-    Rule::new(
-        &[concat!("size limit exceeded by ", count!(), " tokens")],
-        &[Excess],
-    ),
+    Rule::new(&[concat!("cannot exceed ", count!(), " - received ", count!())], &[Limit, Actual]),
+    Rule::new(&[concat!("size limit exceeded by ", count!(), " tokens")], &[Excess]),
     // Hugging Face TGI (Together, HF endpoints).
     Rule::new(
         &[concat!(
@@ -231,15 +146,7 @@ static OVERFLOW_RULES: [Rule; 22] = [
         )],
         &[Limit, ActualPart, ActualPart],
     ),
-    Rule::new(
-        &[concat!(
-            r"inputs must have less than ",
-            count!(),
-            r" tokens\W{0,3}given: ",
-            count!()
-        )],
-        &[Limit, Actual],
-    ),
+    Rule::new(&[concat!(r"inputs must have less than ", count!(), r" tokens\W{0,3}given: ", count!())], &[Limit, Actual]),
     // Cerebras, llama-cpp-python.
     Rule::new(
         &[concat!(
@@ -261,56 +168,21 @@ static OVERFLOW_RULES: [Rule; 22] = [
 static OUTPUT_RULES: [Rule; 8] = [
     // Anthropic.
     Rule::new(
-        &[concat!(
-            r"max_tokens\W{0,3}",
-            count!(),
-            " > ",
-            count!(),
-            ",? which is the maximum allowed number of output tokens"
-        )],
+        &[concat!(r"max_tokens\W{0,3}", count!(), " > ", count!(), ",? which is the maximum allowed number of output tokens")],
         &[Actual, Limit],
     ),
     // OpenAI, Azure.
-    Rule::new(
-        &[concat!(
-            r"max_(?:completion_|output_)?tokens\W{0,3}is too large: ",
-            count!()
-        )],
-        &[Actual],
-    ),
-    Rule::new(
-        &[concat!("supports at most ", count!(), " completion tokens")],
-        &[Limit],
-    ),
+    Rule::new(&[concat!(r"max_(?:completion_|output_)?tokens\W{0,3}is too large: ", count!())], &[Actual]),
+    Rule::new(&[concat!("supports at most ", count!(), " completion tokens")], &[Limit]),
     // Hugging Face TGI.
-    Rule::new(
-        &[concat!(
-            r"max_new_tokens must be <= ",
-            count!(),
-            r"\W{0,3}given: ",
-            count!()
-        )],
-        &[Limit, Actual],
-    ),
+    Rule::new(&[concat!(r"max_new_tokens must be <= ", count!(), r"\W{0,3}given: ", count!())], &[Limit, Actual]),
     // Groq.
     Rule::new(
-        &[concat!(
-            r"max_(?:completion_)?tokens\W{0,3}(?:for \S+ )?must be (?:less than or equal to|<=)\W{0,3}",
-            count!()
-        )],
+        &[concat!(r"max_(?:completion_)?tokens\W{0,3}(?:for \S+ )?must be (?:less than or equal to|<=)\W{0,3}", count!())],
         &[Limit],
     ),
     // DeepSeek, Alibaba and other OpenAI-compatible servers.
-    Rule::new(
-        &[concat!(
-            r"range of max_tokens (?:is|should be) \[",
-            count!(),
-            ", ?",
-            count!(),
-            r"\]"
-        )],
-        &[Skip, Limit],
-    ),
+    Rule::new(&[concat!(r"range of max_tokens (?:is|should be) \[", count!(), ", ?", count!(), r"\]")], &[Skip, Limit]),
     // Vertex AI.
     Rule::new(
         &[concat!(
@@ -325,13 +197,7 @@ static OUTPUT_RULES: [Rule; 8] = [
         &[Actual, Skip, LimitExclusive],
     ),
     // Bedrock.
-    Rule::new(
-        &[concat!(
-            "maximum tokens you requested exceeds the model limit of ",
-            count!()
-        )],
-        &[Limit],
-    ),
+    Rule::new(&[concat!("maximum tokens you requested exceeds the model limit of ", count!())], &[Limit]),
 ];
 
 /// Counts stated by a context-overflow message (normalized text).
@@ -396,11 +262,7 @@ fn apply(rules: &[Rule], text: &str) -> Counts {
         (Some(l), Some(a)) => a.checked_sub(l).filter(|e| *e > 0),
         _ => excess.flatten(),
     };
-    Counts {
-        limit,
-        actual,
-        excess,
-    }
+    Counts { limit, actual, excess }
 }
 
 #[cfg(test)]
@@ -408,11 +270,7 @@ mod tests {
     use super::*;
 
     fn counts(limit: Option<i64>, actual: Option<i64>, excess: Option<i64>) -> Counts {
-        Counts {
-            limit,
-            actual,
-            excess,
-        }
+        Counts { limit, actual, excess }
     }
 
     #[test]
@@ -425,20 +283,13 @@ mod tests {
     #[test]
     fn sums_parts_and_computes_excess() {
         let t = "input length and max_tokens exceed context limit: 197000 + 8192 > 200000, decrease input length";
-        assert_eq!(
-            context_overflow(t),
-            counts(Some(200_000), Some(205_192), Some(5_192))
-        );
+        assert_eq!(context_overflow(t), counts(Some(200_000), Some(205_192), Some(5_192)));
     }
 
     #[test]
     fn missing_optional_part_is_ignored() {
-        let t =
-            "prompt contains 40000 tokens, too large for model with 32768 maximum context length";
-        assert_eq!(
-            context_overflow(t),
-            counts(Some(32_768), Some(40_000), Some(7_232))
-        );
+        let t = "prompt contains 40000 tokens, too large for model with 32768 maximum context length";
+        assert_eq!(context_overflow(t), counts(Some(32_768), Some(40_000), Some(7_232)));
     }
 
     #[test]
@@ -464,10 +315,7 @@ mod tests {
     #[test]
     fn exclusive_bound_and_skipped_numbers() {
         let t = "maxoutputtokens value of 100000 but the supported range is from 1 (inclusive) to 65537 (exclusive).";
-        assert_eq!(
-            output_limit(t),
-            counts(Some(65_536), Some(100_000), Some(34_464))
-        );
+        assert_eq!(output_limit(t), counts(Some(65_536), Some(100_000), Some(34_464)));
         let t = "invalid max_tokens value, the valid range of max_tokens is [1, 8192]";
         assert_eq!(output_limit(t), counts(Some(8192), None, None));
     }

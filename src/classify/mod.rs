@@ -97,12 +97,7 @@ pub fn classify(text: &str) -> ErrorInfo {
         ErrorCategory::OutputLimit => extract::output_limit(&folded),
         _ => extract::Counts::default(),
     };
-    ErrorInfo {
-        category,
-        limit: counts.limit,
-        actual: counts.actual,
-        excess: counts.excess,
-    }
+    ErrorInfo { category, limit: counts.limit, actual: counts.actual, excess: counts.excess }
 }
 
 #[cfg(test)]

@@ -90,10 +90,7 @@ mod tests {
 
     #[test]
     fn folds_case_whitespace_and_backticks() {
-        assert_eq!(
-            normalize("  messages.2:\n    `tool_use` ids   were\tfound  "),
-            "messages.2: tool_use ids were found"
-        );
+        assert_eq!(normalize("  messages.2:\n    `tool_use` ids   were\tfound  "), "messages.2: tool_use ids were found");
     }
 
     #[test]
@@ -107,10 +104,7 @@ mod tests {
     fn decodes_unicode_escapes_and_tolerates_bad_ones() {
         assert_eq!(normalize(r"model\u0027s"), "model's");
         assert_eq!(normalize(r"\u00E9t\u00e9"), "été");
-        assert_eq!(
-            normalize(r"bad \uZZ12 \ud800 end\u12"),
-            "bad uzz12 ud800 endu12"
-        );
+        assert_eq!(normalize(r"bad \uZZ12 \ud800 end\u12"), "bad uzz12 ud800 endu12");
         assert_eq!(normalize("trailing\\"), "trailing");
     }
 

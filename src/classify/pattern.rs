@@ -17,17 +17,12 @@ pub(super) struct Pattern {
 impl Pattern {
     /// A pattern matching any one of `fragments` (joined with `|`).
     pub(super) const fn any_of(fragments: &'static [&'static str]) -> Self {
-        Self {
-            fragments,
-            compiled: OnceLock::new(),
-        }
+        Self { fragments, compiled: OnceLock::new() }
     }
 
     /// The compiled regex, or `None` if the fragments are invalid.
     fn regex(&self) -> Option<&Regex> {
-        self.compiled
-            .get_or_init(|| Regex::new(&self.fragments.join("|")).ok())
-            .as_ref()
+        self.compiled.get_or_init(|| Regex::new(&self.fragments.join("|")).ok()).as_ref()
     }
 
     /// Whether the pattern occurs anywhere in `text`.

@@ -52,11 +52,7 @@ pub struct ctxwin_cache_stats {
 
 impl From<CacheStats> for ctxwin_cache_stats {
     fn from(stats: CacheStats) -> ctxwin_cache_stats {
-        ctxwin_cache_stats {
-            requests: stats.requests,
-            prompt_tokens: stats.prompt_tokens,
-            cached_tokens: stats.cached_tokens,
-        }
+        ctxwin_cache_stats { requests: stats.requests, prompt_tokens: stats.prompt_tokens, cached_tokens: stats.cached_tokens }
     }
 }
 

@@ -1,8 +1,8 @@
 //! The provider error classifier: stateless and safe to call from any thread.
 
 use super::boundary::{ffi_boundary, out_arg, str_arg};
-use super::last_error;
 use super::error::{FfiError, ctxwin_status};
+use super::last_error;
 use crate::classify::{ErrorCategory, ErrorInfo, classify};
 use libc::c_char;
 
@@ -61,12 +61,7 @@ impl TryFrom<ctxwin_error_info> for ErrorInfo {
             )
         })?;
         let known = |n: i64| (n >= 0).then_some(n);
-        Ok(ErrorInfo {
-            category,
-            limit: known(info.limit),
-            actual: known(info.actual),
-            excess: known(info.excess),
-        })
+        Ok(ErrorInfo { category, limit: known(info.limit), actual: known(info.actual), excess: known(info.excess) })
     }
 }
 
@@ -98,11 +93,7 @@ impl TryFrom<ctxwin_error_info> for ErrorInfo {
 /// # Safety
 /// `text` is NULL or valid for `len` bytes; `out` is NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ctxwin_classify_error(
-    text: *const c_char,
-    len: usize,
-    out: *mut ctxwin_error_info,
-) -> ctxwin_status {
+pub unsafe extern "C" fn ctxwin_classify_error(text: *const c_char, len: usize, out: *mut ctxwin_error_info) -> ctxwin_status {
     ffi_boundary! {
         let classified = || -> Result<(), FfiError> {
             // SAFETY: forwarded from this function's contract.

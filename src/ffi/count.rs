@@ -2,8 +2,8 @@
 
 use super::boundary::{ffi_boundary, out_arg, str_arg};
 use super::buffer::OutBuffer;
-use super::last_error;
 use super::error::{FfiError, ctxwin_status};
+use super::last_error;
 use crate::limits::MessageLimit;
 use crate::tokens::{Count, Model, format_count};
 use libc::c_char;
@@ -23,10 +23,7 @@ pub struct ctxwin_count {
 
 impl From<Count> for ctxwin_count {
     fn from(count: Count) -> ctxwin_count {
-        ctxwin_count {
-            tokens: i32::try_from(count.tokens).unwrap_or(i32::MAX),
-            exact: count.exact,
-        }
+        ctxwin_count { tokens: i32::try_from(count.tokens).unwrap_or(i32::MAX), exact: count.exact }
     }
 }
 
@@ -35,15 +32,9 @@ impl TryFrom<ctxwin_count> for Count {
 
     fn try_from(count: ctxwin_count) -> Result<Count, FfiError> {
         let tokens = u32::try_from(count.tokens).map_err(|_| {
-            FfiError::new(
-                ctxwin_status::InvalidArg,
-                format!("token count must not be negative (got {})", count.tokens),
-            )
+            FfiError::new(ctxwin_status::InvalidArg, format!("token count must not be negative (got {})", count.tokens))
         })?;
-        Ok(Count {
-            tokens,
-            exact: count.exact,
-        })
+        Ok(Count { tokens, exact: count.exact })
     }
 }
 

@@ -6,10 +6,10 @@ use super::buffer::OutBuffer;
 use super::error::{FfiError, ctxwin_status};
 use crate::tokens::Tokenizer;
 use crate::window::Window;
-use std::sync::Arc;
 use libc::c_char;
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 
 /// A conversation window (the ledger). Opaque: create it with `ctxwin_window_new` or
 /// `ctxwin_window_clone` and release it with `ctxwin_window_free`.

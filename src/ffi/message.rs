@@ -146,7 +146,11 @@ pub unsafe extern "C" fn ctxwin_window_push_tool_call(
 /// # Safety
 /// `w` is NULL or a live handle; `out` is NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ctxwin_window_message_get(w: *const ctxwin_window, index: usize, out: *mut ctxwin_message) -> ctxwin_status {
+pub unsafe extern "C" fn ctxwin_window_message_get(
+    w: *const ctxwin_window,
+    index: usize,
+    out: *mut ctxwin_message,
+) -> ctxwin_status {
     ffi_boundary! {
         try_ref!(w).inspect(|window| {
             // SAFETY: forwarded from this function's contract.

@@ -33,10 +33,7 @@ pub(super) unsafe fn path_arg<'a>(ptr: *const c_char, len: usize) -> Result<&'a 
     // SAFETY: forwarded from this function's contract.
     let bytes = unsafe { bytes_arg(ptr, len, "path") }?;
     if bytes.is_empty() || bytes.contains(&0) {
-        return Err(FfiError::new(
-            ctxwin_status::InvalidArg,
-            "path must be non-empty and contain no NUL byte",
-        ));
+        return Err(FfiError::new(ctxwin_status::InvalidArg, "path must be non-empty and contain no NUL byte"));
     }
     Ok(Path::new(OsStr::from_bytes(bytes)))
 }
@@ -111,11 +108,7 @@ pub unsafe extern "C" fn ctxwin_window_export(
 /// # Safety
 /// `json` is NULL or valid for `len` bytes; `out` is NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ctxwin_window_import(
-    json: *const c_char,
-    len: usize,
-    out: *mut *mut ctxwin_window,
-) -> ctxwin_status {
+pub unsafe extern "C" fn ctxwin_window_import(json: *const c_char, len: usize, out: *mut *mut ctxwin_window) -> ctxwin_status {
     ffi_boundary! {
         // SAFETY: forwarded from this function's contract.
         unsafe {

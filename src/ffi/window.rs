@@ -61,10 +61,7 @@ impl From<TurnInfo> for ctxwin_turn_info {
 
 fn kind_arg(kind: i32) -> Result<Kind, FfiError> {
     Kind::from_code(kind).ok_or_else(|| {
-        FfiError::new(
-            ctxwin_status::InvalidArg,
-            format!("unknown message kind {kind} (expected 0 to 5, see CTXWIN_KIND_*)"),
-        )
+        FfiError::new(ctxwin_status::InvalidArg, format!("unknown message kind {kind} (expected 0 to 5, see CTXWIN_KIND_*)"))
     })
 }
 

@@ -11,12 +11,12 @@
 //! A user message's tool_result blocks become TOOL_RESULT messages and its text and images a
 //! USER message, which starts a new turn: the results close the previous turn.
 
+use super::UNNAMED;
 use super::image::{ImageRule, base64_dimensions};
 use super::parts::{
     FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks,
 };
 use super::steps::Entry;
-use super::UNNAMED;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -26,10 +26,7 @@ pub fn parts(message: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
         "user" => Kind::User,
         "assistant" => Kind::Assistant,
         other => {
-            return Err(FieldError::new(
-                "role",
-                format!("unknown role '{other}' (expected user or assistant)"),
-            ));
+            return Err(FieldError::new("role", format!("unknown role '{other}' (expected user or assistant)")));
         }
     };
     let mut parts = PartsBuilder::new(kind);
@@ -84,7 +81,10 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
             }
             None | Some(Value::Null) => parts.media(kind, i, opaque(value)),
             Some(_) => {
-                return Err(FieldError::new(join(path, "content"), "must be a non-empty string (the summary) or null (a failed compaction)"));
+                return Err(FieldError::new(
+                    join(path, "content"),
+                    "must be a non-empty string (the summary) or null (a failed compaction)",
+                ));
             }
         },
         server_result if server_result.ends_with("_tool_result") => {
@@ -99,10 +99,7 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
 /// An image block's tokens: width * height / 750 when the base64 header gives the size.
 fn image_tokens(block: &Map<String, Value>, path: &str) -> Result<crate::tokens::Count, FieldError> {
     let source_path = join(path, "source");
-    let source = object(
-        block.get("source").ok_or_else(|| FieldError::new(&source_path, "is missing"))?,
-        &source_path,
-    )?;
+    let source = object(block.get("source").ok_or_else(|| FieldError::new(&source_path, "is missing"))?, &source_path)?;
     let dimensions = optional_str(source, "data", &source_path)?.and_then(base64_dimensions);
     Ok(ImageRule::Anthropic.tokens(dimensions))
 }
@@ -215,7 +212,10 @@ mod tests {
             (r#"{"role":"user"}"#, "content"),
             (r#"{"role":"user","content":[{"type":"tool_result"}]}"#, "content[0].tool_use_id"),
             (r#"{"role":"user","content":[{"type":"image"}]}"#, "content[0].source"),
-            (r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"text":"x"}]}]}"#, "content[0].content[0].type"),
+            (
+                r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"text":"x"}]}]}"#,
+                "content[0].content[0].type",
+            ),
         ];
         assert_error_fields(parts, &cases);
     }

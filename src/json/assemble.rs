@@ -10,7 +10,6 @@
 //! keeping only their blocks. Anything merged is re-serialised compactly, the first
 //! message's fields first.
 
-use crate::wire::Format;
 use super::parts::Part;
 use super::steps::{Conversation, Entry, Unit};
 use super::{anthropic, chat, gemini, parts, responses};
@@ -18,6 +17,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
 use crate::view::text::CONVERSATION_START;
 use crate::window::Window;
+use crate::wire::Format;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 
@@ -55,7 +55,8 @@ pub fn messages(window: &Window, format: Format, conversation: &Conversation<'_>
                 let piece = piece(window, format, entry)?;
                 // Anthropic's compaction block lives in an assistant message, with the
                 // text and calls that follow it.
-                let in_assistant = format == Format::Anthropic && entry.item.message.is_compaction() && matches!(piece, Piece::Wire { .. });
+                let in_assistant =
+                    format == Format::Anthropic && entry.item.message.is_compaction() && matches!(piece, Piece::Wire { .. });
                 push(&mut fragments, if in_assistant { Role::Assistant } else { Role::User }, vec![piece]);
             }
             Unit::Step { said, answers } => {
@@ -138,7 +139,9 @@ fn piece(window: &Window, format: Format, entry: &Entry<'_>) -> Result<Piece> {
     if let (Cow::Borrowed(message), Some(source)) = (&entry.item.message, entry.item.source) {
         if let Some(wire) = message.extras().and_then(|extras| extras.wire) {
             let index = usize::try_from(wire.index).unwrap_or(usize::MAX);
-            if let Some(first) = source.checked_sub(index).filter(|&first| window.message(first).and_then(Message::raw_json).is_some()) {
+            if let Some(first) =
+                source.checked_sub(index).filter(|&first| window.message(first).and_then(Message::raw_json).is_some())
+            {
                 return Ok(Piece::Wire { first, indices: vec![index] });
             }
         }
@@ -157,10 +160,7 @@ fn piece(window: &Window, format: Format, entry: &Entry<'_>) -> Result<Piece> {
 fn text_of<'a>(entry: &'a Entry<'a>) -> Result<&'a str> {
     entry.item.message.text().ok_or_else(|| {
         let which = entry.item.source.map_or_else(|| "an item".to_owned(), |index| format!("message {index}"));
-        Error::new(
-            ErrorKind::Unsupported,
-            format!("cannot render {which}: the window keeps counts only (retain_text is false)"),
-        )
+        Error::new(ErrorKind::Unsupported, format!("cannot render {which}: the window keeps counts only (retain_text is false)"))
     })
 }
 

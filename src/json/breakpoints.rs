@@ -58,9 +58,10 @@ fn mark(message: &mut Map<String, Value>) -> bool {
             true
         }
         Some(Value::Array(blocks)) => {
-            let markable = blocks.iter_mut().rev().find(|block| {
-                !matches!(block.get("type").and_then(Value::as_str), Some("thinking" | "redacted_thinking"))
-            });
+            let markable = blocks
+                .iter_mut()
+                .rev()
+                .find(|block| !matches!(block.get("type").and_then(Value::as_str), Some("thinking" | "redacted_thinking")));
             match markable.and_then(Value::as_object_mut) {
                 Some(block) => {
                     block.insert("cache_control".into(), control);

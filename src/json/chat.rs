@@ -3,13 +3,13 @@
 //!
 //! Blocks are numbered content parts first (a string content is block 0), then tool calls.
 
+use super::UNNAMED;
 use super::image::{ImageRule, base64_dimensions};
 use super::parts::{
-    FieldError, Part, PartsBuilder, block_count, index, join, object, opaque, optional_array, optional_str,
-    required_str, retain_blocks,
+    FieldError, Part, PartsBuilder, block_count, index, join, object, opaque, optional_array, optional_str, required_str,
+    retain_blocks,
 };
 use super::steps::Entry;
-use super::UNNAMED;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -31,7 +31,8 @@ pub fn parts(message: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
     let calls = message.get("tool_calls").and_then(Value::as_array).is_some_and(|calls| !calls.is_empty())
         || message.contains_key("function_call");
     if message.get("content").is_none_or(Value::is_null) && !(kind == Kind::Assistant && calls) {
-        let problem = if kind == Kind::Assistant { "is missing (needed unless the message has tool_calls)" } else { "is missing" };
+        let problem =
+            if kind == Kind::Assistant { "is missing (needed unless the message has tool_calls)" } else { "is missing" };
         return Err(FieldError::new("content", problem));
     }
     let mut parts = PartsBuilder::new(kind);
@@ -54,10 +55,8 @@ pub fn parts(message: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
         let call = object(call, &path)?;
         let id = required_str(call, "id", &path)?;
         let function_path = join(&path, "function");
-        let function = object(
-            call.get("function").ok_or_else(|| FieldError::new(&function_path, "is missing"))?,
-            &function_path,
-        )?;
+        let function =
+            object(call.get("function").ok_or_else(|| FieldError::new(&function_path, "is missing"))?, &function_path)?;
         let name = required_str(function, "name", &function_path)?;
         let arguments = optional_str(function, "arguments", &function_path)?.unwrap_or_default();
         parts.call(Kind::ToolCall, first_call + i, (Some(id), Some(name)), (vec![arguments.to_owned()], None));

@@ -37,8 +37,16 @@ fn block_formats(block: &Value) -> FormatSet {
         Some("image_url" | "input_audio" | "file") => FormatSet::of(&[OpenAiChat]),
         Some("refusal") => FormatSet::of(&[OpenAiChat, OpenAiResponses]),
         Some(
-            "image" | "document" | "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "server_tool_use"
-            | "web_search_tool_result" | "search_result" | "compaction",
+            "image"
+            | "document"
+            | "tool_use"
+            | "tool_result"
+            | "thinking"
+            | "redacted_thinking"
+            | "server_tool_use"
+            | "web_search_tool_result"
+            | "search_result"
+            | "compaction",
         ) => FormatSet::of(&[Anthropic]),
         Some("input_text" | "output_text" | "input_image" | "input_file") => FormatSet::of(&[OpenAiResponses]),
         _ => FormatSet::ANY,
@@ -67,7 +75,10 @@ mod tests {
         assert_eq!(of(r#"{"type":"function_call","call_id":"a"}"#), FormatSet::of(&[OpenAiResponses]));
         assert_eq!(of(r#"{"role":"user","content":[{"type":"input_text","text":"x"}]}"#), FormatSet::of(&[OpenAiResponses]));
         assert_eq!(of(r#"{"role":"model","parts":[]}"#), FormatSet::of(&[Gemini]));
-        assert_eq!(of(r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}"#), FormatSet::of(&[OpenAiChat]));
+        assert_eq!(
+            of(r#"{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url"}]}"#),
+            FormatSet::of(&[OpenAiChat])
+        );
         assert!(of(r#"{"role":"user","content":[{"type":"image_url"},{"type":"tool_use"}]}"#).is_empty());
     }
 }

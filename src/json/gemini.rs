@@ -2,10 +2,12 @@
 //! (`"thought": true` is reasoning), functionCall, functionResponse, inlineData, fileData.
 //! Blocks are the parts. A tool call's id is the part's `id`, or its function name.
 
-use super::image::{ImageRule, base64_dimensions};
-use super::parts::{FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks};
-use super::steps::Entry;
 use super::UNNAMED;
+use super::image::{ImageRule, base64_dimensions};
+use super::parts::{
+    FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks,
+};
+use super::steps::Entry;
 use crate::message::Kind;
 use serde_json::{Map, Value, json};
 
@@ -16,10 +18,7 @@ pub fn parts(content: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
         Some("model") => Kind::Assistant,
         Some("function") => Kind::ToolResult,
         Some(other) => {
-            return Err(FieldError::new(
-                "role",
-                format!("unknown role '{other}' (expected user, model or function)"),
-            ));
+            return Err(FieldError::new("role", format!("unknown role '{other}' (expected user, model or function)")));
         }
     };
     let mut parts = PartsBuilder::new(kind);
@@ -45,11 +44,8 @@ pub fn parts(content: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
             let data = object(data, &data_path)?;
             let mime = optional_str(data, "mimeType", &data_path)?.unwrap_or_default();
             let payload = required_str(data, "data", &data_path)?;
-            let tokens = if mime.starts_with("image/") {
-                ImageRule::Gemini.tokens(base64_dimensions(payload))
-            } else {
-                opaque(block)
-            };
+            let tokens =
+                if mime.starts_with("image/") { ImageRule::Gemini.tokens(base64_dimensions(payload)) } else { opaque(block) };
             parts.media(kind, i, tokens);
         } else if part.contains_key("fileData") {
             parts.media(kind, i, ImageRule::Gemini.tokens(None));
@@ -127,7 +123,8 @@ pub fn merge(contents: Vec<Map<String, Value>>) -> Map<String, Value> {
         merged.get_or_insert(content);
     }
     let mut merged = merged.unwrap_or_default();
-    let (mut ordered, rest): (Vec<Value>, Vec<Value>) = parts.into_iter().partition(|part| part.get("functionResponse").is_some());
+    let (mut ordered, rest): (Vec<Value>, Vec<Value>) =
+        parts.into_iter().partition(|part| part.get("functionResponse").is_some());
     ordered.extend(rest);
     merged.insert("parts".to_owned(), Value::Array(ordered));
     merged
@@ -152,7 +149,8 @@ mod tests {
         let kinds: Vec<Kind> = parts.iter().map(|p| p.kind).collect();
         assert_eq!(kinds, [Kind::Thinking, Kind::Assistant, Kind::ToolCall]);
         assert_eq!(parts[2].call_id.as_deref(), Some("ls"));
-        let results = parse(r#"{"role":"user","parts":[{"functionResponse":{"id":"f1","name":"ls","response":{"files":2}}}]}"#).unwrap();
+        let results =
+            parse(r#"{"role":"user","parts":[{"functionResponse":{"id":"f1","name":"ls","response":{"files":2}}}]}"#).unwrap();
         assert_eq!((results[0].kind, results[0].call_id.as_deref()), (Kind::ToolResult, Some("f1")));
         assert_eq!((results[0].name.as_deref(), results[0].text().as_str()), (Some("ls"), "{\"files\":2}"));
     }

@@ -42,11 +42,7 @@ impl ImageRule {
             ImageRule::OpenAi { low_detail } => low_detail || dimensions.is_some(),
             ImageRule::Anthropic | ImageRule::Gemini => false,
         };
-        if exact {
-            Count::exact(tokens)
-        } else {
-            Count::estimate(tokens)
-        }
+        if exact { Count::exact(tokens) } else { Count::estimate(tokens) }
     }
 }
 
@@ -73,11 +69,7 @@ fn anthropic_area(width: u64, height: u64) -> u64 {
 }
 
 fn gemini_tiles(width: u64, height: u64) -> u64 {
-    if width <= 384 && height <= 384 {
-        258
-    } else {
-        258 * width.div_ceil(768) * height.div_ceil(768)
-    }
+    if width <= 384 && height <= 384 { 258 } else { 258 * width.div_ceil(768) * height.div_ceil(768) }
 }
 
 /// Base64 characters decoded at most to find an image's dimensions (JPEG headers can sit

@@ -128,20 +128,13 @@ pub fn parse(json: &str, model: &Model, allowed: FormatSet, current: Format, ret
 fn elements(json: &str) -> Result<Vec<Element<'_>>> {
     let syntax = |e: serde_json::Error| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}"));
     let is_array = json.trim_start().starts_with('[');
-    let raws: Vec<&RawValue> = if is_array {
-        serde_json::from_str(json).map_err(syntax)?
-    } else {
-        vec![serde_json::from_str(json).map_err(syntax)?]
-    };
+    let raws: Vec<&RawValue> =
+        if is_array { serde_json::from_str(json).map_err(syntax)? } else { vec![serde_json::from_str(json).map_err(syntax)?] };
     raws.into_iter()
         .enumerate()
         .map(|(i, raw)| {
             let raw = raw.get();
-            let label = if is_array {
-                format!("element {i} (line {})", line_of(json, raw))
-            } else {
-                "the message".to_owned()
-            };
+            let label = if is_array { format!("element {i} (line {})", line_of(json, raw)) } else { "the message".to_owned() };
             match serde_json::from_str(raw).map_err(syntax)? {
                 Value::Object(object) => Ok(Element { raw, object, label }),
                 _ => Err(Error::invalid_arg(format!("{label} must be a JSON object (a message)"))),
@@ -177,10 +170,7 @@ fn ledger_messages<'a>(parts: Vec<Part>, raw: &'a str, model: &'a Model, retain:
             call_id: part.call_id.map(Into::into),
             name: part.name.map(Into::into),
             raw_json: (retain && i == 0).then(|| raw.into()),
-            wire: Some(WirePart {
-                index: u32::try_from(i).unwrap_or(u32::MAX),
-                of,
-            }),
+            wire: Some(WirePart { index: u32::try_from(i).unwrap_or(u32::MAX), of }),
             media: part.media,
             compaction: part.compaction,
             ..MessageExtras::default()

@@ -46,10 +46,7 @@ pub struct FieldError {
 impl FieldError {
     /// `field` is wrong because of `problem`.
     pub fn new(field: impl Into<String>, problem: impl Into<String>) -> FieldError {
-        FieldError {
-            field: field.into(),
-            problem: problem.into(),
-        }
+        FieldError { field: field.into(), problem: problem.into() }
     }
 }
 
@@ -83,7 +80,13 @@ impl PartsBuilder {
 
     /// Adds a tool call or tool result from block `block`, with its id and tool name: always
     /// a part of its own.
-    pub fn call(&mut self, kind: Kind, block: usize, (call_id, name): (Option<&str>, Option<&str>), (texts, media): (Vec<String>, Option<Count>)) -> &mut Part {
+    pub fn call(
+        &mut self,
+        kind: Kind,
+        block: usize,
+        (call_id, name): (Option<&str>, Option<&str>),
+        (texts, media): (Vec<String>, Option<Count>),
+    ) -> &mut Part {
         self.parts.push(Part {
             kind,
             texts,
@@ -132,15 +135,7 @@ impl PartsBuilder {
 }
 
 fn empty_part(kind: Kind, blocks: Range<usize>) -> Part {
-    Part {
-        kind,
-        texts: Vec::new(),
-        media: None,
-        call_id: None,
-        name: None,
-        blocks,
-        compaction: false,
-    }
+    Part { kind, texts: Vec::new(), media: None, call_id: None, name: None, blocks, compaction: false }
 }
 
 fn is_call(kind: Kind) -> bool {

@@ -2,12 +2,12 @@
 //! splice into a request body, and `render_request`, the whole body.
 
 use super::assemble;
-use crate::wire::Format;
 use super::send_items::items_to_send;
 use super::steps::{self, Conversation};
 use super::{anthropic, breakpoints, gemini};
 use crate::error::{Error, ErrorKind, Result};
 use crate::window::Window;
+use crate::wire::Format;
 use serde_json::{Map, Value};
 
 /// What the view sends, as a compact JSON array in the window's format
@@ -184,7 +184,12 @@ fn base_object(base: &str) -> Result<Map<String, Value>> {
 /// Puts the SYSTEM texts, as `blocks` makes them, in the body's system key `key` (Anthropic
 /// `system`: an array of blocks; Gemini `systemInstruction`: an object with `parts`), after
 /// what the base already holds there.
-fn place_system(body: &mut Map<String, Value>, key: &str, conversation: &Conversation<'_>, blocks: fn(&[&str]) -> Vec<Value>) -> Result<()> {
+fn place_system(
+    body: &mut Map<String, Value>,
+    key: &str,
+    conversation: &Conversation<'_>,
+    blocks: fn(&[&str]) -> Vec<Value>,
+) -> Result<()> {
     let texts = assemble::system_texts(&conversation.system)?;
     let added = blocks(&texts);
     if added.is_empty() {
@@ -192,7 +197,12 @@ fn place_system(body: &mut Map<String, Value>, key: &str, conversation: &Convers
     }
     let gemini = key == "systemInstruction";
     let key = if gemini && body.contains_key("system_instruction") { "system_instruction" } else { key };
-    let wrong = || Error::invalid_arg(format!("base, key '{key}': must be {}", if gemini { "an object with \"parts\"" } else { "a string or an array of blocks" }));
+    let wrong = || {
+        Error::invalid_arg(format!(
+            "base, key '{key}': must be {}",
+            if gemini { "an object with \"parts\"" } else { "a string or an array of blocks" }
+        ))
+    };
     let mut existing: Vec<Value> = match body.get(key) {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::String(text)) if !gemini => anthropic::system_blocks(&[text]),

@@ -6,15 +6,13 @@
 //! every item before it: it becomes a USER message (it starts a turn) flagged as a
 //! compaction, counted as opaque data, and the window archives the turns before it.
 
-use super::image::{ImageRule, base64_dimensions};
-use super::parts::{
-    FieldError, Part, PartsBuilder, index, object, opaque, optional_array, optional_str, required_str,
-};
-use super::steps::Entry;
-use crate::pairing::CallForm;
 use super::UNNAMED;
-use crate::view::text::CANCELLED_RESULT;
+use super::image::{ImageRule, base64_dimensions};
+use super::parts::{FieldError, Part, PartsBuilder, index, object, opaque, optional_array, optional_str, required_str};
+use super::steps::Entry;
 use crate::message::Kind;
+use crate::pairing::CallForm;
+use crate::view::text::CANCELLED_RESULT;
 use serde_json::{Map, Value, json};
 
 /// The parts of one Responses input item.
@@ -85,7 +83,9 @@ pub fn parts(item: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
         other => {
             return Err(FieldError::new(
                 "type",
-                format!("unsupported item type '{other}' (expected message, function_call, function_call_output, reasoning, compaction or another *_call / *_output item)"),
+                format!(
+                    "unsupported item type '{other}' (expected message, function_call, function_call_output, reasoning, compaction or another *_call / *_output item)"
+                ),
             ));
         }
     }
@@ -134,7 +134,9 @@ pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
         Kind::System => json!({"role": "system", "content": text}),
         Kind::User => json!({"role": "user", "content": text}),
         Kind::Assistant => json!({"role": "assistant", "content": text}),
-        Kind::ToolCall => json!({"type": "function_call", "call_id": entry.call_id, "name": entry.name.unwrap_or(UNNAMED), "arguments": text}),
+        Kind::ToolCall => {
+            json!({"type": "function_call", "call_id": entry.call_id, "name": entry.name.unwrap_or(UNNAMED), "arguments": text})
+        }
         Kind::ToolResult => match entry.answers {
             Some(CallForm::Custom) => json!({"type": "custom_tool_call_output", "call_id": entry.call_id, "output": text}),
             Some(CallForm::ApplyPatch) => {

@@ -37,17 +37,10 @@ pub fn items_to_send(window: &Window) -> Vec<SendItem<'_>> {
                     message: Cow::Borrowed(message),
                 });
             }
-            let extras = MessageExtras {
-                call_id: ledger.and_then(Message::call_id).map(Into::into),
-                ..MessageExtras::default()
-            };
+            let extras = MessageExtras { call_id: ledger.and_then(Message::call_id).map(Into::into), ..MessageExtras::default() };
             let text = item.text.map(Into::into);
             let message = Message::new(item.kind, item.tokens, CountSource::Library, text).with_extras(extras);
-            Some(SendItem {
-                source: None,
-                stands_for: item.index,
-                message: Cow::Owned(message),
-            })
+            Some(SendItem { source: None, stands_for: item.index, message: Cow::Owned(message) })
         })
         .collect()
 }

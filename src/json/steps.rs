@@ -148,12 +148,7 @@ fn plain(item: SendItem<'_>) -> Entry<'_> {
         Cow::Borrowed(message) => (message.call_id().map(Cow::Borrowed), message.name()),
         Cow::Owned(message) => (message.call_id().map(|id| Cow::Owned(id.to_owned())), None),
     };
-    Entry {
-        call_id: call_id.unwrap_or_default(),
-        name,
-        item,
-        answers: None,
-    }
+    Entry { call_id: call_id.unwrap_or_default(), name, item, answers: None }
 }
 
 /// Ends the open step, answering its unanswered calls with cancelled results (calls that take
@@ -169,18 +164,11 @@ fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>,
             }
             CallForm::Function | CallForm::Custom | CallForm::ApplyPatch => {}
         }
-        let extras = MessageExtras {
-            call_id: Some(call.wire_id.as_ref().into()),
-            ..MessageExtras::default()
-        };
+        let extras = MessageExtras { call_id: Some(call.wire_id.as_ref().into()), ..MessageExtras::default() };
         let message = Message::new(Kind::ToolResult, Count::exact(0), CountSource::Library, Some(CANCELLED_RESULT.into()))
             .with_extras(extras);
         answers.push(Entry {
-            item: SendItem {
-                source: None,
-                stands_for: call.stands_for,
-                message: Cow::Owned(message),
-            },
+            item: SendItem { source: None, stands_for: call.stands_for, message: Cow::Owned(message) },
             call_id: call.wire_id,
             name: call.name,
             answers: Some(call.pair.form),

@@ -108,11 +108,7 @@ fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
     if needed > budget {
         return Err(too_large(needed));
     }
-    let pending = PendingSummary {
-        generation: window.generation(),
-        first_turn: turns.start,
-        end_turn: end,
-    };
+    let pending = PendingSummary { generation: window.generation(), first_turn: turns.start, end_turn: end };
     append_user_text(window.format(), &mut messages, &text)?;
     Ok((format!("[{}]", messages.join(",")), pending))
 }

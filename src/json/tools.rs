@@ -15,8 +15,7 @@ use serde_json::{Map, Value};
 /// Always an estimate: providers render definitions into the prompt in ways they do not
 /// publish, so the count is a floor rather than the provider's figure.
 pub fn count_tools(model: &Model, json: &str) -> Result<Count> {
-    let value: Value =
-        serde_json::from_str(json).map_err(|e| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}")))?;
+    let value: Value = serde_json::from_str(json).map_err(|e| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}")))?;
     let tools = match &value {
         Value::Array(tools) => tools.as_slice(),
         Value::Object(_) => std::slice::from_ref(&value),
@@ -74,7 +73,9 @@ mod tests {
         let schema = r#"{"type":"object","properties":{"dir":{"type":"string"}}}"#;
         let expected = model.count(&format!("ls\nList a directory\n{schema}")).tokens;
         let shapes = [
-            format!(r#"[{{"type":"function","function":{{"name":"ls","description":"List a directory","parameters":{schema}}}}}]"#),
+            format!(
+                r#"[{{"type":"function","function":{{"name":"ls","description":"List a directory","parameters":{schema}}}}}]"#
+            ),
             format!(r#"[{{"type":"function","name":"ls","description":"List a directory","parameters":{schema}}}]"#),
             format!(r#"[{{"name":"ls","description":"List a directory","input_schema":{schema}}}]"#),
             format!(r#"[{{"functionDeclarations":[{{"name":"ls","description":"List a directory","parameters":{schema}}}]}}]"#),
@@ -83,7 +84,8 @@ mod tests {
         for json in shapes {
             assert_eq!(count_tools(&model, &json).unwrap(), Count::estimate(expected), "{json}");
         }
-        let two = format!(r#"[{{"name":"ls","description":"List a directory","input_schema":{schema}}},{{"type":"web_search"}}]"#);
+        let two =
+            format!(r#"[{{"name":"ls","description":"List a directory","input_schema":{schema}}},{{"type":"web_search"}}]"#);
         let builtin = model.count(r#"{"type":"web_search"}"#).tokens;
         assert_eq!(count_tools(&model, &two).unwrap().tokens, expected + builtin);
     }

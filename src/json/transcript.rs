@@ -94,7 +94,8 @@ fn request_body(window: &mut Window, text: &str, extras: BodyExtras) -> Result<E
     };
     if extras == BodyExtras::Apply {
         if let Some(tools) = &found.tools {
-            let count = json::count_tools(window.model(), tools).map_err(|e| Error::new(e.kind(), format!("body, key 'tools': {e}")))?;
+            let count =
+                json::count_tools(window.model(), tools).map_err(|e| Error::new(e.kind(), format!("body, key 'tools': {e}")))?;
             let tokens = i32::try_from(count.tokens).unwrap_or(i32::MAX);
             let system = i32::try_from(window.overhead().system).unwrap_or(i32::MAX);
             window.set_overhead(system, tokens)?;

@@ -12,18 +12,13 @@ const NAME_ATTEMPTS: u32 = 16;
 
 /// Replaces the file at `path` with `bytes`, atomically and durably.
 pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path does not name a file"))?;
+    let name = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path does not name a file"))?;
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
     let (temp, mut file) = create_temporary(dir, &name.to_string_lossy())?;
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| fs::rename(&temp, path));
+    let written = file.write_all(bytes).and_then(|()| file.sync_all()).and_then(|()| fs::rename(&temp, path));
     drop(file);
     if let Err(error) = written {
         let _ = fs::remove_file(&temp);

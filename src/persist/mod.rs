@@ -24,12 +24,12 @@ mod atomic;
 use crate::cache::{CacheState, CacheStats, PreparedView};
 use crate::config::{Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
+use crate::fields::{Fields, parse_error};
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_call_text};
-use crate::wire::FormatSet;
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, Count};
-use crate::fields::{Fields, parse_error};
 use crate::window::{Choice, Overhead, SavedWindow, Window};
+use crate::wire::FormatSet;
 use serde_json::{Map, Value, json};
 use std::path::Path;
 
@@ -46,12 +46,8 @@ pub fn export(window: &Window) -> String {
 
 /// The window a saved JSON document describes.
 pub fn import(json: &str) -> Result<Window> {
-    let value: Value = serde_json::from_str(json).map_err(|e| {
-        Error::new(
-            ErrorKind::Parse,
-            format!("saved window is not valid JSON (truncated or corrupted?): {e}"),
-        )
-    })?;
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| Error::new(ErrorKind::Parse, format!("saved window is not valid JSON (truncated or corrupted?): {e}")))?;
     read_window(&value)
 }
 
@@ -62,21 +58,14 @@ pub fn import_checked(json: &str, ids: &[i64]) -> Result<Window> {
     if ids.len() != window.message_count() {
         return Err(Error::new(
             ErrorKind::Mismatch,
-            format!(
-                "the saved window holds {} messages but the caller has {} ids",
-                window.message_count(),
-                ids.len()
-            ),
+            format!("the saved window holds {} messages but the caller has {} ids", window.message_count(), ids.len()),
         ));
     }
     for (index, &id) in ids.iter().enumerate() {
         let saved = window.message(index).and_then(Message::external_id);
         if saved != Some(id) {
             let saved = saved.map_or("no external id".to_owned(), |saved| format!("external id {saved}"));
-            return Err(Error::new(
-                ErrorKind::Mismatch,
-                format!("message {index} has {saved} but the caller's row is {id}"),
-            ));
+            return Err(Error::new(ErrorKind::Mismatch, format!("message {index} has {saved} but the caller's row is {id}")));
         }
     }
     Ok(window)
@@ -90,8 +79,7 @@ pub fn save(window: &Window, path: &Path) -> Result<()> {
 
 /// Loads the window saved at `path`.
 pub fn load(path: &Path) -> Result<Window> {
-    let json = std::fs::read(path)
-        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read '{}': {e}", path.display())))?;
+    let json = std::fs::read(path).map_err(|e| Error::new(ErrorKind::Io, format!("cannot read '{}': {e}", path.display())))?;
     let json = std::str::from_utf8(&json).map_err(|e| {
         Error::new(
             ErrorKind::Parse,
@@ -194,10 +182,7 @@ fn read_window(value: &Value) -> Result<Window> {
             Some(_) => Some(fields.string("tokenizer")?.to_owned()),
         },
         settings: read_settings(fields.value("settings")?)?,
-        overhead: Overhead {
-            system: overhead.tokens("system")?,
-            tools: overhead.tokens("tools")?,
-        },
+        overhead: Overhead { system: overhead.tokens("system")?, tools: overhead.tokens("tools")? },
         generation: fields.whole("generation", u64::from(u32::MAX))? as u32,
         first_live_turn: fields.index("first_live_turn")?,
         forced_first_live: fields.index("forced_first_live")?,
@@ -268,11 +253,7 @@ fn read_header(fields: &Fields) -> Result<()> {
 /// UNSUPPORTED, any other problem PARSE. A document saved before `low_water` and
 /// `output_reserve` existed restores the behaviour it was saved with (1 and 0).
 fn read_settings(value: &Value) -> Result<Settings> {
-    let before_keys = Settings {
-        low_water: Fraction::ONE,
-        output_reserve: Tokens::Fixed(0),
-        ..Settings::default()
-    };
+    let before_keys = Settings { low_water: Fraction::ONE, output_reserve: Tokens::Fixed(0), ..Settings::default() };
     before_keys.with_value(value).map_err(|e| match e.kind() {
         ErrorKind::Unsupported => Error::new(ErrorKind::Unsupported, format!("settings: {}", e.message())),
         _ => parse_error("settings", e.message()),
@@ -315,8 +296,13 @@ fn read_choices(fields: &Fields, messages: usize) -> Result<Vec<Choice>> {
                 .filter(|triple| triple.len() == 3)
                 .and_then(|triple| triple.iter().map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok())).collect());
             match numbers.as_deref() {
-                Some(&[messages, forced_first_live, compacted_through]) => Ok(Choice { messages, forced_first_live, compacted_through }),
-                _ => Err(parse_error(&fields.path_of(&format!("choices[{i}]")), "expected [messages, forced_first_live, compacted_through]")),
+                Some(&[messages, forced_first_live, compacted_through]) => {
+                    Ok(Choice { messages, forced_first_live, compacted_through })
+                }
+                _ => Err(parse_error(
+                    &fields.path_of(&format!("choices[{i}]")),
+                    "expected [messages, forced_first_live, compacted_through]",
+                )),
             }
         })
         .collect()
@@ -403,10 +389,7 @@ fn read_raw_json(message: &Fields, raw: &str) -> Result<Box<str>> {
 fn read_message(value: &Value, path: &str) -> Result<Message> {
     let fields = Fields::of(value, path)?;
     let kind = Kind::from_code(fields.whole("kind", 5)? as i32).ok_or_else(|| fields.wrong("kind", "0 to 5"))?;
-    let count = Count {
-        tokens: fields.tokens("tokens")?,
-        exact: fields.boolean("exact")?,
-    };
+    let count = Count { tokens: fields.tokens("tokens")?, exact: fields.boolean("exact")? };
     let source = read_source(&fields)?;
     let mut text = fields.optional_string("text")?.map(Box::from);
     let mut name = fields.optional_string("name")?.map(Box::from);
@@ -426,10 +409,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
             .optional("media")
             .map(|value| {
                 let media = Fields::of(value, fields.path_of("media"))?;
-                Ok(Count {
-                    tokens: media.tokens("tokens")?,
-                    exact: media.boolean("exact")?,
-                })
+                Ok(Count { tokens: media.tokens("tokens")?, exact: media.boolean("exact")? })
             })
             .transpose()?,
         host_id: fields.optional_i64("host_id")?,
@@ -440,11 +420,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
         return Err(fields.wrong("compaction", "only on a USER message (kind 1)"));
     }
     let message = Message::new(kind, count, source, text);
-    Ok(if extras == MessageExtras::default() {
-        message
-    } else {
-        message.with_extras(extras)
-    })
+    Ok(if extras == MessageExtras::default() { message } else { message.with_extras(extras) })
 }
 
 #[cfg(test)]

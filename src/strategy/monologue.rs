@@ -40,23 +40,28 @@ impl Stepper for Monologue {
             return zones;
         }
         let strip_end = (newest + 1).saturating_sub(self.keep_recent_turns).min(newest);
-        shrink(zones, &self.limits, |zones| zones.cost, |zones| {
-            let (turn, from, to) = if zones.stripped < strip_end {
-                zones.stripped += 1;
-                (zones.stripped - 1, Treatment::Whole, Treatment::Stripped)
-            } else if zones.dropped < newest {
-                let from = if zones.dropped < zones.stripped { Treatment::Stripped } else { Treatment::Whole };
-                zones.dropped += 1;
-                zones.stripped = zones.stripped.max(zones.dropped);
-                (zones.dropped - 1, from, Treatment::Dropped)
-            } else {
-                return false;
-            };
-            let (before, after) = (costs.of(turn, from), costs.of(turn, to));
-            zones.cost.tokens = zones.cost.tokens - before.tokens + after.tokens;
-            zones.cost.items = zones.cost.items - before.items + after.items;
-            true
-        })
+        shrink(
+            zones,
+            &self.limits,
+            |zones| zones.cost,
+            |zones| {
+                let (turn, from, to) = if zones.stripped < strip_end {
+                    zones.stripped += 1;
+                    (zones.stripped - 1, Treatment::Whole, Treatment::Stripped)
+                } else if zones.dropped < newest {
+                    let from = if zones.dropped < zones.stripped { Treatment::Stripped } else { Treatment::Whole };
+                    zones.dropped += 1;
+                    zones.stripped = zones.stripped.max(zones.dropped);
+                    (zones.dropped - 1, from, Treatment::Dropped)
+                } else {
+                    return false;
+                };
+                let (before, after) = (costs.of(turn, from), costs.of(turn, to));
+                zones.cost.tokens = zones.cost.tokens - before.tokens + after.tokens;
+                zones.cost.items = zones.cost.items - before.items + after.items;
+                true
+            },
+        )
     }
 }
 

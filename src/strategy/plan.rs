@@ -6,8 +6,8 @@ use super::replay::Replay;
 use super::sliding::Walk;
 use super::tiered::Tiered;
 use crate::config::Fraction;
-pub use crate::view::plan::Plan;
 use crate::view::Item;
+pub use crate::view::plan::Plan;
 use crate::view::render::{Renderer, Treatment};
 
 /// What a part of the view costs against the history budget.
@@ -22,18 +22,12 @@ pub struct Cost {
 impl Cost {
     /// This cost and `other`'s together.
     pub fn plus(self, other: Cost) -> Cost {
-        Cost {
-            tokens: self.tokens + other.tokens,
-            items: self.items + other.items,
-        }
+        Cost { tokens: self.tokens + other.tokens, items: self.items + other.items }
     }
 
     /// This cost without `other`, a part of it.
     pub fn minus(self, other: Cost) -> Cost {
-        Cost {
-            tokens: self.tokens - other.tokens,
-            items: self.items - other.items,
-        }
+        Cost { tokens: self.tokens - other.tokens, items: self.items - other.items }
     }
 }
 
@@ -131,12 +125,7 @@ pub struct Costs<'a> {
 impl<'a> Costs<'a> {
     /// Costs over `renderer`'s window, remembering completed turns in `cache`.
     pub fn new(renderer: Renderer<'a>, cache: &'a mut CostCache) -> Costs<'a> {
-        Costs {
-            renderer,
-            cache,
-            newest: vec![None; Treatment::ALL.len()],
-            scratch: Vec::new(),
-        }
+        Costs { renderer, cache, newest: vec![None; Treatment::ALL.len()], scratch: Vec::new() }
     }
 
     /// The renderer the costs come from.

@@ -27,10 +27,7 @@ struct Seen {
 
 impl Seen {
     fn of(ledger: &Ledger<'_>, turn: usize) -> Seen {
-        Seen {
-            end: ledger.first_of(turn + 1),
-            complete: turn + 1 < ledger.turn_count(),
-        }
+        Seen { end: ledger.first_of(turn + 1), complete: turn + 1 < ledger.turn_count() }
     }
 }
 

@@ -89,12 +89,7 @@ mod tests {
     use crate::config::Fraction;
 
     fn limits(tokens: u64, low_water: f64) -> Limits {
-        Limits {
-            tokens,
-            items: None,
-            turns: None,
-            low_water: Fraction::new(low_water).unwrap(),
-        }
+        Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() }
     }
 
     fn cost(tokens: u64) -> Cost {

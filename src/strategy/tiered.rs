@@ -364,7 +364,10 @@ mod tests {
         let (_, cut) = turn_costs(&window);
         let (runs, items) = planned(&window, 8 * cut - 1, 1.0);
         // Turn 0 holds the first message, turn 7 the last four: the middle starts at turn 1.
-        assert_eq!(runs, vec![(0..1, Treatment::OutputsTruncated), (1..2, Treatment::Summarized), (2..8, Treatment::OutputsTruncated)]);
+        assert_eq!(
+            runs,
+            vec![(0..1, Treatment::OutputsTruncated), (1..2, Treatment::Summarized), (2..8, Treatment::OutputsTruncated)]
+        );
         assert_eq!(items.iter().filter(|item| item.1.starts_with("[Summary]")).count(), 1);
         // Many summarized turns: still one item, its lines oldest first.
         let window = session(40);

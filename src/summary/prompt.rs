@@ -259,10 +259,7 @@ mod tests {
     use crate::message::CountSource;
 
     fn ledger(model: &Model, texts: &[(Kind, &str)]) -> Vec<Message> {
-        texts
-            .iter()
-            .map(|&(kind, text)| Message::new(kind, model.count(text), CountSource::Library, Some(text.into())))
-            .collect()
+        texts.iter().map(|&(kind, text)| Message::new(kind, model.count(text), CountSource::Library, Some(text.into()))).collect()
     }
 
     fn request<'a>(model: &'a Model, messages: &'a [Message], turns: &'a [Range<usize>], budget: u64) -> Request<'a> {
@@ -312,10 +309,8 @@ mod tests {
     fn splits_into_parts_and_clips_a_single_oversized_turn_to_the_budget() {
         let model = Model::resolve("gpt-4o");
         let long = "lorem ipsum dolor sit amet ".repeat(200);
-        let messages = ledger(
-            &model,
-            &[(Kind::User, "a"), (Kind::ToolResult, &long), (Kind::User, "b"), (Kind::ToolResult, &long)],
-        );
+        let messages =
+            ledger(&model, &[(Kind::User, "a"), (Kind::ToolResult, &long), (Kind::User, "b"), (Kind::ToolResult, &long)]);
         let turns = [0..2, 2..4];
         let fixed = u64::from(model.count(&request(&model, &messages, &turns, 0).render(0, None)).tokens);
         let one_turn = u64::from(messages[1].count().tokens);

@@ -70,10 +70,7 @@ impl CompactionRecord {
             number: fields.index("number")?,
             timestamp: fields.whole("timestamp", u64::MAX)?,
             summary: fields.string("summary")?.into(),
-            summary_tokens: Count {
-                tokens: fields.tokens("summary_tokens")?,
-                exact: fields.boolean("summary_exact")?,
-            },
+            summary_tokens: Count { tokens: fields.tokens("summary_tokens")?, exact: fields.boolean("summary_exact")? },
             first_archived: fields.index("first_archived")?,
             last_archived: fields.index("last_archived")?,
             archived_turns: fields.index("archived_turns")?,
@@ -81,9 +78,7 @@ impl CompactionRecord {
             tokens_after: fields.tokens("tokens_after")?,
             provider: fields.optional("provider").map(|_| fields.boolean("provider")).transpose()?.unwrap_or(false),
         };
-        if record.last_archived < record.first_archived
-            || fields.index("messages_archived")? != record.messages_archived()
-        {
+        if record.last_archived < record.first_archived || fields.index("messages_archived")? != record.messages_archived() {
             return Err(fields.wrong("messages_archived", "last_archived - first_archived + 1"));
         }
         Ok(record)

@@ -31,11 +31,7 @@ impl Calibration {
 
     /// Real tokens per estimated token; 1 before any observation.
     pub fn ratio(&self) -> f64 {
-        if self.estimated > 0.0 {
-            (self.real / self.estimated).clamp(MIN_RATIO, MAX_RATIO)
-        } else {
-            1.0
-        }
+        if self.estimated > 0.0 { (self.real / self.estimated).clamp(MIN_RATIO, MAX_RATIO) } else { 1.0 }
     }
 
     /// The learned sums (real, estimated), for saving.
@@ -51,11 +47,7 @@ impl Calibration {
 
     /// `estimated` tokens scaled by the ratio, rounded to the nearest token.
     pub fn apply(&self, estimated: u64) -> u64 {
-        if self.estimated > 0.0 {
-            (estimated as f64 * self.ratio()).round() as u64
-        } else {
-            estimated
-        }
+        if self.estimated > 0.0 { (estimated as f64 * self.ratio()).round() as u64 } else { estimated }
     }
 }
 

@@ -23,11 +23,7 @@ pub fn format_count(count: Count) -> String {
 /// `n / unit` rounded to one decimal, without a trailing `.0`.
 fn one_decimal(n: u64, unit: u64, suffix: &str) -> String {
     let tenths = (n * 10 + unit / 2) / unit;
-    if tenths % 10 == 0 {
-        format!("{}{suffix}", tenths / 10)
-    } else {
-        format!("{}.{}{suffix}", tenths / 10, tenths % 10)
-    }
+    if tenths % 10 == 0 { format!("{}{suffix}", tenths / 10) } else { format!("{}.{}{suffix}", tenths / 10, tenths % 10) }
 }
 
 #[cfg(test)]

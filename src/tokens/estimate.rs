@@ -47,10 +47,7 @@ impl Family {
             ("qwen", Family::Qwen),
             ("qwq", Family::Qwen),
         ];
-        PREFIXES
-            .iter()
-            .find(|(prefix, _)| base_name.starts_with(prefix))
-            .map_or(Family::Other, |&(_, family)| family)
+        PREFIXES.iter().find(|(prefix, _)| base_name.starts_with(prefix)).map_or(Family::Other, |&(_, family)| family)
     }
 
     /// How this family's tokens follow from the base count: see [`FITS`].
@@ -303,15 +300,8 @@ mod tests {
     /// word times 1.15), more tokens than bytes; "\t" (a lone space) was 0 tokens.
     #[test]
     fn an_estimate_is_between_one_and_the_byte_count() {
-        let families = [
-            Family::Anthropic,
-            Family::Google,
-            Family::Meta,
-            Family::Mistral,
-            Family::DeepSeek,
-            Family::Qwen,
-            Family::Other,
-        ];
+        let families =
+            [Family::Anthropic, Family::Google, Family::Meta, Family::Mistral, Family::DeepSeek, Family::Qwen, Family::Other];
         for text in ["s", "é", "ab", "é!", "\u{301}", "x\u{301}y", "a1", "!", "  ", "\t", " ", "\u{3000}"] {
             for family in families {
                 let tokens = estimate(text, family);

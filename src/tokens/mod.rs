@@ -6,10 +6,7 @@
 
 mod calibration;
 // A build without some encoding family (cargo features) leaves parts of the counter unused.
-#[cfg_attr(
-    not(all(feature = "o200k", feature = "cl100k", feature = "p50k")),
-    allow(dead_code, unused_imports)
-)]
+#[cfg_attr(not(all(feature = "o200k", feature = "cl100k", feature = "p50k")), allow(dead_code, unused_imports))]
 mod bpe;
 mod display;
 mod estimate;
@@ -17,10 +14,10 @@ mod loaded;
 mod models;
 mod openai_models;
 
+pub use bpe::Encoding;
 pub use calibration::Calibration;
 pub use display::format_count;
 pub use estimate::{EstimateFit, Family, estimate_features};
-pub use bpe::Encoding;
 pub use loaded::{Format, Tokenizer};
 pub use models::Model;
 
@@ -49,10 +46,7 @@ impl Count {
 
     /// The sum of two counts (saturating), exact only when both are.
     pub fn plus(self, other: Count) -> Count {
-        Count {
-            tokens: self.tokens.saturating_add(other.tokens),
-            exact: self.exact && other.exact,
-        }
+        Count { tokens: self.tokens.saturating_add(other.tokens), exact: self.exact && other.exact }
     }
 }
 

@@ -40,12 +40,7 @@ impl Model {
     pub fn resolve(name: &str) -> Model {
         let base = base_name(name);
         let counter = exact_encoding(&base).map_or_else(|| Counter::Estimate(Family::of(&base)), Counter::Exact);
-        Model {
-            name: name.to_owned(),
-            family: Family::of(&base),
-            counter,
-            context_limit: context_limit(&base),
-        }
+        Model { name: name.to_owned(), family: Family::of(&base), counter, context_limit: context_limit(&base) }
     }
 
     /// `name` counted with `tokenizer` (exactly), with the context limit `name` has.
@@ -161,10 +156,7 @@ fn context_limit(base: &str) -> Option<u32> {
     if let Some(limit) = openai_models::context_limit_of_model(base) {
         return Some(limit);
     }
-    FAMILY_LIMITS
-        .iter()
-        .find(|(prefix, _)| base.starts_with(prefix))
-        .map(|&(_, limit)| limit)
+    FAMILY_LIMITS.iter().find(|(prefix, _)| base.starts_with(prefix)).map(|&(_, limit)| limit)
 }
 
 #[cfg(test)]
@@ -214,11 +206,7 @@ mod tests {
 
     #[test]
     fn other_families_are_estimated_with_known_limits() {
-        for name in [
-            "claude-sonnet-4-5",
-            "anthropic/claude-3-5-haiku-latest",
-            "us.anthropic.claude-3-7-sonnet-20250219-v1:0",
-        ] {
+        for name in ["claude-sonnet-4-5", "anthropic/claude-3-5-haiku-latest", "us.anthropic.claude-3-7-sonnet-20250219-v1:0"] {
             let model = Model::resolve(name);
             assert!(!model.is_exact(), "{name}");
             assert_eq!(model.context_limit(), Some(200_000), "{name}");

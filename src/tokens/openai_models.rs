@@ -130,10 +130,7 @@ pub(super) fn encoding_of_model(model: &str) -> Option<Encoding> {
 
 /// The context window of an OpenAI model in tokens (`model` as for [`encoding_of_model`]).
 pub(super) fn context_limit_of_model(model: &str) -> Option<u32> {
-    CONTEXT_LIMITS
-        .iter()
-        .find(|(prefix, _)| model.starts_with(prefix))
-        .map(|&(_, limit)| limit)
+    CONTEXT_LIMITS.iter().find(|(prefix, _)| model.starts_with(prefix)).map(|&(_, limit)| limit)
 }
 
 #[cfg(test)]
@@ -189,9 +186,45 @@ mod tests {
     /// Names put together from the pieces model names are made of.
     fn model_name() -> impl Strategy<Value = String> {
         let pieces = prop::sample::select(vec![
-            "gpt", "-", "4", "o", "5", ".", "1", "3", "35", "oss", "mini", "nano", "turbo", "preview", "0125", "1106",
-            "32k", "16k", "codex", "spark", "chat", "text", "code", "davinci", "curie", "babbage", "ada", "embedding",
-            "search", "similarity", "edit", "001", "002", "003", "2", "6", "pro", "cushman", "x",
+            "gpt",
+            "-",
+            "4",
+            "o",
+            "5",
+            ".",
+            "1",
+            "3",
+            "35",
+            "oss",
+            "mini",
+            "nano",
+            "turbo",
+            "preview",
+            "0125",
+            "1106",
+            "32k",
+            "16k",
+            "codex",
+            "spark",
+            "chat",
+            "text",
+            "code",
+            "davinci",
+            "curie",
+            "babbage",
+            "ada",
+            "embedding",
+            "search",
+            "similarity",
+            "edit",
+            "001",
+            "002",
+            "003",
+            "2",
+            "6",
+            "pro",
+            "cushman",
+            "x",
         ]);
         prop::collection::vec(pieces, 1..7).prop_map(|pieces| pieces.concat())
     }

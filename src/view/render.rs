@@ -3,9 +3,9 @@
 
 use super::text;
 use super::{Item, ItemType};
+use crate::ledger::Ledger;
 use crate::message::{Kind, Message};
 use crate::pairing::{self, Problem};
-use crate::ledger::Ledger;
 
 /// How a turn is sent. Every treatment keeps a turn's tool calls and results together: it
 /// sends all of them or none.
@@ -25,13 +25,8 @@ pub enum Treatment {
 
 impl Treatment {
     /// Every treatment; `treatment as usize` indexes it.
-    pub const ALL: [Treatment; 5] = [
-        Treatment::Whole,
-        Treatment::OutputsTruncated,
-        Treatment::Stripped,
-        Treatment::Summarized,
-        Treatment::Dropped,
-    ];
+    pub const ALL: [Treatment; 5] =
+        [Treatment::Whole, Treatment::OutputsTruncated, Treatment::Stripped, Treatment::Summarized, Treatment::Dropped];
 
     /// True when the turn's USER message is sent as itself.
     pub fn keeps_user_message(self) -> bool {
@@ -71,10 +66,7 @@ impl<'a> Renderer<'a> {
                     while defects.get(next_defect).is_some_and(|d| d.index < index) {
                         next_defect += 1;
                     }
-                    let left_out = defects[next_defect..]
-                        .iter()
-                        .take_while(|d| d.index == index)
-                        .any(|d| d.problem.leaves_out());
+                    let left_out = defects[next_defect..].iter().take_while(|d| d.index == index).any(|d| d.problem.leaves_out());
                     if !left_out {
                         out.push(self.message_item(index, truncate));
                     }
@@ -144,14 +136,7 @@ impl<'a> Renderer<'a> {
                 text: Some(cut.into()),
                 pinned,
             },
-            None => Item {
-                item_type: ItemType::Message,
-                kind: message.kind(),
-                index,
-                text: None,
-                tokens,
-                pinned,
-            },
+            None => Item { item_type: ItemType::Message, kind: message.kind(), index, text: None, tokens, pinned },
         }
     }
 

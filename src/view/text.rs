@@ -100,10 +100,7 @@ mod tests {
     fn keeps_head_and_tail_with_a_count_of_the_cut() {
         let text: Vec<String> = (1..=10).map(|i| format!("line {i}")).collect();
         let text = text.join("\n");
-        assert_eq!(
-            head_and_tail(&text, 5).unwrap(),
-            "line 1\nline 2\nline 3\n[... 5 lines truncated ...]\nline 9\nline 10"
-        );
+        assert_eq!(head_and_tail(&text, 5).unwrap(), "line 1\nline 2\nline 3\n[... 5 lines truncated ...]\nline 9\nline 10");
         assert_eq!(head_and_tail(&text, 1).unwrap(), "line 1\n[... 9 lines truncated ...]");
         assert_eq!(head_and_tail(&text, 10), None);
     }
@@ -137,10 +134,7 @@ mod tests {
     fn summaries_quote_first_lines_and_leave_out_missing_texts() {
         let long = "x".repeat(200);
         let line = summary_line(Some("\nFind the bug\nin main.c"), 3, Some(&long));
-        assert_eq!(
-            line,
-            format!("[Summary] User asked: \"Find the bug\". 3 tool calls. Answer: \"{}…\".", "x".repeat(80))
-        );
+        assert_eq!(line, format!("[Summary] User asked: \"Find the bug\". 3 tool calls. Answer: \"{}…\".", "x".repeat(80)));
         assert_eq!(summary_line(None, 1, None), "[Summary] 1 tool call.");
         assert_eq!(marker(12), "[Context compacted: 12 messages removed to fit context window]");
     }

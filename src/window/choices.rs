@@ -39,11 +39,7 @@ impl ChoiceLog {
 
     /// The choices in force (none: zero floors).
     pub fn current(&self) -> Choice {
-        self.log.last().copied().unwrap_or(Choice {
-            messages: 0,
-            forced_first_live: 0,
-            compacted_through: 0,
-        })
+        self.log.last().copied().unwrap_or(Choice { messages: 0, forced_first_live: 0, compacted_through: 0 })
     }
 
     /// Forgets every choice.

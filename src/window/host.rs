@@ -6,12 +6,12 @@
 use super::Window;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message, MessageExtras};
+use crate::message::{counted_text, split_call_text};
 use crate::pairing::TurnCalls;
 use crate::tally::Tally;
 use crate::tokens::Count;
-use crate::message::{counted_text, split_call_text};
-use std::borrow::Cow;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 
 /// One block of a host message, as [`Window::push_message`] takes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -450,9 +450,11 @@ impl Window {
     /// message was not pushed with a host id.
     pub fn start_host_id(&self) -> Result<i64> {
         let start = self.start();
-        let message = self.ledger.messages.get(start).ok_or_else(|| {
-            Error::new(ErrorKind::OutOfRange, "the window holds no message, so no live host message")
-        })?;
+        let message = self
+            .ledger
+            .messages
+            .get(start)
+            .ok_or_else(|| Error::new(ErrorKind::OutOfRange, "the window holds no message, so no live host message"))?;
         message.host_id().ok_or_else(|| {
             Error::invalid_arg(format!(
                 "the first live message (ledger index {start}) has no host id: it was not pushed with push_message"

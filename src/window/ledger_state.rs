@@ -66,11 +66,7 @@ impl LedgerState {
 
     /// History tokens of turns `k..`.
     pub fn history_from(&self, k: usize) -> Tally {
-        if k < self.turns.len() {
-            self.history.minus(self.sums.before(k))
-        } else {
-            Tally::default()
-        }
+        if k < self.turns.len() { self.history.minus(self.sums.before(k)) } else { Tally::default() }
     }
 
     /// Appends `message`, which the window counts as `count` (calibrated; left out of the

@@ -24,7 +24,8 @@ impl Window {
     pub fn prepare(&mut self) -> Result<RequestInfo> {
         let verbatim = self.verbatim();
         let counts = self.apply_pending_counts();
-        let saved = (self.policy.first_live_turn, self.policy.overlay.clone(), self.policy.enforced_messages, self.policy.generation);
+        let saved =
+            (self.policy.first_live_turn, self.policy.overlay.clone(), self.policy.enforced_messages, self.policy.generation);
         self.enforce();
         let tokens = u64::from(self.live_tokens().tokens);
         if let Some(limit) = self.known_context_limit() {

@@ -5,15 +5,15 @@
 use super::Window;
 use super::choices::{Choice, ChoiceLog};
 use super::host::HostIds;
-use crate::tokens::Count;
 use crate::cache::CacheState;
 use crate::config::Settings;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Message;
 use crate::summary::{CompactionRecord, PendingSummary};
-use crate::wire::FormatSet;
 use crate::tokens::Calibration;
+use crate::tokens::Count;
 use crate::window::Overhead;
+use crate::wire::FormatSet;
 
 /// Everything that determines a window's state, as read from a saved file.
 #[derive(Clone, Debug)]
@@ -71,8 +71,9 @@ impl Window {
                 saved.messages.len()
             )));
         }
-        let choices = ChoiceLog::from_saved(saved.choices)
-            .ok_or_else(|| inconsistent("choices must be made at increasing ledger lengths, with floors that never go down".into()))?;
+        let choices = ChoiceLog::from_saved(saved.choices).ok_or_else(|| {
+            inconsistent("choices must be made at increasing ledger lengths, with floors that never go down".into())
+        })?;
         let current = choices.current();
         if (current.forced_first_live, current.compacted_through) != (saved.forced_first_live, saved.compacted_through)
             || current.messages > saved.messages.len()
@@ -88,9 +89,7 @@ impl Window {
             )));
         }
         if let Some((index, id)) = HostIds::first_reuse(&saved.messages) {
-            return Err(inconsistent(format!(
-                "messages[{index}].host_id {id} is the id of an earlier host message"
-            )));
+            return Err(inconsistent(format!("messages[{index}].host_id {id} is the id of an earlier host message")));
         }
         if let Some(&(index, _)) = saved.pending_counts.iter().find(|&&(index, _)| index >= saved.messages.len()) {
             return Err(inconsistent(format!(

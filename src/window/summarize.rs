@@ -180,11 +180,7 @@ impl Window {
         }
         .build()
         .map_err(|e| Error::new(e.kind(), format!("{} (context limit {})", e.message(), self.context_limit())))?;
-        let pending = PendingSummary {
-            generation: self.policy.generation,
-            first_turn,
-            end_turn: first_turn + prompt.turns,
-        };
+        let pending = PendingSummary { generation: self.policy.generation, first_turn, end_turn: first_turn + prompt.turns };
         Ok((prompt.text, pending))
     }
 

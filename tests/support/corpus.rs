@@ -152,14 +152,12 @@ const JAPANESE: &[&str] = &[
 ];
 /// Frequent Han characters, plus a few rare ones.
 const COMMON_HAN: &[char] = &[
-    '的', '一', '是', '不', '了', '人', '我', '在', '有', '他', '这', '为', '之', '大', '来', '以',
-    '个', '中', '上', '们', '到', '说', '国', '和', '地', '也', '子', '时', '道', '出', '而', '要',
-    '于', '就', '下', '得', '可', '你', '年', '生', '自', '会', '那', '后', '能', '对', '着', '事',
-    '其', '里', '所', '去', '行', '过', '家', '十', '用', '发', '天', '如', '然', '作', '方', '成',
-    '者', '多', '日', '都', '三', '小', '军', '二', '无', '同', '么', '经', '法', '当', '起', '与',
-    '好', '看', '学', '进', '种', '将', '还', '分', '此', '心', '前', '面', '又', '定', '见', '只',
-    '主', '没', '公', '从', '龘', '靐', '齉', '爨', '鬱', '讟', '龖', '麤', '饕', '餮', '魑', '魅',
-    '魍', '魉', '貔', '貅',
+    '的', '一', '是', '不', '了', '人', '我', '在', '有', '他', '这', '为', '之', '大', '来', '以', '个', '中', '上', '们', '到',
+    '说', '国', '和', '地', '也', '子', '时', '道', '出', '而', '要', '于', '就', '下', '得', '可', '你', '年', '生', '自', '会',
+    '那', '后', '能', '对', '着', '事', '其', '里', '所', '去', '行', '过', '家', '十', '用', '发', '天', '如', '然', '作', '方',
+    '成', '者', '多', '日', '都', '三', '小', '军', '二', '无', '同', '么', '经', '法', '当', '起', '与', '好', '看', '学', '进',
+    '种', '将', '还', '分', '此', '心', '前', '面', '又', '定', '见', '只', '主', '没', '公', '从', '龘', '靐', '齉', '爨', '鬱',
+    '讟', '龖', '麤', '饕', '餮', '魑', '魅', '魍', '魉', '貔', '貅',
 ];
 const ARABIC: &[&str] = &[
     "مرحبا",
@@ -178,23 +176,8 @@ const ARABIC: &[&str] = &[
     "مُحَمَّد",
     "شُكْرًا",
 ];
-const HINDI: &[&str] = &[
-    "नमस्ते",
-    "दुनिया",
-    "तेज़",
-    "भूरी",
-    "लोमड़ी",
-    "आलसी",
-    "कुत्ते",
-    "के",
-    "ऊपर",
-    "कूदती",
-    "है",
-    "भाषा",
-    "मॉडल",
-    "क्षत्रिय",
-    "हिन्दी",
-];
+const HINDI: &[&str] =
+    &["नमस्ते", "दुनिया", "तेज़", "भूरी", "लोमड़ी", "आलसी", "कुत्ते", "के", "ऊपर", "कूदती", "है", "भाषा", "मॉडल", "क्षत्रिय", "हिन्दी"];
 const OTHER_SCRIPTS: &[&str] = &[
     "Ἀθῆναι",
     "ΑΒΓΔ",
@@ -217,9 +200,9 @@ const OTHER_SCRIPTS: &[&str] = &[
     "ǲ",
 ];
 const PUNCTUATION: &[&str] = &[
-    ".", ",", "!", "?", ";", ":", "...", "—", "–", "-", "(", ")", "[", "]", "{", "}", "\"", "'",
-    "’", "“", "”", "«", "»", "/", "//", "\\", "@", "#", "$", "%", "^", "&", "*", "+", "=", "<",
-    ">", "|", "~", "`", "¿", "¡", "。", "、", "，", "！", "？", "؟", "।",
+    ".", ",", "!", "?", ";", ":", "...", "—", "–", "-", "(", ")", "[", "]", "{", "}", "\"", "'", "’", "“", "”", "«", "»", "/",
+    "//", "\\", "@", "#", "$", "%", "^", "&", "*", "+", "=", "<", ">", "|", "~", "`", "¿", "¡", "。", "、", "，", "！", "？",
+    "؟", "।",
 ];
 const SPACES: &[&str] = &[
     " ",
@@ -244,20 +227,7 @@ const SPACES: &[&str] = &[
     " \r\n ",
     "\n\n\n\t ",
 ];
-const EMOJI: &[&str] = &[
-    "😀",
-    "👍🏽",
-    "👨‍👩‍👧‍👦",
-    "🏳️‍🌈",
-    "❤️",
-    "🇩🇪",
-    "🧑🏿‍💻",
-    "✨",
-    "🔥",
-    "👩‍❤️‍💋‍👨",
-    "1️⃣",
-    "™",
-];
+const EMOJI: &[&str] = &["😀", "👍🏽", "👨‍👩‍👧‍👦", "🏳️‍🌈", "❤️", "🇩🇪", "🧑🏿‍💻", "✨", "🔥", "👩‍❤️‍💋‍👨", "1️⃣", "™"];
 const MARKS: &[&str] = &[
     "\u{301}",
     "\u{308}",
@@ -363,14 +333,8 @@ enum Script {
 /// has a long tail of rare words as real prose does.
 fn prose(rng: &mut Rng) -> String {
     use Script::*;
-    let script = rng.pick(&[
-        English, English, English, German, French, Russian, Chinese, Japanese, Arabic, Hindi, Other,
-    ]);
-    let separator = if matches!(script, Chinese | Japanese) {
-        ""
-    } else {
-        " "
-    };
+    let script = rng.pick(&[English, English, English, German, French, Russian, Chinese, Japanese, Arabic, Hindi, Other]);
+    let separator = if matches!(script, Chinese | Japanese) { "" } else { " " };
     let words: Vec<String> = (0..rng.between(1, 12)).map(|_| word(rng, script)).collect();
     let mut out = words.join(separator);
     if rng.below(3) == 0 {
@@ -396,32 +360,16 @@ fn word(rng: &mut Rng, script: Script) -> String {
         return rng.pick(common).to_string();
     }
     let syllables: &[&str] = match script {
-        Script::English | Script::Other => &[
-            "con", "tra", "ment", "ing", "er", "pre", "ab", "ly", "tion", "st", "o", "ex", "un",
-            "ed", "s", "qu", "ize", "ph",
-        ],
-        Script::German => &[
-            "sch", "ung", "keit", "ver", "ge", "ä", "ö", "ü", "ß", "ein", "en", "lich", "st", "Zu",
-            "be", "heit",
-        ],
-        Script::French => &[
-            "é", "è", "ê", "ç", "tion", "eau", "ou", "qu", "ent", "ai", "re", "ô", "l'", "d'",
-            "ille", "ie",
-        ],
-        Script::Russian => &[
-            "при", "ств", "ова", "ние", "ка", "ть", "ый", "по", "ра", "зо", "щи", "ёж", "ъе", "ль",
-            "ю", "Я",
-        ],
-        Script::Arabic => &[
-            "ال", "مح", "ت", "ي", "ون", "ة", "َ", "ُ", "ِ", "ّ", "ك", "ش", "ع", "ر", "س", "ل",
-        ],
-        Script::Hindi => &[
-            "क", "ष", "ि", "ी", "ु", "्", "र", "ं", "ा", "स", "ॉ", "ज़", "त", "न", "म", "ह",
-        ],
+        Script::English | Script::Other => {
+            &["con", "tra", "ment", "ing", "er", "pre", "ab", "ly", "tion", "st", "o", "ex", "un", "ed", "s", "qu", "ize", "ph"]
+        }
+        Script::German => &["sch", "ung", "keit", "ver", "ge", "ä", "ö", "ü", "ß", "ein", "en", "lich", "st", "Zu", "be", "heit"],
+        Script::French => &["é", "è", "ê", "ç", "tion", "eau", "ou", "qu", "ent", "ai", "re", "ô", "l'", "d'", "ille", "ie"],
+        Script::Russian => &["при", "ств", "ова", "ние", "ка", "ть", "ый", "по", "ра", "зо", "щи", "ёж", "ъе", "ль", "ю", "Я"],
+        Script::Arabic => &["ال", "مح", "ت", "ي", "ون", "ة", "َ", "ُ", "ِ", "ّ", "ك", "ش", "ع", "ر", "س", "ل"],
+        Script::Hindi => &["क", "ष", "ि", "ी", "ु", "्", "र", "ं", "ा", "स", "ॉ", "ज़", "त", "न", "म", "ह"],
         Script::Chinese => {
-            return (0..rng.between(1, 4))
-                .map(|_| rng.pick(COMMON_HAN))
-                .collect();
+            return (0..rng.between(1, 4)).map(|_| rng.pick(COMMON_HAN)).collect();
         }
         Script::Japanese => {
             return (0..rng.between(1, 5))
@@ -433,9 +381,7 @@ fn word(rng: &mut Rng, script: Script) -> String {
                 .collect();
         }
     };
-    let mut out: String = (0..rng.between(1, 4))
-        .map(|_| rng.pick(syllables))
-        .collect();
+    let mut out: String = (0..rng.between(1, 4)).map(|_| rng.pick(syllables)).collect();
     if script == Script::English && rng.below(8) == 0 {
         out = out.to_uppercase();
     }
@@ -449,18 +395,7 @@ fn repeat_pick(rng: &mut Rng, items: &[&str], max: usize, separator: &str) -> St
 }
 
 fn json(rng: &mut Rng, depth: usize) -> String {
-    let keys = [
-        "id",
-        "name",
-        "status",
-        "path",
-        "line",
-        "message",
-        "items",
-        "ok",
-        "score",
-        "created_at",
-    ];
+    let keys = ["id", "name", "status", "path", "line", "message", "items", "ok", "score", "created_at"];
     let fields = rng.between(1, 5);
     let mut out = String::from("{");
     for i in 0..fields {
@@ -499,9 +434,7 @@ fn hex(rng: &mut Rng, min: usize, max: usize) -> String {
 
 fn digits(rng: &mut Rng) -> String {
     let len = rng.between(1, 40);
-    let mut out: String = (0..len)
-        .map(|_| char::from(b'0' + rng.below(10) as u8))
-        .collect();
+    let mut out: String = (0..len).map(|_| char::from(b'0' + rng.below(10) as u8)).collect();
     if rng.below(3) == 0 {
         out.push_str(rng.pick(&[".", ",", " ", "e", "%", "٣", "²"]));
         out.push_str(&(rng.next_u64() % 1000).to_string());
@@ -527,14 +460,12 @@ fn marked_letters(rng: &mut Rng) -> String {
 fn contractions(rng: &mut Rng) -> String {
     const APOSTROPHES: &[&str] = &["'", "'", "’", "`"];
     const SUFFIXES: &[&str] = &[
-        "s", "S", "t", "T", "re", "RE", "Re", "rE", "ve", "VE", "Ve", "m", "M", "ll", "LL", "Ll",
-        "lL", "d", "D", "ſ", "x", "", "sa", "llama", "ver",
+        "s", "S", "t", "T", "re", "RE", "Re", "rE", "ve", "VE", "Ve", "m", "M", "ll", "LL", "Ll", "lL", "d", "D", "ſ", "x", "",
+        "sa", "llama", "ver",
     ];
     let mut out = String::new();
     for _ in 0..rng.between(1, 4) {
-        out.push_str(rng.pick(&[
-            "I", "you", "WE", "They", "it", "Bob", "", " ", "don", "ŒUVRE", "ǅ", "9",
-        ]));
+        out.push_str(rng.pick(&["I", "you", "WE", "They", "it", "Bob", "", " ", "don", "ŒUVRE", "ǅ", "9"]));
         out.push_str(rng.pick(APOSTROPHES));
         out.push_str(rng.pick(SUFFIXES));
         out.push_str(rng.pick(&["", " ", "\n", ".", "'"]));

@@ -14,13 +14,8 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 
 use ctxwin::tokens::{Encoding, Tokenizer};
 
-const ENCODINGS: [Encoding; 5] = [
-    Encoding::O200kBase,
-    Encoding::O200kHarmony,
-    Encoding::Cl100kBase,
-    Encoding::P50kBase,
-    Encoding::R50kBase,
-];
+const ENCODINGS: [Encoding; 5] =
+    [Encoding::O200kBase, Encoding::O200kHarmony, Encoding::Cl100kBase, Encoding::P50kBase, Encoding::R50kBase];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,7 +31,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .ok_or_else(|| format!("unknown encoding {name}"))?;
             (Box::new(move |text| Ok(encoding.count(text))), path)
         }
-        _ => return Err("usage: count_corpus <encoding> <corpus.jsonl> | count_corpus --tokenizer <file> <options> <corpus.jsonl>".into()),
+        _ => {
+            return Err(
+                "usage: count_corpus <encoding> <corpus.jsonl> | count_corpus --tokenizer <file> <options> <corpus.jsonl>".into(),
+            );
+        }
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     for line in BufReader::new(std::fs::File::open(path)?).lines() {

@@ -32,7 +32,13 @@ pub struct Truth {
 }
 
 impl Truth {
-    fn new(name: &'static str, group: &'static str, model: &'static str, texts: &[String], count: Box<dyn Fn(&str) -> usize>) -> Truth {
+    fn new(
+        name: &'static str,
+        group: &'static str,
+        model: &'static str,
+        texts: &[String],
+        count: Box<dyn Fn(&str) -> usize>,
+    ) -> Truth {
         let counts = texts.iter().map(|text| count(text) as f64).collect();
         Truth { name, group, model, counts, count }
     }

@@ -23,7 +23,13 @@ fn output(rng: &mut Rng) -> String {
         _ => rng.between(80, 150),
     };
     (0..lines)
-        .map(|i| if rng.chance(1) { format!("{i}: {}", "x".repeat(rng.between(300, 600))) } else { format!("{i}: {}", words(rng, 2, 9)) })
+        .map(|i| {
+            if rng.chance(1) {
+                format!("{i}: {}", "x".repeat(rng.between(300, 600)))
+            } else {
+                format!("{i}: {}", words(rng, 2, 9))
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

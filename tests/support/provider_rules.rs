@@ -85,7 +85,10 @@ fn chat(messages: &[Value]) -> Result<(), String> {
             if id.is_empty() || !ids.insert(id.to_owned()) {
                 return Err(format!("message {i}: tool call id '{id}' empty or not unique"));
             }
-            if str_of(call, "type") != "function" || str_of(&call["function"], "name").is_empty() || !call["function"]["arguments"].is_string() {
+            if str_of(call, "type") != "function"
+                || str_of(&call["function"], "name").is_empty()
+                || !call["function"]["arguments"].is_string()
+            {
                 return Err(format!("message {i}: malformed tool call {call}"));
             }
             open.push(id);
@@ -97,7 +100,10 @@ fn chat(messages: &[Value]) -> Result<(), String> {
                 return Err(format!("message {i}: calls {open:?} not answered by the tool messages that follow"));
             }
             let id = str_of(answer, "tool_call_id");
-            let at = open.iter().position(|&o| o == id).ok_or_else(|| format!("message {i}: tool message for '{id}', not a call just before"))?;
+            let at = open
+                .iter()
+                .position(|&o| o == id)
+                .ok_or_else(|| format!("message {i}: tool message for '{id}', not a call just before"))?;
             open.remove(at);
             if !answer["content"].is_string() {
                 return Err(format!("message {i}: tool content is not a string"));
@@ -205,7 +211,10 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
             let answered: Vec<&str> = blocks[..results].iter().map(|b| str_of(b, "tool_use_id")).collect();
             let mut wanted = open.clone();
             for id in &answered {
-                let at = wanted.iter().position(|w| w == id).ok_or_else(|| format!("message {i}: tool_result for '{id}', not a tool_use just before"))?;
+                let at = wanted
+                    .iter()
+                    .position(|w| w == id)
+                    .ok_or_else(|| format!("message {i}: tool_result for '{id}', not a tool_use just before"))?;
                 wanted.remove(at);
             }
             if !wanted.is_empty() {
@@ -218,13 +227,20 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
                 match str_of(block, "type") {
                     "tool_use" => {
                         let id = str_of(block, "id");
-                        if id.is_empty() || !ids.insert(id.to_owned()) || !block["input"].is_object() || str_of(block, "name").is_empty() {
+                        if id.is_empty()
+                            || !ids.insert(id.to_owned())
+                            || !block["input"].is_object()
+                            || str_of(block, "name").is_empty()
+                        {
                             return Err(format!("message {i}: malformed tool_use {block}"));
                         }
                         open.push(id.to_owned());
                     }
                     "tool_result" => return Err(format!("message {i}: tool_result in an assistant message")),
-                    "compaction" if block["content"].as_str() == Some("") || !(block["content"].is_string() || block["content"].is_null()) => {
+                    "compaction"
+                        if block["content"].as_str() == Some("")
+                            || !(block["content"].is_string() || block["content"].is_null()) =>
+                    {
                         return Err(format!("message {i}: a compaction block whose content is not a summary or null"));
                     }
                     _ => {}
@@ -263,7 +279,10 @@ fn gemini(contents: &[Value]) -> Result<(), String> {
         let responses: Vec<&str> = parts.iter().filter_map(|p| p.get("functionResponse")).map(|r| str_of(r, "name")).collect();
         let mut wanted = open.clone();
         for name in &responses {
-            let at = wanted.iter().position(|w| w == name).ok_or_else(|| format!("content {i}: functionResponse '{name}' answers no call just before"))?;
+            let at = wanted
+                .iter()
+                .position(|w| w == name)
+                .ok_or_else(|| format!("content {i}: functionResponse '{name}' answers no call just before"))?;
             wanted.remove(at);
         }
         if !wanted.is_empty() {

@@ -36,11 +36,7 @@ const MAX_BYTES: usize = 4000;
 ///
 /// Panics when a source group has no readable file (no cargo registry, no toolchain docs).
 pub fn texts(count: usize, seed: u64) -> Vec<(Kind, String)> {
-    let groups = [
-        (Kind::Code, code_files()),
-        (Kind::Docs, doc_files()),
-        (Kind::Data, data_files()),
-    ];
+    let groups = [(Kind::Code, code_files()), (Kind::Docs, doc_files()), (Kind::Data, data_files())];
     for (kind, files) in &groups {
         assert!(!files.is_empty(), "no {kind:?} files found for the real-text corpus");
     }
@@ -48,7 +44,13 @@ pub fn texts(count: usize, seed: u64) -> Vec<(Kind, String)> {
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
         let roll = rng.below(100);
-        let (kind, files) = &groups[if roll < 45 { 0 } else if roll < 90 { 1 } else { 2 }];
+        let (kind, files) = &groups[if roll < 45 {
+            0
+        } else if roll < 90 {
+            1
+        } else {
+            2
+        }];
         let path = &files[rng.below(files.len())];
         let Some(content) = read(path) else { continue };
         let want = (MIN_BYTES as f64 * ((MAX_BYTES / MIN_BYTES) as f64).powf(rng.below(1001) as f64 / 1000.0)) as usize;
@@ -95,10 +97,7 @@ fn html_text(page: &str) -> String {
     while let Some(open) = rest.find('<') {
         text.push_str(&rest[..open]);
         rest = &rest[open..];
-        let skip_to = ["<script", "<style"]
-            .iter()
-            .find(|tag| rest.starts_with(**tag))
-            .map(|tag| format!("</{}>", &tag[1..]));
+        let skip_to = ["<script", "<style"].iter().find(|tag| rest.starts_with(**tag)).map(|tag| format!("</{}>", &tag[1..]));
         let end = match skip_to {
             Some(close) => rest.find(&close).map(|at| at + close.len()),
             None => rest.find('>').map(|at| at + 1),
@@ -137,9 +136,11 @@ fn cargo_registry() -> PathBuf {
 
 fn registry_files(extensions: &[&str]) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    collect(&cargo_registry(), &mut |path| {
-        path.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e))
-    }, &mut files);
+    collect(
+        &cargo_registry(),
+        &mut |path| path.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)),
+        &mut files,
+    );
     files.sort();
     files
 }
@@ -153,10 +154,14 @@ fn doc_files() -> Vec<PathBuf> {
     if let Some(html) = toolchain_html() {
         let mut pages = Vec::new();
         for book in ["book", "reference", "rust-by-example", "nomicon", "edition-guide", "cargo", "rustc"] {
-            collect(&html.join(book), &mut |path| {
-                path.extension().is_some_and(|e| e == "html")
-                    && !path.file_name().is_some_and(|n| n == "print.html" || n == "404.html" || n == "toc.html")
-            }, &mut pages);
+            collect(
+                &html.join(book),
+                &mut |path| {
+                    path.extension().is_some_and(|e| e == "html")
+                        && !path.file_name().is_some_and(|n| n == "print.html" || n == "404.html" || n == "toc.html")
+                },
+                &mut pages,
+            );
         }
         pages.sort();
         files.extend(pages);

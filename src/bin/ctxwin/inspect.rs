@@ -197,12 +197,8 @@ impl Report {
         );
         out.push_str(&format!(" turn  messages    {:<56} {:>6}  state\n", "kinds", "tokens"));
         for (i, turn) in self.turns.iter().enumerate() {
-            let kinds: Vec<String> = KIND_NAMES
-                .iter()
-                .zip(turn.kinds)
-                .filter(|(_, n)| *n > 0)
-                .map(|(name, n)| format!("{n} {name}"))
-                .collect();
+            let kinds: Vec<String> =
+                KIND_NAMES.iter().zip(turn.kinds).filter(|(_, n)| *n > 0).map(|(name, n)| format!("{n} {name}")).collect();
             let last = turn.first_message + turn.message_count.max(1) - 1;
             let mut state = turn.state().to_owned();
             if state == "partly sent" {
@@ -220,10 +216,7 @@ impl Report {
         let divider = self.divider_at();
         for (i, item) in self.items.iter().enumerate() {
             if divider == Some(i) {
-                out.push_str(&format!(
-                    "---------------- context window starts here (message {}) ----------------\n",
-                    self.start
-                ));
+                out.push_str(&format!("---------------- context window starts here (message {}) ----------------\n", self.start));
             }
             let media = item.media.map_or(String::new(), |m| format!("[image/data {}] ", format_count(m)));
             out.push_str(&format!(

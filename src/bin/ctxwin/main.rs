@@ -75,9 +75,7 @@ fn read_input(file: Option<&str>) -> Result<(String, String), String> {
         }
         None => {
             let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| format!("standard input: {e}"))?;
+            std::io::stdin().read_to_string(&mut text).map_err(|e| format!("standard input: {e}"))?;
             Ok(("standard input".to_owned(), text))
         }
     }
@@ -100,10 +98,7 @@ fn count(args: &args::Args, output: Output) -> Result<(), String> {
     let (_, text) = read_input(args.file.as_deref())?;
     let count = model.count(&text);
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({"tokens": count.tokens, "exact": count.exact, "model_known": model.is_known()})
-        );
+        println!("{}", serde_json::json!({"tokens": count.tokens, "exact": count.exact, "model_known": model.is_known()}));
     } else {
         println!("{}{}", if count.exact { "" } else { "~" }, count.tokens);
     }

@@ -30,16 +30,10 @@ pub fn open(args: &Args, name: &str, text: &str) -> Result<Source, String> {
             window.set_model(model);
         }
         configure(&mut window, args)?;
-        return Ok(Source {
-            window,
-            kind: "ctxwin save file".to_owned(),
-            body: None,
-        });
+        return Ok(Source { window, kind: "ctxwin save file".to_owned(), body: None });
     }
-    let model = args
-        .model
-        .as_deref()
-        .ok_or_else(|| format!("{name} is a transcript, not a ctxwin save file: inspect needs --model"))?;
+    let model =
+        args.model.as_deref().ok_or_else(|| format!("{name} is a transcript, not a ctxwin save file: inspect needs --model"))?;
     let mut window = Window::new(model);
     configure(&mut window, args)?;
     let extras = transcript::load(&mut window, name, text)?;

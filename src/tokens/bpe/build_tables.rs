@@ -65,11 +65,8 @@ fn check_r50k_within_p50k(p50k: &[(u32, Vec<u8>)], r50k: &[(u32, Vec<u8>)]) -> B
 
 /// The mergeable (non-special) tokens of a vocabulary as `(rank, bytes)`.
 fn mergeable_tokens(bpe: &tiktoken_rs::CoreBPE) -> BuildResult<Vec<(u32, Vec<u8>)>> {
-    let special_ranks: HashSet<u32> = bpe
-        .special_tokens()
-        .into_iter()
-        .flat_map(|text| bpe.encode_with_special_tokens(text))
-        .collect();
+    let special_ranks: HashSet<u32> =
+        bpe.special_tokens().into_iter().flat_map(|text| bpe.encode_with_special_tokens(text)).collect();
     let mut tokens = Vec::new();
     let mut rank = 0;
     let mut gap = 0;
@@ -84,11 +81,8 @@ fn mergeable_tokens(bpe: &tiktoken_rs::CoreBPE) -> BuildResult<Vec<(u32, Vec<u8>
         }
         rank += 1;
     }
-    let singles: HashSet<&[u8]> = tokens
-        .iter()
-        .filter(|(_, bytes)| bytes.len() == 1)
-        .map(|(_, bytes)| bytes.as_slice())
-        .collect();
+    let singles: HashSet<&[u8]> =
+        tokens.iter().filter(|(_, bytes)| bytes.len() == 1).map(|(_, bytes)| bytes.as_slice()).collect();
     if singles.len() != 256 {
         return Err("a vocabulary lacks some single-byte tokens".into());
     }
@@ -192,11 +186,8 @@ fn short_table(tokens: &[(u32, Vec<u8>)]) -> Vec<u8> {
             }
         }
     }
-    let records: Vec<u8> = words
-        .iter()
-        .zip(&before)
-        .flat_map(|(word, before)| [le_bytes(&[*word]), le_bytes(&[*before, 0])].concat())
-        .collect();
+    let records: Vec<u8> =
+        words.iter().zip(&before).flat_map(|(word, before)| [le_bytes(&[*word]), le_bytes(&[*before, 0])].concat()).collect();
     [le_bytes(&singles), records, le_bytes(&ranks)].concat()
 }
 
@@ -205,9 +196,7 @@ fn token_splits(tokens: &[(u32, Vec<u8>)], rank_of: &HashMap<&[u8], u32>) -> Vec
     let mut splits = Vec::new();
     for (joined, bytes) in tokens {
         for split in 1..bytes.len() {
-            if let (Some(&left), Some(&right)) =
-                (rank_of.get(&bytes[..split]), rank_of.get(&bytes[split..]))
-            {
+            if let (Some(&left), Some(&right)) = (rank_of.get(&bytes[..split]), rank_of.get(&bytes[split..])) {
                 splits.push((left, right, *joined));
             }
         }
@@ -269,10 +258,7 @@ fn char_table(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u8>, Ve
             lower(&mut starting_with, (&bytes[..len], bytes[len]), *rank);
         }
     }
-    let bytes_of: HashMap<u32, &[u8]> = tokens
-        .iter()
-        .map(|(rank, bytes)| (*rank, bytes.as_slice()))
-        .collect();
+    let bytes_of: HashMap<u32, &[u8]> = tokens.iter().map(|(rank, bytes)| (*rank, bytes.as_slice())).collect();
     // (token, byte) -> lowest rank of a token joining a part that ends in
     // `byte` with `token`, and `token` with a part that starts with `byte`.
     let mut joined_after: HashMap<(u32, u8), u32> = HashMap::new();
@@ -305,8 +291,7 @@ fn char_table(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u8>, Ve
         };
         let mut before = 0u64;
         for byte in layout::CONTINUATION_BYTES {
-            let straddles = (1..bytes.len())
-                .any(|len| reaches(&ending_in, (&bytes[..len], byte), limit))
+            let straddles = (1..bytes.len()).any(|len| reaches(&ending_in, (&bytes[..len], byte), limit))
                 || reaches(&joined_after, (rank, byte), limit);
             if straddles {
                 before |= 1 << (byte - layout::CONTINUATION_BYTES.start());
@@ -314,15 +299,13 @@ fn char_table(name: &str, tokens: &[(u32, Vec<u8>)]) -> BuildResult<(Vec<u8>, Ve
         }
         let mut after = 0u64;
         for byte in layout::LEAD_BYTES {
-            let straddles = (1..bytes.len())
-                .any(|cut| reaches(&starting_with, (&bytes[cut..], byte), limit))
+            let straddles = (1..bytes.len()).any(|cut| reaches(&starting_with, (&bytes[cut..], byte), limit))
                 || reaches(&joined_before, (rank, byte), limit);
             if straddles {
                 after |= 1 << (byte - layout::LEAD_BYTES.start());
             }
         }
-        ids[code_point as usize] = u16::try_from(entries.len())
-            .map_err(|_| format!("{name}: too many character tokens"))?;
+        ids[code_point as usize] = u16::try_from(entries.len()).map_err(|_| format!("{name}: too many character tokens"))?;
         entries.push([u64::from(rank), before, after]);
     }
 
@@ -336,9 +319,7 @@ fn highest_merge(bytes: &[u8], rank_of: &HashMap<&[u8], u32>) -> Option<u32> {
     let mut bounds: Vec<usize> = (0..=bytes.len()).collect();
     let mut highest = 0;
     while bounds.len() > 2 {
-        let best = (0..bounds.len() - 2)
-            .filter_map(|i| Some((*rank_of.get(&bytes[bounds[i]..bounds[i + 2]])?, i)))
-            .min()?;
+        let best = (0..bounds.len() - 2).filter_map(|i| Some((*rank_of.get(&bytes[bounds[i]..bounds[i + 2]])?, i))).min()?;
         highest = highest.max(best.0);
         bounds.remove(best.1 + 1);
     }
@@ -362,12 +343,9 @@ fn write_class_tables(out_dir: &Path) -> BuildResult<()> {
         for (start, end) in class_ranges(pattern)? {
             for code_point in start..=end {
                 let current = &mut classes[code_point as usize];
-                let overlap_allowed =
-                    class == layout::CLASS_NEWLINE && *current == layout::CLASS_SPACE;
+                let overlap_allowed = class == layout::CLASS_NEWLINE && *current == layout::CLASS_SPACE;
                 if *current != layout::CLASS_OTHER && !overlap_allowed {
-                    return Err(
-                        format!("{pattern} overlaps another class at U+{code_point:04X}").into(),
-                    );
+                    return Err(format!("{pattern} overlaps another class at U+{code_point:04X}").into());
                 }
                 *current = class;
             }
@@ -377,13 +355,8 @@ fn write_class_tables(out_dir: &Path) -> BuildResult<()> {
     for (start, end) in class_ranges(r"\p{L}")? {
         for code_point in start..=end {
             let class = classes[code_point as usize];
-            if !matches!(
-                class,
-                layout::CLASS_UPPER | layout::CLASS_LOWER | layout::CLASS_LETTER_OTHER
-            ) {
-                return Err(
-                    format!("U+{code_point:04X} is in \\p{{L}} but not a letter class").into(),
-                );
+            if !matches!(class, layout::CLASS_UPPER | layout::CLASS_LOWER | layout::CLASS_LETTER_OTHER) {
+                return Err(format!("U+{code_point:04X} is in \\p{{L}} but not a letter class").into());
             }
         }
     }
@@ -397,11 +370,7 @@ fn write_class_tables(out_dir: &Path) -> BuildResult<()> {
 /// A table indexed by code point, split into pages of `page_size` entries with the
 /// repeated pages stored once: the page number of each page (the index), and the distinct
 /// pages one after another. `what` names the table in the error for more than 256 pages.
-fn paged<T: Copy + Eq + std::hash::Hash>(
-    values: &[T],
-    page_size: usize,
-    what: &str,
-) -> BuildResult<(Vec<u8>, Vec<T>)> {
+fn paged<T: Copy + Eq + std::hash::Hash>(values: &[T], page_size: usize, what: &str) -> BuildResult<(Vec<u8>, Vec<T>)> {
     let mut page_ids: HashMap<&[T], u8> = HashMap::new();
     let mut pages = Vec::new();
     let mut index = Vec::with_capacity(values.len() / page_size);
@@ -426,11 +395,9 @@ fn class_ranges(pattern: &str) -> BuildResult<Vec<(u32, u32)>> {
     use regex_syntax::hir::{Class, HirKind};
     let hir = regex_syntax::Parser::new().parse(pattern)?;
     match hir.kind() {
-        HirKind::Class(Class::Unicode(class)) => Ok(class
-            .ranges()
-            .iter()
-            .map(|range| (range.start() as u32, range.end() as u32))
-            .collect()),
+        HirKind::Class(Class::Unicode(class)) => {
+            Ok(class.ranges().iter().map(|range| (range.start() as u32, range.end() as u32)).collect())
+        }
         _ => Err(format!("{pattern} is not a Unicode class").into()),
     }
 }

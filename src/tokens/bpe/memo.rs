@@ -87,33 +87,14 @@ pub(super) fn with_memo<R>(mut work: impl FnMut(&mut Memo) -> R) -> R {
 impl Memo {
     /// A memo with empty tables (allocated by [`Memo::allocate`]).
     pub(super) const fn new() -> Self {
-        Memo {
-            short: Vec::new(),
-            long: Vec::new(),
-            joins: JoinCache {
-                entries: Vec::new(),
-            },
-        }
+        Memo { short: Vec::new(), long: Vec::new(), joins: JoinCache { entries: Vec::new() } }
     }
 
     fn allocate(&mut self) {
         if self.short.is_empty() {
-            let empty = ShortEntry {
-                hash: 0,
-                count: 0,
-                len: 0,
-                vocab: u8::MAX,
-                piece: [0; INLINE_LEN],
-            };
+            let empty = ShortEntry { hash: 0, count: 0, len: 0, vocab: u8::MAX, piece: [0; INLINE_LEN] };
             self.short = vec![empty; SHORT_ENTRIES];
-            self.long = (0..LONG_ENTRIES)
-                .map(|_| LongEntry {
-                    hash: 0,
-                    vocab: u8::MAX,
-                    count: 0,
-                    piece: Vec::new(),
-                })
-                .collect();
+            self.long = (0..LONG_ENTRIES).map(|_| LongEntry { hash: 0, vocab: u8::MAX, count: 0, piece: Vec::new() }).collect();
             self.joins.entries = vec![0; JOIN_ENTRIES];
         }
     }
@@ -126,10 +107,7 @@ impl Memo {
             let hit = entry.hash == hash
                 && entry.vocab == vocab.id()
                 && usize::from(entry.len) == piece.len()
-                && entry
-                    .piece
-                    .get(..piece.len())
-                    .is_some_and(|stored| same_short_bytes(stored, piece));
+                && entry.piece.get(..piece.len()).is_some_and(|stored| same_short_bytes(stored, piece));
             hit.then_some(entry.count as usize)
         } else {
             let entry = self.long.get(index(hash, LONG_ENTRIES))?;
@@ -143,10 +121,7 @@ impl Memo {
     #[inline]
     pub(super) fn remember_piece(&mut self, vocab: &Vocab, piece: &[u8], hash: u64, count: usize) {
         if piece.len() <= INLINE_LEN {
-            if let (Some(entry), Ok(count)) = (
-                self.short.get_mut(index(hash, SHORT_ENTRIES)),
-                u32::try_from(count),
-            ) {
+            if let (Some(entry), Ok(count)) = (self.short.get_mut(index(hash, SHORT_ENTRIES)), u32::try_from(count)) {
                 entry.hash = hash;
                 entry.count = count;
                 entry.len = piece.len() as u8;
@@ -219,21 +194,13 @@ impl JoinCache {
     /// on first use; this one is for tests).
     #[cfg(test)]
     pub(super) fn allocated() -> Self {
-        JoinCache {
-            entries: vec![0; JOIN_ENTRIES],
-        }
+        JoinCache { entries: vec![0; JOIN_ENTRIES] }
     }
 
     /// The rank of the token joining `left` and `right` in `vocab`, or `None`:
     /// remembered, or else `lookup()` (the vocabulary's answer) remembered.
     #[inline(always)]
-    pub(super) fn joined(
-        &mut self,
-        vocab: &Vocab,
-        left: u32,
-        right: u32,
-        lookup: impl FnOnce() -> Option<u32>,
-    ) -> Option<u32> {
+    pub(super) fn joined(&mut self, vocab: &Vocab, left: u32, right: u32, lookup: impl FnOnce() -> Option<u32>) -> Option<u32> {
         let fits = |rank: u32| u64::from(rank) <= JOIN_FIELD_MASK;
         if !(fits(left) && fits(right) && vocab.id() < 4) {
             return lookup();

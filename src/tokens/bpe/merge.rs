@@ -45,21 +45,12 @@ pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -
 #[inline(always)]
 fn merge_parts<const N: usize>(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
     let pairs = &mut PairRanks { vocab, joins, piece };
-    let mut parts = InitialParts {
-        vocab,
-        piece,
-        at: 0,
-    };
+    let mut parts = InitialParts { vocab, piece, at: 0 };
     let mut first = [Part::NONE; N];
     let mut len = 0;
     while let Some(part) = parts.next() {
         let Some(slot) = first.get_mut(len) else {
-            let all: Vec<Part> = first
-                .iter()
-                .copied()
-                .chain([part])
-                .chain(parts.by_ref())
-                .collect();
+            let all: Vec<Part> = first.iter().copied().chain([part]).chain(parts.by_ref()).collect();
             return count_large(pairs, &all);
         };
         *slot = part;
@@ -89,11 +80,7 @@ struct Part {
 impl Part {
     /// Filler for the unused end of a fixed-size array of parts, never read.
     /// All zero bytes, so filling an array with it is one `memset`.
-    const NONE: Part = Part {
-        token: 0,
-        at: 0,
-        byte: None,
-    };
+    const NONE: Part = Part { token: 0, at: 0, byte: None };
 }
 
 /// The parts merging starts from, left to right: every byte on its own,
@@ -118,11 +105,7 @@ impl Iterator for InitialParts<'_> {
             }
         }
         self.at += 1;
-        Some(Part {
-            token: self.vocab.byte_rank(byte),
-            at,
-            byte: Some(byte),
-        })
+        Some(Part { token: self.vocab.byte_rank(byte), at, byte: Some(byte) })
     }
 }
 
@@ -212,11 +195,7 @@ impl PairRanks<'_> {
 fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
     let len = parts.len();
     let packed = |rank: u32, start: usize| {
-        if rank == NO_MERGE {
-            NO_MERGE
-        } else {
-            rank << 8 | start as u32
-        }
+        if rank == NO_MERGE { NO_MERGE } else { rank << 8 | start as u32 }
     };
     let mut key = [NO_MERGE; N];
     let mut token = [NO_MERGE; N];
@@ -254,11 +233,8 @@ fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
         }
         remaining -= 1;
         if let Some(slot) = key.get_mut(left) {
-            let rank = if after < len {
-                pairs.join(token[left], token[after], at(left), at(end_of(&next, after)))
-            } else {
-                NO_MERGE
-            };
+            let rank =
+                if after < len { pairs.join(token[left], token[after], at(left), at(end_of(&next, after))) } else { NO_MERGE };
             *slot = packed(rank, left);
         }
         if left > 0 {
@@ -280,15 +256,9 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
     let mut next: Vec<u32> = (1..=len as u32).collect();
     let mut prev: Vec<u32> = (0..len as u32).map(|s| s.wrapping_sub(1)).collect();
     let mut token: Vec<u32> = parts.iter().map(|part| part.token).collect();
-    let mut rank: Vec<u32> = (0..len)
-        .map(|s| pairs.initial(parts, s))
-        .collect();
-    let mut heap: BinaryHeap<Reverse<(u32, u32)>> = rank
-        .iter()
-        .enumerate()
-        .filter(|&(_, &r)| r != NO_MERGE)
-        .map(|(s, &r)| Reverse((r, s as u32)))
-        .collect();
+    let mut rank: Vec<u32> = (0..len).map(|s| pairs.initial(parts, s)).collect();
+    let mut heap: BinaryHeap<Reverse<(u32, u32)>> =
+        rank.iter().enumerate().filter(|&(_, &r)| r != NO_MERGE).map(|(s, &r)| Reverse((r, s as u32))).collect();
     let mut remaining = len;
     let end_of = |next: &[u32], s: usize| next.get(s).map_or(len, |&e| e as usize);
     let piece_len = pairs.piece.len();
@@ -310,11 +280,7 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
             *slot = NO_MERGE;
         }
         remaining -= 1;
-        rank[left] = if after < len {
-            pairs.join(candidate, token[after], at(left), at(end_of(&next, after)))
-        } else {
-            NO_MERGE
-        };
+        rank[left] = if after < len { pairs.join(candidate, token[after], at(left), at(end_of(&next, after))) } else { NO_MERGE };
         if rank[left] != NO_MERGE {
             heap.push(Reverse((rank[left], start)));
         }
@@ -333,17 +299,13 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::memo::Memo;
     use super::super::Encoding;
+    use super::super::memo::Memo;
     use super::*;
 
     /// The vocabularies built in (o200k_harmony shares o200k_base's).
     fn vocabs() -> Vec<&'static Vocab> {
-        Encoding::ALL
-            .into_iter()
-            .filter(|&encoding| encoding != Encoding::O200kHarmony)
-            .filter_map(Encoding::vocab)
-            .collect()
+        Encoding::ALL.into_iter().filter(|&encoding| encoding != Encoding::O200kHarmony).filter_map(Encoding::vocab).collect()
     }
 
     /// Deterministic byte strings: text in several scripts, runs, and
@@ -379,12 +341,7 @@ mod tests {
     }
 
     fn initial_parts(vocab: &Vocab, piece: &[u8]) -> Vec<Part> {
-        InitialParts {
-            vocab,
-            piece,
-            at: 0,
-        }
-        .collect()
+        InitialParts { vocab, piece, at: 0 }.collect()
     }
 
     /// Rank of the token with exactly these bytes, by plain lookups.
@@ -401,9 +358,7 @@ mod tests {
     fn reference_count(vocab: &Vocab, piece: &[u8]) -> usize {
         let mut bounds: Vec<usize> = (0..=piece.len()).collect();
         while bounds.len() > 2 {
-            let best = (0..bounds.len() - 2)
-                .filter_map(|i| Some((rank_of(vocab, &piece[bounds[i]..bounds[i + 2]])?, i)))
-                .min();
+            let best = (0..bounds.len() - 2).filter_map(|i| Some((rank_of(vocab, &piece[bounds[i]..bounds[i + 2]])?, i))).min();
             match best {
                 Some((_, i)) => {
                     bounds.remove(i + 1);
@@ -426,26 +381,11 @@ mod tests {
                     let piece = &sample[..len];
                     let parts = initial_parts(vocab, piece);
                     let mut uncached = Memo::new().joins;
-                    let large = count_large(
-                        &mut PairRanks {
-                            vocab,
-                            joins: &mut uncached,
-                            piece,
-                        },
-                        &parts,
-                    );
+                    let large = count_large(&mut PairRanks { vocab, joins: &mut uncached, piece }, &parts);
                     assert_eq!(large, reference_count(vocab, piece), "{piece:?}");
-                    let pairs = &mut PairRanks {
-                        vocab,
-                        joins: &mut cache,
-                        piece,
-                    };
+                    let pairs = &mut PairRanks { vocab, joins: &mut cache, piece };
                     assert_eq!(count_large(pairs, &parts), large, "{piece:?}");
-                    assert_eq!(
-                        count_small::<256>(pairs, &parts),
-                        large,
-                        "{piece:?}"
-                    );
+                    assert_eq!(count_small::<256>(pairs, &parts), large, "{piece:?}");
                     if parts.len() <= 8 {
                         assert_eq!(count_small::<8>(pairs, &parts), large, "{piece:?}");
                     }
@@ -479,11 +419,7 @@ mod tests {
                 .filter_map(char::from_u32)
                 .filter(|c| vocab.whole_char(c.to_string().as_bytes(), 0).is_some())
                 .collect();
-            assert!(
-                whole.len() > 100,
-                "too few whole characters: {}",
-                whole.len()
-            );
+            assert!(whole.len() > 100, "too few whole characters: {}", whole.len());
             let others = [
                 'a',
                 ' ',
@@ -502,18 +438,12 @@ mod tests {
             whole.extend(others);
             for round in 0..4000 {
                 let len = 1 + rng.next() as usize % if round % 50 == 0 { 400 } else { 40 };
-                let text: String = (0..len)
-                    .map(|_| whole[rng.next() as usize % whole.len()])
-                    .collect();
+                let text: String = (0..len).map(|_| whole[rng.next() as usize % whole.len()]).collect();
                 let piece = text.as_bytes();
                 if piece.len() < 2 {
                     continue;
                 }
-                assert_eq!(
-                    merged_count(vocab, piece, &mut cache),
-                    reference_count(vocab, piece),
-                    "{text:?}"
-                );
+                assert_eq!(merged_count(vocab, piece, &mut cache), reference_count(vocab, piece), "{text:?}");
             }
         }
     }

@@ -53,13 +53,8 @@ pub enum Encoding {
 
 impl Encoding {
     /// Every encoding, for lookups by name.
-    pub const ALL: [Encoding; 5] = [
-        Encoding::O200kBase,
-        Encoding::O200kHarmony,
-        Encoding::Cl100kBase,
-        Encoding::P50kBase,
-        Encoding::R50kBase,
-    ];
+    pub const ALL: [Encoding; 5] =
+        [Encoding::O200kBase, Encoding::O200kHarmony, Encoding::Cl100kBase, Encoding::P50kBase, Encoding::R50kBase];
 
     /// tiktoken's name of the encoding, e.g. `"o200k_base"`.
     pub fn name(self) -> &'static str {
@@ -98,8 +93,7 @@ impl Encoding {
             #[cfg(feature = "p50k")]
             Encoding::R50kBase => count_pieces::<R50k>(&vocab::R50K, text),
             #[allow(unreachable_patterns)]
-            _ => usize::try_from(super::estimate::estimate(text, super::estimate::Family::Other))
-                .unwrap_or(usize::MAX),
+            _ => usize::try_from(super::estimate::estimate(text, super::estimate::Family::Other)).unwrap_or(usize::MAX),
         }
     }
 
@@ -165,11 +159,8 @@ fn piece_tokens(vocab: &Vocab, piece: &[u8], memo: &mut memo::Memo) -> usize {
         _ => {
             let hash = layout::key_hash(piece);
             memo.piece_count(vocab, piece, hash).unwrap_or_else(|| {
-                let count = if vocab.rank_hashed(piece, hash).is_some() {
-                    1
-                } else {
-                    merge::merged_count(vocab, piece, &mut memo.joins)
-                };
+                let count =
+                    if vocab.rank_hashed(piece, hash).is_some() { 1 } else { merge::merged_count(vocab, piece, &mut memo.joins) };
                 memo.remember_piece(vocab, piece, hash, count);
                 count
             })

@@ -5,8 +5,8 @@
 //! sides follow the same Unicode version.
 
 use super::layout::{
-    CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_MARK, CLASS_NEWLINE, CLASS_NUMBER, CLASS_OTHER,
-    CLASS_PAGE_SIZE, CLASS_SPACE, CLASS_UPPER,
+    CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_MARK, CLASS_NEWLINE, CLASS_NUMBER, CLASS_OTHER, CLASS_PAGE_SIZE, CLASS_SPACE,
+    CLASS_UPPER,
 };
 
 static CLASS_INDEX: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/bpe_class_index.bin"));
@@ -31,11 +31,9 @@ pub(super) const WHITESPACE: ClassSet = bit(CLASS_SPACE) | bit(CLASS_NEWLINE);
 /// `[^\s\p{L}\p{N}]`: everything that is neither white space, letter nor number.
 pub(super) const PUNCTUATION: ClassSet = bit(CLASS_OTHER) | bit(CLASS_MARK);
 /// `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]` of the o200k regex.
-pub(super) const UPPER_LIKE: ClassSet =
-    bit(CLASS_UPPER) | bit(CLASS_LETTER_OTHER) | bit(CLASS_MARK);
+pub(super) const UPPER_LIKE: ClassSet = bit(CLASS_UPPER) | bit(CLASS_LETTER_OTHER) | bit(CLASS_MARK);
 /// `[\p{Ll}\p{Lm}\p{Lo}\p{M}]` of the o200k regex.
-pub(super) const LOWER_LIKE: ClassSet =
-    bit(CLASS_LOWER) | bit(CLASS_LETTER_OTHER) | bit(CLASS_MARK);
+pub(super) const LOWER_LIKE: ClassSet = bit(CLASS_LOWER) | bit(CLASS_LETTER_OTHER) | bit(CLASS_MARK);
 /// Classes in both [`UPPER_LIKE`] and [`LOWER_LIKE`].
 pub(super) const UPPER_AND_LOWER_LIKE: ClassSet = UPPER_LIKE & LOWER_LIKE;
 
@@ -62,10 +60,7 @@ pub(super) fn class_at(text: &[u8], i: usize) -> (u8, usize) {
 /// Class of an ASCII byte (page 0 of the table starts at U+0000).
 #[inline(always)]
 fn ascii_class(byte: u8) -> u8 {
-    CLASS_PAGES
-        .get(byte as usize)
-        .copied()
-        .unwrap_or(CLASS_OTHER)
+    CLASS_PAGES.get(byte as usize).copied().unwrap_or(CLASS_OTHER)
 }
 
 /// Class of any code point.
@@ -73,10 +68,7 @@ fn ascii_class(byte: u8) -> u8 {
 fn class_of(code_point: u32) -> u8 {
     let block = (code_point as usize) / CLASS_PAGE_SIZE;
     let page = CLASS_INDEX.get(block).copied().unwrap_or(0) as usize;
-    CLASS_PAGES
-        .get(page * CLASS_PAGE_SIZE + code_point as usize % CLASS_PAGE_SIZE)
-        .copied()
-        .unwrap_or(CLASS_OTHER)
+    CLASS_PAGES.get(page * CLASS_PAGE_SIZE + code_point as usize % CLASS_PAGE_SIZE).copied().unwrap_or(CLASS_OTHER)
 }
 
 /// Decodes the multi-byte UTF-8 sequence led by `lead` at `text[i]`.
@@ -88,10 +80,7 @@ fn decode_multibyte(text: &[u8], i: usize, lead: u8) -> (u32, usize) {
     } else if lead < 0xF0 {
         (((lead as u32 & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3)
     } else {
-        (
-            ((lead as u32 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3),
-            4,
-        )
+        (((lead as u32 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3), 4)
     }
 }
 
@@ -132,21 +121,14 @@ mod tests {
             (r"^[\p{Ll}\p{Lm}\p{Lo}\p{M}]$", LOWER_LIKE),
             (r"^[\r\n]$", bit(CLASS_NEWLINE)),
         ];
-        let regexes: Vec<_> = patterns
-            .iter()
-            .map(|(pattern, set)| (regex::Regex::new(pattern).unwrap(), *set, *pattern))
-            .collect();
+        let regexes: Vec<_> =
+            patterns.iter().map(|(pattern, set)| (regex::Regex::new(pattern).unwrap(), *set, *pattern)).collect();
         let mut buf = [0u8; 4];
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
             let text = c.encode_utf8(&mut buf);
             let class = class_of_char(c);
             for (regex, set, pattern) in &regexes {
-                assert_eq!(
-                    regex.is_match(text),
-                    is_in(*set, class),
-                    "U+{:04X} vs {pattern}",
-                    c as u32
-                );
+                assert_eq!(regex.is_match(text), is_in(*set, class), "U+{:04X} vs {pattern}", c as u32);
             }
         }
     }
@@ -160,12 +142,7 @@ mod tests {
             for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
                 let text = c.encode_utf8(&mut buf);
                 let ours = folded_contraction_letter(text.as_bytes(), 0).0 == letter as u8;
-                assert_eq!(
-                    regex.is_match(text),
-                    ours,
-                    "U+{:04X} vs (?i:{letter})",
-                    c as u32
-                );
+                assert_eq!(regex.is_match(text), ours, "U+{:04X} vs (?i:{letter})", c as u32);
             }
         }
     }

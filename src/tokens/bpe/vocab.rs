@@ -2,12 +2,12 @@
 //! compile time (see `layout`), so looking a token up needs no initialisation.
 //! Only the encoding families whose cargo feature is on are built in.
 
-use super::layout::{
-    BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_RANKS_AT,
-    PAIR_RECORD_BYTES, PAIR_RECORDS_AT, bucket_of, entry_len, entry_match, entry_rank, estimate, share,
-};
 #[cfg(feature = "p50k")]
 use super::layout::R50K_RANKS;
+use super::layout::{
+    BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_RANKS_AT, PAIR_RECORD_BYTES,
+    PAIR_RECORDS_AT, bucket_of, entry_len, entry_match, entry_rank, estimate, share,
+};
 
 /// A read-only vocabulary: a bucketed index from token bytes to rank, a
 /// direct table for one- and two-byte strings, the bit sets of the ranks that
@@ -111,11 +111,7 @@ impl Vocab {
         let side_len = self.sides.len() / 2;
         let bit = |offset: usize, rank: u32| {
             let rank = rank as usize;
-            rank / 8 < side_len
-                && self
-                    .sides
-                    .get(offset + rank / 8)
-                    .is_some_and(|byte| byte >> (rank % 8) & 1 != 0)
+            rank / 8 < side_len && self.sides.get(offset + rank / 8).is_some_and(|byte| byte >> (rank % 8) & 1 != 0)
         };
         bit(0, left) && bit(side_len, right)
     }
@@ -143,8 +139,8 @@ impl Vocab {
             let [entry_low, entry_high, blob_low, blob_high] = self.read(self.buckets, bucket * BUCKET_BYTES)?;
             let first = estimate(bucket, self.entry_share)
                 .checked_add_signed(isize::from(i16::from_le_bytes([entry_low, entry_high])))?;
-            let offset = estimate(bucket, self.blob_share)
-                .checked_add_signed(isize::from(i16::from_le_bytes([blob_low, blob_high])))?;
+            let offset =
+                estimate(bucket, self.blob_share).checked_add_signed(isize::from(i16::from_le_bytes([blob_low, blob_high])))?;
             Some((first, offset))
         };
         let (first, mut offset) = start(bucket)?;
@@ -188,10 +184,7 @@ impl Vocab {
     pub(super) fn whole_char(&self, piece: &[u8], at: usize) -> Option<(u32, usize)> {
         let lead = *piece.get(at)?;
         let low_bits = |offset: usize| {
-            piece
-                .get(at + offset)
-                .filter(|&&byte| CONTINUATION_BYTES.contains(&byte))
-                .map(|&byte| u32::from(byte & 0x3F))
+            piece.get(at + offset).filter(|&&byte| CONTINUATION_BYTES.contains(&byte)).map(|&byte| u32::from(byte & 0x3F))
         };
         let (code_point, len) = match lead {
             0xC2..=0xDF => (u32::from(lead & 0x1F) << 6 | low_bits(1)?, 2),
@@ -204,26 +197,15 @@ impl Vocab {
         };
         let code_point = code_point as usize;
         let page = usize::from(*self.chars.index.get(code_point / CHAR_PAGE_SIZE)?);
-        let id = self
-            .read(
-                self.chars.pages,
-                (page * CHAR_PAGE_SIZE + code_point % CHAR_PAGE_SIZE) * 2,
-            )
-            .map(u16::from_le_bytes)?;
+        let id =
+            self.read(self.chars.pages, (page * CHAR_PAGE_SIZE + code_point % CHAR_PAGE_SIZE) * 2).map(u16::from_le_bytes)?;
         if id == 0 {
             return None;
         }
-        let word = |field: usize| {
-            self.read(self.chars.entries, (usize::from(id) * 3 + field) * 8)
-                .map(u64::from_le_bytes)
-        };
-        let clear = |field: usize, byte: u8, first: u8| {
-            word(field).is_some_and(|bits| bits >> (byte - first) & 1 == 0)
-        };
+        let word = |field: usize| self.read(self.chars.entries, (usize::from(id) * 3 + field) * 8).map(u64::from_le_bytes);
+        let clear = |field: usize, byte: u8, first: u8| word(field).is_some_and(|bits| bits >> (byte - first) & 1 == 0);
         if let Some(before) = at.checked_sub(1).and_then(|i| piece.get(i)).copied() {
-            if !(CONTINUATION_BYTES.contains(&before)
-                && clear(1, before, *CONTINUATION_BYTES.start()))
-            {
+            if !(CONTINUATION_BYTES.contains(&before) && clear(1, before, *CONTINUATION_BYTES.start())) {
                 return None;
             }
         }

@@ -5,9 +5,7 @@
 //! |\s++$|\s*[\r\n]|\s+(?!\S)|\s
 //! ```
 
-use super::super::layout::{
-    CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_NEWLINE, CLASS_NUMBER, CLASS_UPPER,
-};
+use super::super::layout::{CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_NEWLINE, CLASS_NUMBER, CLASS_UPPER};
 use super::super::unicode::{LETTERS, NUMBERS, PUNCTUATION, class_at, is_in};
 use super::contraction::case_insensitive_len;
 use super::{Pretokenizer, WhitespaceRun, ascii_run_end, bounded_run_end, run_end};
@@ -69,6 +67,5 @@ fn whitespace(text: &[u8], start: usize) -> usize {
     if run.end == text.len() {
         return run.end;
     }
-    run.last_newline_end
-        .unwrap_or_else(|| run.lookahead_split(text, start))
+    run.last_newline_end.unwrap_or_else(|| run.lookahead_split(text, start))
 }

@@ -29,11 +29,7 @@ fn suffix_len(text: &[u8], i: usize, letter: impl Fn(&[u8], usize) -> (u8, usize
     let (first, first_len) = letter(text, i + 1);
     let second = |expected: u8| {
         let (found, len) = letter(text, i + 1 + first_len);
-        if found == expected {
-            1 + first_len + len
-        } else {
-            0
-        }
+        if found == expected { 1 + first_len + len } else { 0 }
     };
     match first {
         b's' | b'd' | b'm' | b't' => 1 + first_len,

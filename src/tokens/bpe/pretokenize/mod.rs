@@ -97,11 +97,7 @@ impl WhitespaceRun {
     /// Scans the run starting at `start` (which must be white space).
     #[inline]
     fn scan(text: &[u8], start: usize) -> Self {
-        let mut run = WhitespaceRun {
-            end: start,
-            last_char_start: start,
-            last_newline_end: None,
-        };
+        let mut run = WhitespaceRun { end: start, last_char_start: start, last_newline_end: None };
         loop {
             let (class, len) = class_at(text, run.end);
             if !is_in(WHITESPACE, class) {
@@ -120,11 +116,7 @@ impl WhitespaceRun {
     /// character, which then prefixes the next piece.
     #[inline]
     fn lookahead_split(&self, text: &[u8], start: usize) -> usize {
-        if self.end == text.len() || self.last_char_start == start {
-            self.end
-        } else {
-            self.last_char_start
-        }
+        if self.end == text.len() || self.last_char_start == start { self.end } else { self.last_char_start }
     }
 }
 

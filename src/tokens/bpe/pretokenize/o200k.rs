@@ -15,13 +15,8 @@
 //! classes (`\p{Lm}`, `\p{Lo}`, `\p{M}` are in both), which [`lower_word`]
 //! and [`upper_word`] reproduce.
 
-use super::super::layout::{
-    CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_MARK, CLASS_NUMBER, CLASS_OTHER, CLASS_SPACE,
-    CLASS_UPPER,
-};
-use super::super::unicode::{
-    LOWER_LIKE, NUMBERS, PUNCTUATION, UPPER_AND_LOWER_LIKE, UPPER_LIKE, class_at, is_in,
-};
+use super::super::layout::{CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_MARK, CLASS_NUMBER, CLASS_OTHER, CLASS_SPACE, CLASS_UPPER};
+use super::super::unicode::{LOWER_LIKE, NUMBERS, PUNCTUATION, UPPER_AND_LOWER_LIKE, UPPER_LIKE, class_at, is_in};
 use super::contraction::case_insensitive_len;
 use super::{Pretokenizer, WhitespaceRun, ascii_lower_run_end, ascii_run_end, bounded_run_end, run_end};
 
@@ -142,6 +137,5 @@ fn punctuation(text: &[u8], i: usize) -> usize {
 fn whitespace(text: &[u8], start: usize) -> usize {
     let run = WhitespaceRun::scan(text, start);
     // `\s*[\r\n]+` backs off to the run's last newline.
-    run.last_newline_end
-        .unwrap_or_else(|| run.lookahead_split(text, start))
+    run.last_newline_end.unwrap_or_else(|| run.lookahead_split(text, start))
 }
