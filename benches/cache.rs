@@ -29,7 +29,10 @@
 //! reproduces the window's own numbers, and in it the best any policy dropping whole turns
 //! from the front could do knowing the whole session in advance (dynamic programming over
 //! request and first kept turn, a Lagrangian sweep of billed input against history): the
-//! floor under any choice of `low_water` or rule of when and how far to drop.
+//! floor under any choice of `low_water` or rule of when and how far to drop. The sweep prints
+//! the cheapest policy it found above each history floor and, from the same minima, a bound
+//! no such policy can go below (per seed, and its median): a window whose view is the pinned
+//! messages plus every turn from `context_window_start` is such a policy.
 //!
 //! Goals (issue 14): the default bills at most 0.55x the input of `low_water: 1` at 0.1x
 //! while sending at least 85% of its average history.
@@ -455,23 +458,38 @@ fn frontier(traces: &[Trace]) {
         let worst = points.iter().zip(&base).map(|(p, b)| p.1 / b.1).fold(f64::INFINITY, f64::min);
         println!("  walk, low_water {low_water:<4}  billed {billed:.3}  history {history:.3} (lowest seed {worst:.3})");
     }
-    // The oracle's frontier per seed; at each history floor, its cheapest point.
-    let sweeps: Vec<Vec<(f64, f64)>> = traces
+    // The oracle per seed: for each price `lambda` of a history token, the policy minimising
+    // billed - lambda * history, as (billed, history) relative to the walk at low water 1, and
+    // lambda in those units. Each point is a policy, so the cheapest point above a history floor
+    // is achievable. The minima also bound every policy from below (Lagrangian duality): one
+    // sending at least `floor` of the history bills at least billed - slope * (history - floor)
+    // of every point, whatever it knows in advance.
+    let sweeps: Vec<Vec<(f64, f64, f64)>> = traces
         .iter()
         .zip(&base)
         .map(|(t, b)| {
-            (0..=80)
+            (0..=160)
                 .map(|i| {
-                    let point = model_bill(t, &oracle(t, f64::from(i) * 0.00625, 0.1), 0.1);
-                    (point.0 / b.0, point.1 / b.1)
+                    let lambda = f64::from(i) * 0.00625;
+                    let point = model_bill(t, &oracle(t, lambda, 0.1), 0.1);
+                    (point.0 / b.0, point.1 / b.1, lambda * b.1 / b.0)
                 })
                 .collect()
         })
         .collect();
     for floor in [0.80, 0.85, 0.88, 0.90] {
-        let best = median(
-            sweeps.iter().map(|sweep| sweep.iter().filter(|p| p.1 >= floor).map(|p| p.0).fold(f64::INFINITY, f64::min)).collect(),
+        let cheapest: Vec<f64> =
+            sweeps.iter().map(|sweep| sweep.iter().filter(|p| p.1 >= floor).map(|p| p.0).fold(f64::INFINITY, f64::min)).collect();
+        let bound: Vec<f64> = sweeps
+            .iter()
+            .map(|sweep| sweep.iter().map(|&(billed, history, slope)| billed - slope * (history - floor)).fold(0.0, f64::max))
+            .collect();
+        let seeds: Vec<String> = bound.iter().map(|b| format!("{b:.3}")).collect();
+        println!(
+            "  oracle, history >= {floor:.2}: cheapest policy found {:.3}; no policy below {:.3} (seeds: {})",
+            median(cheapest),
+            median(bound.clone()),
+            seeds.join(" / ")
         );
-        println!("  oracle, history >= {floor:.2}: billed {best:.3}");
     }
 }
