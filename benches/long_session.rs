@@ -2,14 +2,13 @@
 //! under every strategy, history budget 20,000 tokens, `end_turn` after every turn. Prints one
 //! row per strategy: the fill of the budget once the history first outgrew it (the view's
 //! history over the limit, minimum and average over the later `end_turn`s), the items in
-//! the view at the end, and the time of one `end_turn` (median and worst, thread CPU time is
-//! not available portably: wall time of each call, on a quiet machine). Under `summary` the
+//! the view at the end, and the time of one `end_turn` (median, mean and worst CPU time of the
+//! calling thread, so a busy machine's preemptions do not count). Under `summary` the
 //! summary requests due after each `end_turn` are answered with a generated text, as the
 //! agent's LLM would (not timed), and the row counts them.
 //!
 //! Goal (issue 13): at most 1 ms on average and 10 ms worst for every strategy, with the fill
-//! never below `low_water` (0.7 by default) of the limit, less one step, once the budget is
-//! full.
+//! never below the default `low_water` of the limit, less one step, once the budget is full.
 
 #[path = "../tests/support/long_session.rs"]
 mod long_session;
