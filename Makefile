@@ -43,6 +43,8 @@ SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 HELGRIND := valgrind --quiet --tool=helgrind --error-exitcode=1
+# Where the C tests write their files (c_tests/harness.h: scratch_path).
+TEST_ENV := CTXWIN_TEST_DIR=$(OUT)
 # cargo-fuzz needs nightly flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain accept them.
 FUZZ_SECONDS ?= 60
 FUZZ_ENV := RUSTC_BOOTSTRAP=1
@@ -142,7 +144,8 @@ header-compile: lib
 	else echo "WARNING: no C++ compiler ($(CXX)): the header's C++ check was skipped (.ci/run installs g++)"; fi
 
 # Every ```c block of the README is a whole program: each is extracted, compiled with -Werror
-# and run from the repository root (so it can read tests/fixtures).
+# and run from the repository root (so it can read tests/fixtures), given the path of a file it
+# may write.
 snippet: lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)/readme
 	rm -f $(OUT)/readme/snippet_*.c
@@ -150,15 +153,15 @@ snippet: lib $(NATIVE_LIBS_FILE)
 	     /^```$$/ { out = ""; next } out != "" { print > out }' README.md
 	@ls $(OUT)/readme/snippet_*.c >/dev/null 2>&1 || { echo "README.md has no C snippet"; exit 1; }
 	for src in $(OUT)/readme/snippet_*.c; do \
-	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $${src%.c} && $${src%.c} > /dev/null || exit 1; \
+	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $${src%.c} && $${src%.c} $${src%.c}.json > /dev/null || exit 1; \
 	done
 
-# Every program in examples/ is compiled with -Werror and run.
+# Every program in examples/ is compiled with -Werror and run, given the path of a file it may write.
 examples: lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)/examples
 	for src in examples/*.c; do \
 	  bin=$(OUT)/examples/$$(basename $${src%.c}); \
-	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $$bin && $$bin > /dev/null || exit 1; \
+	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $$bin && $$bin $$bin.json > /dev/null || exit 1; \
 	done
 
 # symbols.txt lists the exported C symbols; a change to the API must update it on purpose.
@@ -190,23 +193,23 @@ $(OUT)/tests_asan: $(C_TEST_DEPS)
 
 c-test: $(OUT)/tests_static $(OUT)/tests_shared
 	@echo "== C tests, static library"
-	$(OUT)/tests_static
+	$(TEST_ENV) $(OUT)/tests_static
 	@echo "== C tests, shared library"
-	$(OUT)/tests_shared
+	$(TEST_ENV) $(OUT)/tests_shared
 
 valgrind: $(OUT)/tests_shared
 	@echo "== C tests under valgrind (leaks are errors)"
-	CTXWIN_TEST_QUICK=1 $(VALGRIND) $(OUT)/tests_shared
+	$(TEST_ENV) CTXWIN_TEST_QUICK=1 $(VALGRIND) $(OUT)/tests_shared
 
 asan: $(OUT)/tests_asan
 	@echo "== C tests with AddressSanitizer, LeakSanitizer and UBSan, static library"
-	$(ASAN_ENV) $(OUT)/tests_asan
+	$(TEST_ENV) $(ASAN_ENV) $(OUT)/tests_asan
 
 # The threads suite under valgrind's thread checker (ThreadSanitizer would need a std built
 # with it, which needs a nightly toolchain's rust-src).
 helgrind: $(OUT)/tests_shared
 	@echo "== threads suite under helgrind"
-	CTXWIN_TEST_QUICK=1 CTXWIN_TEST_SUITE=threads $(HELGRIND) $(OUT)/tests_shared
+	$(TEST_ENV) CTXWIN_TEST_QUICK=1 CTXWIN_TEST_SUITE=threads $(HELGRIND) $(OUT)/tests_shared
 
 # Runs every fuzz target for FUZZ_SECONDS (make fuzz FUZZ_SECONDS=600 for the long run).
 # Seeds come from fuzz/seeds/<target>; what the fuzzer learns goes to $(TARGET_DIR)/fuzz-corpus.
@@ -232,7 +235,7 @@ $(OUT)/crash_save: c_tests/crash_save.c include/ctxwin.h lib $(NATIVE_LIBS_FILE)
 	$(CC) $(CFLAGS_TEST) c_tests/crash_save.c $(LIB_A) $(STATIC_LIBS) -o $@
 
 crash-test: $(OUT)/crash_save
-	$(OUT)/crash_save $(CRASH_KILLS)
+	$(TEST_ENV) $(OUT)/crash_save $(CRASH_KILLS)
 
 $(OUT)/%_demo: examples/%_demo.c include/ctxwin.h lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)
@@ -240,7 +243,7 @@ $(OUT)/%_demo: examples/%_demo.c include/ctxwin.h lib $(NATIVE_LIBS_FILE)
 
 demo: $(OUT)/agent_demo $(OUT)/summary_demo
 	$(OUT)/agent_demo
-	$(OUT)/summary_demo
+	$(OUT)/summary_demo $(OUT)/summary_demo.json
 
 # Benchmarks print medians and ratios against peers measured in the same run, then the sizes.
 bench:

@@ -1,8 +1,8 @@
 //! Loaded tokenizers (`ctxwin::tokens::Tokenizer`): load time of each family's file, and
 //! counting speed against Hugging Face `tokenizers` on the same texts, single thread.
 //! Run with `cargo bench --bench loaded` after `make tokenizer-reference` has fetched the
-//! files into `target/tokenizer-files` and installed the Python peer into
-//! `target/py-tokenizers` (families whose file is missing are skipped, and said so).
+//! files into `tokenizer-files` and installed the Python peer into `py-tokenizers`, both in
+//! `$CARGO_TARGET_DIR` or `target/` (families whose file is missing are skipped, and said so).
 //!
 //! Times are CPU times of the measuring thread (ours) or process (the Python peer, on one
 //! thread: `RAYON_NUM_THREADS=1`); medians of several rounds. The peer counts with
@@ -18,11 +18,13 @@ use ctxwin::tokens::Tokenizer;
 
 #[path = "../tests/support/corpus.rs"]
 mod corpus;
+#[path = "../tests/support/target_dir.rs"]
+mod target_dir;
 
 const ROUNDS: usize = 5;
 const TEXT_BYTES: usize = 1 << 20;
 
-/// (family, file in target/tokenizer-files, options, compared with the Python peer)
+/// (family, file in tokenizer-files, options, compared with the Python peer)
 const FAMILIES: &[(&str, &str, &str, bool)] = &[
     ("llama3 (tokenizer.json)", "llama3-tokenizer.json", "", true),
     ("deepseek (tokenizer.json)", "deepseek-tokenizer.json", "", true),
@@ -35,9 +37,9 @@ const FAMILIES: &[(&str, &str, &str, bool)] = &[
 ];
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let files = root.join("target/tokenizer-files");
-    let python = root.join("target/py-tokenizers");
+    let target = target_dir::target_dir();
+    let files = target.join("tokenizer-files");
+    let python = target.join("py-tokenizers");
     // Messages of 200 bytes to 8 KB cut from the mixed corpus (prose in 8 scripts, code, JSON).
     let text = corpus::mixed_text(0x70CE, TEXT_BYTES);
     let mut texts = Vec::new();
@@ -52,7 +54,7 @@ fn main() {
         at = end;
     }
     let bytes: usize = texts.iter().map(|t| t.len()).sum();
-    let texts_file = root.join("target/bench-loaded-texts.jsonl");
+    let texts_file = target.join("bench-loaded-texts.jsonl");
     let lines: Vec<String> = texts.iter().map(|t| serde_json::to_string(t).expect("json")).collect();
     std::fs::write(&texts_file, lines.join("\n") + "\n").expect("write the texts");
     println!("{} texts, {:.2} MB, {ROUNDS} rounds, single thread", texts.len(), bytes as f64 / 1e6);
@@ -82,7 +84,7 @@ fn main() {
                 let rate = bytes as f64 / seconds / 1e6;
                 (format!("{rate:.1} MB/s"), format!("**{:.1}x**", ours_rate / rate))
             }
-            None if with_peer => ("not run (no Python peer in target/py-tokenizers)".to_owned(), String::new()),
+            None if with_peer => ("not run (no Python peer in py-tokenizers)".to_owned(), String::new()),
             None => ("(not a tokenizer.json)".to_owned(), String::new()),
         };
         println!(

@@ -8,7 +8,8 @@
  * and hold at least as many messages as the last one did. Stray temporary files a killed
  * save may leave are counted and removed.
  *
- * Usage: crash_save [kills]   (default 50). Run by `make test`.
+ * Usage: crash_save [kills]   (default 50). Run by `make test`. The file is crash/window.json
+ * in CTXWIN_TEST_DIR (make passes its build directory's c/), or in target/c when it is unset.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -23,12 +24,12 @@
 #include <unistd.h>
 #include "ctxwin.h"
 
-#define DIR_PATH "target/c/crash"
-#define FILE_PATH DIR_PATH "/window.json"
+static char dir_path[512];
+static char file_path[600];
 
 static void saver(void) {
     ctxwin_window *w = NULL;
-    if (ctxwin_window_load(FILE_PATH, strlen(FILE_PATH), &w) != CTXWIN_OK &&
+    if (ctxwin_window_load(file_path, strlen(file_path), &w) != CTXWIN_OK &&
         ctxwin_window_new("gpt-4o", 6, &w) != CTXWIN_OK) {
         _exit(3);
     }
@@ -38,7 +39,7 @@ static void saver(void) {
         if (ctxwin_window_push(w, CTXWIN_KIND_USER, text, strlen(text), NULL) != CTXWIN_OK ||
             ctxwin_window_set_external_id(w, n, (int64_t)n) != CTXWIN_OK ||
             ctxwin_window_end_turn(w, NULL) != CTXWIN_OK ||
-            ctxwin_window_save(w, FILE_PATH, strlen(FILE_PATH)) != CTXWIN_OK) {
+            ctxwin_window_save(w, file_path, strlen(file_path)) != CTXWIN_OK) {
             _exit(4);
         }
     }
@@ -46,17 +47,17 @@ static void saver(void) {
 
 /* Removes the temporary files killed saves left; returns how many. */
 static int sweep_temporaries(void) {
-    DIR *dir = opendir(DIR_PATH);
+    DIR *dir = opendir(dir_path);
     if (dir == NULL) {
         return 0;
     }
     int swept = 0;
     struct dirent *entry;
-    char path[512];
+    char path[sizeof dir_path + 256];
     while ((entry = readdir(dir)) != NULL) {
         size_t len = strlen(entry->d_name);
         if (len > 4 && strcmp(entry->d_name + len - 4, ".tmp") == 0) {
-            snprintf(path, sizeof path, "%s/%s", DIR_PATH, entry->d_name);
+            snprintf(path, sizeof path, "%s/%s", dir_path, entry->d_name);
             remove(path);
             swept++;
         }
@@ -67,10 +68,16 @@ static int sweep_temporaries(void) {
 
 int main(int argc, char **argv) {
     int kills = argc > 1 ? atoi(argv[1]) : 50;
-    mkdir("target", 0755);
-    mkdir("target/c", 0755);
-    mkdir(DIR_PATH, 0755);
-    remove(FILE_PATH);
+    const char *dir = getenv("CTXWIN_TEST_DIR");
+    if (dir == NULL || dir[0] == '\0') {
+        mkdir("target", 0755);
+        mkdir("target/c", 0755);
+        dir = "target/c";
+    }
+    snprintf(dir_path, sizeof dir_path, "%s/crash", dir);
+    snprintf(file_path, sizeof file_path, "%s/window.json", dir_path);
+    mkdir(dir_path, 0755);
+    remove(file_path);
     sweep_temporaries();
     srand((unsigned)time(NULL));
     /* Build the tokenizer's tables once, before forking, so every child saves at once. */
@@ -99,7 +106,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         ctxwin_window *w = NULL;
-        ctxwin_status rc = ctxwin_window_load(FILE_PATH, strlen(FILE_PATH), &w);
+        ctxwin_status rc = ctxwin_window_load(file_path, strlen(file_path), &w);
         if (rc == CTXWIN_STATUS_IO) {
             continue; /* killed before its first save finished: no file yet */
         }

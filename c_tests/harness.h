@@ -67,5 +67,8 @@ const char *thread_last_error(void);
 char *export_json(const ctxwin_window *w, size_t *len);
 /* True when the environment asks for a quicker run (under valgrind). */
 int quick_mode(void);
+/* Writes into buf the path of file `name` in the directory for the files the tests write:
+ * CTXWIN_TEST_DIR (make passes its build directory's c/), target/c when it is unset. */
+void scratch_path(char *buf, size_t cap, const char *name);
 
 #endif

@@ -35,7 +35,8 @@ static void load_and_import_explain_their_refusals(void) {
     CHECK(strstr(thread_last_error(), "message 0") != NULL);
 
     /* A file that is not a window names the field, through load too. */
-    const char *path = "target/c/last_error_broken.json";
+    char path[512];
+    scratch_path(path, sizeof path, "last_error_broken.json");
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (f != NULL) {

@@ -62,6 +62,11 @@ int quick_mode(void) {
     return quick != NULL && quick[0] != '\0' && quick[0] != '0';
 }
 
+void scratch_path(char *buf, size_t cap, const char *name) {
+    const char *dir = getenv("CTXWIN_TEST_DIR");
+    snprintf(buf, cap, "%s/%s", dir != NULL && dir[0] != '\0' ? dir : "target/c", name);
+}
+
 /* Runs `suite` unless CTXWIN_TEST_SUITE names another one (make helgrind runs one suite). */
 static void run_suite(const char *name, void (*suite)(void)) {
     const char *only = getenv("CTXWIN_TEST_SUITE");

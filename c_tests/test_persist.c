@@ -82,7 +82,8 @@ static void export_import_then_continue_like_the_original(void) {
 }
 
 static void save_and_load_round_trip(void) {
-    const char *path = "target/c/persist_test.json";
+    char path[512];
+    scratch_path(path, sizeof path, "persist_test.json");
     ctxwin_window *w = summarised_session();
     CHECK_OK(ctxwin_window_save(w, path, strlen(path)));
     ctxwin_window *loaded = NULL;

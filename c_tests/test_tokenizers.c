@@ -37,7 +37,8 @@ static void counts_follow_the_merges(void) {
 }
 
 static void a_file_loads_like_its_bytes(void) {
-    const char *path = "target/c/tiny_tokenizer.json";
+    char path[512];
+    scratch_path(path, sizeof path, "tiny_tokenizer.json");
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (f == NULL) return;

@@ -53,7 +53,7 @@ static void scripted_llm(const char *request, char *answer, size_t cap) {
     }
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const char *model = "gpt-4o";
     ctxwin_window *w = NULL;
     if (ctxwin_window_new(model, strlen(model), &w) != CTXWIN_OK) {
@@ -121,7 +121,7 @@ int main(void) {
     check(ctxwin_window_summary(w, answer, sizeof answer, &needed), w, "summary");
     printf("\nsummary sent after the system prompt:\n%s\n", answer);
 
-    const char *path = "target/c/summary_demo.json";
+    const char *path = argc > 1 ? argv[1] : "summary_demo.json"; /* where to save the window */
     check(ctxwin_window_save(w, path, strlen(path)), w, "save");
     ctxwin_window *loaded = NULL;
     if (ctxwin_window_load(path, strlen(path), &loaded) != CTXWIN_OK) {

@@ -6,12 +6,14 @@
 //! `tests/estimator_families.rs`; included with `#[path]`.
 #![allow(dead_code, unused_imports)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ctxwin::tokens::{Encoding, EstimateFit, Tokenizer, estimate_features};
 
 #[path = "real_text.rs"]
 mod real_text;
+#[path = "target_dir.rs"]
+mod target_dir;
 pub use real_text::Rng;
 
 /// The texts the shipped coefficients were fitted on are `real_text::texts(8000, FIT_SEED)`;
@@ -53,11 +55,11 @@ pub struct Corpus {
 }
 
 /// The directory `tests/fetch_tokenizers.py` fills (`make` passes it as
-/// `CTXWIN_TOKENIZER_FILES`; default `target/tokenizer-files`).
+/// `CTXWIN_TOKENIZER_FILES`; default `tokenizer-files` in `$CARGO_TARGET_DIR` or `target/`).
 pub fn files_dir() -> PathBuf {
     std::env::var_os("CTXWIN_TOKENIZER_FILES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tokenizer-files"))
+        .unwrap_or_else(|| target_dir::target_dir().join("tokenizer-files"))
 }
 
 /// (name, group, model name, file, load options) of each loaded family.
