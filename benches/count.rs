@@ -9,8 +9,9 @@
 //! and by `bpe_openai::…().count(text)` in turn for several rounds; the median MB/s of each
 //! and our ratios to both peers are printed. Two corpora: the project's mixed text
 //! (`corpus::mixed_text`: many scripts, code, JSON, base64) and English and source code from
-//! real files on the machine (the `.md` and `.rs` files of the crates in cargo's registry,
-//! which the build itself downloaded), the text a coding agent counts most.
+//! real files on the machine (the `.md` and `.rs` files of the crates `Cargo.lock` names, in
+//! cargo's registry, where the build itself put them: the same text wherever this lock file
+//! was built, whatever else the registry holds), the text a coding agent counts most.
 //!
 //! Cold start: the benchmark re-executes itself as fresh child processes that
 //! time the first count of each encoding family, or `tiktoken_rs::o200k_base()`, and
@@ -97,16 +98,22 @@ fn table_sizes() {
 }
 
 /// English prose and source code from real files: the `.md` files, then the `.rs` files
-/// of the crates in cargo's registry (sorted by path), each half up to `bytes / 2`. Returns
-/// the text and a description of where it came from.
+/// of the registry crates `Cargo.lock` names (sorted by path), each half up to `bytes / 2`.
+/// Returns the text and a description of where it came from.
 fn english_and_code(bytes: usize) -> (String, String) {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
         .expect("CARGO_HOME or HOME is set");
     let registry = home.join("registry").join("src");
+    let indexes: Vec<PathBuf> =
+        std::fs::read_dir(&registry).map_or_else(|_| Vec::new(), |dirs| dirs.flatten().map(|d| d.path()).collect());
     let mut files = Vec::new();
-    collect_files(&registry, &mut files);
+    for name in locked_crates() {
+        if let Some(dir) = indexes.iter().map(|index| index.join(&name)).find(|dir| dir.is_dir()) {
+            collect_files(&dir, &mut files);
+        }
+    }
     files.sort();
     let mut text = String::new();
     let mut counts = Vec::new();
@@ -125,7 +132,21 @@ fn english_and_code(bytes: usize) -> (String, String) {
         counts.push(format!("{used} .{extension} files"));
     }
     assert!(text.len() > bytes / 4, "too little text under {}", registry.display());
-    (text, format!("{} under $CARGO_HOME/registry/src", counts.join(" and ")))
+    (text, format!("{} of the crates of Cargo.lock under $CARGO_HOME/registry/src", counts.join(" and ")))
+}
+
+/// `name-version` of each package of `Cargo.lock` that comes from a registry: the
+/// directories cargo unpacks them into.
+fn locked_crates() -> Vec<String> {
+    let lock = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.lock")).expect("read Cargo.lock");
+    lock.split("[[package]]")
+        .filter_map(|package| {
+            let field =
+                |key: &str| package.lines().find_map(|line| line.strip_prefix(key)?.strip_prefix(" = \"")?.strip_suffix('"'));
+            let from_registry = field("source").is_some_and(|source| source.starts_with("registry+"));
+            Some(format!("{}-{}", field("name")?, field("version")?)).filter(|_| from_registry)
+        })
+        .collect()
 }
 
 fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) {
