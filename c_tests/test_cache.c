@@ -156,9 +156,49 @@ static void cache_keys_are_validated_and_saved(void) {
     ctxwin_window_free(w);
 }
 
+/* A usage report for the request last prepared is judged against what it sent: under tiered
+ * the view sends cut outputs and a summary block while start stays 0, and the report of the
+ * request as sent is accepted after the answer was pushed and the turn ended. */
+static void usage_for_the_last_request_sent(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"strategy\":\"tiered\",\"history_budget\":20000}"));
+    static char output[24000];
+    for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 48 == 47 ? '\n' : 'a' + (char)(i % 26));
+    output[sizeof output - 1] = '\0';
+    for (int turn = 0; turn < 30; turn++) {
+        char id[16];
+        snprintf(id, sizeof id, "c%d", turn);
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Read the next file."));
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read", 4, "{}", 2, NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, strlen(output), NULL));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Done."));
+        CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    }
+    const char *early = "{\"prompt_tokens\":5}";
+    CHECK_STATUS(ctxwin_window_observe_last_usage_json(w, early, strlen(early)), CTXWIN_STATUS_MISMATCH);
+    CHECK(strstr(last_error(w), "no request") != NULL);
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Summarise."));
+    ctxwin_request_info info;
+    CHECK_OK(ctxwin_window_prepare(w, &info));
+    CHECK(ctxwin_window_start(w) == 0);
+    CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "All files read."));
+    CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    char usage[96];
+    snprintf(usage, sizeof usage, "{\"usage\":{\"prompt_tokens\":%lld}}", (long long)info.tokens);
+    CHECK_OK(ctxwin_window_observe_last_usage_json(w, usage, strlen(usage)));
+    ctxwin_cache_stats stats;
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 1 && stats.prompt_tokens == (uint64_t)info.tokens);
+    const char *unknown = "{\"tokens\":3}";
+    CHECK_STATUS(ctxwin_window_observe_last_usage_json(w, unknown, strlen(unknown)), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(ctxwin_window_observe_last_usage_json(w, NULL, 3), CTXWIN_STATUS_NULL_ARG);
+    ctxwin_window_free(w);
+}
+
 void suite_cache(void) {
     harness_run("prepare_before_every_request", prepare_before_every_request);
     harness_run("a_request_that_cannot_fit_is_refused", a_request_that_cannot_fit_is_refused);
     harness_run("usage_objects_of_every_provider", usage_objects_of_every_provider);
     harness_run("cache_keys_are_validated_and_saved", cache_keys_are_validated_and_saved);
+    harness_run("usage_for_the_last_request_sent", usage_for_the_last_request_sent);
 }

@@ -16,11 +16,13 @@
  *                ctxwin_window_push_json() for provider JSON as it is.
  * 4. End a turn  ctxwin_window_end_turn(w, &pruned) enforces the strategy;
  *                ctxwin_window_live_tokens(), ctxwin_window_turn_info() show the result.
- * 5. Request     loop from ctxwin_window_start(w) to ctxwin_window_message_count(w), or read
- *                the view: ctxwin_window_view_len() / ctxwin_window_view_get(); or let
+ * 5. Request     ctxwin_window_prepare(w, &info) before every request, mid-turn too: it
+ *                fits the request to the context limit. Then loop from ctxwin_window_start(w)
+ *                to ctxwin_window_message_count(w), or read the view:
+ *                ctxwin_window_view_len() / ctxwin_window_view_get(); or let
  *                ctxwin_window_render_request() write the whole body (render_json: the
- *                conversation only); ctxwin_window_prepare() first for cache-aware windows.
- *                ctxwin_window_observe_usage() feeds the usage back.
+ *                conversation only). ctxwin_window_observe_last_usage_json() feeds the
+ *                provider's usage object back.
  * 6. Summaries   ctxwin_window_needs_summary(), ctxwin_window_summary_request(), your LLM,
  *                ctxwin_window_set_summary(); ctxwin_window_compact() on demand.
  * 7. Errors      a status per call; ctxwin_window_last_error(w, ...) explains a failure on w,
@@ -64,10 +66,10 @@
 #include <stdint.h>
 
 #define CTXWIN_VERSION_MAJOR 0
-#define CTXWIN_VERSION_MINOR 1
+#define CTXWIN_VERSION_MINOR 2
 #define CTXWIN_VERSION_PATCH 0
-#define CTXWIN_VERSION_NUMBER 1000
-#define CTXWIN_VERSION_STRING "0.1.0"
+#define CTXWIN_VERSION_NUMBER 2000
+#define CTXWIN_VERSION_STRING "0.2.0"
 #if defined(__cplusplus) && __cplusplus >= 201703L
 #define CTXWIN_NODISCARD [[nodiscard]]
 #elif defined(__GNUC__) || defined(__clang__)
@@ -547,7 +549,8 @@ ctxwin_status ctxwin_window_prepare(struct ctxwin_window *w, struct ctxwin_reque
 /**
  * Reads a provider's usage object, as it comes in the response, for the request that sent
  * messages `first..end`, and feeds its prompt total to `ctxwin_window_observe_usage` (the
- * calibration of estimates) and its cached part to the cache statistics.
+ * calibration of estimates) and its cached part to the cache statistics. Most agents want
+ * `ctxwin_window_observe_last_usage_json`, which needs no range.
  *
  * Accepted shapes (the object itself, or a whole response body holding it as `usage` or
  * `usageMetadata`): OpenAI Chat `usage` (`prompt_tokens`, which includes
@@ -580,6 +583,31 @@ ctxwin_status ctxwin_window_observe_usage_json(struct ctxwin_window *w,
                                                size_t end,
                                                const char *json,
                                                size_t len);
+
+/**
+ * `ctxwin_window_observe_usage_json` for the request last prepared or rendered
+ * (`ctxwin_window_prepare`, `ctxwin_window_render_json`, `ctxwin_window_render_request`): the
+ * usage object (the same shapes) is judged against what that request sent, as recorded when
+ * it was built, whatever was pushed, pruned or compacted since. Under `tiered` and
+ * `monologue`, whose views send cut outputs, summary blocks and markers instead of whole
+ * messages, this is the only attribution that matches the provider's count.
+ *
+ * Parameters: `json`, `len` is borrowed UTF-8.
+ *
+ * Returns what `ctxwin_window_observe_usage_json` returns, and `CTXWIN_STATUS_MISMATCH` when
+ * no request was prepared or rendered since the window was created, reset or restored, or
+ * the ledger was rewound below the request's end since. On failure nothing changes.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
+ */
+ctxwin_status ctxwin_window_observe_last_usage_json(struct ctxwin_window *w,
+                                                    const char *json,
+                                                    size_t len);
 
 /**
  * Writes the sums of every usage report `ctxwin_window_observe_usage_json` took: requests,
@@ -968,9 +996,12 @@ ctxwin_status ctxwin_window_host_id(const struct ctxwin_window *w, size_t index,
 ctxwin_status ctxwin_window_replaced_utf8(const struct ctxwin_window *w, size_t index, bool *out);
 
 /**
- * `ctxwin_window_observe_usage` for the request last rendered (`ctxwin_window_render_json`),
- * so the caller need not record its message range: the provider's `prompt_tokens` are
- * attributed to that request's overhead, pinned messages, summary and history.
+ * `ctxwin_window_observe_usage` for the request last prepared or rendered
+ * (`ctxwin_window_prepare`, `ctxwin_window_render_json`, `ctxwin_window_render_request`), so
+ * the caller need not record its message range: the provider's `prompt_tokens` are judged
+ * against what that request sent, as recorded when it was built (its overhead, pinned
+ * messages, summary and history items; under `tiered` and `monologue` the cut outputs,
+ * summary blocks and markers), whatever was pushed or pruned since.
  *
  * Returns what `ctxwin_window_observe_usage` returns, and `CTXWIN_STATUS_MISMATCH` when no
  * request was rendered since the window was created, reset or restored, or the ledger was
@@ -1817,7 +1848,7 @@ ctxwin_status ctxwin_window_message_json(const struct ctxwin_window *w,
                                          size_t *needed);
 
 /**
- * The library version as a string, for example "0.1.0".
+ * The library version as a string, for example "0.2.0".
  *
  * Returns a NUL-terminated string with static lifetime; do not free it.
  *

@@ -326,7 +326,10 @@ impl Window {
 
     /// Learns from a provider's usage report: the request that carried the overhead, the
     /// pinned messages before `end`, the summary in place and the messages `first..end` cost
-    /// `prompt_tokens` (which the `summary` strategy's trigger also watches). The
+    /// `prompt_tokens` (which the `summary` strategy's trigger also watches). When
+    /// `first..end` is the range of the request last rendered, the report is judged against
+    /// what that request sent (see [`LastRequest::sent`]: under `tiered` or `monologue`, the
+    /// cut and written items); otherwise against the messages of the range as pushed. The
     /// part of the report above the exact counts calibrates the estimated ones; later
     /// totals scale every estimate by the learned ratio (raw counts stay cached) and the
     /// strategy is re-enforced. A range of exact counts only teaches nothing.
@@ -337,8 +340,17 @@ impl Window {
                 format!("usage range {first}..{end} is not within the window's {} messages", self.ledger.messages.len()),
             ));
         }
-        let reported = u64::try_from(prompt_tokens)
-            .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
+        let sent = match self.last_request() {
+            Some(request) if (request.first, request.end) == (first, end) => request.sent,
+            _ => self.range_sent(first, end),
+        };
+        self.learn_usage(sent, prompt_tokens)
+    }
+
+    /// What a request of the messages `first..end` holds as pushed, counted before
+    /// calibration: the overhead, the summary in place, the pinned messages before `end` and
+    /// the messages of the range.
+    fn range_sent(&self, first: usize, end: usize) -> Tally {
         let mut request = self.overhead_tally();
         if let Some(summary) = self.sent_summary() {
             request.add(summary.summary_tokens);
@@ -348,6 +360,14 @@ impl Window {
                 request.add(message.count());
             }
         }
+        request
+    }
+
+    /// [`Window::observe_usage`] once the request is known: `request` held these tokens
+    /// (before calibration) and the provider reported `prompt_tokens`.
+    fn learn_usage(&mut self, request: Tally, prompt_tokens: i64) -> Result<()> {
+        let reported = u64::try_from(prompt_tokens)
+            .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
         // The provider's total covers at least the exact counts; with estimates in the request
         // it must exceed them, or there is nothing to learn the estimates' ratio from.
         let real = reported.saturating_sub(request.exact);
@@ -361,12 +381,11 @@ impl Window {
                 ),
             ));
         }
-        if request.estimated == 0 {
-            self.record_prompt_total(reported);
-            return Ok(());
-        }
         // Only an accepted report is recorded: a refused one changes nothing.
         self.record_prompt_total(reported);
+        if request.estimated == 0 {
+            return Ok(());
+        }
         let (ratio, generation) = (self.wire.calibration.ratio(), self.policy.generation);
         self.wire.calibration.observe(real, request.estimated);
         self.rebuild_tallies();

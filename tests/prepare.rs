@@ -338,3 +338,45 @@ fn anthropic_renders_carry_cache_breakpoints() {
     window.configure(r#"{"cache_breakpoints":false}"#).unwrap();
     assert_eq!(ctxwin::json::render_json(&window).unwrap().matches("cache_control").count(), 1);
 }
+
+/// A usage report is judged against what the request sent: under `tiered` and `monologue`
+/// the view sends cut outputs, a summary block and a marker instead of the whole messages,
+/// and `start` stays at 0, so the messages `start..count` are far more than the request held.
+/// The provider's total for the prepared request is accepted whatever was pushed since, and
+/// an estimating model learns the true ratio from it.
+#[test]
+fn usage_is_judged_against_what_the_request_sent() {
+    let output: String = (0..500).map(|i| format!("{i:>4} | let value_{i} = compute(&input[{i}]);\n")).collect();
+    for strategy in ["tiered", "monologue"] {
+        for (model, ratio) in [("gpt-4o", 1.0), ("claude-sonnet-4-5", 1.2)] {
+            let mut window = Window::new(model);
+            window.configure(&format!(r#"{{"strategy":"{strategy}","history_budget":20000}}"#)).unwrap();
+            for turn in 0..40 {
+                window.push(Kind::User, &format!("task {turn}: read the file")).unwrap();
+                window.push_tool(Kind::ToolCall, &format!("c{turn}"), "read\n{}").unwrap();
+                window.push_tool(Kind::ToolResult, &format!("c{turn}"), &output).unwrap();
+                window.push(Kind::Assistant, "done").unwrap();
+                window.end_turn();
+            }
+            window.push(Kind::User, "and now?").unwrap();
+            let info = window.prepare().unwrap();
+            let whole: u64 = (0..window.message_count()).map(|i| u64::from(window.message(i).unwrap().count().tokens)).sum();
+            assert!(whole > 4 * info.tokens, "{strategy}: the view sends much less than the ledger holds");
+            // The provider's count of the request as sent: exact for gpt-4o, 1.2 times the
+            // estimate for Claude.
+            let reported = (info.tokens as f64 * ratio).round() as i64;
+            let mut by_range = window.clone();
+            let json = format!(r#"{{"usage":{{"prompt_tokens":{reported}}}}}"#);
+            by_range.observe_usage_json(by_range.start(), by_range.message_count(), &json).unwrap();
+            // Pushed and ended since: the last request is still the one judged.
+            window.push(Kind::Assistant, "the answer").unwrap();
+            window.end_turn();
+            window.observe_last_usage_json(&json).unwrap();
+            for learned in [&window, &by_range] {
+                assert_eq!(learned.prompt_total(), Some(reported as u64), "{strategy} {model}");
+                let got = learned.calibration_ratio();
+                assert!((got - ratio).abs() < 0.01, "{strategy} {model}: learned ratio {got}, the provider's {ratio}");
+            }
+        }
+    }
+}

@@ -100,7 +100,8 @@ pub unsafe extern "C" fn ctxwin_window_prepare(w: *mut ctxwin_window, out: *mut 
 
 /// Reads a provider's usage object, as it comes in the response, for the request that sent
 /// messages `first..end`, and feeds its prompt total to `ctxwin_window_observe_usage` (the
-/// calibration of estimates) and its cached part to the cache statistics.
+/// calibration of estimates) and its cached part to the cache statistics. Most agents want
+/// `ctxwin_window_observe_last_usage_json`, which needs no range.
 ///
 /// Accepted shapes (the object itself, or a whole response body holding it as `usage` or
 /// `usageMetadata`): OpenAI Chat `usage` (`prompt_tokens`, which includes
@@ -140,6 +141,41 @@ pub unsafe extern "C" fn ctxwin_window_observe_usage_json(
             // SAFETY: forwarded from this function's contract.
             let json = unsafe { str_arg(json, len, "json") }?;
             window.observe_usage_json(first, end, json)?;
+            Ok(())
+        })
+    }
+}
+
+/// `ctxwin_window_observe_usage_json` for the request last prepared or rendered
+/// (`ctxwin_window_prepare`, `ctxwin_window_render_json`, `ctxwin_window_render_request`): the
+/// usage object (the same shapes) is judged against what that request sent, as recorded when
+/// it was built, whatever was pushed, pruned or compacted since. Under `tiered` and
+/// `monologue`, whose views send cut outputs, summary blocks and markers instead of whole
+/// messages, this is the only attribution that matches the provider's count.
+///
+/// Parameters: `json`, `len` is borrowed UTF-8.
+///
+/// Returns what `ctxwin_window_observe_usage_json` returns, and `CTXWIN_STATUS_MISMATCH` when
+/// no request was prepared or rendered since the window was created, reset or restored, or
+/// the ledger was rewound below the request's end since. On failure nothing changes.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_observe_last_usage_json(
+    w: *mut ctxwin_window,
+    json: *const c_char,
+    len: usize,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let json = unsafe { str_arg(json, len, "json") }?;
+            window.observe_last_usage_json(json)?;
             Ok(())
         })
     }

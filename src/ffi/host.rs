@@ -345,9 +345,12 @@ pub unsafe extern "C" fn ctxwin_window_replaced_utf8(w: *const ctxwin_window, in
     }
 }
 
-/// `ctxwin_window_observe_usage` for the request last rendered (`ctxwin_window_render_json`),
-/// so the caller need not record its message range: the provider's `prompt_tokens` are
-/// attributed to that request's overhead, pinned messages, summary and history.
+/// `ctxwin_window_observe_usage` for the request last prepared or rendered
+/// (`ctxwin_window_prepare`, `ctxwin_window_render_json`, `ctxwin_window_render_request`), so
+/// the caller need not record its message range: the provider's `prompt_tokens` are judged
+/// against what that request sent, as recorded when it was built (its overhead, pinned
+/// messages, summary and history items; under `tiered` and `monologue` the cut outputs,
+/// summary blocks and markers), whatever was pushed or pruned since.
 ///
 /// Returns what `ctxwin_window_observe_usage` returns, and `CTXWIN_STATUS_MISMATCH` when no
 /// request was rendered since the window was created, reset or restored, or the ledger was

@@ -3,7 +3,7 @@
 use super::boundary::ffi_boundary;
 use libc::c_char;
 
-/// The library version as a string, for example "0.1.0".
+/// The library version as a string, for example "0.2.0".
 ///
 /// Returns a NUL-terminated string with static lifetime; do not free it.
 ///

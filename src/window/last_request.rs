@@ -3,11 +3,14 @@
 //!
 //! Rendering only reads the window, so the record is a `Cell`: whatever renders a request
 //! (`render_json`, `render_request`, `prepare`) calls
-//! [`Window::note_request`] with the range it sent, and every call that rewinds the ledger
-//! below that range forgets it.
+//! [`Window::note_request`], which records the range it sent and what the request held as
+//! it was sent (a computed view's cut outputs, summary blocks and markers, not the messages
+//! they stand for), and every call that rewinds the ledger below that range forgets it.
 
 use super::Window;
 use crate::error::{Error, ErrorKind, Result};
+use crate::tally::Tally;
+use crate::view::ItemType;
 use std::cell::Cell;
 
 /// A request's messages, as [`Window::observe_usage`] takes them: the pinned messages
@@ -18,6 +21,11 @@ pub struct LastRequest {
     pub first: usize,
     /// Messages in the ledger when the request was rendered.
     pub end: usize,
+    /// The tokens the request held, as counted before calibration: the overhead, the
+    /// summary in place and every item sent (under `tiered` or `monologue` the cut outputs,
+    /// summary block and marker, not the whole messages of `first..end`). A usage report for
+    /// this request is judged against it.
+    pub sent: Tally,
 }
 
 /// The last request rendered, if the ledger still holds it.
@@ -40,15 +48,40 @@ impl LastRequestCell {
 
 impl Window {
     /// Records that a request of the current view was rendered: its history starts at
-    /// [`Window::start`] and it holds every message pushed so far.
+    /// [`Window::start`], it holds every message pushed so far, and it sent the view's items.
     pub fn note_request(&self) {
-        self.note_request_range(self.start(), self.ledger.messages.len());
+        let request = LastRequest { first: self.start(), end: self.ledger.messages.len(), sent: self.view_sent() };
+        self.wire.last_request.0.set(Some(request));
     }
 
-    /// Records that a request of the messages `first..end` (and the pinned ones before
-    /// `end`) was rendered.
-    pub fn note_request_range(&self, first: usize, end: usize) {
-        self.wire.last_request.0.set(Some(LastRequest { first, end }));
+    /// What the current view sends, as counted before calibration (see [`LastRequest::sent`]).
+    fn view_sent(&self) -> Tally {
+        let mut sent = self.overhead_tally();
+        if let Some(summary) = self.sent_summary() {
+            sent.add(summary.summary_tokens);
+        }
+        let messages = &self.ledger.messages;
+        match &self.policy.overlay {
+            Some(overlay) => {
+                for item in &overlay.items {
+                    // A message sent whole counts as pushed; a cut or written item as counted.
+                    sent.add(if item.item_type == ItemType::Message { messages[item.index].count() } else { item.tokens });
+                }
+                for message in &messages[overlay.through..] {
+                    sent.add(message.count());
+                }
+            }
+            None => {
+                for &index in self.pinned_before(self.start()) {
+                    sent.add(messages[index].count());
+                }
+                for message in &messages[self.start()..] {
+                    sent.add(message.count());
+                }
+            }
+        }
+        sent.add(self.running_cancellations());
+        sent
     }
 
     /// The request last rendered, while the ledger still holds it.
@@ -69,6 +102,6 @@ impl Window {
                  reset, restored or rewound before its end",
             )
         })?;
-        self.observe_usage(request.first, request.end, prompt_tokens)
+        self.learn_usage(request.sent, prompt_tokens)
     }
 }

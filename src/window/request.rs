@@ -42,7 +42,6 @@ impl Window {
                 ));
             }
         }
-        self.note_request();
         let items: Vec<SentItem<'_>> = (0..self.view_len())
             .filter_map(|i| self.view_item(i))
             .map(|item| SentItem { item, message: self.message(item.index) })
@@ -77,10 +76,26 @@ impl Window {
     /// Errors (nothing changes): PARSE for malformed JSON, INVALID_ARG naming the field for a
     /// usage object of unknown shape or a negative count, and `observe_usage`'s errors.
     pub fn observe_usage_json(&mut self, first: usize, end: usize, json: &str) -> Result<Usage> {
+        self.observe_parsed_usage(json, |window, prompt_tokens| window.observe_usage(first, end, prompt_tokens))
+    }
+
+    /// [`Window::observe_usage_json`] for the request last rendered or prepared, as
+    /// [`Window::observe_last_usage`] attributes a prompt total: the report is judged against
+    /// what that request sent, whatever was pushed or pruned since.
+    ///
+    /// Errors (nothing changes): `observe_usage_json`'s, and MISMATCH when no request was
+    /// rendered since the window was created, reset, restored or rewound below its end.
+    pub fn observe_last_usage_json(&mut self, json: &str) -> Result<Usage> {
+        self.observe_parsed_usage(json, Window::observe_last_usage)
+    }
+
+    /// Parses `json`, hands the prompt tokens of the request as sent to `observe`, and on
+    /// success adds the billed total to the cache statistics.
+    fn observe_parsed_usage(&mut self, json: &str, observe: impl FnOnce(&mut Window, i64) -> Result<()>) -> Result<Usage> {
         let usage = parse_usage(json)?;
         let prompt_tokens = i64::try_from(usage.sent_tokens())
             .map_err(|_| Error::invalid_arg(format!("usage: {} prompt tokens is out of range", usage.sent_tokens())))?;
-        self.observe_usage(first, end, prompt_tokens)?;
+        observe(self, prompt_tokens)?;
         self.wire.cache.stats.add(usage);
         Ok(usage)
     }
