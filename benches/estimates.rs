@@ -141,14 +141,15 @@ fn per_family(corpus: &Corpus) {
 }
 
 fn print_fits(corpus: &Corpus) {
-    println!("fits on the seed-{FIT_SEED} texts (per base token, per digit, per underscore):");
+    println!("fits on the seed-{FIT_SEED} texts (prices per {}):", ctxwin::tokens::FEATURE_NAMES.join(", per "));
     let all: Vec<_> = corpus.truths.iter().collect();
     let show = |name: &str, fit: ctxwin::tokens::EstimateFit| {
-        println!("  {name:10} [{:.3}, {:.3}, {:.3}]", fit.per_token, fit.per_digit, fit.per_underscore);
+        let prices: Vec<String> = fit.prices.iter().map(|price| format!("{price:.3}")).collect();
+        println!("  {name:10} [{}]", prices.join(", "));
     };
-    show("pooled", corpus.fit(&all));
+    show("pooled", corpus.fit(&all, ctxwin::tokens::POOLED_FEATURES));
     for group in corpus.groups() {
-        show(group, corpus.fit(&corpus.truths.iter().filter(|t| t.group == group).collect::<Vec<_>>()));
+        show(group, corpus.fit(&corpus.truths.iter().filter(|t| t.group == group).collect::<Vec<_>>(), ctxwin::tokens::FEATURES));
     }
 }
 

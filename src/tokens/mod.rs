@@ -17,7 +17,7 @@ mod openai_models;
 pub use bpe::Encoding;
 pub use calibration::Calibration;
 pub use display::format_count;
-pub use estimate::{EstimateFit, Family, estimate_features};
+pub use estimate::{EstimateFit, FEATURE_NAMES, FEATURES, Family, POOLED_FEATURES, estimate_features};
 pub use loaded::{Format, Tokenizer};
 pub use models::Model;
 

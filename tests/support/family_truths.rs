@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use ctxwin::tokens::{Encoding, EstimateFit, Tokenizer, estimate_features};
+use ctxwin::tokens::{Encoding, EstimateFit, FEATURES, POOLED_FEATURES, Tokenizer, estimate_features};
 
 #[path = "real_text.rs"]
 mod real_text;
@@ -49,8 +49,8 @@ impl Truth {
 /// The corpus with what the estimator sees of each text and every family's exact counts.
 pub struct Corpus {
     pub texts: Vec<String>,
-    /// Per text: (o200k count, digits, underscores), the estimator's inputs.
-    pub inputs: Vec<[f64; 3]>,
+    /// Per text: the estimator's inputs (`estimate_features` of the o200k count).
+    pub inputs: Vec<[f64; FEATURES]>,
     pub truths: Vec<Truth>,
 }
 
@@ -106,30 +106,34 @@ impl Corpus {
         groups
     }
 
-    /// The least-squares fit (relative error) on `families`, each group weighing alike
-    /// (a group's families share its weight).
-    pub fn fit(&self, families: &[&Truth]) -> EstimateFit {
-        let mut normal = [[0.0f64; 3]; 3];
-        let mut right = [0.0f64; 3];
+    /// The least-squares fit (relative error) on `families` of the first `inputs` inputs (the
+    /// others priced 0), each group weighing alike (a group's families share its weight).
+    pub fn fit(&self, families: &[&Truth], inputs: usize) -> EstimateFit {
+        let mut normal = [[0.0f64; FEATURES]; FEATURES];
+        let mut right = [0.0f64; FEATURES];
         for truth in families {
             let share = families.iter().filter(|other| other.group == truth.group).count() as f64;
             for (input, &count) in self.inputs.iter().zip(&truth.counts) {
                 let weight = 1.0 / (count * count * share);
-                for p in 0..3 {
+                for p in 0..inputs {
                     right[p] += weight * input[p] * count;
-                    for q in 0..3 {
+                    for q in 0..inputs {
                         normal[p][q] += weight * input[p] * input[q];
                     }
                 }
             }
         }
-        let [per_token, per_digit, per_underscore] = solve(normal, right);
-        EstimateFit { per_token, per_digit, per_underscore }
+        // An input left out: its equation is `price = 0`.
+        for (p, row) in normal.iter_mut().enumerate().skip(inputs) {
+            row[p] = 1.0;
+        }
+        EstimateFit { prices: solve(normal, right) }
     }
 
-    /// The fit on every family outside `group`.
+    /// The pooled form (what a model of no known family gets) fitted on every family outside
+    /// `group`.
     pub fn fit_without(&self, group: &str) -> EstimateFit {
-        self.fit(&self.truths.iter().filter(|t| t.group != group).collect::<Vec<_>>())
+        self.fit(&self.truths.iter().filter(|t| t.group != group).collect::<Vec<_>>(), POOLED_FEATURES)
     }
 
     /// Absolute relative errors (%) of `estimate` (per text index) against `truth`.
@@ -143,13 +147,13 @@ impl Corpus {
     }
 }
 
-/// Gaussian elimination with partial pivoting of a 3x3 system.
-fn solve(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> [f64; 3] {
-    for col in 0..3 {
-        let pivot = (col..3).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs())).unwrap();
+/// Gaussian elimination with partial pivoting of an N x N system.
+fn solve<const N: usize>(mut a: [[f64; N]; N], mut b: [f64; N]) -> [f64; N] {
+    for col in 0..N {
+        let pivot = (col..N).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs())).unwrap();
         a.swap(col, pivot);
         b.swap(col, pivot);
-        for row in 0..3 {
+        for row in 0..N {
             if row != col {
                 let factor = a[row][col] / a[col][col];
                 let pivot_row = a[col];
@@ -160,7 +164,7 @@ fn solve(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> [f64; 3] {
             }
         }
     }
-    [b[0] / a[0][0], b[1] / a[1][1], b[2] / a[2][2]]
+    std::array::from_fn(|i| b[i] / a[i][i])
 }
 
 /// The `p`-quantile (0..=1) of `values`, nearest rank.
