@@ -417,7 +417,10 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
 /// (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
 ///
 /// Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call took
-/// out of the view (turns whose USER message is no longer sent as itself).
+/// out of the view (turns whose USER message is no longer sent as itself). Turns that an
+/// earlier call already took out (`ctxwin_window_prepare` in the middle of the turn, a usage
+/// report that re-enforced) are not counted again: an agent that prepares every request
+/// watches `ctxwin_request_info.removed` instead.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_PANIC`.
 ///
