@@ -189,3 +189,37 @@ fn a_conversation_too_large_is_refused_and_standalone_fits() {
     let restored = ctxwin::persist::import(&ctxwin::persist::export(&window)).unwrap();
     assert_eq!(restored.settings().summary_request, ctxwin::config::SummaryRequest::Conversation);
 }
+
+/// The transcript names the tool each call ran, as well as its id, in the standalone request
+/// and in the transcript of turns that left the view in a `"conversation"` request: a call's
+/// text is its arguments alone, and the summary must keep exact commands.
+#[test]
+fn the_transcript_names_each_calls_tool() {
+    for mode in ["standalone", "conversation"] {
+        let mut window = window(r#""history_budget":1500,"low_water":1,"summary_budget":300"#, "openai_chat", mode);
+        window.push(Kind::User, "Read it.").unwrap();
+        window.push_tool_call("a", "read", "{\"p\":1}").unwrap();
+        window.push_tool(Kind::ToolResult, "a", "one").unwrap();
+        window.end_turn();
+        let mut turns = 1;
+        while window.first_live_turn() < 2 {
+            turn(&mut window, turns, 20);
+            turns += 1;
+        }
+        let request = summary_request(&mut window).unwrap();
+        let transcript = match mode {
+            "standalone" => request,
+            _ => {
+                let request: Vec<Value> = serde_json::from_str(&request).unwrap();
+                request.last().unwrap()["content"].as_str().unwrap().to_owned()
+            }
+        };
+        for needle in [
+            "[message 1] TOOL_CALL read (a):\n{\"p\":1}",
+            "[message 2] TOOL_RESULT (a):\none",
+            "[message 4] TOOL_CALL read_file (c1):\n{\"path\":\"src/m1.rs\"}",
+        ] {
+            assert!(transcript.contains(needle), "{mode}: missing {needle:?} in {transcript}");
+        }
+    }
+}

@@ -191,7 +191,9 @@ pub fn sections(summary_budget: u32) -> String {
     )
 }
 
-/// `[message 12] TOOL_CALL (call_1):` and a newline.
+/// `[message 12] TOOL_CALL read_file (call_1):` and a newline: the kind, then the tool's name
+/// when the message has one (a call's text is its arguments alone, so the summary could not
+/// say which tool ran without it), then the call id when it has one.
 fn line_header(index: usize, message: &Message) -> String {
     let label = match message.kind() {
         Kind::System => "SYSTEM",
@@ -201,10 +203,15 @@ fn line_header(index: usize, message: &Message) -> String {
         Kind::ToolResult => "TOOL_RESULT",
         Kind::Thinking => "THINKING",
     };
-    match message.extras().and_then(|extras| extras.call_id.as_deref()) {
-        Some(call_id) => format!("[message {index}] {label} ({call_id}):\n"),
-        None => format!("[message {index}] {label}:\n"),
+    let mut header = format!("[message {index}] {label}");
+    if let Some(name) = message.name() {
+        let _ = write!(header, " {name}");
     }
+    if let Some(call_id) = message.call_id() {
+        let _ = write!(header, " ({call_id})");
+    }
+    header.push_str(":\n");
+    header
 }
 
 /// A message's text for the prompt, charged to `allowance` when there is one.
