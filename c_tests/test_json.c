@@ -119,6 +119,20 @@ static void plain_messages_render_in_the_pushed_format(void) {
     ctxwin_window_free(w);
 }
 
+/* Anthropic refuses text blocks without non-whitespace text: a whitespace-only message is
+ * left out like an empty one, and the user messages around it merge. */
+static void anthropic_leaves_out_whitespace_only_text(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hi"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "  "));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "next"));
+    char buf[256];
+    CHECK_OK(ctxwin_window_render_json(w, buf, sizeof buf, NULL));
+    CHECK(strcmp(buf, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"},"
+                      "{\"type\":\"text\",\"text\":\"next\"}]}]") == 0);
+    ctxwin_window_free(w);
+}
+
 static void tool_definitions_are_counted(void) {
     const char tools[] = "[{\"type\":\"function\",\"function\":{\"name\":\"ls\",\"description\":\"List\","
                          "\"parameters\":{\"type\":\"object\"}}}]";
@@ -147,5 +161,6 @@ void suite_json(void) {
                 errors_name_the_element_and_field_and_push_nothing);
     harness_run("render_reports_small_buffers_and_null_arguments", render_reports_small_buffers_and_null_arguments);
     harness_run("plain_messages_render_in_the_pushed_format", plain_messages_render_in_the_pushed_format);
+    harness_run("anthropic_leaves_out_whitespace_only_text", anthropic_leaves_out_whitespace_only_text);
     harness_run("tool_definitions_are_counted", tool_definitions_are_counted);
 }

@@ -341,3 +341,39 @@ fn push_json_takes_request_bodies_and_json_lines() {
     assert!(err.message().starts_with("line 2:") && err.message().contains("'role'"), "{}", err.message());
     assert_eq!(window.message_count(), 2);
 }
+
+/// Anthropic refuses text blocks that are empty or whitespace only ("text content blocks must
+/// contain non-whitespace text"): pushed as text, such a message is left out of an Anthropic
+/// render like an empty one (the user messages around it merge), a blank tool result goes
+/// without content and a blank system prompt without a block. OpenAI and Gemini take
+/// whitespace: their renders keep it.
+#[test]
+fn anthropic_leaves_out_whitespace_only_text() {
+    let window = |model: &str| {
+        let mut window = Window::new(model);
+        window.push(Kind::System, " \n").unwrap();
+        window.push(Kind::User, "hi").unwrap();
+        window.push(Kind::Assistant, "  ").unwrap();
+        window.push(Kind::User, "next").unwrap();
+        window.push_tool_call("a", "read", "{}").unwrap();
+        window.push_tool(Kind::ToolResult, "a", "\t").unwrap();
+        window.push(Kind::Assistant, "\n\n").unwrap();
+        window
+    };
+    let request = json::render_request(&window("claude-sonnet-4-5"), r#"{"model":"m"}"#).unwrap();
+    let request: Value = serde_json::from_str(&request).unwrap();
+    assert_eq!(request.get("system"), None, "{request}");
+    assert_eq!(
+        request["messages"],
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "next"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "read", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]},
+        ]),
+        "{request}"
+    );
+    for model in ["gpt-4o", "gemini-2.5-pro"] {
+        let sent = json::render_json(&window(model)).unwrap();
+        assert!(sent.contains(r#""  ""#) && sent.contains(r#""\t""#), "{model} keeps whitespace: {sent}");
+    }
+}

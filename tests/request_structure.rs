@@ -28,9 +28,15 @@ use serde_json::{Value, json};
 const WORDS: [&str; 12] = ["read", "the", "file", "src/main.c", "ok", "done", "é", "中文", "line\nbreak", "{", "\"q\"", "42"];
 const TOOLS: [&str; 4] = ["read_file", "ls", "grep", "run"];
 
+/// Texts that say nothing but are not empty (Anthropic refuses them in text blocks).
+const BLANKS: [&str; 3] = [" ", "\n", " \n\t "];
+
 fn text(rng: &mut Rng) -> String {
     if rng.chance(3) {
         return String::new();
+    }
+    if rng.chance(3) {
+        return rng.pick(&BLANKS).to_owned();
     }
     (0..rng.between(1, 8)).map(|_| rng.pick(&WORDS)).collect::<Vec<_>>().join(" ")
 }
@@ -97,9 +103,11 @@ impl Session {
         json::push_json(&mut self.window, &value.to_string()).unwrap_or_else(|e| panic!("{:?}: {e}\n{value}", self.format));
     }
 
+    /// A user message; one whose text is blank is pushed as text (pushed as JSON, it would be
+    /// the caller's JSON, sent as it is).
     fn user(&mut self) {
         let text = self.text_nonempty();
-        if self.rng.chance(30) {
+        if !text.trim().is_empty() && self.rng.chance(30) {
             let message = match self.format {
                 Format::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
                 _ => json!({"role": "user", "content": text}),
@@ -177,7 +185,7 @@ impl Session {
     }
 
     fn json_step(&mut self, said: Option<&str>, calls: &[(String, &str, String)], forms: &[CallForm]) {
-        let said = said.filter(|s| !s.is_empty());
+        let said = said.filter(|s| !s.trim().is_empty());
         match self.format {
             Format::OpenAiChat => {
                 if said.is_none() && calls.is_empty() {
@@ -498,6 +506,20 @@ fn the_checker_refuses_what_providers_refuse() {
     assert_eq!(check(Rules::Anthropic, &fine), Ok(()));
     assert!(check(Rules::Anthropic, &json!({"messages": [{"role": "system", "content": "x"}]})).is_err());
     assert!(check(Rules::Anthropic, &json!({"messages": [{"role": "assistant", "content": "x"}]})).is_err());
+    // "text content blocks must contain non-whitespace text": a string content, a text block,
+    // a tool result's text block and a system block alike.
+    let hi = json!({"role": "user", "content": "hi"});
+    for blank in ["", " ", "\n\t "] {
+        let said = |content: Value| json!({"messages": [hi, {"role": "assistant", "content": content}]});
+        assert!(check(Rules::Anthropic, &said(json!(blank))).is_err(), "{blank:?}");
+        assert!(check(Rules::Anthropic, &said(json!([{"type": "text", "text": blank}, use_block("t")]))).is_err(), "{blank:?}");
+        let result = json!({"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": blank}]});
+        let answered =
+            json!({"messages": [hi, {"role": "assistant", "content": [use_block("t")]}, {"role": "user", "content": [result]}]});
+        assert!(check(Rules::Anthropic, &answered).is_err(), "{blank:?}");
+        assert!(check(Rules::Anthropic, &json!({"system": [{"type": "text", "text": blank}], "messages": [hi]})).is_err());
+    }
+    assert_eq!(check(Rules::Anthropic, &json!({"messages": [{"role": "user", "content": " hi "}]})), Ok(()));
 
     let model = |name: &str| json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": {}}}]});
     let response = |name: &str| json!({"role": "user", "parts": [{"functionResponse": {"name": name, "response": {}}}]});

@@ -91,7 +91,11 @@ pub unsafe extern "C" fn ctxwin_window_push_json(w: *mut ctxwin_window, json: *c
 /// text become messages of their kind; kinds a format has no message for are left out:
 /// SYSTEM for Anthropic and Gemini (`render_request` puts them in `system` /
 /// `systemInstruction`), THINKING for all but Gemini (the others need the provider's
-/// signature or encrypted content). SYSTEM messages come first in the OpenAI formats.
+/// signature or encrypted content). SYSTEM messages come first in the OpenAI formats. An
+/// empty text makes no message; in Anthropic's format, which refuses text blocks without
+/// non-whitespace text, neither does a whitespace-only one (such a tool result is sent
+/// without `content`, such a SYSTEM text adds no `system` block); the other formats send
+/// whitespace as it is.
 ///
 /// A successful render is recorded as the window's last request (its first live message and
 /// the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's

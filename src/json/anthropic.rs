@@ -111,14 +111,20 @@ pub fn select(message: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
     }
 }
 
+/// True for a text Anthropic refuses as a text block: empty or whitespace only ("text content
+/// blocks must contain non-whitespace text").
+fn blank(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
 /// An Anthropic message for an entry that has no wire JSON of its own. SYSTEM goes in the
 /// request's top-level `system` field, and thinking needs its signature, so neither has a
-/// form here; an empty text makes no message (Anthropic refuses empty text blocks). A call's
-/// arguments that are not a JSON object are sent as `{}`.
+/// form here; a [`blank`] text makes no message, and a blank tool result is sent without
+/// content. A call's arguments that are not a JSON object are sent as `{}`.
 pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
     let text = entry.text();
     Some(match entry.kind() {
-        Kind::User | Kind::Assistant if text.is_empty() => return None,
+        Kind::User | Kind::Assistant if blank(text) => return None,
         Kind::User => json!({"role": "user", "content": text}),
         Kind::Assistant => json!({"role": "assistant", "content": text}),
         Kind::ToolCall => {
@@ -129,7 +135,7 @@ pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
         }
         Kind::ToolResult => {
             let mut result = json!({"type": "tool_result", "tool_use_id": entry.call_id});
-            if !text.is_empty() {
+            if !blank(text) {
                 result["content"] = json!(text);
             }
             json!({"role": "user", "content": [result]})
@@ -138,13 +144,14 @@ pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
     })
 }
 
-/// The system prompt's blocks for the request's `system` field.
+/// The system prompt's blocks for the request's `system` field ([`blank`] texts left out).
 pub fn system_blocks(texts: &[&str]) -> Vec<Value> {
-    texts.iter().filter(|text| !text.is_empty()).map(|text| json!({"type": "text", "text": text})).collect()
+    texts.iter().filter(|text| !blank(text)).map(|text| json!({"type": "text", "text": text})).collect()
 }
 
 /// Merges consecutive messages of one role into one: the first message's fields and every
-/// message's content blocks, a user message's `tool_result` blocks first (Anthropic wants
+/// message's content blocks (a [`blank`] string content adds none), a user message's
+/// `tool_result` blocks first (Anthropic wants
 /// the answers to a step before anything else the user says).
 pub fn merge(messages: Vec<Map<String, Value>>) -> Map<String, Value> {
     let mut blocks = Vec::new();
@@ -152,7 +159,7 @@ pub fn merge(messages: Vec<Map<String, Value>>) -> Map<String, Value> {
     for mut message in messages {
         match message.remove("content") {
             Some(Value::Array(more)) => blocks.extend(more),
-            Some(Value::String(text)) if !text.is_empty() => blocks.push(json!({"type": "text", "text": text})),
+            Some(Value::String(text)) if !blank(&text) => blocks.push(json!({"type": "text", "text": text})),
             _ => {}
         }
         merged.get_or_insert(message);

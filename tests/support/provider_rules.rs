@@ -42,8 +42,8 @@ pub fn check(rules: Rules, body: &Value) -> Result<(), String> {
         Rules::Anthropic => {
             if let Some(system) = body.get("system") {
                 let blocks = system.as_array().ok_or("system is not an array of blocks")?;
-                if blocks.iter().any(|b| str_of(b, "type") != "text" || str_of(b, "text").is_empty()) {
-                    return Err(format!("system holds a block that is not non-empty text: {system}"));
+                if blocks.iter().any(|b| str_of(b, "type") != "text" || blank(str_of(b, "text"))) {
+                    return Err(format!("system holds a block that is not text with non-whitespace: {system}"));
                 }
             }
             anthropic(body.get("messages").and_then(Value::as_array).ok_or("no messages array")?)
@@ -180,9 +180,16 @@ fn responses(items: &[Value]) -> Result<(), String> {
     }
 }
 
+/// True for a text Anthropic refuses in a text block: "text content blocks must contain
+/// non-whitespace text".
+fn blank(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
 /// Anthropic: strict user/assistant alternation starting with user, every `tool_use`
 /// answered in the next user message with `tool_result` blocks first, no `system` role, no
-/// empty content.
+/// empty content, no text block (a string content is one) empty or whitespace only, also
+/// among a `tool_result`'s blocks.
 fn anthropic(messages: &[Value]) -> Result<(), String> {
     let mut expected = "user";
     let mut open: Vec<String> = Vec::new();
@@ -200,8 +207,9 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
             Value::Array(blocks) => blocks.clone(),
             _ => return Err(format!("message {i}: content is neither a string nor blocks")),
         };
-        if blocks.iter().any(|b| str_of(b, "type") == "text" && str_of(b, "text").is_empty()) {
-            return Err(format!("message {i}: an empty text block"));
+        let nested = blocks.iter().filter(|b| str_of(b, "type") == "tool_result").flat_map(|b| array(b, "content"));
+        if blocks.iter().chain(nested).any(|b| str_of(b, "type") == "text" && blank(str_of(b, "text"))) {
+            return Err(format!("message {i}: a text block empty or whitespace only"));
         }
         if role == "user" {
             let results = blocks.iter().take_while(|b| str_of(b, "type") == "tool_result").count();
