@@ -53,7 +53,7 @@ impl Rule {
 use Role::{Actual, ActualPart, Excess, Limit, LimitExclusive, Skip};
 
 /// Context-overflow phrases, most specific first.
-static OVERFLOW_RULES: [Rule; 22] = [
+static OVERFLOW_RULES: [Rule; 23] = [
     // vLLM (recent): max_tokens + input exceed the window.
     Rule::new(
         &[concat!(
@@ -69,6 +69,8 @@ static OVERFLOW_RULES: [Rule; 22] = [
     ),
     // OpenAI, Azure, DeepSeek, vLLM, OpenRouter, Together, Bedrock Llama.
     Rule::new(&[concat!("max(?:imum)? context length (?:is|of) ", count!())], &[Limit]),
+    // OpenAI GPT-5 family: the input limit (272,000) below the context window.
+    Rule::new(&[concat!("input tokens exceed the configured limit of ", count!(), " tokens")], &[Limit]),
     Rule::new(&[concat!("(?:messages|prompt|input) resulted in ", count!(), " tokens")], &[Actual]),
     Rule::new(&[concat!("you requested (?:about )?", count!(), " tokens")], &[Actual]),
     // Anthropic (also through Bedrock and Vertex).
