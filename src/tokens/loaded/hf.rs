@@ -8,11 +8,11 @@ use serde_json::{Map, Value};
 use super::byte_alphabet::ByteAlphabet;
 use super::json::Reader;
 use super::merge::{Merge, Merges};
-use super::model::{Bpe, Units};
-use super::vocab::{Tokens, Vocab};
-use super::words::{Crossings, SPACE};
+use super::model::{Bpe, Merging, Units};
 use super::normalize::Normalize;
 use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, compile};
+use super::vocab::{Tokens, Vocab};
+use super::words::{Crossings, SPACE};
 use super::{Failure, Parts, parse_failure, unsupported};
 
 /// The parts of a `tokenizer.json` document's `"model"` read while streaming through it.
@@ -47,7 +47,8 @@ pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> 
                 model.fields.insert(key.to_owned(), kind);
             }
             _ => {
-                let value = serde_json::from_str(reader.raw()?).map_err(|e| parse_failure(format!("tokenizer.json: \"model.{key}\": {e}")))?;
+                let value = serde_json::from_str(reader.raw()?)
+                    .map_err(|e| parse_failure(format!("tokenizer.json: \"model.{key}\": {e}")))?;
                 model.fields.insert(key.to_owned(), value);
             }
         }
@@ -63,11 +64,10 @@ pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> 
 fn read_vocab(reader: &mut Reader<'_>) -> Result<Vocab, Failure> {
     let mut tokens = Tokens::with_capacity(1 << 16, 1 << 19);
     reader.object(&mut |reader, token| {
-        let id = reader
-            .number()?
-            .and_then(|id| u32::try_from(id).ok())
-            .filter(|&id| id < 1 << 31)
-            .ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {token:?} is not a token id")))?;
+        let id =
+            reader.number()?.and_then(|id| u32::try_from(id).ok()).filter(|&id| id < 1 << 31).ok_or_else(|| {
+                parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {token:?} is not a token id"))
+            })?;
         tokens.push(token.as_bytes(), id);
         Ok(())
     })?;
@@ -90,7 +90,11 @@ fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossi
                 let mut halves = line.split(' ');
                 match (halves.next(), halves.next(), halves.next()) {
                     (Some(left), Some(right), None) => (left, right),
-                    _ => return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not two tokens separated by a space"))),
+                    _ => {
+                        return Err(parse_failure(format!(
+                            "tokenizer.json: \"model.merges[{i}]\" is not two tokens separated by a space"
+                        )));
+                    }
                 }
             }
             Some(b'[') => {
@@ -103,7 +107,11 @@ fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossi
                     if j < 2 && reader.peek() == Some(b'"') {
                         let buffer = buffers[j].take().ok_or_else(not_a_merge)?;
                         let text = reader.string(buffer)?;
-                        if j == 0 { left = Some(text) } else { right = Some(text) }
+                        if j == 0 {
+                            left = Some(text)
+                        } else {
+                            right = Some(text)
+                        }
                         Ok(())
                     } else {
                         extra = true;
@@ -185,7 +193,8 @@ impl MergeBatch {
         for (k, merge) in strings.chunks(3).enumerate() {
             let left = self.ids[2 * k].ok_or_else(|| missing(k, merge[0]))?;
             let right = self.ids[2 * k + 1].ok_or_else(|| missing(k, merge[1]))?;
-            let joined = match [self.last_joined, self.last_joined.wrapping_add(1)].into_iter().find(|&id| vocab.is(id, merge[2])) {
+            let joined = match [self.last_joined, self.last_joined.wrapping_add(1)].into_iter().find(|&id| vocab.is(id, merge[2]))
+            {
                 Some(id) => id,
                 None => vocab.get(merge[2]).ok_or_else(|| missing(k, merge[2]))?,
             };
@@ -238,7 +247,10 @@ fn flag_of(object: &Map<String, Value>, key: &str) -> bool {
 }
 
 fn type_of<'a>(object: &'a Value, path: &str) -> Result<&'a str, Failure> {
-    object.get("type").and_then(Value::as_str).ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.type\" is not a string")))
+    object
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.type\" is not a string")))
 }
 
 fn normalizers(value: &Value, path: &str) -> Result<Vec<Normalize>, Failure> {
@@ -247,7 +259,10 @@ fn normalizers(value: &Value, path: &str) -> Result<Vec<Normalize>, Failure> {
     }
     let step = match type_of(value, path)? {
         "Sequence" => {
-            let list = value.get("normalizers").and_then(Value::as_array).ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.normalizers\" is not an array")))?;
+            let list = value
+                .get("normalizers")
+                .and_then(Value::as_array)
+                .ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.normalizers\" is not an array")))?;
             let mut chain = Vec::new();
             for (i, item) in list.iter().enumerate() {
                 chain.extend(normalizers(item, &format!("{path}.normalizers[{i}]"))?);
@@ -261,9 +276,12 @@ fn normalizers(value: &Value, path: &str) -> Result<Vec<Normalize>, Failure> {
         "Lowercase" => Normalize::Lowercase,
         "Prepend" => Normalize::Prepend(string(value, "prepend", path)?.to_owned()),
         "Replace" => {
-            let pattern = value.get("pattern").ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.pattern\" is missing")))?;
+            let pattern =
+                value.get("pattern").ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.pattern\" is missing")))?;
             let Some(from) = pattern.get("String").and_then(Value::as_str) else {
-                return Err(unsupported(format!("tokenizer.json: \"{path}\" replaces a regex; only literal replacements are supported")));
+                return Err(unsupported(format!(
+                    "tokenizer.json: \"{path}\" replaces a regex; only literal replacements are supported"
+                )));
             };
             Normalize::Replace { from: from.to_owned(), to: string(value, "content", path)?.to_owned() }
         }
@@ -273,7 +291,10 @@ fn normalizers(value: &Value, path: &str) -> Result<Vec<Normalize>, Failure> {
 }
 
 fn string<'a>(object: &'a Value, key: &str, path: &str) -> Result<&'a str, Failure> {
-    object.get(key).and_then(Value::as_str).ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.{key}\" is not a string")))
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.{key}\" is not a string")))
 }
 
 fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<(), Failure> {
@@ -282,19 +303,25 @@ fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<()
     }
     match type_of(value, path)? {
         "Sequence" => {
-            let list = value.get("pretokenizers").and_then(Value::as_array).ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.pretokenizers\" is not an array")))?;
+            let list = value
+                .get("pretokenizers")
+                .and_then(Value::as_array)
+                .ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.pretokenizers\" is not an array")))?;
             for (i, item) in list.iter().enumerate() {
                 pre_tokenizers(item, &format!("{path}.pretokenizers[{i}]"), steps)?;
             }
         }
         "Split" => {
-            let pattern = value.get("pattern").ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.pattern\" is missing")))?;
+            let pattern =
+                value.get("pattern").ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.pattern\" is missing")))?;
             let pattern = if let Some(regex) = pattern.get("Regex").and_then(Value::as_str) {
                 Pattern::Regex(compile(regex).map_err(|e| unsupported(format!("tokenizer.json: \"{path}.pattern\": {e}")))?)
             } else if let Some(literal) = pattern.get("String").and_then(Value::as_str) {
                 Pattern::Literal(literal.to_owned())
             } else {
-                return Err(parse_failure(format!("tokenizer.json: \"{path}.pattern\" is neither {{\"Regex\"}} nor {{\"String\"}}")));
+                return Err(parse_failure(format!(
+                    "tokenizer.json: \"{path}.pattern\" is neither {{\"Regex\"}} nor {{\"String\"}}"
+                )));
             };
             let behavior = match string(value, "behavior", path)? {
                 "Removed" => Behavior::Removed,
@@ -308,11 +335,7 @@ fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<()
         }
         "ByteLevel" => {
             let use_regex = value.get("use_regex").and_then(Value::as_bool).unwrap_or(true);
-            let regex = if use_regex {
-                Some(Pattern::Regex(compile(GPT2_PATTERN).map_err(unsupported)?))
-            } else {
-                None
-            };
+            let regex = if use_regex { Some(Pattern::Regex(compile(GPT2_PATTERN).map_err(unsupported)?)) } else { None };
             steps.push(Step::ByteLevel { add_prefix_space: flag(value, "add_prefix_space"), regex });
         }
         other => return Err(unsupported(format!("tokenizer.json: the pre-tokenizer {other:?} at \"{path}\" is not supported"))),
@@ -332,20 +355,30 @@ fn bpe(model: ModelJson, byte_level: bool) -> Result<Bpe, Failure> {
         let alphabet = ByteAlphabet::new();
         let mut tokens = Tokens::with_capacity(ids.len(), 0);
         for (token, id) in ids.iter() {
-            let token = std::str::from_utf8(token).map_err(|_| parse_failure("tokenizer.json: \"model.vocab\": a token is not UTF-8"))?;
+            let token =
+                std::str::from_utf8(token).map_err(|_| parse_failure("tokenizer.json: \"model.vocab\": a token is not UTF-8"))?;
             // Not in the alphabet: no text produces it.
             let _ = tokens.push_with(id, |bytes| if alphabet.decode_into(token, bytes) { Ok(()) } else { Err(()) });
         }
         let vocab = tokens.index().map_err(|(bytes, id)| {
-            parse_failure(format!("tokenizer.json: \"model.vocab\": the token of id {id} stands for the bytes {bytes:?} of another token"))
+            parse_failure(format!(
+                "tokenizer.json: \"model.vocab\": the token of id {id} stands for the bytes {bytes:?} of another token"
+            ))
         })?;
         let mut bytes = [0u32; 256];
         for (byte, slot) in bytes.iter_mut().enumerate() {
             *slot = vocab.get(&[byte as u8]).ok_or_else(|| {
-                parse_failure(format!("tokenizer.json: \"model.vocab\" has no token for the byte 0x{byte:02X} (a byte-level vocabulary has all 256)"))
+                parse_failure(format!(
+                    "tokenizer.json: \"model.vocab\" has no token for the byte 0x{byte:02X} (a byte-level vocabulary has all 256)"
+                ))
             })?;
         }
-        return Ok(Bpe { vocab, merges, whole_piece, units: Units::Bytes(Box::new(bytes)), words: None });
+        return Ok(Bpe {
+            vocab,
+            merging: Merging::Listed { merges, units: Units::Bytes(Box::new(bytes)) },
+            whole_piece,
+            words: None,
+        });
     }
     let byte_fallback = if flag_of(fields, "byte_fallback") {
         let mut bytes = Box::new([0u32; 256]);
@@ -360,27 +393,34 @@ fn bpe(model: ModelJson, byte_level: bool) -> Result<Bpe, Failure> {
     };
     let unk = match fields.get("unk_token").and_then(Value::as_str) {
         Some(unk) => Some((
-            ids.get(unk.as_bytes()).ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.unk_token\" {unk:?} is not in \"model.vocab\"")))?,
+            ids.get(unk.as_bytes())
+                .ok_or_else(|| parse_failure(format!("tokenizer.json: \"model.unk_token\" {unk:?} is not in \"model.vocab\"")))?,
             flag_of(fields, "fuse_unk"),
         )),
         None => None,
     };
     // Cutting into words would change what a whole-piece lookup sees.
     let words = if whole_piece { None } else { crossings.boundary(ids.get(SPACE.encode_utf8(&mut [0; 4]).as_bytes()).is_some()) };
-    Ok(Bpe { vocab: ids, merges, whole_piece, units: Units::Chars { byte_fallback, unk }, words })
+    Ok(Bpe { vocab: ids, merging: Merging::Listed { merges, units: Units::Chars { byte_fallback, unk } }, whole_piece, words })
 }
 
 /// The added tokens to look for in the raw text and in the normalized text.
 fn added_tokens(value: &Value) -> Result<(Vec<String>, Vec<String>), Failure> {
     let (mut raw, mut normalized) = (Vec::new(), Vec::new());
     let Some(list) = value.as_array() else {
-        return if value.is_null() { Ok((raw, normalized)) } else { Err(parse_failure("tokenizer.json: \"added_tokens\" is not an array")) };
+        return if value.is_null() {
+            Ok((raw, normalized))
+        } else {
+            Err(parse_failure("tokenizer.json: \"added_tokens\" is not an array"))
+        };
     };
     for (i, token) in list.iter().enumerate() {
         let content = string(token, "content", &format!("added_tokens[{i}]"))?;
         for key in ["single_word", "lstrip", "rstrip"] {
             if flag(token, key) {
-                return Err(unsupported(format!("tokenizer.json: \"added_tokens[{i}]\" ({content:?}) sets \"{key}\", which is not supported")));
+                return Err(unsupported(format!(
+                    "tokenizer.json: \"added_tokens[{i}]\" ({content:?}) sets \"{key}\", which is not supported"
+                )));
             }
         }
         // Hugging Face's default: special tokens are matched on the raw text.

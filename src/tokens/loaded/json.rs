@@ -22,7 +22,6 @@ pub(super) struct Reader<'a> {
     depth: usize,
 }
 
-
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a [u8]) -> Reader<'a> {
         Reader { data, at: 0, depth: 0 }
@@ -173,8 +172,8 @@ impl<'a> Reader<'a> {
             };
             match b {
                 b'"' | b'\\' => {
-                    let text = std::str::from_utf8(&self.data[run..self.at])
-                        .map_err(|e| Reader::utf8_error(run + e.valid_up_to()))?;
+                    let text =
+                        std::str::from_utf8(&self.data[run..self.at]).map_err(|e| Reader::utf8_error(run + e.valid_up_to()))?;
                     buffer.push_str(text);
                     self.at += 1;
                     if b == b'"' {
@@ -385,9 +384,25 @@ mod tests {
     #[test]
     fn refuses_what_serde_json_refuses() {
         let documents: &[&[u8]] = &[
-            b"{", b"[1,]", b"{\"a\" 1}", b"{\"a\":1,}", b"[01]", b"[1.]", b"[1e]", b"[-]", b"\"\\x\"",
-            b"\"\\ud800\"", b"\"\\udc00\"", b"\"\\ud800\\u0041\"", b"\"a\nb\"", b"\"\xff\"", b"[tru]", b"[1] 2",
-            b"\"abc", b"[\"\\u12\"]", b"",
+            b"{",
+            b"[1,]",
+            b"{\"a\" 1}",
+            b"{\"a\":1,}",
+            b"[01]",
+            b"[1.]",
+            b"[1e]",
+            b"[-]",
+            b"\"\\x\"",
+            b"\"\\ud800\"",
+            b"\"\\udc00\"",
+            b"\"\\ud800\\u0041\"",
+            b"\"a\nb\"",
+            b"\"\xff\"",
+            b"[tru]",
+            b"[1] 2",
+            b"\"abc",
+            b"[\"\\u12\"]",
+            b"",
         ];
         for document in documents {
             assert!(serde_json::from_slice::<serde_json::Value>(document).is_err(), "{document:?}");
@@ -399,7 +414,9 @@ mod tests {
 
     #[test]
     fn whole_numbers_are_told_apart() {
-        for (text, expected) in [("7", Some(7)), ("0", Some(0)), ("-1", None), ("1.0", None), ("2e1", None), ("99999999999999999999", None)] {
+        for (text, expected) in
+            [("7", Some(7)), ("0", Some(0)), ("-1", None), ("1.0", None), ("2e1", None), ("99999999999999999999", None)]
+        {
             assert_eq!(Reader::new(text.as_bytes()).number().unwrap(), expected, "{text}");
         }
     }

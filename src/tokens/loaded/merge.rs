@@ -3,7 +3,8 @@
 //! Both file formats reduce to one rule: repeatedly join the adjacent pair of symbols with
 //! the lowest merge priority, the leftmost on ties, until no adjacent pair merges. In a
 //! `tokenizer.json` the priority is the merge's line in `merges` (Hugging Face's
-//! `Word::merge_all`); in a ranks file it is the rank of the joined token (tiktoken's
+//! `Word::merge_all`), found in a table of token pairs ([`Merges`]); in a ranks file it is
+//! the rank of the joined bytes, looked up in the vocabulary itself (tiktoken's
 //! `byte_pair_merge`). Short pieces use a scan over arrays on the stack, long ones a binary
 //! heap over a linked list, so a million-symbol piece stays `O(n log n)`.
 
@@ -11,6 +12,19 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::vocab::by_home;
+
+/// How two adjacent symbols merge.
+pub(super) trait Rule {
+    /// A symbol.
+    type Symbol: Copy + Default;
+
+    /// The key of `left` then `right`: [`NONE`] if they do not merge, else a value where the
+    /// smaller merges first and equal keys join the same way.
+    fn key(&self, left: Self::Symbol, right: Self::Symbol) -> u64;
+
+    /// The symbol `left` and `right` join into (`key` is their key).
+    fn join(&self, left: Self::Symbol, right: Self::Symbol, key: u64) -> Self::Symbol;
+}
 
 /// The merges of a vocabulary: `(left, right)` token ids to the joined token and its
 /// priority, in an open-addressing table (linear probing, at most two thirds full): a
@@ -34,23 +48,21 @@ pub(super) struct Merge {
 /// The key of a free slot: no pair has it (token ids are below 2^31).
 const EMPTY: u64 = u64::MAX;
 
-/// "No merge" key: above every `(priority, position)` pair.
-const NONE: u64 = u64::MAX;
+/// "No merge": above every key.
+pub(super) const NONE: u64 = u64::MAX;
 
 /// Most symbols merged with the array scan.
 const SMALL: usize = 64;
 
 impl Merges {
     /// The table of `merges`. A later merge of the same pair replaces the earlier one, as
-    /// in Hugging Face's loader (a ranks file cannot repeat a pair).
+    /// in Hugging Face's loader.
     pub(super) fn new(merges: &[Merge]) -> Merges {
         let len = (merges.len() + merges.len() / 2).next_power_of_two().max(16);
         let mut table = Merges { slots: vec![(EMPTY, 0); len] };
         let bits = table.bits();
-        let items: Vec<(u64, u64)> = merges
-            .iter()
-            .map(|m| (pair_key(m.left, m.right), u64::from(m.priority) << 32 | u64::from(m.joined)))
-            .collect();
+        let items: Vec<(u64, u64)> =
+            merges.iter().map(|m| (pair_key(m.left, m.right), u64::from(m.priority) << 32 | u64::from(m.joined))).collect();
         // In the order of their slots, which keeps the merges of one pair in file order.
         for (key, value) in by_home(items, bits, |&(key, _)| home(key, bits)) {
             let at = table.slot(key);
@@ -76,116 +88,116 @@ impl Merges {
             at = (at + 1) & mask;
         }
     }
+}
 
-    /// The joined token and priority of `left` then `right`, if they merge.
+/// Listed merges join two tokens (ids) when the table has their pair.
+impl Rule for Merges {
+    type Symbol = u32;
+
+    /// `(priority, joined)` packed so that the smaller value merges first. Equal priorities
+    /// mean the same pair, so the first minimum is the leftmost best pair.
     #[inline]
-    fn get(&self, left: u32, right: u32) -> Option<(u32, u32)> {
-        let packed = self.packed(left, right);
-        (packed != NONE).then_some(((packed >> 32) as u32, packed as u32))
-    }
-
-    /// Number of symbols `symbols` merges down to.
-    pub(super) fn count(&self, symbols: &[u32]) -> usize {
-        if symbols.len() < 2 {
-            symbols.len()
-        } else if symbols.len() <= SMALL {
-            self.count_small(symbols)
-        } else {
-            self.count_large(symbols)
-        }
-    }
-
-    /// `(priority, joined)` packed so that the smaller value merges first; [`NONE`] if
-    /// `left` then `right` do not merge. Equal priorities mean the same joined token in
-    /// both formats, so the first minimum is the leftmost best pair.
-    #[inline]
-    fn packed(&self, left: u32, right: u32) -> u64 {
+    fn key(&self, left: u32, right: u32) -> u64 {
         let slot = self.slots[self.slot(pair_key(left, right))];
         if slot.0 == EMPTY { NONE } else { slot.1 }
     }
 
-    /// The scan: symbols in place in a fixed array that shifts on each merge; `key[i]` is
-    /// the packed merge of symbols `i` and `i + 1`.
-    fn count_small(&self, symbols: &[u32]) -> usize {
-        let mut token = [0u32; SMALL];
-        let mut key = [NONE; SMALL];
-        let mut len = symbols.len();
-        token[..len].copy_from_slice(symbols);
-        for i in 0..len - 1 {
-            key[i] = self.packed(token[i], token[i + 1]);
-        }
-        loop {
-            let mut best = 0;
-            let mut min = NONE;
-            for (i, &k) in key[..len - 1].iter().enumerate() {
-                if k < min {
-                    min = k;
-                    best = i;
-                }
-            }
-            if min == NONE {
-                return len;
-            }
-            token[best] = min as u32;
-            token.copy_within(best + 2..len, best + 1);
-            key.copy_within(best + 2..len, best + 1);
-            len -= 1;
-            if len == 1 {
-                return 1;
-            }
-            key[best] = if best + 1 < len {
-                self.packed(token[best], token[best + 1])
-            } else {
-                NONE
-            };
-            if best > 0 {
-                key[best - 1] = self.packed(token[best - 1], token[best]);
-            }
-        }
+    #[inline]
+    fn join(&self, _: u32, _: u32, key: u64) -> u32 {
+        key as u32
     }
+}
 
-    /// The heap over a doubly linked list of symbols, for any length.
-    fn count_large(&self, symbols: &[u32]) -> usize {
-        let len = symbols.len();
-        let mut token = symbols.to_vec();
-        let mut next: Vec<usize> = (1..=len).collect();
-        let mut prev: Vec<usize> = (0..len).map(|i| i.wrapping_sub(1)).collect();
-        let mut alive = vec![true; len];
-        let mut heap: BinaryHeap<Reverse<(u32, usize, u32, u32)>> = BinaryHeap::new();
-        let push = |heap: &mut BinaryHeap<_>, token: &[u32], left: usize, right: usize| {
-            if let Some((priority, _)) = self.get(token[left], token[right]) {
-                heap.push(Reverse((priority, left, token[left], token[right])));
-            }
-        };
-        for i in 0..len - 1 {
-            push(&mut heap, &token, i, i + 1);
-        }
-        let mut remaining = len;
-        while let Some(Reverse((_, left, left_token, right_token))) = heap.pop() {
-            let right = next[left];
-            // Stale entries: the left symbol was merged away, or either side changed.
-            if !alive[left] || right >= len || token[left] != left_token || token[right] != right_token {
-                continue;
-            }
-            let Some((_, joined)) = self.get(left_token, right_token) else {
-                continue;
-            };
-            token[left] = joined;
-            alive[right] = false;
-            next[left] = next[right];
-            if next[left] < len {
-                prev[next[left]] = left;
-            }
-            remaining -= 1;
-            if next[left] < len {
-                push(&mut heap, &token, left, next[left]);
-            }
-            if left > 0 && prev[left] < len {
-                push(&mut heap, &token, prev[left], left);
-            }
-        }
-        remaining
+/// Number of symbols the `len` symbols `symbol(0)`, `symbol(1)`, ... merge down to under
+/// `rule`.
+pub(super) fn count<R: Rule>(rule: &R, len: usize, symbol: impl Fn(usize) -> R::Symbol) -> usize {
+    if len < 2 {
+        len
+    } else if len <= SMALL {
+        count_small(rule, len, symbol)
+    } else {
+        count_large(rule, len, symbol)
     }
+}
+
+/// The scan: symbols in place in a fixed array that shifts on each merge; `key[i]` is the
+/// key of symbols `i` and `i + 1`.
+fn count_small<R: Rule>(rule: &R, mut len: usize, symbol: impl Fn(usize) -> R::Symbol) -> usize {
+    let mut token = [R::Symbol::default(); SMALL];
+    let mut key = [NONE; SMALL];
+    for (i, slot) in token[..len].iter_mut().enumerate() {
+        *slot = symbol(i);
+    }
+    for i in 0..len - 1 {
+        key[i] = rule.key(token[i], token[i + 1]);
+    }
+    loop {
+        let mut best = 0;
+        let mut min = NONE;
+        for (i, &k) in key[..len - 1].iter().enumerate() {
+            if k < min {
+                min = k;
+                best = i;
+            }
+        }
+        if min == NONE {
+            return len;
+        }
+        token[best] = rule.join(token[best], token[best + 1], min);
+        token.copy_within(best + 2..len, best + 1);
+        key.copy_within(best + 2..len, best + 1);
+        len -= 1;
+        if len == 1 {
+            return 1;
+        }
+        key[best] = if best + 1 < len { rule.key(token[best], token[best + 1]) } else { NONE };
+        if best > 0 {
+            key[best - 1] = rule.key(token[best - 1], token[best]);
+        }
+    }
+}
+
+/// The heap over a doubly linked list of symbols, for any length. A heap entry is the pair
+/// starting at a position as it was when pushed: `version[left]` changes whenever that pair
+/// does (either symbol joined, or `left` merged away), which makes older entries stale.
+fn count_large<R: Rule>(rule: &R, len: usize, symbol: impl Fn(usize) -> R::Symbol) -> usize {
+    let mut token: Vec<R::Symbol> = (0..len).map(symbol).collect();
+    let mut next: Vec<usize> = (1..=len).collect();
+    let mut prev: Vec<usize> = (0..len).map(|i| i.wrapping_sub(1)).collect();
+    let mut version = vec![0usize; len];
+    let mut heap: BinaryHeap<Reverse<(u64, usize, usize)>> = BinaryHeap::new();
+    // The pair at `left` changed: a new version, in the heap if it merges.
+    let renew = |heap: &mut BinaryHeap<_>, version: &mut [usize], token: &[R::Symbol], left: usize, right: usize| {
+        version[left] += 1;
+        if right < len {
+            let key = rule.key(token[left], token[right]);
+            if key != NONE {
+                heap.push(Reverse((key, left, version[left])));
+            }
+        }
+    };
+    for i in 0..len - 1 {
+        renew(&mut heap, &mut version, &token, i, i + 1);
+    }
+    let mut remaining = len;
+    while let Some(Reverse((key, left, pushed))) = heap.pop() {
+        if version[left] != pushed {
+            continue;
+        }
+        let right = next[left];
+        token[left] = rule.join(token[left], token[right], key);
+        version[right] += 1;
+        next[left] = next[right];
+        if next[left] < len {
+            prev[next[left]] = left;
+        }
+        remaining -= 1;
+        renew(&mut heap, &mut version, &token, left, next[left]);
+        if left > 0 {
+            renew(&mut heap, &mut version, &token, prev[left], left);
+        }
+    }
+    remaining
 }
 
 #[inline]
@@ -200,25 +212,40 @@ fn home(key: u64, bits: u32) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// The rule written out plainly: join the best pair (lowest priority, leftmost) until
-    /// none merges.
-    fn reference(merges: &Merges, symbols: &[u32]) -> usize {
+    /// The rule written out plainly: join the best pair (lowest key, leftmost) until none
+    /// merges.
+    fn reference<R: Rule>(rule: &R, symbols: &[R::Symbol]) -> usize {
         let mut tokens = symbols.to_vec();
         loop {
-            let best = (0..tokens.len().saturating_sub(1))
-                .filter_map(|i| merges.get(tokens[i], tokens[i + 1]).map(|(p, j)| (p, i, j)))
-                .min();
+            let best = (0..tokens.len().saturating_sub(1)).map(|i| (rule.key(tokens[i], tokens[i + 1]), i)).min();
             match best {
-                Some((_, i, joined)) => {
-                    tokens[i] = joined;
+                Some((key, i)) if key != NONE => {
+                    tokens[i] = rule.join(tokens[i], tokens[i + 1], key);
                     tokens.remove(i + 1);
                 }
-                None => return tokens.len(),
+                _ => return tokens.len(),
             }
         }
+    }
+
+    /// The scan, the heap and [`count`] against [`reference`] on `symbols`.
+    pub(in super::super) fn check<R: Rule>(rule: &R, symbols: &[R::Symbol]) -> usize
+    where
+        R::Symbol: std::fmt::Debug,
+    {
+        let expected = reference(rule, symbols);
+        let symbol = |i: usize| symbols[i];
+        assert_eq!(count(rule, symbols.len(), symbol), expected, "{symbols:?}");
+        if (2..=SMALL).contains(&symbols.len()) {
+            assert_eq!(count_small(rule, symbols.len(), symbol), expected, "{symbols:?}");
+        }
+        if symbols.len() >= 2 {
+            assert_eq!(count_large(rule, symbols.len(), symbol), expected, "{symbols:?}");
+        }
+        expected
     }
 
     #[test]
@@ -236,17 +263,12 @@ mod tests {
             for joined in 8..60u32 {
                 let left = (random() % u64::from(joined)) as u32;
                 let right = (random() % u64::from(joined)) as u32;
-                let priority = (random() % 40) as u32;
-                list.push(Merge { left, right, priority, joined });
+                list.push(Merge { left, right, priority: joined - 8, joined });
             }
             let merges = Merges::new(&list);
             for len in [0, 1, 2, 3, 7, 20, 63, 64, 65, 200] {
                 let symbols: Vec<u32> = (0..len).map(|_| (random() % 8) as u32).collect();
-                let expected = reference(&merges, &symbols);
-                assert_eq!(merges.count(&symbols), expected, "{symbols:?}");
-                if len >= 2 {
-                    assert_eq!(merges.count_large(&symbols), expected, "{symbols:?}");
-                }
+                check(&merges, &symbols);
             }
         }
     }

@@ -106,7 +106,8 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
         let entries = tekken_vocab.ok_or_else(|| parse_failure("tekken.json: \"vocab\" is not an array"))?;
         let (pattern, vocab) = ranks::tekken(sections.get("config"), entries)?;
         let bpe = ranks::bpe_of_ranks(vocab, "tekken.json \"vocab\"")?;
-        let parts = ranks::parts(bpe, &pattern, false).map_err(|e| parse_failure(format!("tekken.json \"config.pattern\": {}", e.message())))?;
+        let parts = ranks::parts(bpe, &pattern, false)
+            .map_err(|e| parse_failure(format!("tekken.json \"config.pattern\": {}", e.message())))?;
         return Ok((Format::Tekken, parts));
     }
     Err(unsupported(
@@ -183,11 +184,8 @@ impl Tokenizer {
     }
 
     fn assemble(format: Format, parts: Parts, data: &[u8], options: &Options) -> Result<Tokenizer> {
-        let normalized_added: Vec<String> = parts
-            .normalized_added
-            .iter()
-            .map(|token| normalize(&parts.normalizers, token).into_owned())
-            .collect();
+        let normalized_added: Vec<String> =
+            parts.normalized_added.iter().map(|token| normalize(&parts.normalizers, token).into_owned()).collect();
         let mut hasher = rustc_hash::FxHasher::default();
         hasher.write(data);
         hasher.write(options.canonical().as_bytes());
@@ -240,9 +238,9 @@ impl Tokenizer {
             let mut added = 0;
             let found = self.raw_added.split(text, &mut |segment: &str| -> std::result::Result<(), String> {
                 let normalized = normalize(&self.normalizers, segment);
-                added += self.normalized_added.split(&normalized, &mut |segment: &str| {
-                    split::for_each_piece(&self.steps, segment, &mut piece)
-                })?;
+                added += self
+                    .normalized_added
+                    .split(&normalized, &mut |segment: &str| split::for_each_piece(&self.steps, segment, &mut piece))?;
                 Ok(())
             });
             let found = found.map_err(|e| Error::new(ErrorKind::Parse, e))?;

@@ -1,11 +1,24 @@
-//! The BPE model of a loaded tokenizer: its vocabulary, its merges, and how a piece of text
-//! becomes the symbols merging starts from.
+//! The BPE model of a loaded tokenizer: its vocabulary, how two symbols merge, and how a
+//! piece of text becomes the symbols merging starts from.
 
-use super::merge::Merges;
+use super::merge::{self, Merges, NONE, Rule};
 use super::vocab::Vocab;
 use super::words::Boundary;
 
-/// What merging starts from.
+/// How symbols merge.
+#[derive(Debug)]
+pub(super) enum Merging {
+    /// A `tokenizer.json`: the pairs its `merges` list, starting from `units`.
+    Listed { merges: Merges, units: Units },
+    /// A ranks file: starting from the piece's bytes, any two adjacent tokens whose bytes
+    /// join into a token merge, the lowest joined rank first (the token's id is its rank).
+    /// The first merges of every piece join two bytes: their ranks are in a table of their
+    /// own (`first << 8 | second`, see [`Vocab::two_byte_ids`]), small enough to stay in
+    /// the cache.
+    Ranks { two_bytes: Box<[u32]> },
+}
+
+/// What merging a `tokenizer.json`'s listed pairs starts from.
 #[derive(Debug)]
 pub(super) enum Units {
     /// Byte-level: every byte of the piece is a symbol (the token of that byte).
@@ -27,11 +40,10 @@ pub(super) enum Units {
 pub(super) struct Bpe {
     /// Token bytes (the text's own UTF-8 bytes) to token id.
     pub(super) vocab: Vocab,
-    pub(super) merges: Merges,
+    pub(super) merging: Merging,
     /// A piece that is itself a token counts one without merging (tiktoken always;
     /// Hugging Face with `ignore_merges`).
     pub(super) whole_piece: bool,
-    pub(super) units: Units,
     /// Where a piece may be cut into words that merge apart (character-level models whose
     /// merges allow it).
     pub(super) words: Option<Boundary>,
@@ -55,12 +67,19 @@ impl Bpe {
         if self.whole_piece && self.vocab.get(piece).is_some() {
             return 1;
         }
+        let (merges, units) = match &self.merging {
+            Merging::Listed { merges, units } => (merges, units),
+            Merging::Ranks { two_bytes } => {
+                let joined = Joined { vocab: &self.vocab, two_bytes, piece };
+                return merge::count(&joined, piece.len(), |i| (i, i + 1));
+            }
+        };
         symbols.clear();
-        match &self.units {
+        match units {
             Units::Bytes(tokens) => symbols.extend(piece.iter().map(|&b| tokens[usize::from(b)])),
             Units::Chars { byte_fallback, unk } => self.char_symbols(piece, byte_fallback.as_deref(), *unk, symbols),
         }
-        self.merges.count(symbols)
+        merge::count(merges, symbols.len(), |i| symbols[i])
     }
 
     fn char_symbols(&self, piece: &[u8], byte_fallback: Option<&[u32; 256]>, unk: Option<(u32, bool)>, symbols: &mut Vec<u32>) {
@@ -85,6 +104,34 @@ impl Bpe {
     }
 }
 
+/// The merge rule of a ranks file within one piece: a symbol is a span of the piece's bytes
+/// (start, end), and two spans merge with the rank of the bytes they cover together.
+struct Joined<'a> {
+    vocab: &'a Vocab,
+    two_bytes: &'a [u32],
+    piece: &'a [u8],
+}
+
+impl Rule for Joined<'_> {
+    type Symbol = (usize, usize);
+
+    #[inline]
+    fn key(&self, left: (usize, usize), right: (usize, usize)) -> u64 {
+        match &self.piece[left.0..right.1] {
+            &[first, second] => match self.two_bytes[usize::from(first) << 8 | usize::from(second)] {
+                u32::MAX => NONE,
+                id => u64::from(id),
+            },
+            bytes => self.vocab.get(bytes).map_or(NONE, u64::from),
+        }
+    }
+
+    #[inline]
+    fn join(&self, left: (usize, usize), right: (usize, usize), _: u64) -> (usize, usize) {
+        (left.0, right.1)
+    }
+}
+
 /// Length of the UTF-8 sequence a leading byte starts.
 #[inline]
 fn utf8_len(first: u8) -> usize {
@@ -93,5 +140,66 @@ fn utf8_len(first: u8) -> usize {
         0xE0.. => 3,
         0xC0.. => 2,
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::super::merge::tests::check;
+    use super::super::vocab::Tokens;
+    use super::*;
+
+    /// tiktoken's rule written out plainly over byte strings: join the adjacent pair whose
+    /// bytes make the lowest-ranked token, the leftmost on ties, until none does.
+    fn reference(ranks: &HashMap<Vec<u8>, u32>, piece: &[u8]) -> usize {
+        let mut parts: Vec<Vec<u8>> = piece.iter().map(|&b| vec![b]).collect();
+        loop {
+            let best = (0..parts.len().saturating_sub(1))
+                .filter_map(|i| ranks.get(&[parts[i].as_slice(), &parts[i + 1]].concat()).map(|&rank| (rank, i)))
+                .min();
+            let Some((_, i)) = best else { return parts.len() };
+            let right = parts.remove(i + 1);
+            parts[i].extend(right);
+        }
+    }
+
+    #[test]
+    fn ranks_merge_like_tiktoken() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut random = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        for _ in 0..20 {
+            // Every byte, then tokens joined from two earlier ones over "abcd" (some longer
+            // than the 15 bytes a vocabulary key holds).
+            let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+            let mut joinable: Vec<usize> = b"abcd".iter().map(|&b| usize::from(b)).collect();
+            while tokens.len() < 700 {
+                let joined =
+                    [tokens[joinable[random(joinable.len())]].as_slice(), &tokens[joinable[random(joinable.len())]]].concat();
+                if joined.len() <= 24 && !tokens.contains(&joined) {
+                    joinable.push(tokens.len());
+                    tokens.push(joined);
+                }
+            }
+            let mut list = Tokens::with_capacity(0, 0);
+            for (rank, token) in tokens.iter().enumerate() {
+                list.push(token, rank as u32);
+            }
+            let vocab = list.index().unwrap();
+            let two_bytes = vocab.two_byte_ids();
+            let ranks: HashMap<Vec<u8>, u32> = tokens.iter().enumerate().map(|(rank, t)| (t.clone(), rank as u32)).collect();
+            for len in [0, 1, 2, 3, 7, 20, 63, 64, 65, 200] {
+                let piece: Vec<u8> = (0..len).map(|_| b"abcd"[random(4)]).collect();
+                let joined = Joined { vocab: &vocab, two_bytes: &two_bytes, piece: &piece };
+                let spans: Vec<(usize, usize)> = (0..len).map(|i| (i, i + 1)).collect();
+                assert_eq!(check(&joined, &spans), reference(&ranks, &piece), "{:?}", String::from_utf8_lossy(&piece));
+            }
+        }
     }
 }

@@ -67,11 +67,7 @@ mod tests {
 
     #[test]
     fn steps_run_in_order() {
-        let chain = [
-            Normalize::Prepend("▁".into()),
-            Normalize::Replace { from: " ".into(), to: "▁".into() },
-            Normalize::Nfc,
-        ];
+        let chain = [Normalize::Prepend("▁".into()), Normalize::Replace { from: " ".into(), to: "▁".into() }, Normalize::Nfc];
         assert_eq!(normalize(&chain, "e\u{301} a"), "▁\u{e9}▁a");
         assert_eq!(normalize(&chain, ""), "");
         assert!(matches!(normalize(&[Normalize::Nfc], "plain"), Cow::Borrowed(_)));

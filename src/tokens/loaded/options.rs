@@ -25,7 +25,8 @@ impl Options {
         if text.trim().is_empty() {
             return Ok(Options::default());
         }
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::invalid_arg(format!("options are not valid JSON: {e}")))?;
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| Error::invalid_arg(format!("options are not valid JSON: {e}")))?;
         let object = value.as_object().ok_or_else(|| Error::invalid_arg("options must be a JSON object"))?;
         let mut options = Options::default();
         for (key, value) in object {
@@ -43,8 +44,15 @@ impl Options {
                     compile(pattern).map_err(|e| Error::invalid_arg(format!("options: \"pattern\": {e}")))?;
                     options.pattern = Some(pattern.to_owned());
                 }
-                "nfc" => options.nfc = Some(value.as_bool().ok_or_else(|| Error::invalid_arg("options: \"nfc\" must be true or false"))?),
-                other => return Err(Error::invalid_arg(format!("options: unknown key {other:?} (known: \"pre_tokenizer\", \"pattern\", \"nfc\")"))),
+                "nfc" => {
+                    options.nfc =
+                        Some(value.as_bool().ok_or_else(|| Error::invalid_arg("options: \"nfc\" must be true or false"))?)
+                }
+                other => {
+                    return Err(Error::invalid_arg(format!(
+                        "options: unknown key {other:?} (known: \"pre_tokenizer\", \"pattern\", \"nfc\")"
+                    )));
+                }
             }
         }
         if options.pre_tokenizer.is_some() && options.pattern.is_some() {

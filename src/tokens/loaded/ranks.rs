@@ -7,8 +7,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
 use super::json::Reader;
-use super::merge::{Merge, Merges};
-use super::model::{Bpe, Units};
+use super::model::{Bpe, Merging};
 use super::normalize::Normalize;
 use super::vocab::{Tokens, Vocab};
 use super::{Failure, Parts, parse_failure};
@@ -194,49 +193,23 @@ pub(super) fn tekken(config: Option<&Value>, entries: TekkenVocab) -> Result<(St
         }
         tokens.push(token, rank as u32);
     }
-    let vocab = tokens.index().map_err(|(_, rank)| parse_failure(format!("tekken.json \"vocab\": the token of rank {rank} appears twice")))?;
+    let vocab = tokens
+        .index()
+        .map_err(|(_, rank)| parse_failure(format!("tekken.json \"vocab\": the token of rank {rank} appears twice")))?;
     Ok((pattern.to_owned(), vocab))
 }
 
-/// The BPE model of tokens listed by rank: every pair of tokens whose bytes join into a
-/// token merges into it, with that token's rank as priority.
+/// The BPE model of tokens listed by rank: any two adjacent tokens whose bytes join into a
+/// token merge into it, with that token's rank as priority (looked up while counting, as
+/// tiktoken does: no table of pairs is built).
 pub(super) fn bpe_of_ranks(vocab: Vocab, what: &str) -> Result<Bpe, Failure> {
-    let mut bytes = [0u32; 256];
-    for (byte, slot) in bytes.iter_mut().enumerate() {
-        *slot = vocab
-            .get(&[byte as u8])
-            .ok_or_else(|| parse_failure(format!("{what}: no token is the single byte 0x{byte:02X} (a byte-level vocabulary has all 256)")))?;
+    // Merging starts from the piece's bytes: each must be a token.
+    if let Some(byte) = (0..=255u8).find(|&byte| vocab.get(&[byte]).is_none()) {
+        return Err(parse_failure(format!(
+            "{what}: no token is the single byte 0x{byte:02X} (a byte-level vocabulary has all 256)"
+        )));
     }
-    let merges = Merges::new(&split_merges(&vocab));
-    Ok(Bpe { vocab, merges, whole_piece: true, units: Units::Bytes(Box::new(bytes)), words: None })
-}
-
-/// Every pair of tokens whose bytes join into a token, with that token's rank; the splits
-/// of every token are looked up in groups (see [`Vocab::get_batch`]).
-fn split_merges(vocab: &Vocab) -> Vec<Merge> {
-    let mut merges = Vec::with_capacity(vocab.len() * 2);
-    let mut queries: Vec<&[u8]> = Vec::new();
-    let mut ranks = Vec::new();
-    let mut found = Vec::new();
-    let mut tokens = vocab.iter().peekable();
-    while tokens.peek().is_some() {
-        queries.clear();
-        ranks.clear();
-        for (token, rank) in tokens.by_ref().take(32) {
-            for split in 1..token.len() {
-                queries.push(&token[..split]);
-                queries.push(&token[split..]);
-                ranks.push(rank);
-            }
-        }
-        vocab.get_batch(&queries, &mut found);
-        for (halves, &rank) in found.chunks(2).zip(&ranks) {
-            if let [Some(left), Some(right)] = *halves {
-                merges.push(Merge { left, right, priority: rank, joined: rank });
-            }
-        }
-    }
-    merges
+    Ok(Bpe { merging: Merging::Ranks { two_bytes: vocab.two_byte_ids() }, vocab, whole_piece: true, words: None })
 }
 
 /// The parts of a ranks-based tokenizer split by `pattern`.

@@ -167,11 +167,7 @@ fn split(
     piece: &mut dyn FnMut(&str),
 ) -> Result<(), String> {
     let emit = |start: usize, end: usize, piece: &mut dyn FnMut(&str)| {
-        if start < end {
-            for_each_piece(rest, &text[start..end], piece)
-        } else {
-            Ok(())
-        }
+        if start < end { for_each_piece(rest, &text[start..end], piece) } else { Ok(()) }
     };
     if behavior == Behavior::Isolated {
         // Every part is a piece: no need to see the next one first.

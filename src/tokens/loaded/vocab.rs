@@ -33,15 +33,27 @@ pub(super) struct Vocab {
 const INLINE: usize = 15;
 
 /// The first 15 bytes of `bytes` and a last byte telling the length (the length itself up
-/// to 15; above, 128 plus the length's low bits, and the bytes must then be compared).
+/// to 15; above, 128 plus the length's low bits, and the bytes must then be compared): the
+/// little-endian halves of `[bytes[..15] padded with zeros, length byte]`, read with
+/// overlapping loads instead of a copy of variable length.
 #[inline]
 fn key(bytes: &[u8]) -> [u64; 2] {
-    let mut key = [0u8; 16];
-    let head = bytes.len().min(INLINE);
-    key[..head].copy_from_slice(&bytes[..head]);
-    key[15] = if bytes.len() <= INLINE { bytes.len() as u8 } else { 0x80 | (bytes.len() & 0x7F) as u8 };
-    let (low, high) = key.split_at(8);
-    [u64::from_le_bytes(low.try_into().unwrap_or_default()), u64::from_le_bytes(high.try_into().unwrap_or_default())]
+    let len = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+    let half = |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default()));
+    let (low, high) = match len {
+        0 => (0, 0),
+        1..=3 => {
+            let (first, middle, last) = (bytes[0], bytes[len / 2], bytes[len - 1]);
+            (u64::from(first) | u64::from(middle) << (8 * (len / 2)) | u64::from(last) << (8 * (len - 1)), 0)
+        }
+        4..=7 => (half(0) | half(len - 4) << (8 * (len - 4)), 0),
+        // The last eight bytes, shifted down so that bytes 8.. come first (none when len is 8).
+        8..=15 => (word(0), word(len - 8) >> (8 * (15 - len)) >> 8),
+        _ => (word(0), word(8) & 0x00FF_FFFF_FFFF_FFFF),
+    };
+    let tag = if len <= INLINE { len as u64 } else { 0x80 | (len & 0x7F) as u64 };
+    [low, high | tag << 56]
 }
 
 /// Where a key's search starts among `bits`-bit slot numbers (the high bits of a
@@ -225,6 +237,18 @@ impl Vocab {
         }
     }
 
+    /// The id of every two-byte token, at `first << 8 | second` (`u32::MAX`: none), read
+    /// from the index alone (a two-byte token's key holds its bytes).
+    pub(super) fn two_byte_ids(&self) -> Box<[u32]> {
+        let mut ids = vec![u32::MAX; 1 << 16].into_boxed_slice();
+        for slot in &self.slots {
+            if slot.entry != 0 && slot.key[1] >> 56 == 2 {
+                ids[(slot.key[0] as usize & 0xFF) << 8 | (slot.key[0] as usize >> 8 & 0xFF)] = slot.id;
+            }
+        }
+        ids
+    }
+
     /// Every token's bytes and id.
     pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> {
         self.slots.iter().filter(|s| s.entry != 0).map(|s| (self.token(s.entry as usize - 1), s.id))
@@ -234,6 +258,22 @@ impl Vocab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_key_is_the_padded_head_and_the_length() {
+        let bytes: Vec<u8> = (1..=40).collect();
+        for start in 0..3 {
+            for len in 0..=(bytes.len() - start) {
+                let token = &bytes[start..start + len];
+                let mut plain = [0u8; 16];
+                plain[..len.min(INLINE)].copy_from_slice(&token[..len.min(INLINE)]);
+                plain[15] = if len <= INLINE { len as u8 } else { 0x80 | (len & 0x7F) as u8 };
+                let expected =
+                    [u64::from_le_bytes(plain[..8].try_into().unwrap()), u64::from_le_bytes(plain[8..].try_into().unwrap())];
+                assert_eq!(key(token), expected, "{token:?}");
+            }
+        }
+    }
 
     #[test]
     fn finds_what_was_added_and_refuses_duplicates() {
@@ -255,10 +295,13 @@ mod tests {
             }
             expected.insert(token.into_bytes(), i);
         }
-        assert_eq!(tokens.push_with(9, |buffer| {
-            buffer.push(b'z');
+        assert_eq!(
+            tokens.push_with(9, |buffer| {
+                buffer.push(b'z');
+                Err("bad")
+            }),
             Err("bad")
-        }), Err("bad"));
+        );
         let vocab = tokens.index().unwrap();
         assert_eq!(vocab.len(), expected.len());
         let queries: Vec<&[u8]> = expected.keys().map(|k| k.as_slice()).chain([&b"absent"[..], b"", b"z"]).collect();
@@ -269,6 +312,13 @@ mod tests {
             assert_eq!(*found, expected.get(*query).copied());
         }
         assert_eq!(vocab.iter().count(), expected.len());
+        let two_bytes = vocab.two_byte_ids();
+        for first in 0..=255u8 {
+            for second in 0..=255u8 {
+                let id = two_bytes[usize::from(first) << 8 | usize::from(second)];
+                assert_eq!(vocab.get(&[first, second]), (id != u32::MAX).then_some(id));
+            }
+        }
         for (token, &id) in &expected {
             assert!(vocab.is(id, token) && !vocab.is(id + 1, token) && !vocab.is(id, b"absent"));
         }
