@@ -32,30 +32,30 @@ pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> 
     reader.object(&mut |reader, key| {
         let not_bpe = model.fields.get("type").and_then(Value::as_str).is_some_and(|t| t != "BPE");
         match key {
-            "vocab" if !not_bpe && reader.peek() == Some(b'{') => model.vocab = Some(read_vocab(reader)?),
-            "merges" if !not_bpe && reader.peek() == Some(b'[') => match &model.vocab {
+            b"vocab" if !not_bpe && reader.peek() == Some(b'{') => model.vocab = Some(read_vocab(reader)?),
+            b"merges" if !not_bpe && reader.peek() == Some(b'[') => match &model.vocab {
                 Some(vocab) => model.merges = Some(read_merges(reader, vocab)?),
                 None => pending_merges = Some(reader.raw()?),
             },
-            "vocab" | "merges" => {
+            b"vocab" | b"merges" => {
                 // Not what a BPE model has: kept for the messages below.
                 let kind = match reader.peek() {
                     Some(b'[') => Value::Array(Vec::new()),
                     _ => Value::Null,
                 };
                 reader.skip()?;
-                model.fields.insert(key.to_owned(), kind);
+                model.fields.insert(text(key), kind);
             }
             _ => {
-                let value = serde_json::from_str(reader.raw()?)
-                    .map_err(|e| parse_failure(format!("tokenizer.json: \"model.{key}\": {e}")))?;
-                model.fields.insert(key.to_owned(), value);
+                let value = serde_json::from_slice(reader.raw()?)
+                    .map_err(|e| parse_failure(format!("tokenizer.json: \"model.{}\": {e}", text(key))))?;
+                model.fields.insert(text(key), value);
             }
         }
         Ok(())
     })?;
     if let (Some(raw), Some(vocab)) = (pending_merges, &model.vocab) {
-        model.merges = Some(read_merges(&mut Reader::new(raw.as_bytes()), vocab)?);
+        model.merges = Some(read_merges(&mut Reader::new(raw), vocab)?);
     }
     Ok(model)
 }
@@ -64,11 +64,10 @@ pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> 
 fn read_vocab(reader: &mut Reader<'_>) -> Result<Vocab, Failure> {
     let mut tokens = Tokens::with_capacity(1 << 16, 1 << 19);
     reader.object(&mut |reader, token| {
-        let id =
-            reader.number()?.and_then(|id| u32::try_from(id).ok()).filter(|&id| id < 1 << 31).ok_or_else(|| {
-                parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {token:?} is not a token id"))
-            })?;
-        tokens.push(token.as_bytes(), id);
+        let id = reader.number()?.and_then(|id| u32::try_from(id).ok()).filter(|&id| id < 1 << 31).ok_or_else(|| {
+            parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {:?} is not a token id", text(token)))
+        })?;
+        tokens.push(token, id);
         Ok(())
     })?;
     tokens.index().map_err(|(token, _)| {
@@ -81,13 +80,13 @@ fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossi
     let mut batch = MergeBatch::default();
     let mut merges = Vec::with_capacity(vocab.len() * 2);
     let mut crossings = Crossings::default();
-    let (mut first, mut second) = (String::new(), String::new());
+    let (mut first, mut second) = (Vec::new(), Vec::new());
     reader.array(&mut |reader, i| {
         let not_a_merge = || parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a merge"));
         let (left, right) = match reader.peek() {
             Some(b'"') => {
                 let line = reader.string(&mut first)?;
-                let mut halves = line.split(' ');
+                let mut halves = line.split(|&b| b == b' ');
                 match (halves.next(), halves.next(), halves.next()) {
                     (Some(left), Some(right), None) => (left, right),
                     _ => {
@@ -156,13 +155,13 @@ impl MergeBatch {
         self.ends.len() / 3
     }
 
-    fn push(&mut self, left: &str, right: &str) {
-        for part in [left.as_bytes(), right.as_bytes()] {
+    fn push(&mut self, left: &[u8], right: &[u8]) {
+        for part in [left, right] {
             self.strings.extend_from_slice(part);
             self.ends.push(self.strings.len());
         }
-        self.strings.extend_from_slice(left.as_bytes());
-        self.strings.extend_from_slice(right.as_bytes());
+        self.strings.extend_from_slice(left);
+        self.strings.extend_from_slice(right);
         self.ends.push(self.strings.len());
     }
 
@@ -205,6 +204,11 @@ impl MergeBatch {
         self.ends.clear();
         Ok(())
     }
+}
+
+/// A string of the file (UTF-8, checked by the reader) as text, for messages and values.
+pub(super) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Assembles the parts of a `tokenizer.json` from its top-level sections.

@@ -2,13 +2,15 @@
 //! nearly all of it the vocabulary and the merges).
 //!
 //! Building a `serde_json::Value` tree of such a file costs more than everything else the
-//! load does: an allocation per token, a map per entry. This reader walks the bytes once
+//! load does: an allocation per token, a map per entry. This reader walks the text once
 //! instead, handing strings out borrowed from the file (or decoded into one reused buffer
-//! when they have escapes), so the vocabulary goes straight into its table. It checks the
-//! whole document against the JSON grammar (RFC 8259: strings, escapes, surrogate pairs,
-//! numbers, nesting), so a file `serde_json` refuses is refused here too, with the byte
-//! offset. Small sections (normalizers, pre-tokenizers, added tokens) are handed back as
-//! their raw text, for `serde_json` to read into values.
+//! when they have escapes), so the vocabulary goes straight into its table. Strings are
+//! handed out as bytes, checked to be UTF-8 while they are scanned (no second pass over
+//! them). The reader checks the whole document against the JSON grammar (RFC 8259:
+//! strings, escapes, surrogate pairs, numbers, nesting, UTF-8), so a file `serde_json`
+//! refuses is refused here too, with the byte offset. Small sections (normalizers,
+//! pre-tokenizers, added tokens) are handed back as their raw text, for `serde_json` to
+//! read into values.
 
 use super::{Failure, parse_failure};
 
@@ -22,6 +24,54 @@ pub(super) struct Reader<'a> {
     depth: usize,
 }
 
+/// Reads an object's member: the reader is at its value, which it must read; the key is
+/// UTF-8.
+type Member<'f, 'a> = dyn FnMut(&mut Reader<'a>, &[u8]) -> Result<(), Failure> + 'f;
+
+/// Reads an array's item (its index given): the reader is at it.
+type Item<'f, 'a> = dyn FnMut(&mut Reader<'a>, usize) -> Result<(), Failure> + 'f;
+
+/// What a byte is inside a string: [`PLAIN`] (taken as it is), [`QUOTE`], [`BACKSLASH`],
+/// [`CONTROL`] (refused) or [`NON_ASCII`] (starts a multi-byte character, checked).
+const CLASS: [u8; 256] = {
+    let mut class = [PLAIN; 256];
+    let mut b = 0;
+    while b < 256 {
+        class[b] = match b as u8 {
+            b'"' => QUOTE,
+            b'\\' => BACKSLASH,
+            0..=0x1F => CONTROL,
+            0x80.. => NON_ASCII,
+            _ => PLAIN,
+        };
+        b += 1;
+    }
+    class
+};
+const PLAIN: u8 = 0;
+const QUOTE: u8 = 1;
+const BACKSLASH: u8 = 2;
+const CONTROL: u8 = 3;
+const NON_ASCII: u8 = 4;
+
+/// Length of the valid UTF-8 character (of two to four bytes) starting `bytes`, if it is one
+/// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+#[inline]
+fn utf8_char_len(bytes: &[u8]) -> Option<usize> {
+    let continuation = |i: usize, range: std::ops::RangeInclusive<u8>| bytes.get(i).is_some_and(|b| range.contains(b));
+    let (len, second) = match *bytes.first()? {
+        0xC2..=0xDF => (2, 0x80..=0xBF),
+        0xE0 => (3, 0xA0..=0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80..=0xBF),
+        0xED => (3, 0x80..=0x9F),
+        0xF0 => (4, 0x90..=0xBF),
+        0xF1..=0xF3 => (4, 0x80..=0xBF),
+        0xF4 => (4, 0x80..=0x8F),
+        _ => return None,
+    };
+    (continuation(1, second) && (2..len).all(|i| continuation(i, 0x80..=0xBF))).then_some(len)
+}
+
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a [u8]) -> Reader<'a> {
         Reader { data, at: 0, depth: 0 }
@@ -33,10 +83,6 @@ impl<'a> Reader<'a> {
         } else {
             parse_failure(format!("the tokenizer file is not valid JSON at byte {}: {what}", self.at))
         }
-    }
-
-    fn utf8_error(at: usize) -> Failure {
-        parse_failure(format!("the tokenizer file is not valid JSON at byte {at}: a string is not valid UTF-8"))
     }
 
     #[inline]
@@ -87,50 +133,40 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Reads an object, calling `member` with each key; `member` must read the value.
-    pub(super) fn object(&mut self, member: &mut dyn FnMut(&mut Reader<'a>, &str) -> Result<(), Failure>) -> Result<(), Failure> {
-        self.enter()?;
-        self.expect(b'{')?;
-        let mut key = String::new();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-        } else {
-            loop {
-                let name = self.string(&mut key)?;
-                self.expect(b':')?;
-                member(self, name)?;
-                match self.peek() {
-                    Some(b',') => self.at += 1,
-                    Some(b'}') => {
-                        self.at += 1;
-                        break;
-                    }
-                    _ => return Err(self.error("expected ',' or '}'")),
-                }
-            }
-        }
-        self.depth -= 1;
-        Ok(())
+    /// Reads an object, calling `member` with each key (UTF-8); `member` must read the value.
+    pub(super) fn object(&mut self, member: &mut Member<'_, 'a>) -> Result<(), Failure> {
+        let mut key = Vec::new();
+        self.sequence(b'{', b'}', &mut |reader, _| {
+            let name = reader.string(&mut key)?;
+            reader.expect(b':')?;
+            member(reader, name)
+        })
     }
 
     /// Reads an array, calling `item` with each index; `item` must read the value.
-    pub(super) fn array(&mut self, item: &mut dyn FnMut(&mut Reader<'a>, usize) -> Result<(), Failure>) -> Result<(), Failure> {
+    pub(super) fn array(&mut self, item: &mut Item<'_, 'a>) -> Result<(), Failure> {
+        self.sequence(b'[', b']', item)
+    }
+
+    /// Reads `open`, then entries separated by commas (`entry` reads each, given its index),
+    /// then `close`.
+    fn sequence(&mut self, open: u8, close: u8, entry: &mut Item<'_, 'a>) -> Result<(), Failure> {
         self.enter()?;
-        self.expect(b'[')?;
-        if self.peek() == Some(b']') {
+        self.expect(open)?;
+        if self.peek() == Some(close) {
             self.at += 1;
         } else {
             let mut index = 0;
             loop {
-                item(self, index)?;
+                entry(self, index)?;
                 index += 1;
                 match self.peek() {
                     Some(b',') => self.at += 1,
-                    Some(b']') => {
+                    Some(b) if b == close => {
                         self.at += 1;
                         break;
                     }
-                    _ => return Err(self.error("expected ',' or ']'")),
+                    _ => return Err(self.error(&format!("expected ',' or '{}'", char::from(close)))),
                 }
             }
         }
@@ -138,54 +174,58 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Reads a string: borrowed from the document when it has no escapes, else decoded
-    /// into `buffer`.
-    pub(super) fn string<'s>(&mut self, buffer: &'s mut String) -> Result<&'s str, Failure>
+    /// Reads a string, as its UTF-8 bytes: borrowed from the document when it has no
+    /// escapes, else decoded into `buffer`.
+    pub(super) fn string<'s>(&mut self, buffer: &'s mut Vec<u8>) -> Result<&'s [u8], Failure>
     where
         'a: 's,
     {
         self.expect(b'"')?;
         let start = self.at;
-        loop {
-            let Some(&b) = self.data.get(self.at) else {
-                return Err(self.error("unterminated string"));
-            };
-            match b {
-                b'"' => break,
-                b'\\' => return self.escaped_string(start, buffer),
-                0..=0x1F => return Err(self.error("control character in a string")),
-                _ => self.at += 1,
-            }
+        if self.scan()? == BACKSLASH {
+            return self.escaped_string(start, buffer);
         }
         let bytes = &self.data[start..self.at];
         self.at += 1;
-        std::str::from_utf8(bytes).map_err(|e| Reader::utf8_error(start + e.valid_up_to()))
+        Ok(bytes)
     }
 
-    /// The rest of a string that has escapes, from `start` (just after the quote).
-    fn escaped_string<'s>(&mut self, start: usize, buffer: &'s mut String) -> Result<&'s str, Failure> {
-        buffer.clear();
-        let mut run = start;
+    /// Moves over the characters of a string up to its next quote or backslash, and returns
+    /// which of the two it is; refuses a string that ends early, has a control character or
+    /// is not UTF-8.
+    #[inline]
+    fn scan(&mut self) -> Result<u8, Failure> {
         loop {
             let Some(&b) = self.data.get(self.at) else {
                 return Err(self.error("unterminated string"));
             };
-            match b {
-                b'"' | b'\\' => {
-                    let text =
-                        std::str::from_utf8(&self.data[run..self.at]).map_err(|e| Reader::utf8_error(run + e.valid_up_to()))?;
-                    buffer.push_str(text);
-                    self.at += 1;
-                    if b == b'"' {
-                        return Ok(buffer);
-                    }
-                    let c = self.escape()?;
-                    buffer.push(c);
-                    run = self.at;
-                }
-                0..=0x1F => return Err(self.error("control character in a string")),
-                _ => self.at += 1,
+            match CLASS[usize::from(b)] {
+                PLAIN => self.at += 1,
+                NON_ASCII => match utf8_char_len(&self.data[self.at..]) {
+                    Some(len) => self.at += len,
+                    None => return Err(self.error("a string is not valid UTF-8")),
+                },
+                CONTROL => return Err(self.error("control character in a string")),
+                quote_or_backslash => return Ok(quote_or_backslash),
             }
+        }
+    }
+
+    /// The rest of a string that has escapes, from `start` (just after the quote); the
+    /// reader is at a backslash.
+    fn escaped_string<'s>(&mut self, start: usize, buffer: &'s mut Vec<u8>) -> Result<&'s [u8], Failure> {
+        buffer.clear();
+        let mut run = start;
+        loop {
+            buffer.extend_from_slice(&self.data[run..self.at]);
+            self.at += 1;
+            if self.data[self.at - 1] == b'"' {
+                return Ok(buffer);
+            }
+            let c = self.escape()?;
+            buffer.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            run = self.at;
+            self.scan()?;
         }
     }
 
@@ -293,25 +333,23 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads any value and returns its text (for `serde_json` to read when it is small).
-    pub(super) fn raw(&mut self) -> Result<&'a str, Failure> {
+    pub(super) fn raw(&mut self) -> Result<&'a [u8], Failure> {
         self.skip_space();
         let start = self.at;
         self.skip()?;
-        let text = &self.data[start..self.at];
-        // The value was checked: its strings are UTF-8 and the rest is ASCII.
-        std::str::from_utf8(text).map_err(|_| self.error("invalid UTF-8"))
+        Ok(&self.data[start..self.at])
     }
 
     /// Reads any value, checking it, without keeping it.
     pub(super) fn skip(&mut self) -> Result<(), Failure> {
-        let mut scratch = String::new();
+        let mut scratch = Vec::new();
         self.skip_with(&mut scratch)
     }
 
-    fn skip_with(&mut self, scratch: &mut String) -> Result<(), Failure> {
+    fn skip_with(&mut self, scratch: &mut Vec<u8>) -> Result<(), Failure> {
         match self.peek() {
-            Some(b'{') => self.object(&mut |reader, _| reader.skip_with(&mut String::new())),
-            Some(b'[') => self.array(&mut |reader, _| reader.skip_with(&mut String::new())),
+            Some(b'{') => self.object(&mut |reader, _| reader.skip_with(&mut Vec::new())),
+            Some(b'[') => self.array(&mut |reader, _| reader.skip_with(&mut Vec::new())),
             Some(b'"') => self.string(scratch).map(drop),
             Some(b't') => self.literal("true"),
             Some(b'f') => self.literal("false"),
@@ -343,7 +381,7 @@ mod tests {
                 let mut map = serde_json::Map::new();
                 reader.object(&mut |r, key| {
                     let v = value(r)?;
-                    map.insert(key.to_owned(), v);
+                    map.insert(String::from_utf8(key.to_vec()).unwrap(), v);
                     Ok(())
                 })?;
                 Value::Object(map)
@@ -356,8 +394,8 @@ mod tests {
                 })?;
                 Value::Array(list)
             }
-            Some(b'"') => Value::String(reader.string(&mut String::new())?.to_owned()),
-            _ => serde_json::from_str(reader.raw()?).map_err(|e| parse_failure(e.to_string()))?,
+            Some(b'"') => Value::String(String::from_utf8(reader.string(&mut Vec::new())?.to_vec()).unwrap()),
+            _ => serde_json::from_slice(reader.raw()?).map_err(|e| parse_failure(e.to_string()))?,
         })
     }
 
@@ -372,7 +410,7 @@ mod tests {
     fn reads_what_serde_json_reads() {
         let documents: &[&str] = &[
             r#"{"a": [1, 2.5, -3, 1e3, true, false, null], "b": {"c": "d\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}}"#,
-            r#"  ["▁x", "Ġy", {}, [], "", 0, 18446744073709551615, 18446744073709551616 ]  "#,
+            r#"  ["▁x", "Ġy", "😀\\n€", {}, [], "", 0, 18446744073709551615, 18446744073709551616 ]  "#,
             r#"{"k": "a\u0000b", "k": 2}"#,
         ];
         for document in documents {
@@ -403,6 +441,13 @@ mod tests {
             b"\"abc",
             b"[\"\\u12\"]",
             b"",
+            b"[\"\xC0\x80\"]",
+            b"[\"\xED\xA0\x80\"]",
+            b"[\"\xE2\x96\"]",
+            b"[\"\xF4\x90\x80\x80\"]",
+            b"{\"\xE2\x96\":1}",
+            b"[\"a\\n\xFF\"]",
+            b"[\"\\n\xE2\x96\"]",
         ];
         for document in documents {
             assert!(serde_json::from_slice::<serde_json::Value>(document).is_err(), "{document:?}");
@@ -410,6 +455,31 @@ mod tests {
         }
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert!(read(deep.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn utf8_characters_are_checked_like_the_standard_library() {
+        let check = |bytes: &[u8]| {
+            let expected = match std::str::from_utf8(bytes) {
+                Ok(text) => text.chars().next().map(char::len_utf8).filter(|&len| len > 1),
+                Err(e) => (e.valid_up_to() > 0)
+                    .then(|| std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap().chars().next().unwrap().len_utf8())
+                    .filter(|&len| len > 1),
+            };
+            assert_eq!(utf8_char_len(bytes), expected, "{bytes:02X?}");
+        };
+        for first in 0x80..=0xFFu8 {
+            for second in 0..=0xFFu8 {
+                check(&[first, second]);
+                for third in [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF] {
+                    check(&[first, second, third]);
+                    for fourth in [0x00, 0x80, 0xBF, 0xC0] {
+                        check(&[first, second, third, fourth]);
+                    }
+                }
+            }
+            check(&[first]);
+        }
     }
 
     #[test]

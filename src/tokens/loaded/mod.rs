@@ -84,16 +84,17 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
     let mut sections = serde_json::Map::new();
     let mut keys: Vec<String> = Vec::new();
     reader.object(&mut |reader, key| {
-        keys.push(key.to_owned());
-        match key {
+        let key = hf::text(key);
+        match key.as_str() {
             "model" if reader.peek() == Some(b'{') => model = Some(hf::read_model(reader)?),
             "vocab" if reader.peek() == Some(b'[') => tekken_vocab = Some(ranks::read_tekken_vocab(reader)?),
             "normalizer" | "pre_tokenizer" | "added_tokens" | "config" => {
-                let value = serde_json::from_str(reader.raw()?).map_err(|e| parse_failure(format!("\"{key}\": {e}")))?;
-                sections.insert(key.to_owned(), value);
+                let value = serde_json::from_slice(reader.raw()?).map_err(|e| parse_failure(format!("\"{key}\": {e}")))?;
+                sections.insert(key.clone(), value);
             }
             _ => reader.skip()?,
         }
+        keys.push(key);
         Ok(())
     })?;
     reader.end()?;

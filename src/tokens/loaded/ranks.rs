@@ -106,7 +106,7 @@ pub(super) fn read_ranks(data: &[u8]) -> Result<Vocab, Failure> {
 /// selects (mistral-common reads no further).
 pub(super) fn read_tekken_vocab(reader: &mut Reader<'_>) -> Result<TekkenVocab, Failure> {
     let mut vocab = TekkenVocab { bytes: Vec::new(), ends: Vec::new(), first_error: None };
-    let mut buffer = String::new();
+    let mut buffer = Vec::new();
     reader.array(&mut |reader, i| {
         let (mut rank, mut token_bytes) = (None, None);
         let start = vocab.bytes.len();
@@ -117,8 +117,8 @@ pub(super) fn read_tekken_vocab(reader: &mut Reader<'_>) -> Result<TekkenVocab, 
         } else {
             reader.object(&mut |reader, key| {
                 match key {
-                    "rank" => rank = reader.number()?,
-                    "token_bytes" if reader.peek() == Some(b'"') => {
+                    b"rank" => rank = reader.number()?,
+                    b"token_bytes" if reader.peek() == Some(b'"') => {
                         let text = reader.string(&mut buffer)?;
                         vocab.bytes.truncate(start);
                         match STANDARD.decode_vec(text, &mut vocab.bytes) {

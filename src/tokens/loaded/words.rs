@@ -33,17 +33,19 @@ pub(super) struct Crossings {
 }
 
 impl Crossings {
-    /// Notes the merge of `left` then `right` (token strings as the file writes them).
+    /// Notes the merge of `left` then `right` (token strings as the file writes them, UTF-8).
     #[inline]
-    pub(super) fn note(&mut self, left: &str, right: &str) {
-        if !right.starts_with(SPACE) {
+    pub(super) fn note(&mut self, left: &[u8], right: &[u8]) {
+        if !right.starts_with(SPACE.encode_utf8(&mut [0; 4]).as_bytes()) {
             return;
         }
-        let Some(last) = left.chars().next_back() else { return };
+        // The last character: from the last byte that does not continue one.
+        let start = left.iter().rposition(|&b| b & 0xC0 != 0x80).unwrap_or(0);
+        let Some(last) = std::str::from_utf8(&left[start..]).ok().and_then(|s| s.chars().next()) else { return };
         if last == SPACE {
             return;
         }
-        if left.starts_with('<') && left.ends_with('>') {
+        if left.starts_with(b"<") && left.ends_with(b">") {
             self.unsafe_cut = true;
         }
         if !self.blocked.contains(&last) {
@@ -90,18 +92,20 @@ mod tests {
     #[test]
     fn cuts_before_spaces_no_merge_crosses() {
         let mut crossings = Crossings::default();
-        crossings.note(">", "▁</");
-        crossings.note("a", "b");
-        crossings.note("▁▁", "▁");
+        crossings.note(b">", "▁</".as_bytes());
+        crossings.note(b"a", b"b");
+        crossings.note("▁▁".as_bytes(), "▁".as_bytes());
+        crossings.note("é".as_bytes(), "▁".as_bytes());
         let boundary = crossings.boundary(true).unwrap();
         assert_eq!(words(&boundary, "▁Hello▁world▁▁▁x"), ["▁Hello", "▁world", "▁▁▁x"]);
+        assert_eq!(words(&boundary, "▁café▁x"), ["▁café▁x"]);
         // No cut after a `>`: a merge joins it to `▁</`.
         assert_eq!(words(&boundary, "<b>▁</b>▁y"), ["<b>▁</b>▁y"]);
         assert_eq!(words(&boundary, "<b>▁</b>x▁y"), ["<b>▁</b>x", "▁y"]);
         assert_eq!(words(&boundary, "x"), ["x"]);
         assert_eq!(words(&boundary, ""), Vec::<String>::new());
         let mut bytes = Crossings::default();
-        bytes.note("<0xE2>", "▁a");
+        bytes.note(b"<0xE2>", "▁a".as_bytes());
         assert!(bytes.boundary(true).is_none());
         assert!(Crossings::default().boundary(false).is_none());
     }
