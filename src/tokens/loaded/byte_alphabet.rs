@@ -4,7 +4,7 @@
 //! text's own UTF-8 bytes.
 
 /// The character standing for each byte.
-fn byte_chars() -> [char; 256] {
+pub(super) fn byte_chars() -> [char; 256] {
     let mut chars = ['\0'; 256];
     let mut next = 256u32;
     for byte in 0..=255u8 {
@@ -35,14 +35,22 @@ impl ByteAlphabet {
         ByteAlphabet { bytes }
     }
 
-    /// Appends the bytes `text` stands for to `out`; false (with `out` partly written) if a
-    /// character is outside the alphabet.
-    pub(super) fn decode_into(&self, text: &str, out: &mut Vec<u8>) -> bool {
-        for c in text.chars() {
-            match self.bytes.get(c as usize).copied().flatten() {
+    /// Appends the bytes `text` (UTF-8) stands for to `out`; false (with `out` partly
+    /// written) if a character is outside the alphabet.
+    pub(super) fn decode_into(&self, text: &[u8], out: &mut Vec<u8>) -> bool {
+        let mut at = 0;
+        while let Some(&first) = text.get(at) {
+            // The alphabet's characters are below U+0800: one or two bytes long.
+            let (c, len) = match (first, text.get(at + 1)) {
+                (0..=0x7F, _) => (usize::from(first), 1),
+                (0xC0..=0xDF, Some(&second)) => (usize::from(first & 0x1F) << 6 | usize::from(second & 0x3F), 2),
+                _ => return false,
+            };
+            match self.bytes.get(c).copied().flatten() {
                 Some(byte) => out.push(byte),
                 None => return false,
             }
+            at += len;
         }
         true
     }
@@ -61,8 +69,12 @@ mod tests {
         let alphabet = ByteAlphabet::new();
         let all: String = chars.iter().collect();
         let mut bytes = Vec::new();
-        assert!(alphabet.decode_into(&all, &mut bytes));
+        assert!(alphabet.decode_into(all.as_bytes(), &mut bytes));
         assert_eq!(bytes, (0..=255u8).collect::<Vec<u8>>());
-        assert!(!alphabet.decode_into("<|x|>▁", &mut bytes));
+        assert!(!alphabet.decode_into("<|x|>▁".as_bytes(), &mut bytes));
+        assert!(!alphabet.decode_into("Ġ▁".as_bytes(), &mut bytes));
+        assert!(
+            !alphabet.decode_into("\u{144}".as_bytes(), &mut bytes) && !alphabet.decode_into("é\u{AD}".as_bytes(), &mut bytes)
+        );
     }
 }

@@ -19,22 +19,38 @@ use super::{Failure, Parts, parse_failure, unsupported};
 pub(super) struct ModelJson {
     /// The small members (`type`, `byte_fallback`, ...).
     fields: Map<String, Value>,
-    /// `model.vocab` keyed by the token strings as written.
-    vocab: Option<Vocab>,
+    /// The pre-tokenizer maps bytes to the byte-level alphabet.
+    byte_level: bool,
+    /// `model.vocab`: keyed by the bytes the strings stand for when byte-level (the strings
+    /// outside the alphabet apart, keyed as written: added tokens written into the
+    /// vocabulary, which no text produces), else by the strings as written.
+    vocab: Option<(Vocab, Vocab)>,
     merges: Option<(Merges, Crossings)>,
+}
+
+/// Whether the `pre_tokenizer` section (see [`pre_tokenizers`]) has a `ByteLevel` step.
+pub(super) fn byte_level(value: &Value) -> bool {
+    match value.get("type").and_then(Value::as_str) {
+        Some("ByteLevel") => true,
+        Some("Sequence") => value.get("pretokenizers").and_then(Value::as_array).is_some_and(|list| list.iter().any(byte_level)),
+        _ => false,
+    }
 }
 
 /// Reads the `"model"` object of a `tokenizer.json` (the reader is at its `{`): the
 /// vocabulary and the merges straight into their tables, the rest into values.
-pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> {
-    let mut model = ModelJson { fields: Map::new(), vocab: None, merges: None };
+/// `byte_level`: the pre-tokenizer maps bytes to the byte-level alphabet.
+pub(super) fn read_model(reader: &mut Reader<'_>, byte_level: bool) -> Result<ModelJson, Failure> {
+    let mut model = ModelJson { fields: Map::new(), byte_level, vocab: None, merges: None };
+    let alphabet = ByteAlphabet::new();
+    let alphabet = byte_level.then_some(&alphabet);
     let mut pending_merges = None;
     reader.object(&mut |reader, key| {
         let not_bpe = model.fields.get("type").and_then(Value::as_str).is_some_and(|t| t != "BPE");
         match key {
-            b"vocab" if !not_bpe && reader.peek() == Some(b'{') => model.vocab = Some(read_vocab(reader)?),
+            b"vocab" if !not_bpe && reader.peek() == Some(b'{') => model.vocab = Some(read_vocab(reader, alphabet)?),
             b"merges" if !not_bpe && reader.peek() == Some(b'[') => match &model.vocab {
-                Some(vocab) => model.merges = Some(read_merges(reader, vocab)?),
+                Some(vocab) => model.merges = Some(read_merges(reader, vocab, alphabet)?),
                 None => pending_merges = Some(reader.raw()?),
             },
             b"vocab" | b"merges" => {
@@ -55,28 +71,42 @@ pub(super) fn read_model(reader: &mut Reader<'_>) -> Result<ModelJson, Failure> 
         Ok(())
     })?;
     if let (Some(raw), Some(vocab)) = (pending_merges, &model.vocab) {
-        model.merges = Some(read_merges(&mut Reader::new(raw), vocab)?);
+        model.merges = Some(read_merges(&mut Reader::new(raw), vocab, alphabet)?);
     }
     Ok(model)
 }
 
-/// `model.vocab`: token string to id.
-fn read_vocab(reader: &mut Reader<'_>) -> Result<Vocab, Failure> {
-    let mut tokens = Tokens::with_capacity(1 << 16, 1 << 19);
+/// `model.vocab`: token string to id; with `alphabet`, the bytes each string stands for, and
+/// apart the strings outside the alphabet (see [`ModelJson::vocab`]).
+fn read_vocab(reader: &mut Reader<'_>, alphabet: Option<&ByteAlphabet>) -> Result<(Vocab, Vocab), Failure> {
+    let mut tokens = Tokens::with_capacity(1 << 17, 1 << 20);
+    let mut outside = Tokens::with_capacity(0, 0);
     reader.object(&mut |reader, token| {
         let id = reader.number()?.and_then(|id| u32::try_from(id).ok()).filter(|&id| id < 1 << 31).ok_or_else(|| {
             parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {:?} is not a token id", text(token)))
         })?;
-        tokens.push(token, id);
+        match alphabet {
+            Some(alphabet) => {
+                if tokens.push_with(id, |bytes| if alphabet.decode_into(token, bytes) { Ok(()) } else { Err(()) }).is_err() {
+                    outside.push(token, id);
+                }
+            }
+            None => tokens.push(token, id),
+        }
         Ok(())
     })?;
-    tokens.index().map_err(|(token, _)| {
-        parse_failure(format!("tokenizer.json: \"model.vocab\": {:?} appears twice", String::from_utf8_lossy(&token)))
-    })
+    let twice =
+        |(_, id): (Vec<u8>, u32)| parse_failure(format!("tokenizer.json: \"model.vocab\": the token of id {id} appears twice"));
+    Ok((tokens.index().map_err(twice)?, outside.index().map_err(twice)?))
 }
 
 /// `model.merges`: `"left right"` strings or `["left", "right"]` pairs, in priority order.
-fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossings), Failure> {
+fn read_merges(
+    reader: &mut Reader<'_>,
+    vocab: &(Vocab, Vocab),
+    alphabet: Option<&ByteAlphabet>,
+) -> Result<(Merges, Crossings), Failure> {
+    let (vocab, outside) = vocab;
     let mut batch = MergeBatch::default();
     let mut merges = Vec::with_capacity(vocab.len() * 2);
     let mut crossings = Crossings::default();
@@ -125,15 +155,44 @@ fn read_merges(reader: &mut Reader<'_>, vocab: &Vocab) -> Result<(Merges, Crossi
             _ => return Err(not_a_merge()),
         };
         crossings.note(left, right);
-        batch.push(left, right);
+        match alphabet {
+            Some(alphabet) if !batch.push_decoded(i, left, right, alphabet) => {
+                check_outside(i, left, right, vocab, outside, alphabet)?
+            }
+            Some(_) => {}
+            None => batch.push(i, left, right),
+        }
         if batch.len() == MergeBatch::SIZE {
-            batch.resolve(vocab, i + 1 - MergeBatch::SIZE, &mut merges)?;
+            batch.resolve(vocab, &mut merges)?;
         }
         Ok(())
     })?;
-    let first = merges.len();
-    batch.resolve(vocab, first, &mut merges)?;
+    batch.resolve(vocab, &mut merges)?;
     Ok((Merges::new(&merges), crossings))
+}
+
+fn not_in_vocab(i: usize, token: &[u8]) -> Failure {
+    parse_failure(format!("tokenizer.json: \"model.merges[{i}]\": {:?} is not in \"model.vocab\"", text(token)))
+}
+
+/// Merge `i` of a byte-level vocabulary joins a token outside the alphabet: it never applies
+/// (no text produces that token), but its tokens must be in the vocabulary, as Hugging Face
+/// requires.
+fn check_outside(
+    i: usize,
+    left: &[u8],
+    right: &[u8],
+    vocab: &Vocab,
+    outside: &Vocab,
+    alphabet: &ByteAlphabet,
+) -> Result<(), Failure> {
+    let joined = [left, right].concat();
+    for token in [left, right, &joined] {
+        let mut bytes = Vec::new();
+        let found = if alphabet.decode_into(token, &mut bytes) { vocab.get(&bytes) } else { outside.get(token) };
+        found.ok_or_else(|| not_in_vocab(i, token))?;
+    }
+    Ok(())
 }
 
 /// Merges read but not looked up yet: their tokens' strings, looked up together (see
@@ -143,6 +202,8 @@ struct MergeBatch {
     strings: Vec<u8>,
     /// Where each string ends in `strings`: left, right, then the two joined.
     ends: Vec<usize>,
+    /// The index of each merge in `model.merges`.
+    indices: Vec<usize>,
     ids: Vec<Option<u32>>,
     /// The joined token of the last merge resolved.
     last_joined: u32,
@@ -155,7 +216,8 @@ impl MergeBatch {
         self.ends.len() / 3
     }
 
-    fn push(&mut self, left: &[u8], right: &[u8]) {
+    /// Adds merge `index`, the tokens as written.
+    fn push(&mut self, index: usize, left: &[u8], right: &[u8]) {
         for part in [left, right] {
             self.strings.extend_from_slice(part);
             self.ends.push(self.strings.len());
@@ -163,11 +225,30 @@ impl MergeBatch {
         self.strings.extend_from_slice(left);
         self.strings.extend_from_slice(right);
         self.ends.push(self.strings.len());
+        self.indices.push(index);
     }
 
-    /// Looks the batch up, appends its merges (the first is `model.merges[first]`) and
-    /// empties it.
-    fn resolve(&mut self, vocab: &Vocab, first: usize, merges: &mut Vec<Merge>) -> Result<(), Failure> {
+    /// Adds merge `index`, the tokens decoded from the byte-level alphabet; false (and
+    /// nothing added) if one is outside it.
+    fn push_decoded(&mut self, index: usize, left: &[u8], right: &[u8], alphabet: &ByteAlphabet) -> bool {
+        let start = self.strings.len();
+        let ends = self.ends.len();
+        for part in [left, right] {
+            if !alphabet.decode_into(part, &mut self.strings) {
+                self.strings.truncate(start);
+                self.ends.truncate(ends);
+                return false;
+            }
+            self.ends.push(self.strings.len());
+        }
+        self.strings.extend_from_within(start..);
+        self.ends.push(self.strings.len());
+        self.indices.push(index);
+        true
+    }
+
+    /// Looks the batch up, appends its merges and empties it.
+    fn resolve(&mut self, vocab: &Vocab, merges: &mut Vec<Merge>) -> Result<(), Failure> {
         let mut start = 0;
         let strings: Vec<&[u8]> = self
             .ends
@@ -178,13 +259,7 @@ impl MergeBatch {
                 string
             })
             .collect();
-        let missing = |k: usize, string: &[u8]| {
-            parse_failure(format!(
-                "tokenizer.json: \"model.merges[{}]\": {:?} is not in \"model.vocab\"",
-                first + k,
-                String::from_utf8_lossy(string)
-            ))
-        };
+        let missing = |k: usize, string: &[u8]| not_in_vocab(self.indices[k], string);
         // Files list merges by their joined token, whose id is then the last one's or the
         // next (checked in the list of ids, in order); the halves are looked up together.
         let halves: Vec<&[u8]> = strings.chunks(3).flat_map(|m| [m[0], m[1]]).collect();
@@ -198,10 +273,11 @@ impl MergeBatch {
                 None => vocab.get(merge[2]).ok_or_else(|| missing(k, merge[2]))?,
             };
             self.last_joined = joined;
-            merges.push(Merge { left, right, priority: (first + k) as u32, joined });
+            merges.push(Merge { left, right, priority: self.indices[k] as u32, joined });
         }
         self.strings.clear();
         self.ends.clear();
+        self.indices.clear();
         Ok(())
     }
 }
@@ -236,8 +312,7 @@ pub(super) fn parts(model: ModelJson, sections: &Map<String, Value>) -> Result<P
     let normalizers = normalizers(section("normalizer"), "normalizer")?;
     let mut steps = Vec::new();
     pre_tokenizers(section("pre_tokenizer"), "pre_tokenizer", &mut steps)?;
-    let byte_level = steps.iter().any(|s| matches!(s, Step::ByteLevel { .. }));
-    let bpe = bpe(model, byte_level)?;
+    let bpe = bpe(model)?;
     let (raw_added, normalized_added) = added_tokens(section("added_tokens"))?;
     Ok(Parts { normalizers, steps, bpe, raw_added, normalized_added })
 }
@@ -348,27 +423,14 @@ fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<()
 }
 
 /// The vocabulary and merges; byte-level strings are turned into the bytes they stand for.
-fn bpe(model: ModelJson, byte_level: bool) -> Result<Bpe, Failure> {
+fn bpe(model: ModelJson) -> Result<Bpe, Failure> {
     let fields = &model.fields;
-    let ids = model.vocab.ok_or_else(|| parse_failure("tokenizer.json: \"model.vocab\" is not an object"))?;
+    let (ids, _) = model.vocab.ok_or_else(|| parse_failure("tokenizer.json: \"model.vocab\" is not an object"))?;
     let (merges, crossings) = model.merges.ok_or_else(|| parse_failure("tokenizer.json: \"model.merges\" is not an array"))?;
     let whole_piece = flag_of(fields, "ignore_merges");
-    if byte_level {
-        // Token bytes to id, for counting; strings outside the byte alphabet (added tokens
-        // written into the vocabulary) stand for no bytes, and no text produces them.
-        let alphabet = ByteAlphabet::new();
-        let mut tokens = Tokens::with_capacity(ids.len(), 0);
-        for (token, id) in ids.iter() {
-            let token =
-                std::str::from_utf8(token).map_err(|_| parse_failure("tokenizer.json: \"model.vocab\": a token is not UTF-8"))?;
-            // Not in the alphabet: no text produces it.
-            let _ = tokens.push_with(id, |bytes| if alphabet.decode_into(token, bytes) { Ok(()) } else { Err(()) });
-        }
-        let vocab = tokens.index().map_err(|(bytes, id)| {
-            parse_failure(format!(
-                "tokenizer.json: \"model.vocab\": the token of id {id} stands for the bytes {bytes:?} of another token"
-            ))
-        })?;
+    if model.byte_level {
+        // Keyed by token bytes already (see `read_vocab`).
+        let vocab = ids;
         let mut bytes = [0u32; 256];
         for (byte, slot) in bytes.iter_mut().enumerate() {
             *slot = vocab.get(&[byte as u8]).ok_or_else(|| {
@@ -432,4 +494,48 @@ fn added_tokens(value: &Value) -> Result<(Vec<String>, Vec<String>), Failure> {
         if is_normalized { &mut normalized } else { &mut raw }.push(content.to_owned());
     }
     Ok((raw, normalized))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Tokenizer;
+    use super::super::byte_alphabet::byte_chars;
+    use crate::error::ErrorKind;
+
+    /// A byte-level `tokenizer.json`: every byte, the merges `Ġ t`, `Ġt h`, `Ġth e` and
+    /// `extra_merges`, an added token written into the vocabulary (`<|x|>`, outside the
+    /// alphabet) and `extra_vocab`; the model before or after the pre-tokenizer.
+    fn file(model_first: bool, extra_vocab: &str, extra_merges: &str) -> String {
+        let mut vocab: Vec<String> =
+            byte_chars().iter().enumerate().map(|(id, c)| format!("{:?}: {id}", c.to_string())).collect();
+        vocab.extend(["\"Ġt\": 256", "\"Ġth\": 257", "\"Ġthe\": 258", "\"<|x|>\": 259"].map(String::from));
+        let model = format!(
+            r#""model": {{"type": "BPE", "vocab": {{{}{extra_vocab}}}, "merges": ["Ġ t", "Ġt h", "Ġth e"{extra_merges}]}}"#,
+            vocab.join(", ")
+        );
+        let pre_tokenizer = r#""pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "use_regex": true}"#;
+        if model_first { format!("{{{model}, {pre_tokenizer}}}") } else { format!("{{{pre_tokenizer}, {model}}}") }
+    }
+
+    #[test]
+    fn byte_level_vocabularies_are_read_as_bytes_in_either_order() {
+        for model_first in [false, true] {
+            let tokenizer = Tokenizer::from_bytes(file(model_first, "", "").as_bytes(), "").unwrap();
+            // " the" merges to one token; " thy": "Ġth" and "y"; "<|x|>" is five bytes.
+            assert_eq!(tokenizer.count(" the").unwrap(), 1, "model first: {model_first}");
+            assert_eq!(tokenizer.count(" thy").unwrap(), 2);
+            assert_eq!(tokenizer.count("<|x|>").unwrap(), 5);
+            // A merge with the token outside the alphabet loads (it never applies) when its
+            // tokens are in the vocabulary, and is refused when one is not.
+            let outside = file(model_first, r#", "<|x|>a": 260"#, r#", "<|x|> a""#);
+            assert_eq!(Tokenizer::from_bytes(outside.as_bytes(), "").unwrap().count("<|x|>a").unwrap(), 6);
+            let missing = Tokenizer::from_bytes(file(model_first, "", r#", "<|x|> a""#).as_bytes(), "").unwrap_err();
+            assert_eq!(missing.kind(), ErrorKind::Parse);
+            assert!(missing.message().contains("model.merges[3]"), "{}", missing.message());
+            let missing = Tokenizer::from_bytes(file(model_first, "", r#", "Ġthe y""#).as_bytes(), "").unwrap_err();
+            assert!(missing.message().contains("model.merges[3]"), "{}", missing.message());
+            let twice = Tokenizer::from_bytes(file(model_first, r#", "Ġt": 261"#, "").as_bytes(), "").unwrap_err();
+            assert!(twice.message().contains("appears twice"), "{}", twice.message());
+        }
+    }
 }

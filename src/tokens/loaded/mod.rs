@@ -83,10 +83,15 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
     let mut tekken_vocab = None;
     let mut sections = serde_json::Map::new();
     let mut keys: Vec<String> = Vec::new();
+    // A model read before the pre-tokenizer (which tells whether it is byte-level): read last.
+    let mut model_first = None;
     reader.object(&mut |reader, key| {
         let key = hf::text(key);
         match key.as_str() {
-            "model" if reader.peek() == Some(b'{') => model = Some(hf::read_model(reader)?),
+            "model" if reader.peek() == Some(b'{') => match sections.get("pre_tokenizer") {
+                Some(pre_tokenizer) => model = Some(hf::read_model(reader, hf::byte_level(pre_tokenizer))?),
+                None => model_first = Some(reader.raw()?),
+            },
             "vocab" if reader.peek() == Some(b'[') => tekken_vocab = Some(ranks::read_tekken_vocab(reader)?),
             "normalizer" | "pre_tokenizer" | "added_tokens" | "config" => {
                 let value = serde_json::from_slice(reader.raw()?).map_err(|e| parse_failure(format!("\"{key}\": {e}")))?;
@@ -98,6 +103,10 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
         Ok(())
     })?;
     reader.end()?;
+    if let Some(raw) = model_first {
+        let byte_level = sections.get("pre_tokenizer").is_some_and(hf::byte_level);
+        model = Some(hf::read_model(&mut json::Reader::new(raw), byte_level)?);
+    }
     let has = |key: &str| keys.iter().any(|k| k == key);
     if has("model") {
         let model = model.ok_or_else(|| parse_failure("tokenizer.json: \"model\" is not an object"))?;

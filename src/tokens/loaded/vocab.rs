@@ -248,11 +248,6 @@ impl Vocab {
         }
         ids
     }
-
-    /// Every token's bytes and id.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> {
-        self.slots.iter().filter(|s| s.entry != 0).map(|s| (self.token(s.entry as usize - 1), s.id))
-    }
 }
 
 #[cfg(test)]
@@ -311,7 +306,6 @@ mod tests {
             assert_eq!(vocab.get(query), expected.get(*query).copied());
             assert_eq!(*found, expected.get(*query).copied());
         }
-        assert_eq!(vocab.iter().count(), expected.len());
         let two_bytes = vocab.two_byte_ids();
         for first in 0..=255u8 {
             for second in 0..=255u8 {
