@@ -58,7 +58,7 @@ TEST_ENV := CTXWIN_TEST_DIR=$(OUT)
 FUZZ_SECONDS ?= 60
 FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
-.PHONY: all lib header check-header test check-all rust-test tiktoken-reference tokenizer-reference tokenizer-files \
+.PHONY: all lib header check-header test check-all rust-test fmt-check tiktoken-reference tokenizer-reference tokenizer-files \
 	estimate-families c-test header-compile \
 	snippet examples valgrind asan helgrind fuzz crash-test demo bench bench-versus bench-memory sizes symbols check-symbols install \
 	install-test dist dist-test dist-outside target-dir-test clean
@@ -90,7 +90,7 @@ check-header: lib
 	@diff -u include/ctxwin.h "$(GENERATED_HEADER)" \
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
-test: rust-test tiktoken-reference tokenizer-reference estimate-families check-header check-symbols header-compile snippet examples c-test \
+test: fmt-check rust-test tiktoken-reference tokenizer-reference estimate-families check-header check-symbols header-compile snippet examples c-test \
 	valgrind asan crash-test install-test dist-test target-dir-test
 
 # make test plus the slow checks: the thread checker and a fuzzing run of every target.
@@ -98,6 +98,11 @@ check-all: test helgrind fuzz
 
 rust-test:
 	$(CARGO) test --release $(FEATURES)
+
+# The tree is formatted with rustfmt.toml; a toolchain without rustfmt skips the check.
+fmt-check:
+	@if $(CARGO) fmt --version >/dev/null 2>&1; then $(CARGO) fmt --check; \
+	else echo "fmt-check: cargo fmt is not installed, skipped"; fi
 
 # Exact counts against OpenAI's own Python tiktoken on 100,000 generated strings, for every
 # encoding built in. Offline: tiktoken is handed the vocabulary files the tiktoken-rs crate ships.
