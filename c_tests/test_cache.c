@@ -127,6 +127,15 @@ static void cache_keys_are_validated_and_saved(void) {
     }
     CHECK_STATUS(ctxwin_window_set_budget(w, 100000), CTXWIN_STATUS_OUT_OF_RANGE);
     CHECK(strstr(last_error(w), "6144") != NULL); /* 8192 - 2048 */
+    /* What every request sends besides the history is named part by part: an open tool
+     * call's cancelled result, which the render adds, is not called overhead. */
+    ctxwin_window *open = new_window("claude-sonnet-4-5");
+    CHECK_OK(push_str(open, CTXWIN_KIND_USER, "Read it."));
+    CHECK_OK(ctxwin_window_push_tool_call(open, "a", 1, "read", 4, "{}", 2, NULL));
+    CHECK_STATUS(ctxwin_window_set_budget(open, 200000), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(open), "(cancelled results of 1 open tool call ") != NULL);
+    CHECK(strstr(last_error(open), "overhead") == NULL);
+    ctxwin_window_free(open);
     /* A budget set earlier is not clamped silently by a smaller context limit: refused. */
     CHECK_OK(ctxwin_window_set_budget(w, 6000));
     CHECK_STATUS(configure(w, "{\"context_limit\":4000}"), CTXWIN_STATUS_INVALID_ARG);

@@ -33,6 +33,7 @@ use std::sync::Arc;
 
 mod choices;
 mod deferred;
+mod fixed_parts;
 mod host;
 mod last_request;
 mod ledger_state;
@@ -149,7 +150,8 @@ impl Window {
             if u64::from(reserve) + fixed >= u64::from(limit) {
                 return Err(Error::invalid_arg(format!(
                     "configuration key 'output_reserve' ({reserve}) leaves no room in the context limit ({limit}) \
-                     for the overhead and pinned messages ({fixed} tokens)"
+                     for the {fixed} tokens every request sends besides the history ({})",
+                    self.fixed_parts()
                 )));
             }
         }
@@ -225,9 +227,14 @@ impl Window {
         if u64::from(settings.history_budget) <= most {
             return Ok(());
         }
+        // With budget_includes_overhead the budget holds what is sent besides the history.
+        let sent = match settings.budget_includes_overhead {
+            true => String::new(),
+            false => format!(" - {fixed} sent besides the history ({})", self.fixed_parts()),
+        };
         Err(format!(
-            "history budget {} is more than {} can take: context limit {limit} - output reserve {reserve} - \
-             overhead and pinned messages {fixed} = {most} tokens (\"history_budget\": \"auto\" follows the model)",
+            "history budget {} is more than {} can take: context limit {limit} - output reserve {reserve}{sent} = \
+             {most} tokens (\"history_budget\": \"auto\" follows the model)",
             settings.history_budget,
             self.model.name()
         ))

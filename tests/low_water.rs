@@ -168,3 +168,39 @@ fn lowering_the_limit_under_an_explicit_budget_is_refused() {
     let mut default = session("gpt-4o", "{}", 20, 100);
     default.configure(r#"{"context_limit":8000}"#).unwrap();
 }
+
+/// The refusals that subtract what every request sends besides the history from the context
+/// limit name each part of it: an open tool call's cancelled result (which the render adds)
+/// is not called overhead or a pinned message, and the parts add up to the total.
+#[test]
+fn a_refused_budget_or_reserve_names_what_is_sent_besides_the_history() {
+    let mut window = Window::new("claude-sonnet-4-5");
+    window.push(Kind::User, "Read it.").unwrap();
+    window.push_tool_call("a", "read", "{}").unwrap();
+    let cancelled = window.model().count(ctxwin::view::text::CANCELLED_RESULT).tokens;
+    assert!(cancelled > 0);
+    let limit = window.model().context_limit().unwrap();
+    let err = window.set_budget(i32::try_from(limit).unwrap()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutOfRange);
+    let parts = format!("{cancelled} sent besides the history (cancelled results of 1 open tool call {cancelled})");
+    assert!(err.message().contains(&parts), "{}", err.message());
+    assert!(!err.message().contains("overhead"), "{}", err.message());
+    let most = u64::from(limit) - 4096 - u64::from(cancelled);
+    assert!(err.message().contains(&format!("= {most} tokens")), "{}", err.message());
+
+    window.set_overhead(500, 70).unwrap();
+    window.push_tool_call("b", "ls", "{}").unwrap();
+    let err = window.configure(&format!(r#"{{"output_reserve":{}}}"#, limit - 100)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArg);
+    let total = 570 + 2 * cancelled;
+    let parts = format!(
+        "the {total} tokens every request sends besides the history (system prompt 500 + tool definitions 70 + \
+         cancelled results of 2 open tool calls {})",
+        2 * cancelled
+    );
+    assert!(err.message().contains(&parts), "{}", err.message());
+    // With budget_includes_overhead the budget holds them: nothing is subtracted.
+    window.configure(r#"{"budget_includes_overhead":true}"#).unwrap();
+    let err = window.set_budget(i32::try_from(limit).unwrap()).unwrap_err();
+    assert!(err.message().contains(&format!("output reserve 4096 = {} tokens", limit - 4096)), "{}", err.message());
+}

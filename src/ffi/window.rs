@@ -172,8 +172,10 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// provider's cached prefix, then stay unchanged for many turns), `output_reserve` (0 to
 /// INT32_MAX or "auto", the default: a quarter of the context limit, at most 4096; tokens of
 /// the context limit left for the model's answer, which
-/// the view never grows into when the limit is known; a reserve leaving no room for the
-/// overhead and pinned messages is INVALID_ARG naming it); `cache_breakpoints` (default false:
+/// the view never grows into when the limit is known; a reserve leaving no room for what
+/// every request sends besides the history is INVALID_ARG naming it and each part: the
+/// system prompt, tool definitions, pinned messages, summary in place, and the cancelled
+/// results a render adds for open tool calls); `cache_breakpoints` (default false:
 /// Anthropic renders mark the end of the stable prefix and the newest message with
 /// `cache_control`, at most four breakpoints with the caller's own); `summary_request`
 /// (`"standalone"`, the default: `ctxwin_window_summary_request` writes a prompt of its own
@@ -213,8 +215,9 @@ pub unsafe extern "C" fn ctxwin_window_configure(w: *mut ctxwin_window, json: *c
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` for a
 /// negative budget, or `CTXWIN_STATUS_OUT_OF_RANGE` (changing nothing) for a budget above what
 /// the model can take when its context limit is known: the limit less the output reserve and,
-/// unless `budget_includes_overhead`, the overhead and pinned messages; `last_error` says how
-/// much it can take. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
+/// unless `budget_includes_overhead`, what every request sends besides the history (the
+/// overhead, pinned messages, summary in place, and the cancelled results a render adds for
+/// open tool calls); `last_error` says how much it can take, naming each part. `{"history_budget":"auto"}` (`ctxwin_window_configure`) follows the model.
 /// A later `ctxwin_window_configure` that lowers what the model can take under this budget
 /// (`context_limit`, `output_reserve`, `budget_includes_overhead`) is refused the same way
 /// (`CTXWIN_STATUS_INVALID_ARG` naming the key), unless it gives a budget that fits.
