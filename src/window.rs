@@ -504,7 +504,7 @@ impl Window {
             let parsed = serde_json::from_str::<serde_json::Value>(arguments);
             if !parsed.is_ok_and(|value| value.is_object()) {
                 return Err(Error::invalid_arg(format!(
-                    "tool call id '{call_id}': arguments must be a JSON object in a {} window",
+                    "tool call id '{call_id}': arguments must be a JSON object in this window's format ({})",
                     format.name()
                 )));
             }

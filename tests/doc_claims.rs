@@ -74,7 +74,16 @@ fn push_json_refuses_a_message_without_content() {
     assert_eq!(push_json(&mut window, calls).unwrap(), 1, "content may be null next to tool calls");
 }
 
-/// Messages about provider formats read as English: no "a OpenAI", no "a Anthropic".
+/// No "a OpenAI", no "a Anthropic", no "an Gemini" in `message`.
+fn assert_articles(message: &str) {
+    for wrong in ["a OpenAI", "a Anthropic", "an Gemini"] {
+        assert!(!message.contains(wrong), "{message}");
+    }
+}
+
+/// Messages about provider formats read as English: no "a OpenAI", no "a Anthropic", in
+/// the JSON format mismatch and in the refusal of a call's arguments in every format that
+/// needs an object.
 #[test]
 fn format_mismatch_messages_use_the_right_article() {
     let mut window = Window::new("gpt-4o");
@@ -84,7 +93,26 @@ fn format_mismatch_messages_use_the_right_article() {
     let message = err.message();
     assert!(message.contains("has the shape of Anthropic Messages"), "{message}");
     assert!(message.contains("this window holds OpenAI Chat Completions messages"), "{message}");
-    for wrong in ["a OpenAI", "a Anthropic"] {
-        assert!(!message.contains(wrong), "{message}");
+    assert_articles(message);
+    for (format, name) in [("anthropic", "Anthropic Messages"), ("gemini", "Gemini")] {
+        let mut window = Window::new("gpt-4o");
+        window.configure(&format!(r#"{{"format":"{format}"}}"#)).unwrap();
+        window.push(Kind::User, "Read it.").unwrap();
+        let err = window.push_tool_call("a", "read", "[1]").unwrap_err();
+        let message = err.message();
+        assert!(message.contains("must be a JSON object") && message.contains(name), "{message}");
+        assert_articles(message);
+    }
+}
+
+/// No sentence of the README is said twice in a row (a sentence, then the same words again
+/// at the start of the next one).
+#[test]
+fn the_readme_says_no_sentence_twice_in_a_row() {
+    let text = include_str!("../README.md").split_whitespace().collect::<Vec<_>>().join(" ");
+    let sentences: Vec<&str> = text.split_inclusive(". ").map(str::trim).collect();
+    for pair in sentences.windows(2) {
+        let first = pair[0].trim_end_matches('.');
+        assert!(first.len() < 30 || !pair[1].starts_with(first), "said twice: {first:?}");
     }
 }
