@@ -90,6 +90,24 @@ static void usage_objects_of_every_provider(void) {
     CHECK_OK(observe(w, 0, 2, "{\"usageMetadata\":{\"promptTokenCount\":20,\"toolUsePromptTokenCount\":300}}"));
     CHECK_OK(ctxwin_window_cache_stats(w, &stats));
     CHECK(stats.requests == 5 && stats.prompt_tokens == 400 && stats.cached_tokens == 42);
+    /* Streaming: Anthropic's message_start event and the Responses response.completed event
+     * carry the usage one level down; a message_delta with output tokens only, or a chunk
+     * whose usage is still null, is refused naming what to observe. */
+    CHECK_OK(observe(w, 0, 2,
+                     "{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\","
+                     "\"content\":[],\"model\":\"claude-x\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":0,"
+                     "\"cache_read_input_tokens\":5,\"output_tokens\":1}}}"));
+    CHECK_OK(observe(w, 0, 2,
+                     "{\"type\":\"response.completed\",\"response\":{\"id\":\"r\",\"object\":\"response\","
+                     "\"usage\":{\"input_tokens\":20,\"input_tokens_details\":{\"cached_tokens\":4},\"output_tokens\":3}}}"));
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 7 && stats.prompt_tokens == 435 && stats.cached_tokens == 51);
+    CHECK_STATUS(observe(w, 0, 2, "{\"type\":\"message_delta\",\"delta\":{},\"usage\":{\"output_tokens\":15}}"),
+                 CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "message_start") != NULL);
+    CHECK_STATUS(observe(w, 0, 2, "{\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":null}"),
+                 CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "null") != NULL);
     /* Bad input: a status, the field named, nothing changed. */
     ctxwin_count before, after;
     CHECK_OK(ctxwin_window_live_tokens(w, &before));
@@ -107,7 +125,7 @@ static void usage_objects_of_every_provider(void) {
                  CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "toolUsePromptTokenCount") != NULL);
     CHECK_OK(ctxwin_window_cache_stats(w, &stats));
-    CHECK(stats.requests == 5);
+    CHECK(stats.requests == 7);
     CHECK_OK(ctxwin_window_live_tokens(w, &after));
     CHECK(before.tokens == after.tokens);
     CHECK_STATUS(ctxwin_window_cache_stats(w, NULL), CTXWIN_STATUS_NULL_ARG);

@@ -562,11 +562,23 @@ ctxwin_status ctxwin_window_prepare(struct ctxwin_window *w, struct ctxwin_reque
  * tools, billed as input; the statistics count them, the calibration leaves them out since
  * the request sent did not hold them).
  *
+ * Streaming: the event or chunk that carries the usage is accepted as it comes. Anthropic's
+ * `message_start` event (its `message.usage`); an OpenAI Responses `response.completed`,
+ * `response.incomplete` or `response.failed` event (its `response.usage`); the last OpenAI
+ * Chat `chat.completion.chunk` of a stream with `stream_options.include_usage` (its
+ * `usage`); a Gemini `streamGenerateContent` chunk (its `usageMetadata`; the last chunk's is
+ * final). Anthropic's `message_delta` event is accepted when its usage states
+ * `input_tokens` (its counts are cumulative, those of the final message) and refused when it
+ * states output tokens only, as the API sent before it added the input counts:
+ * `last_error` names `message_start`, which always states them. A chunk or event whose
+ * usage is still null (the Chat chunks before the last, `response.created`) is refused.
+ * Observe one report a request: each one counts as a request in the statistics.
+ *
  * Parameters: `json`, `len` is borrowed UTF-8.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
  * `CTXWIN_STATUS_PARSE` (not JSON), `CTXWIN_STATUS_INVALID_ARG` (a usage object of unknown
- * shape, a negative or non-integer count, more cached tokens than prompt tokens:
+ * shape, a usage still null, a `message_delta` without input tokens, a negative or non-integer count, more cached tokens than prompt tokens:
  * `last_error` names the field), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
  * for a range that does not match the window, MISMATCH for a total below the exact part).
  * On failure nothing changes.

@@ -22,7 +22,23 @@
 //!   request the agent sent did not hold those tokens: [`Usage::sent_tokens`] leaves them
 //!   out for calibration.
 //!
-//! A whole response body is accepted too: its `usage` or `usageMetadata` member is read.
+//! A whole response body is accepted too: its `usage` or `usageMetadata` member is read. So
+//! are the streaming events and chunks that carry a request's usage, in each provider's
+//! documented shape:
+//!
+//! - **Anthropic** `message_start` (`{"type":"message_start","message":{...,"usage":{...}}}`):
+//!   its `message.usage` states the input counts. A `message_delta` event's `usage` is
+//!   cumulative: read when it states `input_tokens`, refused when it states output tokens
+//!   only (as it did before the API added the input counts to it), naming `message_start`.
+//! - **OpenAI Responses** events holding the response (`response.completed`,
+//!   `response.incomplete`, `response.failed`): `response.usage`. The earlier events
+//!   (`response.created`, `response.in_progress`) hold `usage: null`, refused as carrying
+//!   none yet.
+//! - **OpenAI Chat** the last `chat.completion.chunk` of a stream asked for with
+//!   `stream_options.include_usage`: its top-level `usage`, as a response body's (the
+//!   chunks before it say `usage: null`, refused the same way).
+//! - **Gemini** every `streamGenerateContent` chunk carries `usageMetadata`, read as a
+//!   response body's.
 
 use crate::error::{Error, ErrorKind, Result};
 use serde_json::{Map, Value};
@@ -58,11 +74,14 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
     let Value::Object(object) = &value else {
         return Err(Error::invalid_arg("usage must be a JSON object"));
     };
-    let (usage, path) = match (object.get("usage"), object.get("usageMetadata")) {
-        (Some(Value::Object(usage)), _) => (usage, "usage."),
-        (_, Some(Value::Object(usage))) => (usage, "usageMetadata."),
-        _ => (object, ""),
-    };
+    let (usage, path) = locate(object)?;
+    let path = path.as_str();
+    if object.get("type").and_then(Value::as_str) == Some("message_delta") && count(usage, path, "input_tokens")?.is_none() {
+        return Err(Error::invalid_arg(format!(
+            "usage of an Anthropic message_delta event without '{path}input_tokens' (output tokens only): \
+             observe the message_start event's usage (message.usage) instead"
+        )));
+    }
     let field = |name: &str| count(usage, path, name);
     let usage = if usage.contains_key("promptTokenCount") {
         let tool_use_tokens = field("toolUsePromptTokenCount")?.unwrap_or(0);
@@ -105,6 +124,42 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
         )));
     }
     Ok(usage)
+}
+
+/// The usage object in `object` and the path naming its fields in errors: the `usage` or
+/// `usageMetadata` member of `object` or, when it has neither, of its `message` (an
+/// Anthropic `message_start` event) or `response` (an OpenAI Responses stream event);
+/// else `object` itself. A member that is null (a stream's chunk or event before the
+/// usage is known) is refused.
+fn locate(object: &Map<String, Value>) -> Result<(&Map<String, Value>, String)> {
+    if let Some(found) = member(object, "")? {
+        return Ok(found);
+    }
+    for envelope in ["message", "response"] {
+        if let Some(Value::Object(inner)) = object.get(envelope) {
+            if let Some(found) = member(inner, &format!("{envelope}."))? {
+                return Ok(found);
+            }
+        }
+    }
+    Ok((object, String::new()))
+}
+
+/// The `usage` or `usageMetadata` member of `object` (at `path`), if it has one.
+fn member<'a>(object: &'a Map<String, Value>, path: &str) -> Result<Option<(&'a Map<String, Value>, String)>> {
+    for key in ["usage", "usageMetadata"] {
+        match object.get(key) {
+            Some(Value::Object(usage)) => return Ok(Some((usage, format!("{path}{key}.")))),
+            Some(Value::Null) => {
+                return Err(Error::invalid_arg(format!(
+                    "usage field '{path}{key}' is null: this chunk or event carries no usage yet (a stream states it \
+                     in its last chunk, or its message_start or response.completed event)"
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
 }
 
 /// `cached_tokens` of the details object `name`, 0 when absent or null.
@@ -190,6 +245,60 @@ mod tests {
         assert!(err.message().contains("toolUsePromptTokenCount"), "{}", err.message());
         let huge = format!(r#"{{"promptTokenCount":{},"toolUsePromptTokenCount":2}}"#, u64::MAX);
         assert!(parse_usage(&huge).unwrap_err().message().contains("toolUsePromptTokenCount"));
+    }
+
+    /// The events and chunks that carry a streamed request's usage, as each provider
+    /// documents them; the ones before the usage is known are refused, naming the one to
+    /// observe.
+    #[test]
+    fn streaming_events_and_chunks() {
+        let cases = [
+            // Anthropic message_start: message.usage, the three counters.
+            (
+                r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"claude-x","usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":5,"output_tokens":1}}}"#,
+                usage(15, 5),
+            ),
+            // Anthropic message_delta with the cumulative input counts.
+            (
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":10,"cache_creation_input_tokens":20,"cache_read_input_tokens":5,"output_tokens":42}}"#,
+                usage(35, 5),
+            ),
+            // OpenAI Responses response.completed: response.usage.
+            (
+                r#"{"type":"response.completed","sequence_number":9,"response":{"id":"resp_1","object":"response","status":"completed","output":[],"usage":{"input_tokens":328,"input_tokens_details":{"cached_tokens":256},"output_tokens":52,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":380}}}"#,
+                usage(328, 256),
+            ),
+            // OpenAI Chat: the last chunk of a stream with include_usage.
+            (
+                r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o","choices":[],"usage":{"prompt_tokens":120,"completion_tokens":9,"total_tokens":129,"prompt_tokens_details":{"cached_tokens":64}}}"#,
+                usage(120, 64),
+            ),
+            // Gemini: a streamGenerateContent chunk.
+            (
+                r#"{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":71,"candidatesTokenCount":2,"totalTokenCount":73},"modelVersion":"gemini-2.5-flash"}"#,
+                usage(71, 0),
+            ),
+        ];
+        for (json, expected) in cases {
+            assert_eq!(parse_usage(json).unwrap(), expected, "{json}");
+        }
+        let refused = [
+            (r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":15}}"#, "message_start"),
+            (
+                r#"{"type":"message_delta","delta":{},"usage":{"input_tokens":null,"cache_read_input_tokens":null,"output_tokens":15}}"#,
+                "message_start",
+            ),
+            (
+                r#"{"type":"response.created","response":{"id":"resp_1","status":"in_progress","usage":null}}"#,
+                "'response.usage' is null",
+            ),
+            (r#"{"object":"chat.completion.chunk","choices":[{"delta":{"content":"Hi"}}],"usage":null}"#, "'usage' is null"),
+        ];
+        for (json, needle) in refused {
+            let err = parse_usage(json).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidArg, "{json}");
+            assert!(err.message().contains(needle), "{json}: {}", err.message());
+        }
     }
 
     #[test]
