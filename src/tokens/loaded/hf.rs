@@ -113,46 +113,51 @@ fn read_merges(
     let (mut first, mut second) = (Vec::new(), Vec::new());
     reader.array(&mut |reader, i| {
         let not_a_merge = || parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a merge"));
-        let (left, right) = match reader.peek() {
-            Some(b'"') => {
-                let line = reader.string(&mut first)?;
-                let mut halves = line.split(|&b| b == b' ');
-                match (halves.next(), halves.next(), halves.next()) {
-                    (Some(left), Some(right), None) => (left, right),
-                    _ => {
-                        return Err(parse_failure(format!(
-                            "tokenizer.json: \"model.merges[{i}]\" is not two tokens separated by a space"
-                        )));
-                    }
-                }
-            }
-            Some(b'[') => {
-                let (mut left, mut right) = (None, None);
-                let mut extra = false;
-                // Each string of the pair goes to its own buffer (when it has escapes).
-                let (first, second) = (&mut first, &mut second);
-                let mut buffers = [Some(first), Some(second)];
-                reader.array(&mut |reader, j| {
-                    if j < 2 && reader.peek() == Some(b'"') {
-                        let buffer = buffers[j].take().ok_or_else(not_a_merge)?;
-                        let text = reader.string(buffer)?;
-                        if j == 0 {
-                            left = Some(text)
-                        } else {
-                            right = Some(text)
+        let (left, right) = match reader.plain_pair() {
+            Some(pair) => pair,
+            None => match reader.peek() {
+                Some(b'"') => {
+                    let line = reader.string(&mut first)?;
+                    let mut halves = line.split(|&b| b == b' ');
+                    match (halves.next(), halves.next(), halves.next()) {
+                        (Some(left), Some(right), None) => (left, right),
+                        _ => {
+                            return Err(parse_failure(format!(
+                                "tokenizer.json: \"model.merges[{i}]\" is not two tokens separated by a space"
+                            )));
                         }
-                        Ok(())
-                    } else {
-                        extra = true;
-                        reader.skip()
                     }
-                })?;
-                match (left, right, extra) {
-                    (Some(left), Some(right), false) => (left, right),
-                    _ => return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a pair of strings"))),
                 }
-            }
-            _ => return Err(not_a_merge()),
+                Some(b'[') => {
+                    let (mut left, mut right) = (None, None);
+                    let mut extra = false;
+                    // Each string of the pair goes to its own buffer (when it has escapes).
+                    let (first, second) = (&mut first, &mut second);
+                    let mut buffers = [Some(first), Some(second)];
+                    reader.array(&mut |reader, j| {
+                        if j < 2 && reader.peek() == Some(b'"') {
+                            let buffer = buffers[j].take().ok_or_else(not_a_merge)?;
+                            let text = reader.string(buffer)?;
+                            if j == 0 {
+                                left = Some(text)
+                            } else {
+                                right = Some(text)
+                            }
+                            Ok(())
+                        } else {
+                            extra = true;
+                            reader.skip()
+                        }
+                    })?;
+                    match (left, right, extra) {
+                        (Some(left), Some(right), false) => (left, right),
+                        _ => {
+                            return Err(parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a pair of strings")));
+                        }
+                    }
+                }
+                _ => return Err(not_a_merge()),
+            },
         };
         crossings.note(left, right);
         match alphabet {
@@ -168,7 +173,7 @@ fn read_merges(
         Ok(())
     })?;
     batch.resolve(vocab, &mut merges)?;
-    Ok((Merges::new(&merges), crossings))
+    Ok((Merges::new(merges), crossings))
 }
 
 fn not_in_vocab(i: usize, token: &[u8]) -> Failure {

@@ -37,7 +37,7 @@ pub(super) struct Merges {
 }
 
 /// One merge: `left` then `right` join into `joined`, with `priority` (lower merges first).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Merge {
     pub(super) left: u32,
     pub(super) right: u32,
@@ -57,16 +57,15 @@ const SMALL: usize = 64;
 impl Merges {
     /// The table of `merges`. A later merge of the same pair replaces the earlier one, as
     /// in Hugging Face's loader.
-    pub(super) fn new(merges: &[Merge]) -> Merges {
+    pub(super) fn new(merges: Vec<Merge>) -> Merges {
         let len = (merges.len() + merges.len() / 2).next_power_of_two().max(16);
         let mut table = Merges { slots: vec![(EMPTY, 0); len] };
         let bits = table.bits();
-        let items: Vec<(u64, u64)> =
-            merges.iter().map(|m| (pair_key(m.left, m.right), u64::from(m.priority) << 32 | u64::from(m.joined))).collect();
         // In the order of their slots, which keeps the merges of one pair in file order.
-        for (key, value) in by_home(items, bits, |&(key, _)| home(key, bits)) {
+        for m in by_home(merges, bits, |m| home(pair_key(m.left, m.right), bits)) {
+            let key = pair_key(m.left, m.right);
             let at = table.slot(key);
-            table.slots[at] = (key, value);
+            table.slots[at] = (key, u64::from(m.priority) << 32 | u64::from(m.joined));
         }
         table
     }
@@ -265,7 +264,7 @@ pub(super) mod tests {
                 let right = (random() % u64::from(joined)) as u32;
                 list.push(Merge { left, right, priority: joined - 8, joined });
             }
-            let merges = Merges::new(&list);
+            let merges = Merges::new(list);
             for len in [0, 1, 2, 3, 7, 20, 63, 64, 65, 200] {
                 let symbols: Vec<u32> = (0..len).map(|_| (random() % 8) as u32).collect();
                 check(&merges, &symbols);

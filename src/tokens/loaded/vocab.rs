@@ -125,11 +125,6 @@ impl Tokens {
 
     /// The table of these tokens; fails on the first token that repeats an earlier one.
     pub(super) fn index(self) -> Result<Vocab, Duplicate> {
-        #[derive(Clone, Copy, Default)]
-        struct Item {
-            home: usize,
-            slot: Slot,
-        }
         let slots = (self.ends.len() * 2).next_power_of_two().max(16);
         let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: vec![Slot::default(); slots], by_id: Vec::new() };
         let largest = self.ids.iter().copied().max().map_or(0, |id| id as usize + 1);
@@ -140,29 +135,28 @@ impl Tokens {
             }
         }
         let bits = vocab.bits();
-        let items: Vec<Item> = (0..vocab.ends.len())
-            .map(|entry| {
-                let key = key(vocab.token(entry));
-                Item { home: home(key, bits), slot: Slot { key, id: self.ids[entry], entry: entry as u32 + 1 } }
-            })
-            .collect();
+        // (home slot, entry): eight bytes an item to sort; the key is found again when the
+        // item is placed (the token bytes are a fraction of the size of the table).
+        let items: Vec<(u32, u32)> =
+            (0..vocab.ends.len()).map(|entry| (home(key(vocab.token(entry)), bits) as u32, entry as u32)).collect();
         let mask = slots - 1;
-        for item in by_home(items, bits, |item| item.home) {
-            let bytes = vocab.token(item.slot.entry as usize - 1);
-            let mut at = item.home;
+        for (start, entry) in by_home(items, bits, |&(start, _)| start as usize) {
+            let bytes = vocab.token(entry as usize);
+            let item = Slot { key: key(bytes), id: self.ids[entry as usize], entry: entry + 1 };
+            let mut at = start as usize;
             loop {
                 let slot = &vocab.slots[at];
                 if slot.entry == 0 {
                     break;
                 }
-                if slot.key == item.slot.key && (bytes.len() <= INLINE || vocab.token(slot.entry as usize - 1) == bytes) {
+                if slot.key == item.key && (bytes.len() <= INLINE || vocab.token(slot.entry as usize - 1) == bytes) {
                     // Equal tokens share a bucket, where items keep their order: this is
                     // the later one.
-                    return Err((bytes.to_vec(), item.slot.id));
+                    return Err((bytes.to_vec(), item.id));
                 }
                 at = (at + 1) & mask;
             }
-            vocab.slots[at] = item.slot;
+            vocab.slots[at] = item;
         }
         Ok(vocab)
     }
