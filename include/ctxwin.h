@@ -2014,9 +2014,10 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `{"strategy":"sliding","history_budget":50000,"retain_text":false}`.
  *
  * Keys: `strategy` ("sliding", "drop_oldest", "tiered", "monologue" or "summary"),
- * `history_budget` (0 to INT32_MAX, default 100000, or "auto": the context limit less
- * `output_reserve` and the overhead and pinned messages; a number above what the model can
- * take is INVALID_ARG naming the key; the default is capped, never refused), `retain_text` (false keeps counts only for messages
+ * `history_budget` (0 to INT32_MAX; "auto": the context limit less `output_reserve` and the
+ * overhead and pinned messages; or "default": 100000, capped by what the model can take,
+ * never refused, and what a window starts with; a number above what the model can take is
+ * INVALID_ARG naming the key, whatever the number), `retain_text` (false keeps counts only for messages
  * pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
  * messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
  * `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,

@@ -41,6 +41,21 @@ impl Tokens {
     }
 }
 
+/// How a window's `history_budget` was set, which decides what happens when the model cannot
+/// take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetMode {
+    /// Never set (or set to `"default"`): [`DEFAULT_HISTORY_BUDGET`], capped by what the
+    /// model can take.
+    Default,
+    /// A number the caller gave: refused, never capped silently, when the model cannot take
+    /// it.
+    Given,
+    /// `"auto"`: what the context limit leaves once the output reserve and the fixed cost
+    /// are taken ([`DEFAULT_HISTORY_BUDGET`] while the limit is unknown).
+    Auto,
+}
+
 /// The compaction strategy a window enforces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrategyName {
@@ -170,11 +185,10 @@ pub struct Settings {
     /// The strategy enforced at `end_turn`.
     pub strategy: StrategyName,
     /// Tokens live history may use (or the whole prompt, see `budget_includes_overhead`).
-    /// With `history_budget_auto`, used only when the context limit is unknown.
+    /// With [`BudgetMode::Auto`], used only when the context limit is unknown.
     pub history_budget: u32,
-    /// `"history_budget": "auto"`: the budget is what the context limit leaves once the
-    /// output reserve and the fixed cost are taken.
-    pub history_budget_auto: bool,
+    /// How `history_budget` was set.
+    pub budget_mode: BudgetMode,
     /// Keep message texts (true) or counts only (false).
     pub retain_text: bool,
     /// When true the budget caps overhead + pinned messages + summary + history, not
@@ -225,7 +239,7 @@ impl Default for Settings {
         Settings {
             strategy: StrategyName::Sliding,
             history_budget: DEFAULT_HISTORY_BUDGET,
-            history_budget_auto: false,
+            budget_mode: BudgetMode::Default,
             retain_text: true,
             budget_includes_overhead: false,
             summary_budget: DEFAULT_SUMMARY_BUDGET,
@@ -282,9 +296,10 @@ impl Settings {
     pub fn to_value(&self) -> Value {
         serde_json::json!({
             "strategy": self.strategy.as_str(),
-            "history_budget": match self.history_budget_auto {
-                true => Value::from("auto"),
-                false => Value::from(self.history_budget),
+            "history_budget": match self.budget_mode {
+                BudgetMode::Default => Value::from("default"),
+                BudgetMode::Given => Value::from(self.history_budget),
+                BudgetMode::Auto => Value::from("auto"),
             },
             "retain_text": self.retain_text,
             "budget_includes_overhead": self.budget_includes_overhead,
@@ -333,16 +348,7 @@ impl Settings {
     fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
         match key {
             "strategy" => self.strategy = parse_strategy(value)?,
-            "history_budget" => match parse_auto_tokens(key, value)? {
-                Tokens::Auto => {
-                    self.history_budget = DEFAULT_HISTORY_BUDGET;
-                    self.history_budget_auto = true;
-                }
-                Tokens::Fixed(tokens) => {
-                    self.history_budget = tokens;
-                    self.history_budget_auto = false;
-                }
-            },
+            "history_budget" => (self.history_budget, self.budget_mode) = parse_history_budget(value)?,
             "retain_text" => self.retain_text = parse_bool(key, value)?,
             "budget_includes_overhead" => self.budget_includes_overhead = parse_bool(key, value)?,
             // 0 would refuse every summary answer: the summary strategy could never compact.
@@ -469,6 +475,20 @@ fn parse_auto_tokens(key: &str, value: &Value) -> Result<Tokens> {
     parse_tokens(key, value).map(Tokens::Fixed).map_err(|_| {
         Error::invalid_arg(format!("configuration key '{key}' must be \"auto\" or a whole number from 0 to {}", i32::MAX))
     })
+}
+
+/// The `history_budget` key: `"default"`, `"auto"` or a whole number of tokens.
+fn parse_history_budget(value: &Value) -> Result<(u32, BudgetMode)> {
+    match value.as_str() {
+        Some("default") => Ok((DEFAULT_HISTORY_BUDGET, BudgetMode::Default)),
+        Some("auto") => Ok((DEFAULT_HISTORY_BUDGET, BudgetMode::Auto)),
+        _ => parse_tokens("history_budget", value).map(|tokens| (tokens, BudgetMode::Given)).map_err(|_| {
+            Error::invalid_arg(format!(
+                "configuration key 'history_budget' must be \"default\", \"auto\" or a whole number from 0 to {}",
+                i32::MAX
+            ))
+        }),
+    }
 }
 
 /// A whole number from 0 to `i32::MAX` (the C API's token range).

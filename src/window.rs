@@ -12,7 +12,7 @@
 //! right after the pinned head.
 
 use crate::classify::{ErrorCategory, ErrorInfo};
-use crate::config::{Fraction, Settings, StrategyName};
+use crate::config::{BudgetMode, Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ledger::Ledger;
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
@@ -163,7 +163,7 @@ impl Window {
         if given("history_budget") {
             self.check_budget(&settings)
                 .map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
-        } else if settings.history_budget != crate::config::DEFAULT_HISTORY_BUDGET {
+        } else if settings.budget_mode == BudgetMode::Given {
             if let Some(key) = ["context_limit", "output_reserve", "budget_includes_overhead"].into_iter().find(|key| given(key))
             {
                 self.check_budget(&settings).map_err(|why| {
@@ -203,7 +203,7 @@ impl Window {
     pub fn set_budget(&mut self, history_tokens: i32) -> Result<()> {
         let settings = Settings {
             history_budget: non_negative("history budget", history_tokens)?,
-            history_budget_auto: false,
+            budget_mode: BudgetMode::Given,
             ..self.settings.clone()
         };
         self.check_budget(&settings).map_err(|why| Error::new(ErrorKind::OutOfRange, why))?;
@@ -218,7 +218,7 @@ impl Window {
         let Some(limit) = settings.context_limit.or(self.model.context_limit()) else {
             return Ok(());
         };
-        if settings.history_budget_auto {
+        if settings.budget_mode != BudgetMode::Given {
             return Ok(());
         }
         let reserve = settings.output_reserve_in(limit);
@@ -912,7 +912,7 @@ impl Window {
     fn available_for_history(&self) -> u64 {
         let fixed = self.fixed_cost().tokens();
         let room = self.context_room();
-        let budget = match self.settings.history_budget_auto && room.is_some() {
+        let budget = match self.settings.budget_mode == BudgetMode::Auto && room.is_some() {
             true => u64::MAX,
             false => u64::from(self.settings.history_budget),
         };

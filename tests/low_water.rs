@@ -169,6 +169,35 @@ fn lowering_the_limit_under_an_explicit_budget_is_refused() {
     default.configure(r#"{"context_limit":8000}"#).unwrap();
 }
 
+/// A budget of exactly the default's 100000 tokens, given by the caller, is a given budget
+/// like any other (it used to be taken for the default and capped silently); `"default"`
+/// gives the default back. Saved and restored, each keeps its kind: a saved default leaves
+/// the key out, so that libraries before `"default"` existed read it too.
+#[test]
+fn a_given_budget_of_100000_is_not_the_default() {
+    let mut given = session("gpt-4o", r#"{"history_budget":100000}"#, 20, 100);
+    assert_eq!(given.settings().to_value()["history_budget"], 100000);
+    let err = given.configure(r#"{"context_limit":50000}"#).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArg);
+    assert!(err.message().contains("'context_limit'") && err.message().contains("100000"), "{}", err.message());
+    let restored = ctxwin::persist::import(&ctxwin::persist::export(&given)).unwrap();
+    let err = restored.clone().configure(r#"{"context_limit":50000}"#).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidArg, "a restored given budget is still given");
+
+    given.configure(r#"{"history_budget":"default"}"#).unwrap();
+    assert_eq!(given.settings().to_value()["history_budget"], "default");
+    assert_eq!(given.settings().history_budget, 100000);
+    given.configure(r#"{"context_limit":50000}"#).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&ctxwin::persist::export(&given)).unwrap();
+    assert!(saved["settings"].get("history_budget").is_none(), "a saved default leaves the key out");
+    let mut restored = ctxwin::persist::import(&saved.to_string()).unwrap();
+    assert_eq!(restored.settings().to_value()["history_budget"], "default");
+    restored.configure(r#"{"context_limit":30000}"#).unwrap();
+
+    let err = Window::new("gpt-4o").configure(r#"{"history_budget":"Default"}"#).unwrap_err();
+    assert!(err.message().contains(r#""default", "auto" or a whole number"#), "{}", err.message());
+}
+
 /// The refusals that subtract what every request sends besides the history from the context
 /// limit name each part of it: an open tool call's cancelled result (which the render adds)
 /// is not called overhead or a pinned message, and the parts add up to the total.

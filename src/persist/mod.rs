@@ -22,7 +22,7 @@
 mod atomic;
 
 use crate::cache::{CacheState, CacheStats, PreparedView};
-use crate::config::{Fraction, Settings, Tokens};
+use crate::config::{BudgetMode, Fraction, Settings, Tokens};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fields::{Fields, parse_error};
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_call_text};
@@ -95,7 +95,7 @@ fn write_window(window: &Window) -> Value {
         "format": FORMAT,
         "version": VERSION,
         "model": window.model().name(),
-        "settings": window.settings().to_value(),
+        "settings": saved_settings(window.settings()),
         "overhead": {"system": overhead.system, "tools": overhead.tools},
         "generation": window.generation(),
         "first_live_turn": window.first_live_turn(),
@@ -247,6 +247,17 @@ fn read_header(fields: &Fields) -> Result<()> {
         return Err(fields.wrong("version", "a version from 1"));
     }
     Ok(())
+}
+
+/// The settings as a configuration object, without `history_budget` while it is the default:
+/// a missing key restores the default, in this version and in those before `"default"`
+/// was a value (which read the key as a number or `"auto"`).
+fn saved_settings(settings: &Settings) -> Value {
+    let mut value = settings.to_value();
+    if settings.budget_mode == BudgetMode::Default {
+        value.as_object_mut().expect("settings are an object").remove("history_budget");
+    }
+    value
 }
 
 /// Settings are stored as a configuration object: an option this version lacks is
