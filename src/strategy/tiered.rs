@@ -381,11 +381,17 @@ mod tests {
         assert!(lines[0].contains(&format!("Question number {}:", run.0.start)));
     }
 
+    /// At every limit, the turns dropped are the oldest summarized ones, behind one marker.
+    /// The zones do not only grow as the limit falls: the plan is replayed turn by turn and
+    /// never undone, so a slightly lower limit can act a turn earlier, when cutting outputs
+    /// is enough, and end with fewer turns dropped than a higher one that acted later (with
+    /// today's estimates, this session at `low_water` 0.65: at 1006 tokens turn 1 is dropped
+    /// and turns 2 to 4 summarized, at 1005 none is dropped and turns 1 and 2 are summarized;
+    /// `low_water` 1 does the same elsewhere).
     #[test]
     fn as_the_limit_falls_summaries_come_before_drops_and_drops_take_the_oldest_first() {
         let window = session(12);
         let all = window.view_history().tokens();
-        let mut last = (0, 0);
         for tokens in (0..all).rev().step_by(7) {
             let (runs, items) = planned(&window, tokens, 0.9);
             let zone = |t: Treatment| runs.iter().find(|run| run.1 == t).map(|run| run.0.clone());
@@ -395,10 +401,6 @@ mod tests {
             }
             let markers = items.iter().filter(|item| item.1.starts_with("[Context compacted")).count();
             assert!(markers <= 1 && (markers == 0 || dropped.is_some()), "{tokens}: {runs:?}");
-            // Zones only grow as the limit falls.
-            let now = (dropped.map_or(0, |r| r.end), block.map_or(0, |r| r.end));
-            assert!(now.0 >= last.0, "{tokens}: {runs:?}");
-            last = now;
         }
     }
 
