@@ -2070,8 +2070,11 @@ ctxwin_status ctxwin_window_configure(struct ctxwin_window *w,
                                       size_t len);
 
 /**
- * Sets the history budget in tokens and re-enforces the strategy over the whole ledger:
- * a smaller budget prunes more turns, a larger one makes turns that fit live again.
+ * Sets the history budget in tokens and re-enforces the strategy over the whole ledger, as
+ * if every turn had been pushed under this budget: turns that fit a larger budget are live
+ * again. With `low_water` below 1 (the default is 0.65) each prune goes deeper than the
+ * budget needs, so a slightly smaller budget, pruning at other turns, can leave a turn or
+ * two more live than a larger one.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` for a
  * negative budget, or `CTXWIN_STATUS_OUT_OF_RANGE` (changing nothing) for a budget above what
