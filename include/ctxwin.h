@@ -1467,7 +1467,8 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
  * - `options`, `options_len`: borrowed UTF-8 JSON object carrying what the file lacks, or
  *   `(NULL, 0)`. A ranks file needs `{"pre_tokenizer":"llama3"}` (or `"llama4"`,
  *   `"tekken"`, `"qwen"`, `"qwen3.5"`) or `{"pattern":"<regex>"}`, optionally with `"nfc":true`; the
- *   JSON formats take no options.
+ *   JSON formats take no options. As in tiktoken, text the pattern does not match counts
+ *   nothing; a pattern that matches the empty string is refused.
  * - `out`: caller-owned; on success receives a new tokenizer to release with
  *   `ctxwin_tokenizer_free`; untouched on failure.
  *

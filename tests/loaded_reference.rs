@@ -1,8 +1,11 @@
 //! Loaded tokenizers against tiktoken-rs in process: OpenAI's ranks files read as
 //! tiktoken-format files (cl100k with the `llama3` pattern, o200k with `llama4`'s) count
 //! exactly as tiktoken-rs, on random text of every script, whitespace runs and long words;
-//! the same tokenizer is shared by threads; a file's fingerprint follows its content.
+//! the same tokenizer is shared by threads; a file's fingerprint follows its content; a
+//! pattern given in the options splits as tiktoken given that pattern splits.
 
+use base64::Engine;
+use ctxwin::ErrorKind;
 use ctxwin::tokens::Tokenizer;
 use std::sync::Arc;
 
@@ -65,4 +68,38 @@ fn the_fingerprint_follows_the_file_and_options() {
     assert!(broken.message().contains("model.merges[0]"), "{}", broken.message());
     assert_eq!(one.count("abab").unwrap(), 2);
     assert_eq!(one.count("abba").unwrap(), 3);
+}
+
+/// tiktoken encodes only what the pattern matches: text between matches counts nothing.
+/// cl100k's ranks with patterns that skip text, against tiktoken-rs given the same ranks
+/// and pattern; a pattern that matches the empty string (tiktoken fails on it) is refused.
+#[test]
+fn a_pattern_that_skips_text_counts_like_tiktoken() {
+    let file = std::fs::read(loaded_ranks::assets().join("cl100k_base.tiktoken")).unwrap();
+    let ranks: rustc_hash::FxHashMap<Vec<u8>, u32> = String::from_utf8(file.clone())
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let (token, rank) = line.split_once(' ').unwrap();
+            (base64::engine::general_purpose::STANDARD.decode(token).unwrap(), rank.parse().unwrap())
+        })
+        .collect();
+    let mut rng = corpus::Rng::new(0x5C1F);
+    let mut texts: Vec<String> = (0..300).map(|_| corpus::sample(&mut rng)).collect();
+    texts.push("hello world, again! 12345 ok".into());
+    for pattern in [r"\p{L}+", r"[a-z]+| ", r"\d", r"\w+(?=\s)"] {
+        let options = serde_json::json!({ "pattern": pattern }).to_string();
+        let loaded = Tokenizer::from_bytes(&file, &options).unwrap();
+        let reference = tiktoken_rs::CoreBPE::new(ranks.clone(), Default::default(), pattern).unwrap();
+        for text in &texts {
+            let expected = reference.encode_ordinary(text).len();
+            assert_eq!(loaded.count(text).unwrap(), expected, "{pattern} on {:?}", &text[..text.len().min(80)]);
+        }
+    }
+    for pattern in ["", "x*", r"\s*|a"] {
+        let options = serde_json::json!({ "pattern": pattern }).to_string();
+        let refused = Tokenizer::from_bytes(&file, &options).unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::InvalidArg, "{pattern}");
+        assert!(refused.message().contains("matches the empty string"), "{}", refused.message());
+    }
 }

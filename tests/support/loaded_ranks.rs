@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use ctxwin::tokens::{Encoding, Tokenizer};
 
 /// The ranks files tiktoken-rs 0.12.1 ships, in the cargo registry.
-fn assets() -> PathBuf {
+pub fn assets() -> PathBuf {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cargo"));

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::ranks::FAMILIES;
-use super::split::compile;
+use super::split::compile_tiktoken;
 use crate::error::{Error, Result};
 
 /// Parsed options.
@@ -41,7 +41,7 @@ impl Options {
                 }
                 "pattern" => {
                     let pattern = value.as_str().ok_or_else(|| Error::invalid_arg("options: \"pattern\" must be a string"))?;
-                    compile(pattern).map_err(|e| Error::invalid_arg(format!("options: \"pattern\": {e}")))?;
+                    compile_tiktoken(pattern).map_err(|e| Error::invalid_arg(format!("options: \"pattern\": {e}")))?;
                     options.pattern = Some(pattern.to_owned());
                 }
                 "nfc" => {

@@ -217,9 +217,10 @@ pub(super) fn parts(bpe: Bpe, pattern: &str, nfc: bool) -> Result<Parts, Failure
     Ok(Parts {
         normalizers: if nfc { vec![Normalize::Nfc] } else { Vec::new() },
         steps: vec![super::split::Step::Split {
-            pattern: super::split::Pattern::Regex(super::split::compile(pattern).map_err(parse_failure)?),
-            behavior: super::split::Behavior::Isolated,
-            invert: false,
+            pattern: super::split::Pattern::Regex(super::split::compile_tiktoken(pattern).map_err(parse_failure)?),
+            // tiktoken encodes the matches only: text the pattern skips counts nothing.
+            behavior: super::split::Behavior::Removed,
+            invert: true,
         }],
         bpe,
         raw_added: Vec::new(),

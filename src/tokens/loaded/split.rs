@@ -10,8 +10,8 @@
 use std::borrow::Cow;
 
 /// What becomes of the matches of a split step (Hugging Face's
-/// `SplitDelimiterBehavior`; a ranks file's pattern is `Isolated` with every character
-/// matched).
+/// `SplitDelimiterBehavior`; a ranks file's pattern is `Removed` and inverted: its matches
+/// are the pieces and the text it does not match is dropped, as tiktoken drops it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Behavior {
     /// Matches are dropped.
@@ -102,12 +102,12 @@ impl Regex {
 /// GPT-2's pattern, which `ByteLevel` splits with when `use_regex` is on.
 pub(super) const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
-/// Compiles a pattern from a file or the options; the error names what failed.
 /// The engine gives up on a text after this many backtracking steps. The families'
 /// patterns take about one step per character of a white-space run, so this covers any
 /// text below the message size limit; only a pathological pattern reaches it.
 const BACKTRACK_LIMIT: usize = 100_000_000;
 
+/// Compiles a pattern from a file or the options; the error names what failed.
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
     if let Some(regex) = pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free) {
         return Ok(regex);
@@ -117,6 +117,22 @@ pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
         .build()
         .map_err(|e| format!("the pattern {pattern:?} does not compile: {e}"))?;
     Ok(Regex::Fancy(regex))
+}
+
+/// Compiles the pattern of a ranks file or a `tekken.json`, which tiktoken runs: it encodes
+/// each match and fails on an empty one, so a pattern that matches the empty string is
+/// refused (an empty match within a text counts nothing).
+pub(super) fn compile_tiktoken(pattern: &str) -> Result<Regex, String> {
+    let regex = compile(pattern)?;
+    let mut empty = false;
+    regex.for_each_match("", &mut |_, _| {
+        empty = true;
+        Ok(())
+    })?;
+    match empty {
+        true => Err(format!("the pattern {pattern:?} matches the empty string, which tiktoken cannot encode")),
+        false => Ok(regex),
+    }
 }
 
 /// [`Regex::Lookahead`] for the head `P` of a pattern, when `P` has no look-around and no
@@ -169,9 +185,17 @@ fn split(
     let emit = |start: usize, end: usize, piece: &mut dyn FnMut(&str)| {
         if start < end { for_each_piece(rest, &text[start..end], piece) } else { Ok(()) }
     };
-    if behavior == Behavior::Isolated {
+    match behavior {
         // Every part is a piece: no need to see the next one first.
-        return for_each_part(pattern, text, &mut |start, end, _| emit(start, end, piece));
+        Behavior::Isolated => return for_each_part(pattern, text, &mut |start, end, _| emit(start, end, piece)),
+        // The parts the pattern (or, inverted, its complement) selects are dropped.
+        Behavior::Removed => {
+            return for_each_part(pattern, text, &mut |start, end, is_match| match is_match == invert {
+                true => emit(start, end, piece),
+                false => Ok(()),
+            });
+        }
+        _ => {}
     }
     let mut parts: Vec<(usize, usize, bool)> = Vec::new();
     for_each_part(pattern, text, &mut |start, end, is_match| {
@@ -182,8 +206,7 @@ fn split(
     let mut pieces: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
     let mut previous_match = false;
     match behavior {
-        Behavior::Isolated => unreachable!("handled above"),
-        Behavior::Removed => pieces.extend(parts.iter().filter(|p| !p.2).map(|p| (p.0, p.1))),
+        Behavior::Isolated | Behavior::Removed => unreachable!("handled above"),
         Behavior::MergedWithPrevious => {
             for &(start, end, is_match) in &parts {
                 match pieces.last_mut() {
