@@ -23,12 +23,11 @@ use crate::strategy::tiered::{Keep, Tiered};
 use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, Tokenizer};
+use crate::view::Overlay;
 use crate::view::render::Renderer;
 use crate::view::text::CANCELLED_RESULT;
-use crate::view::{ItemType, Overlay, ViewItem};
 use crate::wire::{Format, FormatSet};
 use std::borrow::Cow;
-use std::ops::Range;
 use std::sync::Arc;
 
 mod choices;
@@ -41,9 +40,12 @@ mod policy_state;
 mod provider_compaction;
 mod request;
 mod restore;
+mod settings;
 mod summarize;
 mod turn_sums;
+mod usage;
 mod utf8;
+mod view;
 mod wire_state;
 
 pub use choices::Choice;
@@ -127,133 +129,6 @@ impl Window {
         &self.settings
     }
 
-    /// Applies the JSON configuration object `json`; nothing changes unless every key is
-    /// valid. Re-enforces the strategy.
-    ///
-    /// A `format` other than `"auto"` fixes the window's format; one that differs from a
-    /// format already fixed (by an earlier `format` or the first JSON push) is refused with
-    /// [`ErrorKind::Mismatch`]: a window speaks one format for its whole life.
-    pub fn configure(&mut self, json: &str) -> Result<()> {
-        let settings = self.settings.with_json(json)?;
-        let limit = settings.context_limit.or(self.model.context_limit());
-        let fixed = self.fixed_cost().tokens();
-        if let Some(limit) = limit {
-            if settings.strategy == StrategyName::Summary && settings.summary_budget >= limit {
-                return Err(Error::invalid_arg(format!(
-                    "configuration keys 'summary_budget' ({}) and 'context_limit' ({limit}{}): with the summary \
-                     strategy the summary slot must be smaller than the context, or no summary request fits",
-                    settings.summary_budget,
-                    if settings.context_limit.is_some() { "" } else { ", the model's" }
-                )));
-            }
-            let reserve = settings.output_reserve_in(limit);
-            if u64::from(reserve) + fixed >= u64::from(limit) {
-                return Err(Error::invalid_arg(format!(
-                    "configuration key 'output_reserve' ({reserve}) leaves no room in the context limit ({limit}) \
-                     for the {fixed} tokens every request sends besides the history ({})",
-                    self.fixed_parts()
-                )));
-            }
-        }
-        // A budget given here is checked against the model, and so is a budget set earlier
-        // when this call lowers what the model can take (a smaller context limit, a larger
-        // output reserve): refused, never clamped silently. The default budget (100000) is
-        // capped by what the model can take (see `available_for_history`).
-        let given = |key: &str| serde_json::from_str::<serde_json::Value>(json).is_ok_and(|v| v.get(key).is_some());
-        if given("history_budget") {
-            self.check_budget(&settings)
-                .map_err(|why| Error::invalid_arg(format!("configuration key 'history_budget': {why}")))?;
-        } else if settings.budget_mode == BudgetMode::Given {
-            if let Some(key) = ["context_limit", "output_reserve", "budget_includes_overhead"].into_iter().find(|key| given(key))
-            {
-                self.check_budget(&settings).map_err(|why| {
-                    Error::invalid_arg(format!(
-                        "configuration key '{key}': the {why}; give a history_budget that fits (or \"auto\") in the same call"
-                    ))
-                })?;
-            }
-        }
-        let formats = match settings.format {
-            Some(format) if !self.wire.wire_formats.contains(format) => {
-                return Err(Error::new(
-                    ErrorKind::Mismatch,
-                    format!(
-                        "configuration key 'format': this window's format is already {} (fixed for the window's life), not {}",
-                        self.format().key(),
-                        format.key()
-                    ),
-                ));
-            }
-            Some(format) => FormatSet::of(&[format]),
-            None => self.wire.wire_formats,
-        };
-        self.settings = settings;
-        self.wire.wire_formats = formats;
-        self.policy.costs.clear();
-        self.enforce();
-        Ok(())
-    }
-
-    /// Sets the history budget and re-enforces the strategy over the whole ledger, so turns
-    /// that fit a larger budget are live again.
-    ///
-    /// A budget above what the model can take (its context limit less the output reserve and,
-    /// unless `budget_includes_overhead`, the overhead and pinned messages) is refused with
-    /// OUT_OF_RANGE, saying how much it can take.
-    pub fn set_budget(&mut self, history_tokens: i32) -> Result<()> {
-        let settings = Settings {
-            history_budget: non_negative("history budget", history_tokens)?,
-            budget_mode: BudgetMode::Given,
-            ..self.settings.clone()
-        };
-        self.check_budget(&settings).map_err(|why| Error::new(ErrorKind::OutOfRange, why))?;
-        self.settings = settings;
-        self.enforce();
-        Ok(())
-    }
-
-    /// Explains why the explicit budget of `settings` is more than the model can take, if it
-    /// is.
-    fn check_budget(&self, settings: &Settings) -> std::result::Result<(), String> {
-        let Some(limit) = settings.context_limit.or(self.model.context_limit()) else {
-            return Ok(());
-        };
-        if settings.budget_mode != BudgetMode::Given {
-            return Ok(());
-        }
-        let reserve = settings.output_reserve_in(limit);
-        let fixed = if settings.budget_includes_overhead { 0 } else { self.fixed_cost().tokens() };
-        let most = u64::from(limit).saturating_sub(u64::from(reserve) + fixed);
-        if u64::from(settings.history_budget) <= most {
-            return Ok(());
-        }
-        // With budget_includes_overhead the budget holds what is sent besides the history.
-        let sent = match settings.budget_includes_overhead {
-            true => String::new(),
-            false => format!(" - {fixed} sent besides the history ({})", self.fixed_parts()),
-        };
-        Err(format!(
-            "history budget {} is more than {} can take: context limit {limit} - output reserve {reserve}{sent} = \
-             {most} tokens (\"history_budget\": \"auto\" follows the model)",
-            settings.history_budget,
-            self.model.name()
-        ))
-    }
-
-    /// Sets the tokens of the system prompt and tool definitions sent with every request.
-    pub fn set_overhead(&mut self, system_tokens: i32, tool_tokens: i32) -> Result<()> {
-        let overhead =
-            Overhead { system: non_negative("system tokens", system_tokens)?, tools: non_negative("tool tokens", tool_tokens)? };
-        self.overhead = overhead;
-        self.enforce();
-        Ok(())
-    }
-
-    /// The overhead set by [`Window::set_overhead`].
-    pub fn overhead(&self) -> Overhead {
-        self.overhead
-    }
-
     /// Switches to `model`: recounts every message the library counted and still has the
     /// text of, flags the counts it cannot recount as estimates (a counts-only window),
     /// keeps caller-supplied counts as given, recounts the summaries, forgets the calibration
@@ -329,99 +204,6 @@ impl Window {
     /// calls it before reading the text, so an oversized buffer is never touched.
     pub fn check_message_size(&self, len: usize) -> Result<()> {
         self.settings.max_message_bytes.check("message text", len)
-    }
-
-    /// Learns from a provider's usage report: the request that carried the overhead, the
-    /// pinned messages before `end`, the summary in place and the messages `first..end` cost
-    /// `prompt_tokens` (which the `summary` strategy's trigger also watches). When
-    /// `first..end` is the range of the request last rendered, the report is judged against
-    /// what that request sent (see [`LastRequest::sent`]: under `tiered` or `monologue`, the
-    /// cut and written items); otherwise against the messages of the range as pushed. The
-    /// part of the report above the exact counts calibrates the estimated ones; later
-    /// totals scale every estimate by the learned ratio (raw counts stay cached) and the
-    /// strategy is re-enforced. A range of exact counts only teaches nothing.
-    pub fn observe_usage(&mut self, first: usize, end: usize, prompt_tokens: i64) -> Result<()> {
-        if first > end || end > self.ledger.messages.len() {
-            return Err(Error::new(
-                ErrorKind::OutOfRange,
-                format!("usage range {first}..{end} is not within the window's {} messages", self.ledger.messages.len()),
-            ));
-        }
-        let sent = match self.last_request() {
-            Some(request) if (request.first, request.end) == (first, end) => request.sent,
-            _ => self.range_sent(first, end),
-        };
-        self.learn_usage(sent, prompt_tokens)
-    }
-
-    /// What a request of the messages `first..end` holds as pushed, counted before
-    /// calibration: the overhead, the summary in place, the pinned messages before `end` and
-    /// the messages of the range.
-    fn range_sent(&self, first: usize, end: usize) -> Tally {
-        let mut request = self.overhead_tally();
-        if let Some(summary) = self.sent_summary() {
-            request.add(summary.summary_tokens);
-        }
-        for (index, message) in self.ledger.messages[..end].iter().enumerate() {
-            if index >= first || self.is_pinned(index, message.kind()) {
-                request.add(message.count());
-            }
-        }
-        request
-    }
-
-    /// [`Window::observe_usage`] once the request is known: `request` held these tokens
-    /// (before calibration) and the provider reported `prompt_tokens`.
-    fn learn_usage(&mut self, request: Tally, prompt_tokens: i64) -> Result<()> {
-        let reported = u64::try_from(prompt_tokens)
-            .map_err(|_| Error::invalid_arg(format!("prompt tokens must not be negative (got {prompt_tokens})")))?;
-        // The provider's total covers at least the exact counts; with estimates in the request
-        // it must exceed them, or there is nothing to learn the estimates' ratio from.
-        let real = reported.saturating_sub(request.exact);
-        if reported < request.exact || (request.estimated > 0 && real == 0) {
-            return Err(Error::new(
-                ErrorKind::Mismatch,
-                format!(
-                    "reported prompt total {reported} {} the exact part of the request ({} tokens)",
-                    if reported < request.exact { "is below" } else { "does not exceed" },
-                    request.exact
-                ),
-            ));
-        }
-        // Only an accepted report is recorded: a refused one changes nothing.
-        self.record_prompt_total(reported);
-        if request.estimated == 0 {
-            return Ok(());
-        }
-        let (ratio, generation) = (self.wire.calibration.ratio(), self.policy.generation);
-        self.wire.calibration.observe(real, request.estimated);
-        self.rebuild_tallies();
-        self.policy.costs.clear();
-        self.enforce();
-        // A new ratio changes the tokens of the estimated items even when the boundary stays
-        // (a computed view's items already differ, which bumped it), and the generation
-        // marks every change of the view.
-        if self.policy.generation == generation && self.wire.calibration.ratio() != ratio {
-            self.bump_generation();
-        }
-        Ok(())
-    }
-
-    /// Real tokens per estimated token, as learned by [`Window::observe_usage`] (1 before).
-    pub fn calibration_ratio(&self) -> f64 {
-        self.wire.calibration.ratio()
-    }
-
-    /// What the window learned from provider usage.
-    pub fn calibration(&self) -> Calibration {
-        self.wire.calibration
-    }
-
-    /// `count` as the window uses it: estimates scaled by the calibration. Every total the
-    /// window keeps sums these, so a new ratio re-sums the cached counts (nothing is
-    /// recounted).
-    pub fn calibrated(&self, count: Count) -> Count {
-        crate::ledger::calibrated(self.wire.calibration, count)
     }
 
     /// Appends a message with a count the caller already has (a provider's count_tokens
@@ -1078,149 +860,5 @@ impl Window {
         }
         let one = self.model.count(CANCELLED_RESULT);
         Count { tokens: one.tokens.saturating_mul(calls), exact: one.exact }
-    }
-}
-
-fn non_negative(what: &str, value: i32) -> Result<u32> {
-    u32::try_from(value).map_err(|_| Error::invalid_arg(format!("{what} must not be negative (got {value})")))
-}
-
-impl Window {
-    /// Items in the view: what to send. With `sliding` and no tool pairs to repair, exactly
-    /// the pinned messages before `start` followed by messages `[start, count)`. Messages
-    /// pushed since the strategy last ran are at the end, as pushed.
-    pub fn view_len(&self) -> usize {
-        let summary = usize::from(self.sent_summary().is_some());
-        summary
-            + match &self.policy.overlay {
-                Some(overlay) => overlay.items.len() + self.ledger.messages.len() - overlay.through,
-                None => self.pinned_before(self.start()).len() + self.ledger.messages.len() - self.start(),
-            }
-    }
-
-    /// Item `i` of the view. O(1) for a computed view, O(log messages) otherwise. The summary
-    /// in place, if any, is a synthetic USER item right after the leading pinned items; its
-    /// `index` is the first archived message.
-    pub fn view_item(&self, i: usize) -> Option<ViewItem<'_>> {
-        let Some((position, record)) = self.summary_position().zip(self.sent_summary()) else {
-            return self.ledger_view_item(i);
-        };
-        match i.cmp(&position) {
-            std::cmp::Ordering::Less => self.ledger_view_item(i),
-            std::cmp::Ordering::Equal => Some(ViewItem {
-                item_type: ItemType::Synthetic,
-                kind: Kind::User,
-                index: record.first_archived,
-                text: Some(&record.summary),
-                tokens: self.calibrated(record.summary_tokens),
-            }),
-            std::cmp::Ordering::Greater => self.ledger_view_item(i - 1),
-        }
-    }
-
-    /// Where the summary item stands in the view: after the pinned items that lead it.
-    fn summary_position(&self) -> Option<usize> {
-        self.sent_summary()?;
-        Some(match &self.policy.overlay {
-            Some(overlay) => overlay.items.iter().take_while(|item| item.pinned).count(),
-            None => self.pinned_before(self.start()).len(),
-        })
-    }
-
-    /// Item `i` of the view of the ledger's own messages (the summary item left out).
-    fn ledger_view_item(&self, i: usize) -> Option<ViewItem<'_>> {
-        let Some(overlay) = &self.policy.overlay else {
-            let pinned = self.pinned_before(self.start());
-            return match pinned.get(i) {
-                Some(&index) => self.message_item(index),
-                None => self.message_item(self.start().checked_add(i - pinned.len())?),
-            };
-        };
-        let Some(item) = overlay.items.get(i) else {
-            return self.message_item(overlay.through.checked_add(i - overlay.items.len())?);
-        };
-        let text = match item.item_type {
-            ItemType::Message => self.ledger.messages[item.index].text(),
-            ItemType::Truncated | ItemType::Synthetic => item.text.as_deref(),
-        };
-        Some(ViewItem { item_type: item.item_type, kind: item.kind, index: item.index, text, tokens: item.tokens })
-    }
-
-    fn message_item(&self, index: usize) -> Option<ViewItem<'_>> {
-        let message = self.ledger.messages.get(index)?;
-        Some(ViewItem {
-            item_type: ItemType::Message,
-            kind: message.kind(),
-            index,
-            text: message.text(),
-            tokens: self.calibrated(message.count()),
-        })
-    }
-
-    /// History tokens of the view (pinned messages excluded), which the budget caps.
-    pub fn view_history(&self) -> Tally {
-        match &self.policy.overlay {
-            Some(overlay) => {
-                let mut history = overlay.history();
-                for index in overlay.through..self.ledger.messages.len() {
-                    let message = &self.ledger.messages[index];
-                    if !self.is_pinned(index, message.kind()) {
-                        history.add(self.calibrated(message.count()));
-                    }
-                }
-                history
-            }
-            None => self.history_from(self.policy.first_live_turn),
-        }
-    }
-
-    /// How many history tokens the view is over the budget: 0 whenever the strategy could
-    /// fit it, more only when the newest turn alone is over.
-    pub fn overrun(&self) -> u64 {
-        self.view_history().tokens().saturating_sub(self.available_for_history())
-    }
-
-    /// The tool pairing problems of what was pushed, in ledger order (the newest turn's
-    /// unanswered calls are not problems: it may still be running).
-    pub fn pairing_defects(&self) -> Vec<pairing::Defect> {
-        let newest = self.ledger.turns.len().saturating_sub(1);
-        let mut defects = Vec::new();
-        for turn in 0..self.ledger.turns.len() {
-            let range = self.turn_range(turn);
-            defects.extend(pairing::analyze(&self.ledger.messages, range.start, range.end, turn < newest));
-        }
-        defects
-    }
-
-    /// The turn holding ledger index `index`, if any (messages before the first USER message
-    /// belong to none).
-    pub fn turn_of(&self, index: usize) -> Option<usize> {
-        self.ledger.turn_of(index)
-    }
-
-    /// Ledger messages the view sends as pushed.
-    fn verbatim(&self) -> usize {
-        match &self.policy.overlay {
-            Some(overlay) => overlay.verbatim() + self.ledger.messages.len() - overlay.through,
-            None => self.view_len(),
-        }
-    }
-
-    /// Turns whose USER message is not sent.
-    fn dead_turns(&self) -> usize {
-        match &self.policy.overlay {
-            Some(overlay) => overlay.dead_turns(),
-            None => self.policy.first_live_turn,
-        }
-    }
-
-    /// The ledger indices of turn `turn`.
-    pub(crate) fn turn_range(&self, turn: usize) -> Range<usize> {
-        self.ledger.turn_range(turn)
-    }
-
-    /// The indices of the pinned messages before ledger index `end`.
-    pub(crate) fn pinned_before(&self, end: usize) -> &[usize] {
-        self.ledger.pinned_before(end)
     }
 }
