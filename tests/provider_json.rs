@@ -377,3 +377,47 @@ fn anthropic_leaves_out_whitespace_only_text() {
         assert!(sent.contains(r#""  ""#) && sent.contains(r#""\t""#), "{model} keeps whitespace: {sent}");
     }
 }
+
+/// Anthropic answers with blank text blocks (a lone "\n\n" before a tool call, an answer of
+/// whitespace alone) but refuses them sent back: an agent that pushes the answers as they
+/// came got a 400 on every later request. An Anthropic render leaves out the blank blocks of
+/// JSON-pushed messages, and a message left with nothing (the user messages around it
+/// merge); the rest of each message is sent as pushed. Also a blank block after a failed
+/// compaction (`content: null`), whose opaque block it used to join. The window keeps every
+/// message as pushed.
+#[test]
+fn anthropic_leaves_out_the_blank_text_of_pushed_answers() {
+    let mut window = Window::new("claude-sonnet-4-5");
+    let pushed = [
+        r#"{"role":"user","content":"List the files."}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"\n\n"},{"type":"tool_use","id":"a","name":"ls","input":{}}]}"#,
+        r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"main.c"}]}"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":" "}]}"#,
+        r#"{"role":"user","content":[{"type":"text","text":"And now?"},{"type":"text","text":""}]}"#,
+        r#"{"role":"assistant","content":[{"type":"compaction","content":null},{"type":"text","text":"\t"},{"type":"text","text":"Done. "},{"type":"text","text":" "}]}"#,
+    ];
+    for message in pushed {
+        json::push_json(&mut window, message).unwrap();
+    }
+    let request = json::render_request(&window, r#"{"model":"m","max_tokens":100}"#).unwrap();
+    let request: Value = serde_json::from_str(&request).unwrap();
+    assert_eq!(
+        request["messages"],
+        json!([
+            {"role": "user", "content": "List the files."},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "ls", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "main.c"},
+                {"type": "text", "text": "And now?"},
+            ]},
+            {"role": "assistant", "content": [
+                {"type": "compaction", "content": null},
+                {"type": "text", "text": "Done. "},
+            ]},
+        ]),
+        "{request}"
+    );
+    // Every message pushed is still in the window, its text as pushed.
+    let texts: Vec<&str> = (0..window.message_count()).filter_map(|i| window.message(i).unwrap().text()).collect();
+    assert!(texts.contains(&"\n\n") && texts.contains(&" ") && texts.contains(&"\t"), "{texts:?}");
+}

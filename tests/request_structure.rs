@@ -103,11 +103,12 @@ impl Session {
         json::push_json(&mut self.window, &value.to_string()).unwrap_or_else(|e| panic!("{:?}: {e}\n{value}", self.format));
     }
 
-    /// A user message; one whose text is blank is pushed as text (pushed as JSON, it would be
-    /// the caller's JSON, sent as it is).
+    /// A user message; one whose text is blank is pushed as text, except in Anthropic's
+    /// format, whose renders leave out a JSON message's blank text (Anthropic answers with
+    /// it but refuses it sent back); the other formats send the caller's JSON as it is.
     fn user(&mut self) {
         let text = self.text_nonempty();
-        if !text.trim().is_empty() && self.rng.chance(30) {
+        if (!text.trim().is_empty() || self.format == Format::Anthropic) && self.rng.chance(30) {
             let message = match self.format {
                 Format::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
                 _ => json!({"role": "user", "content": text}),
@@ -185,7 +186,8 @@ impl Session {
     }
 
     fn json_step(&mut self, said: Option<&str>, calls: &[(String, &str, String)], forms: &[CallForm]) {
-        let said = said.filter(|s| !s.trim().is_empty());
+        // Blank text stays in Anthropic's messages, as Anthropic's answers hold it: see `user`.
+        let said = said.filter(|s| !s.trim().is_empty() || self.format == Format::Anthropic);
         match self.format {
             Format::OpenAiChat => {
                 if said.is_none() && calls.is_empty() {

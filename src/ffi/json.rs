@@ -94,8 +94,10 @@ pub unsafe extern "C" fn ctxwin_window_push_json(w: *mut ctxwin_window, json: *c
 /// signature or encrypted content). SYSTEM messages come first in the OpenAI formats. An
 /// empty text makes no message; in Anthropic's format, which refuses text blocks without
 /// non-whitespace text, neither does a whitespace-only one (such a tool result is sent
-/// without `content`, such a SYSTEM text adds no `system` block); the other formats send
-/// whitespace as it is.
+/// without `content`, such a SYSTEM text adds no `system` block), and an Anthropic message
+/// pushed as JSON is sent without its blank text blocks (Anthropic's answers hold them,
+/// and it refuses them sent back), or not at all when nothing else is left; the other
+/// formats send whitespace as it is.
 ///
 /// A successful render is recorded as the window's last request (its first live message and
 /// the message count), so `ctxwin_window_observe_last_usage` can attribute the provider's

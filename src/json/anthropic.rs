@@ -17,7 +17,7 @@ use super::parts::{
     FieldError, Part, PartsBuilder, compact, index, join, object, opaque, optional_str, required_str, retain_blocks,
 };
 use super::steps::Entry;
-use crate::message::Kind;
+use crate::message::{Kind, Message};
 use serde_json::{Map, Value, json};
 
 /// The parts of one Anthropic message.
@@ -47,7 +47,10 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
     let kind = parts.kind();
     let block = object(value, path)?;
     match required_str(block, "type", path)? {
-        "text" => parts.text(kind, i, required_str(block, "text", path)?),
+        "text" => match required_str(block, "text", path)? {
+            text if blank(text) => parts.blank_text(kind, i, text),
+            text => parts.text(kind, i, text),
+        },
         "thinking" => parts.text(Kind::Thinking, i, required_str(block, "thinking", path)?),
         "redacted_thinking" => parts.media(Kind::Thinking, i, opaque(value)),
         "image" => parts.media(kind, i, image_tokens(block, path)?),
@@ -115,6 +118,18 @@ pub fn select(message: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
 /// blocks must contain non-whitespace text").
 fn blank(text: &str) -> bool {
     text.trim().is_empty()
+}
+
+/// True for a ledger message pushed as Anthropic JSON that holds only [`blank`] text: a
+/// user or assistant text part of empty or whitespace-only text blocks, no image or other
+/// content. Anthropic answers with such blocks (a lone `"\n\n"` before a tool call, say) but
+/// refuses them sent back, and an agent that stores the answer as it came would fail every
+/// later request: renders leave it out.
+pub fn says_nothing(message: &Message) -> bool {
+    matches!(message.kind(), Kind::User | Kind::Assistant)
+        && !message.is_compaction()
+        && message.extras().is_none_or(|extras| extras.media.is_none())
+        && message.text().is_some_and(blank)
 }
 
 /// An Anthropic message for an entry that has no wire JSON of its own. SYSTEM goes in the

@@ -134,7 +134,9 @@ fn merge_neighbours(fragments: Vec<Fragment>) -> Vec<Fragment> {
 
 /// The entry as a piece: its wire message's, when it is a ledger message pushed as JSON and
 /// sent unchanged; otherwise a message built in `format` (`Value::Null` when the format has
-/// none for it).
+/// none for it, or for a part of an Anthropic message that is only blank text, which
+/// Anthropic refuses: its blocks are left out, and the message with them if nothing else
+/// is left).
 fn piece(window: &Window, format: Format, entry: &Entry<'_>) -> Result<Piece> {
     if let (Cow::Borrowed(message), Some(source)) = (&entry.item.message, entry.item.source) {
         if let Some(wire) = message.extras().and_then(|extras| extras.wire) {
@@ -142,6 +144,9 @@ fn piece(window: &Window, format: Format, entry: &Entry<'_>) -> Result<Piece> {
             if let Some(first) =
                 source.checked_sub(index).filter(|&first| window.message(first).and_then(Message::raw_json).is_some())
             {
+                if format == Format::Anthropic && anthropic::says_nothing(message) {
+                    return Ok(Piece::Built(Value::Null));
+                }
                 return Ok(Piece::Wire { first, indices: vec![index] });
             }
         }

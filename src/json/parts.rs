@@ -25,6 +25,9 @@ pub struct Part {
     pub blocks: Range<usize>,
     /// True for a provider's compaction block or item (a USER part of its own).
     pub compaction: bool,
+    /// True for a part no later block joins: a compaction, or a text that says nothing
+    /// ([`PartsBuilder::blank_text`]).
+    pub alone: bool,
 }
 
 impl Part {
@@ -72,6 +75,16 @@ impl PartsBuilder {
         self.mergeable(kind, block).texts.push(text.to_owned());
     }
 
+    /// Adds text of `kind` from block `block` that says nothing (empty or whitespace only) as
+    /// a part of its own, joined by no other block, so that a render can leave it out whole
+    /// (Anthropic refuses such text blocks).
+    pub fn blank_text(&mut self, kind: Kind, block: usize, text: &str) {
+        let mut part = empty_part(kind, block..block + 1);
+        part.texts.push(text.to_owned());
+        part.alone = true;
+        self.parts.push(part);
+    }
+
     /// Adds media tokens of `kind` from block `block`.
     pub fn media(&mut self, kind: Kind, block: usize, count: Count) {
         let part = self.mergeable(kind, block);
@@ -95,6 +108,7 @@ impl PartsBuilder {
             name: name.map(str::to_owned),
             blocks: block..block + 1,
             compaction: false,
+            alone: false,
         });
         self.parts.last_mut().expect("a part was just pushed")
     }
@@ -104,7 +118,8 @@ impl PartsBuilder {
     /// content.
     pub fn compaction(&mut self, block: usize, text: Option<&str>, media: Option<Count>) {
         let texts = text.map(|text| vec![text.to_owned()]).unwrap_or_default();
-        self.call(Kind::User, block, (None, None), (texts, media)).compaction = true;
+        let part = self.call(Kind::User, block, (None, None), (texts, media));
+        (part.compaction, part.alone) = (true, true);
     }
 
     /// Every text piece and the summed media collected so far: the content of a tool result.
@@ -123,7 +138,7 @@ impl PartsBuilder {
 
     fn mergeable(&mut self, kind: Kind, block: usize) -> &mut Part {
         let merges = self.parts.last().is_some_and(|last| {
-            last.kind == kind && !is_call(kind) && !last.compaction && (last.blocks.end == block || last.blocks.end == block + 1)
+            last.kind == kind && !is_call(kind) && !last.alone && (last.blocks.end == block || last.blocks.end == block + 1)
         });
         if !merges {
             self.parts.push(empty_part(kind, block..block));
@@ -135,7 +150,7 @@ impl PartsBuilder {
 }
 
 fn empty_part(kind: Kind, blocks: Range<usize>) -> Part {
-    Part { kind, texts: Vec::new(), media: None, call_id: None, name: None, blocks, compaction: false }
+    Part { kind, texts: Vec::new(), media: None, call_id: None, name: None, blocks, compaction: false, alone: false }
 }
 
 fn is_call(kind: Kind) -> bool {
