@@ -10,6 +10,7 @@ use super::json::Reader;
 use super::merge::{Merge, Merges};
 use super::model::{Bpe, Merging, Units};
 use super::normalize::Normalize;
+use super::short_ids::{ShortIds, short_bytes, short_key};
 use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, compile};
 use super::vocab::{Tokens, Vocab};
 use super::words::{Crossings, SPACE};
@@ -25,6 +26,8 @@ pub(super) struct ModelJson {
     /// outside the alphabet apart, keyed as written: added tokens written into the
     /// vocabulary, which no text produces), else by the strings as written.
     vocab: Option<(Vocab, Vocab)>,
+    /// The ids of the vocabulary's short tokens, while the merges are to be read.
+    short: Option<ShortIds>,
     merges: Option<(Merges, Crossings)>,
 }
 
@@ -41,17 +44,21 @@ pub(super) fn byte_level(value: &Value) -> bool {
 /// vocabulary and the merges straight into their tables, the rest into values.
 /// `byte_level`: the pre-tokenizer maps bytes to the byte-level alphabet.
 pub(super) fn read_model(reader: &mut Reader<'_>, byte_level: bool) -> Result<ModelJson, Failure> {
-    let mut model = ModelJson { fields: Map::new(), byte_level, vocab: None, merges: None };
+    let mut model = ModelJson { fields: Map::new(), byte_level, vocab: None, short: None, merges: None };
     let alphabet = ByteAlphabet::new();
     let alphabet = byte_level.then_some(&alphabet);
     let mut pending_merges = None;
     reader.object(&mut |reader, key| {
         let not_bpe = model.fields.get("type").and_then(Value::as_str).is_some_and(|t| t != "BPE");
         match key {
-            b"vocab" if !not_bpe && reader.peek() == Some(b'{') => model.vocab = Some(read_vocab(reader, alphabet)?),
-            b"merges" if !not_bpe && reader.peek() == Some(b'[') => match &model.vocab {
-                Some(vocab) => model.merges = Some(read_merges(reader, vocab, alphabet)?),
-                None => pending_merges = Some(reader.raw()?),
+            b"vocab" if !not_bpe && reader.peek() == Some(b'{') => {
+                let (vocab, short) = read_vocab(reader, alphabet)?;
+                model.vocab = Some(vocab);
+                model.short = Some(short);
+            }
+            b"merges" if !not_bpe && reader.peek() == Some(b'[') => match (&model.vocab, &model.short) {
+                (Some(vocab), Some(short)) => model.merges = Some(read_merges(reader, vocab, short, alphabet)?),
+                _ => pending_merges = Some(reader.raw()?),
             },
             b"vocab" | b"merges" => {
                 // Not what a BPE model has: kept for the messages below.
@@ -70,15 +77,17 @@ pub(super) fn read_model(reader: &mut Reader<'_>, byte_level: bool) -> Result<Mo
         }
         Ok(())
     })?;
-    if let (Some(raw), Some(vocab)) = (pending_merges, &model.vocab) {
-        model.merges = Some(read_merges(&mut Reader::new(raw), vocab, alphabet)?);
+    if let (Some(raw), Some(vocab), Some(short)) = (pending_merges, &model.vocab, &model.short) {
+        model.merges = Some(read_merges(&mut Reader::new(raw), vocab, short, alphabet)?);
     }
+    model.short = None;
     Ok(model)
 }
 
 /// `model.vocab`: token string to id; with `alphabet`, the bytes each string stands for, and
-/// apart the strings outside the alphabet (see [`ModelJson::vocab`]).
-fn read_vocab(reader: &mut Reader<'_>, alphabet: Option<&ByteAlphabet>) -> Result<(Vocab, Vocab), Failure> {
+/// apart the strings outside the alphabet (see [`ModelJson::vocab`]); and the ids of the short
+/// tokens, for reading the merges.
+fn read_vocab(reader: &mut Reader<'_>, alphabet: Option<&ByteAlphabet>) -> Result<((Vocab, Vocab), ShortIds), Failure> {
     let mut tokens = Tokens::with_capacity(1 << 17, 1 << 20);
     let mut outside = Tokens::with_capacity(0, 0);
     reader.object(&mut |reader, token| {
@@ -97,13 +106,16 @@ fn read_vocab(reader: &mut Reader<'_>, alphabet: Option<&ByteAlphabet>) -> Resul
     })?;
     let twice =
         |(_, id): (Vec<u8>, u32)| parse_failure(format!("tokenizer.json: \"model.vocab\": the token of id {id} appears twice"));
-    Ok((tokens.index().map_err(twice)?, outside.index().map_err(twice)?))
+    let short = ShortIds::new(tokens.iter());
+    Ok(((tokens.index().map_err(twice)?, outside.index().map_err(twice)?), short))
 }
 
 /// `model.merges`: `"left right"` strings or `["left", "right"]` pairs, in priority order.
+/// `short` has the ids of the vocabulary's short tokens (see [`ShortIds`]).
 fn read_merges(
     reader: &mut Reader<'_>,
     vocab: &(Vocab, Vocab),
+    short: &ShortIds,
     alphabet: Option<&ByteAlphabet>,
 ) -> Result<(Merges, Crossings), Failure> {
     let (vocab, outside) = vocab;
@@ -111,6 +123,7 @@ fn read_merges(
     let mut merges = Vec::with_capacity(vocab.len() * 2);
     let mut crossings = Crossings::default();
     let (mut first, mut second) = (Vec::new(), Vec::new());
+    let (mut left_bytes, mut right_bytes) = (Vec::new(), Vec::new());
     reader.array(&mut |reader, i| {
         let not_a_merge = || parse_failure(format!("tokenizer.json: \"model.merges[{i}]\" is not a merge"));
         let (left, right) = match reader.plain_pair() {
@@ -160,19 +173,26 @@ fn read_merges(
             },
         };
         crossings.note(left, right);
-        match alphabet {
-            Some(alphabet) if !batch.push_decoded(i, left, right, alphabet) => {
-                check_outside(i, left, right, vocab, outside, alphabet)?
+        let (left, right) = match alphabet {
+            Some(alphabet) => {
+                left_bytes.clear();
+                right_bytes.clear();
+                if !(alphabet.decode_into(left, &mut left_bytes) && alphabet.decode_into(right, &mut right_bytes)) {
+                    // Earlier merges' failures first.
+                    batch.resolve(vocab, short, &mut merges)?;
+                    return check_outside(i, left, right, vocab, outside, alphabet);
+                }
+                (left_bytes.as_slice(), right_bytes.as_slice())
             }
-            Some(_) => {}
-            None => batch.push(i, left, right),
-        }
-        if batch.len() == MergeBatch::SIZE {
-            batch.resolve(vocab, &mut merges)?;
+            None => (left, right),
+        };
+        batch.push(i, left, right, vocab, short, &mut merges)?;
+        if batch.len() >= MergeBatch::SIZE {
+            batch.resolve(vocab, short, &mut merges)?;
         }
         Ok(())
     })?;
-    batch.resolve(vocab, &mut merges)?;
+    batch.resolve(vocab, short, &mut merges)?;
     Ok((Merges::new(merges), crossings))
 }
 
@@ -200,90 +220,117 @@ fn check_outside(
     Ok(())
 }
 
-/// Merges read but not looked up yet: their tokens' strings, looked up together (see
-/// [`Vocab::get_batch`]).
+/// The halves of merges read but not looked up yet, looked up together (see
+/// [`ShortIds::get_batch`] and [`Vocab::get_batch`]). Each is known by where its id goes:
+/// twice the merge's position in the list of merges, plus one for the right half.
 #[derive(Default)]
 struct MergeBatch {
-    strings: Vec<u8>,
-    /// Where each string ends in `strings`: left, right, then the two joined.
-    ends: Vec<usize>,
-    /// The index of each merge in `model.merges`.
-    indices: Vec<usize>,
+    /// The words of the short halves (see [`short_key`]) and where each goes.
+    short: Vec<u64>,
+    short_at: Vec<u32>,
+    /// The long halves' bytes end to end, where each ends, and where each goes.
+    long: Vec<u8>,
+    long_ends: Vec<usize>,
+    long_at: Vec<u32>,
     ids: Vec<Option<u32>>,
-    /// The joined token of the last merge resolved.
+    /// The joined token of the last merge.
     last_joined: u32,
+    joined: Vec<u8>,
 }
 
 impl MergeBatch {
-    const SIZE: usize = 64;
+    /// Halves at which the batch is looked up.
+    const SIZE: usize = 256;
 
     fn len(&self) -> usize {
-        self.ends.len() / 3
+        self.short.len() + self.long_at.len()
     }
 
-    /// Adds merge `index`, the tokens as written.
-    fn push(&mut self, index: usize, left: &[u8], right: &[u8]) {
-        for part in [left, right] {
-            self.strings.extend_from_slice(part);
-            self.ends.push(self.strings.len());
-        }
-        self.strings.extend_from_slice(left);
-        self.strings.extend_from_slice(right);
-        self.ends.push(self.strings.len());
-        self.indices.push(index);
-    }
-
-    /// Adds merge `index`, the tokens decoded from the byte-level alphabet; false (and
-    /// nothing added) if one is outside it.
-    fn push_decoded(&mut self, index: usize, left: &[u8], right: &[u8], alphabet: &ByteAlphabet) -> bool {
-        let start = self.strings.len();
-        let ends = self.ends.len();
-        for part in [left, right] {
-            if !alphabet.decode_into(part, &mut self.strings) {
-                self.strings.truncate(start);
-                self.ends.truncate(ends);
-                return false;
+    /// Appends merge `i` of `left` then `right` (token bytes) to `merges`, its joined token
+    /// looked up now and its halves later (in [`MergeBatch::resolve`]).
+    fn push(
+        &mut self,
+        i: usize,
+        left: &[u8],
+        right: &[u8],
+        vocab: &Vocab,
+        short: &ShortIds,
+        merges: &mut Vec<Merge>,
+    ) -> Result<(), Failure> {
+        let at = merges.len() as u32 * 2;
+        for (side, half) in [left, right].into_iter().enumerate() {
+            match short_key(half) {
+                Some(key) => {
+                    self.short.push(key);
+                    self.short_at.push(at + side as u32);
+                }
+                None => {
+                    self.long.extend_from_slice(half);
+                    self.long_ends.push(self.long.len());
+                    self.long_at.push(at + side as u32);
+                }
             }
-            self.ends.push(self.strings.len());
         }
-        self.strings.extend_from_within(start..);
-        self.ends.push(self.strings.len());
-        self.indices.push(index);
-        true
+        // Files list merges by their joined token, whose id is then the last one's or the
+        // next (checked in the list of ids, in order).
+        let listed =
+            [self.last_joined, self.last_joined.wrapping_add(1)].into_iter().find(|&id| vocab.is_joined(id, left, right));
+        let joined = listed.or_else(|| {
+            self.joined.clear();
+            self.joined.extend_from_slice(left);
+            self.joined.extend_from_slice(right);
+            vocab.get(&self.joined)
+        });
+        merges.push(Merge { left: 0, right: 0, priority: i as u32, joined: joined.unwrap_or(0) });
+        let Some(joined) = joined else {
+            let missing = not_in_vocab(i, &self.joined);
+            // The halves' failures first, this merge's included.
+            self.resolve(vocab, short, merges)?;
+            return Err(missing);
+        };
+        self.last_joined = joined;
+        Ok(())
     }
 
-    /// Looks the batch up, appends its merges and empties it.
-    fn resolve(&mut self, vocab: &Vocab, merges: &mut Vec<Merge>) -> Result<(), Failure> {
+    /// Looks the halves up, writes their ids into `merges` and empties the batch; fails
+    /// naming the first half (in the list) that is not in the vocabulary.
+    fn resolve(&mut self, vocab: &Vocab, short: &ShortIds, merges: &mut [Merge]) -> Result<(), Failure> {
+        let mut missing: Option<(u32, Vec<u8>)> = None;
+        let mut place = |at: u32, id: Option<u32>, bytes: &dyn Fn() -> Vec<u8>| match id {
+            Some(id) => {
+                let merge = &mut merges[at as usize / 2];
+                if at % 2 == 0 { merge.left = id } else { merge.right = id }
+            }
+            None if missing.as_ref().is_none_or(|(first, _)| at < *first) => missing = Some((at, bytes())),
+            None => {}
+        };
+        short.get_batch(&self.short, &mut self.ids);
+        for ((&key, &at), &id) in self.short.iter().zip(&self.short_at).zip(&self.ids) {
+            place(at, id, &|| short_bytes(key));
+        }
         let mut start = 0;
-        let strings: Vec<&[u8]> = self
-            .ends
+        let long: Vec<&[u8]> = self
+            .long_ends
             .iter()
             .map(|&end| {
-                let string = &self.strings[start..end];
+                let string = &self.long[start..end];
                 start = end;
                 string
             })
             .collect();
-        let missing = |k: usize, string: &[u8]| not_in_vocab(self.indices[k], string);
-        // Files list merges by their joined token, whose id is then the last one's or the
-        // next (checked in the list of ids, in order); the halves are looked up together.
-        let halves: Vec<&[u8]> = strings.chunks(3).flat_map(|m| [m[0], m[1]]).collect();
-        vocab.get_batch(&halves, &mut self.ids);
-        for (k, merge) in strings.chunks(3).enumerate() {
-            let left = self.ids[2 * k].ok_or_else(|| missing(k, merge[0]))?;
-            let right = self.ids[2 * k + 1].ok_or_else(|| missing(k, merge[1]))?;
-            let joined = match [self.last_joined, self.last_joined.wrapping_add(1)].into_iter().find(|&id| vocab.is(id, merge[2]))
-            {
-                Some(id) => id,
-                None => vocab.get(merge[2]).ok_or_else(|| missing(k, merge[2]))?,
-            };
-            self.last_joined = joined;
-            merges.push(Merge { left, right, priority: self.indices[k] as u32, joined });
+        vocab.get_batch(&long, &mut self.ids);
+        for ((string, &at), &id) in long.iter().zip(&self.long_at).zip(&self.ids) {
+            place(at, id, &|| string.to_vec());
         }
-        self.strings.clear();
-        self.ends.clear();
-        self.indices.clear();
-        Ok(())
+        self.short.clear();
+        self.short_at.clear();
+        self.long.clear();
+        self.long_ends.clear();
+        self.long_at.clear();
+        match missing {
+            Some((at, token)) => Err(not_in_vocab(merges[at as usize / 2].priority as usize, &token)),
+            None => Ok(()),
+        }
     }
 }
 
@@ -293,7 +340,7 @@ pub(super) fn text(bytes: &[u8]) -> String {
 }
 
 /// Assembles the parts of a `tokenizer.json` from its top-level sections.
-pub(super) fn parts(model: ModelJson, sections: &Map<String, Value>) -> Result<Parts, Failure> {
+pub(super) fn parts(model: ModelJson, sections: &Map<String, Value>, added: Option<AddedSection>) -> Result<Parts, Failure> {
     let fields = &model.fields;
     let kind = fields.get("type").and_then(Value::as_str).unwrap_or("BPE");
     if kind != "BPE" {
@@ -318,7 +365,7 @@ pub(super) fn parts(model: ModelJson, sections: &Map<String, Value>) -> Result<P
     let mut steps = Vec::new();
     pre_tokenizers(section("pre_tokenizer"), "pre_tokenizer", &mut steps)?;
     let bpe = bpe(model)?;
-    let (raw_added, normalized_added) = added_tokens(section("added_tokens"))?;
+    let (raw_added, normalized_added) = added_tokens(added)?;
     Ok(Parts { normalizers, steps, bpe, raw_added, normalized_added })
 }
 
@@ -475,28 +522,99 @@ fn bpe(model: ModelJson) -> Result<Bpe, Failure> {
     Ok(Bpe { vocab: ids, merging: Merging::Listed { merges, units: Units::Chars { byte_fallback, unk } }, whole_piece, words })
 }
 
-/// The added tokens to look for in the raw text and in the normalized text.
-fn added_tokens(value: &Value) -> Result<(Vec<String>, Vec<String>), Failure> {
-    let (mut raw, mut normalized) = (Vec::new(), Vec::new());
-    let Some(list) = value.as_array() else {
-        return if value.is_null() {
-            Ok((raw, normalized))
-        } else {
-            Err(parse_failure("tokenizer.json: \"added_tokens\" is not an array"))
-        };
+/// The `added_tokens` section as read (see [`read_added_tokens`]), checked later by
+/// [`added_tokens`].
+pub(super) enum AddedSection {
+    /// An array (`null`: an empty one).
+    Tokens(Vec<AddedToken>),
+    /// Some other value.
+    NotAnArray,
+}
+
+/// An item of `added_tokens`: what the count needs of it (for a member written twice, the
+/// last; a flag that is not a boolean is off).
+#[derive(Default)]
+pub(super) struct AddedToken {
+    /// `content` when it is a string.
+    content: Option<String>,
+    /// `single_word`, `lstrip` and `rstrip`, which are not supported.
+    unsupported: [bool; 3],
+    /// `normalized`, when a boolean.
+    normalized: Option<bool>,
+    special: bool,
+}
+
+const UNSUPPORTED_FLAGS: [&str; 3] = ["single_word", "lstrip", "rstrip"];
+
+/// Reads the `added_tokens` section (the reader is at its value) in one pass.
+pub(super) fn read_added_tokens(reader: &mut Reader<'_>) -> Result<AddedSection, Failure> {
+    let mut buffer = Vec::new();
+    let boolean = |reader: &mut Reader<'_>| match reader.peek() {
+        Some(b't') => reader.literal("true").map(|()| Some(true)),
+        Some(b'f') => reader.literal("false").map(|()| Some(false)),
+        _ => reader.skip().map(|()| None),
     };
-    for (i, token) in list.iter().enumerate() {
-        let content = string(token, "content", &format!("added_tokens[{i}]"))?;
-        for key in ["single_word", "lstrip", "rstrip"] {
-            if flag(token, key) {
-                return Err(unsupported(format!(
-                    "tokenizer.json: \"added_tokens[{i}]\" ({content:?}) sets \"{key}\", which is not supported"
-                )));
+    match reader.peek() {
+        Some(b'[') => {}
+        Some(b'n') => {
+            reader.literal("null")?;
+            return Ok(AddedSection::Tokens(Vec::new()));
+        }
+        _ => {
+            reader.skip()?;
+            return Ok(AddedSection::NotAnArray);
+        }
+    }
+    let mut tokens = Vec::new();
+    reader.array(&mut |reader, _| {
+        let mut token = AddedToken::default();
+        if reader.peek() != Some(b'{') {
+            tokens.push(token);
+            return reader.skip();
+        }
+        reader.object(&mut |reader, key| {
+            match key {
+                b"content" if reader.peek() == Some(b'"') => token.content = Some(text(reader.string(&mut buffer)?)),
+                b"content" => {
+                    token.content = None;
+                    reader.skip()?;
+                }
+                b"normalized" => token.normalized = boolean(reader)?,
+                b"special" => token.special = boolean(reader)?.unwrap_or(false),
+                _ => match UNSUPPORTED_FLAGS.iter().position(|flag| flag.as_bytes() == key) {
+                    Some(k) => token.unsupported[k] = boolean(reader)?.unwrap_or(false),
+                    None => reader.skip()?,
+                },
             }
+            Ok(())
+        })?;
+        tokens.push(token);
+        Ok(())
+    })?;
+    Ok(AddedSection::Tokens(tokens))
+}
+
+/// The added tokens to look for in the raw text and in the normalized text.
+fn added_tokens(section: Option<AddedSection>) -> Result<(Vec<String>, Vec<String>), Failure> {
+    let (mut raw, mut normalized) = (Vec::new(), Vec::new());
+    let list = match section {
+        None => return Ok((raw, normalized)),
+        Some(AddedSection::NotAnArray) => return Err(parse_failure("tokenizer.json: \"added_tokens\" is not an array")),
+        Some(AddedSection::Tokens(list)) => list,
+    };
+    for (i, token) in list.into_iter().enumerate() {
+        let content = token
+            .content
+            .ok_or_else(|| parse_failure(format!("tokenizer.json: \"added_tokens[{i}].content\" is not a string")))?;
+        if let Some(k) = token.unsupported.iter().position(|&on| on) {
+            return Err(unsupported(format!(
+                "tokenizer.json: \"added_tokens[{i}]\" ({content:?}) sets \"{}\", which is not supported",
+                UNSUPPORTED_FLAGS[k]
+            )));
         }
         // Hugging Face's default: special tokens are matched on the raw text.
-        let is_normalized = token.get("normalized").and_then(Value::as_bool).unwrap_or(!flag(token, "special"));
-        if is_normalized { &mut normalized } else { &mut raw }.push(content.to_owned());
+        let is_normalized = token.normalized.unwrap_or(!token.special);
+        if is_normalized { &mut normalized } else { &mut raw }.push(content);
     }
     Ok((raw, normalized))
 }
@@ -542,5 +660,72 @@ mod tests {
             let twice = Tokenizer::from_bytes(file(model_first, r#", "Ġt": 261"#, "").as_bytes(), "").unwrap_err();
             assert!(twice.message().contains("appears twice"), "{}", twice.message());
         }
+    }
+
+    /// A character-level file with `added_tokens` and `merges` as given (JSON text) and a
+    /// lowercasing normalizer.
+    fn chars_file(added: &str, merges: &str) -> String {
+        let vocab = r#"{"a": 0, "b": 1, "ab": 2, "aaaaaaaaaa": 3, "aaaaaaaaaab": 4, "aaaaaaaaaaa": 5}"#;
+        format!(
+            r#"{{"added_tokens": {added}, "normalizer": {{"type": "Lowercase"}}, "model": {{"type": "BPE", "vocab": {vocab}, "merges": {merges}}}}}"#
+        )
+    }
+
+    #[test]
+    fn added_tokens_are_read_as_hugging_face_reads_them() {
+        // Special tokens are found in the raw text, others in the normalized text; the last
+        // of a repeated member counts; a flag that is not a boolean is off.
+        let added = r#"[{"content": "<X>", "special": true}, {"content": "<Y>", "special": false},
+            {"content": "<Z>", "special": true, "normalized": true, "normalized": "yes"},
+            {"content": "<W>", "lstrip": "no", "rstrip": null, "id": 7, "extra": [{"a": []}]},
+            {"content": 5, "content": "<V>", "normalized": true}]"#;
+        let tokenizer = Tokenizer::from_bytes(chars_file(added, r#"[["a", "b"]]"#).as_bytes(), "").unwrap();
+        assert_eq!(tokenizer.vocab_size(), 11);
+        for (text, count) in [("<X>", 1), ("<x>", 0), ("<Y>", 1), ("<y>", 1), ("<Z>", 1), ("<z>", 0), ("<W>", 1), ("<v>", 1)] {
+            assert_eq!(tokenizer.count(text).unwrap(), count, "{text}");
+        }
+        assert_eq!(tokenizer.count("ab<X>aB").unwrap(), 3);
+        for (added, kind, part) in [
+            (r#"[{"content": "<q>", "lstrip": true}]"#, ErrorKind::Unsupported, "\"lstrip\""),
+            (r#"[{"content": "<q>"}, {"id": 1}]"#, ErrorKind::Parse, "added_tokens[1].content"),
+            (r#"["<q>"]"#, ErrorKind::Parse, "added_tokens[0].content"),
+            (r#"[{"content": "<q>", "content": 1}]"#, ErrorKind::Parse, "added_tokens[0].content"),
+            (r#"{"content": "<q>"}"#, ErrorKind::Parse, "\"added_tokens\" is not an array"),
+            (r#"[{"content": "<q>", "special": tru}]"#, ErrorKind::Parse, "expected true"),
+        ] {
+            let error = Tokenizer::from_bytes(chars_file(added, r#"[["a", "b"]]"#).as_bytes(), "").unwrap_err();
+            assert_eq!(error.kind(), kind, "{added}: {}", error.message());
+            assert!(error.message().contains(part), "{added}: {}", error.message());
+        }
+        let none = Tokenizer::from_bytes(chars_file("null", r#"["a b"]"#).as_bytes(), "").unwrap();
+        assert_eq!((none.vocab_size(), none.count("aB").unwrap()), (6, 1));
+    }
+
+    #[test]
+    fn merges_name_the_first_token_missing_from_the_vocabulary() {
+        // Short halves, long halves and joined tokens are looked up in different ways; the
+        // first missing one in the list is named, a merge's left half before its right one
+        // and its halves before the token they join into.
+        for (merges, named) in [
+            (r#"[["a", "b"], ["a", "aaaaaaaaaa"], ["b", "zzzzzzzzzz"], ["q", "b"]]"#, r#"merges[2]": "zzzzzzzzzz""#),
+            (r#"[["a", "b"], ["b", "a"], ["q", "b"]]"#, r#"merges[1]": "ba""#),
+            (r#"[["a", "b"], ["aaaaaaaaaa", "b"], ["a", "q"], ["b", "a"]]"#, r#"merges[2]": "q""#),
+            (r#"[["q", "zzzzzzzzzz"]]"#, r#"merges[0]": "q""#),
+            (r#"[["zzzzzzzzzz", "q"]]"#, r#"merges[0]": "zzzzzzzzzz""#),
+            (r#"["a b", "a\u0000 b"]"#, r#"merges[1]": "a\0""#),
+        ] {
+            let error = Tokenizer::from_bytes(chars_file("[]", merges).as_bytes(), "").unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Parse);
+            assert!(error.message().contains(named), "{merges}: {}", error.message());
+        }
+        // Escaped strings and both ways of writing a merge, over many batches of lookups.
+        let mut many = vec![r#"["a", "\u0062"]"#.to_owned(), r#""aaaaaaaaaa b""#.to_owned()];
+        many.extend((0..2000).map(|i| [r#"["aaaaaaaaaa", "b"]"#, r#"["a", "aaaaaaaaaa"]"#][i % 2].to_owned()));
+        many.push(r#"["b", "q"]"#.to_owned());
+        let error = Tokenizer::from_bytes(chars_file("[]", &format!("[{}]", many.join(", "))).as_bytes(), "").unwrap_err();
+        assert!(error.message().contains(r#"merges[2002]": "q""#), "{}", error.message());
+        let tokenizer =
+            Tokenizer::from_bytes(chars_file("[]", &format!("[{}]", many[..2002].join(", "))).as_bytes(), "").unwrap();
+        assert_eq!((tokenizer.count("ab").unwrap(), tokenizer.count("ba").unwrap()), (1, 2));
     }
 }

@@ -412,7 +412,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn literal(&mut self, word: &str) -> Result<(), Failure> {
+    /// Reads the literal `word` (`true`, `false` or `null`).
+    pub(super) fn literal(&mut self, word: &str) -> Result<(), Failure> {
         if self.data[self.at..].starts_with(word.as_bytes()) {
             self.at += word.len();
             Ok(())

@@ -11,7 +11,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::vocab::by_home;
+use super::table::{Filling, by_home};
 
 /// How two adjacent symbols merge.
 pub(super) trait Rule {
@@ -55,19 +55,31 @@ pub(super) const NONE: u64 = u64::MAX;
 const SMALL: usize = 64;
 
 impl Merges {
-    /// The table of `merges`. A later merge of the same pair replaces the earlier one, as
-    /// in Hugging Face's loader.
+    /// The table of `merges`. A later merge of the same pair (a higher priority) replaces
+    /// the earlier one, as in Hugging Face's loader.
     pub(super) fn new(merges: Vec<Merge>) -> Merges {
         let len = (merges.len() + merges.len() / 2).next_power_of_two().max(16);
-        let mut table = Merges { slots: vec![(EMPTY, 0); len] };
-        let bits = table.bits();
-        // In the order of their slots, which keeps the merges of one pair in file order.
-        for m in by_home(merges, bits, |m| home(pair_key(m.left, m.right), bits)) {
+        let bits = len.trailing_zeros();
+        let mut slots = Filling::new(bits, (EMPTY, 0));
+        let mut merges = merges;
+        by_home(&mut merges, bits, |m| home(pair_key(m.left, m.right), bits));
+        for m in merges {
             let key = pair_key(m.left, m.right);
-            let at = table.slot(key);
-            table.slots[at] = (key, u64::from(m.priority) << 32 | u64::from(m.joined));
+            let value = u64::from(m.priority) << 32 | u64::from(m.joined);
+            let mut at = home(key, bits);
+            loop {
+                let slot = slots.slot(at);
+                if slot.0 == EMPTY || (slot.0 == key && slot.1 < value) {
+                    *slot = (key, value);
+                    break;
+                }
+                if slot.0 == key {
+                    break;
+                }
+                at = (at + 1) & (len - 1);
+            }
         }
-        table
+        Merges { slots: slots.finish() }
     }
 
     fn bits(&self) -> u32 {
@@ -245,6 +257,22 @@ pub(super) mod tests {
             assert_eq!(count_large(rule, symbols.len(), symbol), expected, "{symbols:?}");
         }
         expected
+    }
+
+    #[test]
+    fn a_later_merge_of_a_pair_replaces_the_earlier_one() {
+        // Many pairs listed twice, in an order the table's build does not keep.
+        let mut list = Vec::new();
+        for i in 0..3000u32 {
+            list.push(Merge { left: i % 1000, right: i % 7, priority: i, joined: 5000 + i });
+        }
+        list.reverse();
+        let merges = Merges::new(list);
+        for i in 0..3000u32 {
+            let last = (0..3000u32).filter(|j| (j % 1000, j % 7) == (i % 1000, i % 7)).max().unwrap();
+            assert_eq!(merges.key(i % 1000, i % 7), u64::from(last) << 32 | u64::from(5000 + last));
+        }
+        assert_eq!(merges.key(1000, 0), NONE);
     }
 
     #[test]

@@ -18,7 +18,9 @@ mod model;
 mod normalize;
 mod options;
 mod ranks;
+mod short_ids;
 mod split;
+mod table;
 mod vocab;
 mod words;
 
@@ -82,6 +84,7 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
     let mut model = None;
     let mut tekken_vocab = None;
     let mut sections = serde_json::Map::new();
+    let mut added = None;
     let mut keys: Vec<String> = Vec::new();
     // A model read before the pre-tokenizer (which tells whether it is byte-level): read last.
     let mut model_first = None;
@@ -93,7 +96,8 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
                 None => model_first = Some(reader.raw()?),
             },
             "vocab" if reader.peek() == Some(b'[') => tekken_vocab = Some(ranks::read_tekken_vocab(reader)?),
-            "normalizer" | "pre_tokenizer" | "added_tokens" | "config" => {
+            "added_tokens" => added = Some(hf::read_added_tokens(reader)?),
+            "normalizer" | "pre_tokenizer" | "config" => {
                 let value = serde_json::from_slice(reader.raw()?).map_err(|e| parse_failure(format!("\"{key}\": {e}")))?;
                 sections.insert(key.clone(), value);
             }
@@ -110,7 +114,7 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
     let has = |key: &str| keys.iter().any(|k| k == key);
     if has("model") {
         let model = model.ok_or_else(|| parse_failure("tokenizer.json: \"model\" is not an object"))?;
-        return Ok((Format::TokenizerJson, hf::parts(model, &sections)?));
+        return Ok((Format::TokenizerJson, hf::parts(model, &sections, added)?));
     }
     if has("config") && has("vocab") {
         let entries = tekken_vocab.ok_or_else(|| parse_failure("tekken.json: \"vocab\" is not an array"))?;

@@ -5,6 +5,8 @@
 //! read one slot and never the buffer. Loading a 262,144-token vocabulary is then a few
 //! large allocations instead of 262,144 small ones, and a lookup is one cache miss.
 
+use super::table::{Filling, by_home};
+
 /// A slot of the index: the token's key (its first 15 bytes and its length, see
 /// [`key`]), its id, and its entry number plus one (0: the slot is empty).
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,7 +39,7 @@ const INLINE: usize = 15;
 /// little-endian halves of `[bytes[..15] padded with zeros, length byte]`, read with
 /// overlapping loads instead of a copy of variable length.
 #[inline]
-fn key(bytes: &[u8]) -> [u64; 2] {
+pub(super) fn key(bytes: &[u8]) -> [u64; 2] {
     let len = bytes.len();
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
     let half = |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default()));
@@ -62,28 +64,6 @@ fn key(bytes: &[u8]) -> [u64; 2] {
 fn home(key: [u64; 2], bits: u32) -> usize {
     let h = (key[0].wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key[1]).wrapping_mul(0xD6E8_FEB8_6659_FD93);
     (h >> (64 - bits)) as usize
-}
-
-/// Orders `items` so that their `home` slots (`bits`-bit numbers) rise, bucket by bucket
-/// (a stable counting sort on the high bits): inserting them in that order walks the table
-/// from start to end instead of missing the cache at every item.
-pub(super) fn by_home<T: Copy + Default>(items: Vec<T>, bits: u32, home: impl Fn(&T) -> usize) -> Vec<T> {
-    let bucket_bits = bits.min(12);
-    let bucket = |item: &T| home(item) >> (bits - bucket_bits);
-    let mut starts = vec![0usize; (1 << bucket_bits) + 1];
-    for item in &items {
-        starts[bucket(item) + 1] += 1;
-    }
-    for b in 1..starts.len() {
-        starts[b] += starts[b - 1];
-    }
-    let mut sorted = vec![T::default(); items.len()];
-    for item in items {
-        let b = bucket(&item);
-        sorted[starts[b]] = item;
-        starts[b] += 1;
-    }
-    sorted
 }
 
 /// Tokens gathered for a [`Vocab`]: bytes end to end and ids, not indexed yet.
@@ -123,10 +103,16 @@ impl Tokens {
         Ok(())
     }
 
+    /// Each token's bytes and id, in the order they were added.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> + Clone {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).zip(&self.ids).map(|((start, &end), &id)| (&self.bytes[start as usize..end as usize], id))
+    }
+
     /// The table of these tokens; fails on the first token that repeats an earlier one.
     pub(super) fn index(self) -> Result<Vocab, Duplicate> {
-        let slots = (self.ends.len() * 2).next_power_of_two().max(16);
-        let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: vec![Slot::default(); slots], by_id: Vec::new() };
+        let len = (self.ends.len() * 2).next_power_of_two().max(16);
+        let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: Vec::new(), by_id: Vec::new() };
         let largest = self.ids.iter().copied().max().map_or(0, |id| id as usize + 1);
         if largest <= 2 * self.ids.len() + 1024 {
             vocab.by_id = vec![0; largest];
@@ -134,30 +120,32 @@ impl Tokens {
                 vocab.by_id[id as usize] = entry as u32 + 1;
             }
         }
-        let bits = vocab.bits();
+        let bits = len.trailing_zeros();
         // (home slot, entry): eight bytes an item to sort; the key is found again when the
         // item is placed (the token bytes are a fraction of the size of the table).
-        let items: Vec<(u32, u32)> =
+        let mut items: Vec<(u32, u32)> =
             (0..vocab.ends.len()).map(|entry| (home(key(vocab.token(entry)), bits) as u32, entry as u32)).collect();
-        let mask = slots - 1;
-        for (start, entry) in by_home(items, bits, |&(start, _)| start as usize) {
+        by_home(&mut items, bits, |&(start, _)| start as usize);
+        let mut slots = Filling::new(bits, Slot::default());
+        for (start, entry) in items {
             let bytes = vocab.token(entry as usize);
             let item = Slot { key: key(bytes), id: self.ids[entry as usize], entry: entry + 1 };
             let mut at = start as usize;
             loop {
-                let slot = &vocab.slots[at];
+                let slot = slots.slot(at);
                 if slot.entry == 0 {
+                    *slot = item;
                     break;
                 }
                 if slot.key == item.key && (bytes.len() <= INLINE || vocab.token(slot.entry as usize - 1) == bytes) {
-                    // Equal tokens share a bucket, where items keep their order: this is
-                    // the later one.
-                    return Err((bytes.to_vec(), item.id));
+                    // Named by the id of the later one.
+                    let later = entry.max(slot.entry - 1);
+                    return Err((bytes.to_vec(), self.ids[later as usize]));
                 }
-                at = (at + 1) & mask;
+                at = (at + 1) & (len - 1);
             }
-            vocab.slots[at] = item;
         }
+        vocab.slots = slots.finish();
         Ok(vocab)
     }
 }
@@ -177,11 +165,15 @@ impl Vocab {
         self.slots.len().trailing_zeros()
     }
 
-    /// Whether `id` is the id of `bytes` (a cheap check when the ids are dense).
+    /// Whether `id` is the id of the token `left` then `right` spell together (a cheap check
+    /// when the ids are dense).
     #[inline]
-    pub(super) fn is(&self, id: u32, bytes: &[u8]) -> bool {
+    pub(super) fn is_joined(&self, id: u32, left: &[u8], right: &[u8]) -> bool {
         match self.by_id.get(id as usize) {
-            Some(&entry) if entry != 0 => self.token(entry as usize - 1) == bytes,
+            Some(&entry) if entry != 0 => {
+                let token = self.token(entry as usize - 1);
+                token.len() == left.len() + right.len() && token.starts_with(left) && token.ends_with(right)
+            }
             _ => false,
         }
     }
@@ -308,7 +300,9 @@ mod tests {
             }
         }
         for (token, &id) in &expected {
-            assert!(vocab.is(id, token) && !vocab.is(id + 1, token) && !vocab.is(id, b"absent"));
+            let (left, right) = token.split_at(token.len() / 2);
+            assert!(vocab.is_joined(id, left, right) && !vocab.is_joined(id + 1, left, right));
+            assert!(!vocab.is_joined(id, token, b"x") && !vocab.is_joined(id, b"absent", b""));
         }
         let long = "y".repeat(40);
         for repeated in ["t7", long.as_str()] {
