@@ -10,6 +10,7 @@
 
 mod added;
 mod byte_alphabet;
+mod file_bytes;
 mod hf;
 mod json;
 mod memo;
@@ -157,7 +158,7 @@ impl Tokenizer {
     /// Loads the file at `path`; see [`Tokenizer::from_bytes`]. A file that cannot be read
     /// is IO, with the path named.
     pub fn load(path: &Path, options: &str) -> Result<Tokenizer> {
-        let data = std::fs::read(path)
+        let data = file_bytes::read(path)
             .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read the tokenizer file '{}': {e}", path.display())))?;
         Tokenizer::from_bytes(&data, options).map_err(|e| Error::new(e.kind(), format!("'{}': {}", path.display(), e.message())))
     }
