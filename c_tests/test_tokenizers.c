@@ -94,6 +94,46 @@ static void a_window_counts_with_it_after_the_caller_freed_it(void) {
     ctxwin_window_free(w);
 }
 
+/* One character a token: "hello hello" is 11. */
+static const char LETTERS[] =
+    "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"h\":0,\"e\":1,\"l\":2,\"o\":3,\" \":4},\"merges\":[]}}";
+
+/* A restore tells whether the saved counts were made with another tokenizer than the
+ * window's, which it then recounted with. */
+static void a_restore_says_when_the_tokenizer_changed(void) {
+    ctxwin_window *w = new_window("my-local-model");
+    ctxwin_tokenizer *t = tiny();
+    CHECK_OK(ctxwin_window_set_tokenizer(w, t));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hello hello"));
+    CHECK(!ctxwin_window_tokenizer_changed(w)); /* never restored */
+    size_t needed = 0;
+    char *doc = export_json(w, &needed);
+
+    ctxwin_window *bare = NULL;
+    CHECK_OK(ctxwin_window_import(doc, needed, &bare));
+    CHECK(ctxwin_window_tokenizer_changed(bare)); /* estimated: no tokenizer */
+    CHECK_OK(ctxwin_window_set_tokenizer(bare, t));
+    CHECK(!ctxwin_window_tokenizer_changed(bare)); /* the saved one again */
+
+    ctxwin_tokenizer *letters = NULL;
+    CHECK_OK(ctxwin_tokenizer_from_bytes(LETTERS, sizeof LETTERS - 1, NULL, 0, &letters));
+    ctxwin_window *other = new_window("my-local-model");
+    CHECK_OK(ctxwin_window_set_tokenizer(other, letters));
+    CHECK_OK(ctxwin_window_restore(other, doc, needed, NULL, 0));
+    bool exact = false;
+    CHECK(live(other, &exact) == 11 && exact); /* recounted with its own tokenizer */
+    CHECK(ctxwin_window_tokenizer_changed(other));
+    CHECK_OK(ctxwin_window_restore(bare, doc, needed, NULL, 0));
+    CHECK(!ctxwin_window_tokenizer_changed(bare) && live(bare, &exact) == 3 && exact);
+    CHECK(!ctxwin_window_tokenizer_changed(NULL));
+    ctxwin_tokenizer_free(letters);
+    ctxwin_tokenizer_free(t);
+    ctxwin_window_free(other);
+    ctxwin_window_free(bare);
+    ctxwin_window_free(w);
+    free(doc);
+}
+
 static void expect_refusal(const char *data, const char *options, ctxwin_status expected) {
     ctxwin_tokenizer *t = (ctxwin_tokenizer *)&t; /* must stay untouched */
     ctxwin_tokenizer *before = t;
@@ -129,5 +169,6 @@ void suite_tokenizers(void) {
     harness_run("counts_follow_the_merges", counts_follow_the_merges);
     harness_run("a_file_loads_like_its_bytes", a_file_loads_like_its_bytes);
     harness_run("a_window_counts_with_it_after_the_caller_freed_it", a_window_counts_with_it_after_the_caller_freed_it);
+    harness_run("a_restore_says_when_the_tokenizer_changed", a_restore_says_when_the_tokenizer_changed);
     harness_run("bad_input_is_refused_with_nothing_built", bad_input_is_refused_with_nothing_built);
 }

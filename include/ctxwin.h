@@ -1121,7 +1121,8 @@ ctxwin_status ctxwin_window_import_checked(const char *json,
  * `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
  * `ctxwin_window_import_checked`). On failure `w` is unchanged and
  * `ctxwin_window_last_error` names the damaged field. A tokenizer set on `w`
- * (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it.
+ * (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it;
+ * `ctxwin_window_tokenizer_changed` tells whether the document was counted with another.
  *
  * Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
  * NULL, 0 (no check) or a borrowed array.
@@ -1564,11 +1565,12 @@ void ctxwin_tokenizer_free(struct ctxwin_tokenizer *t);
  * the strategy is re-enforced. The model name, and its context limit, stay.
  *
  * The window shares `t`: the caller may free its handle at once. A saved window records
- * which tokenizer it counted with (a fingerprint of the file and options); a window
+ * which tokenizer it counted with (a fingerprint of the file and options). A window
  * restored from it (`ctxwin_window_import`, `_load`) has no tokenizer and recounts with
- * what the model name gives (estimates unless it is an OpenAI model), and
- * `ctxwin_window_restore` into a window that has a tokenizer recounts with that one:
- * set the same tokenizer again for exact counts.
+ * what the model name gives (estimates unless it is an OpenAI model) until the same
+ * tokenizer is set again; `ctxwin_window_restore` into a window that has a tokenizer
+ * keeps it and recounts with it. `ctxwin_window_tokenizer_changed` says when either
+ * happened with another tokenizer than the saved one.
  *
  * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
  *
@@ -1581,6 +1583,25 @@ void ctxwin_tokenizer_free(struct ctxwin_tokenizer *t);
  */
 ctxwin_status ctxwin_window_set_tokenizer(struct ctxwin_window *w,
                                           const struct ctxwin_tokenizer *t);
+
+/**
+ * Whether `w` was restored from a saved document (`ctxwin_window_import`, `_load`,
+ * `_restore`) whose counts were made with another tokenizer than the one `w` counts with
+ * now: a different loaded tokenizer, or one where `w` has none, or none where `w` has one
+ * (`ctxwin_window_set_tokenizer`). Its messages were then recounted, so their counts differ
+ * from the saved ones. False for a window never restored, and once the tokenizer the
+ * document was counted with is set again (the counts are then the saved ones).
+ *
+ * Returns false for NULL or a poisoned window.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.2
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+CTXWIN_NODISCARD bool ctxwin_window_tokenizer_changed(const struct ctxwin_window *w);
 
 /**
  * Appends provider messages given as JSON, in the shape the agent sends its provider: one

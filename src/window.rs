@@ -104,6 +104,10 @@ pub struct Window {
     ledger: LedgerState,
     policy: PolicyState,
     wire: WireState,
+    /// For a window restored from a saved document, the fingerprint of the loaded tokenizer
+    /// that document's counts were made with (`Some(None)`: none); `None` for a window never
+    /// restored. Not saved.
+    restored_with: Option<Option<String>>,
 }
 
 impl Window {
@@ -116,6 +120,7 @@ impl Window {
             ledger: LedgerState::default(),
             policy: PolicyState::default(),
             wire: WireState::default(),
+            restored_with: None,
         }
     }
 

@@ -154,7 +154,8 @@ pub unsafe extern "C" fn ctxwin_window_import_checked(
 /// `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
 /// `ctxwin_window_import_checked`). On failure `w` is unchanged and
 /// `ctxwin_window_last_error` names the damaged field. A tokenizer set on `w`
-/// (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it.
+/// (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it;
+/// `ctxwin_window_tokenizer_changed` tells whether the document was counted with another.
 ///
 /// Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
 /// NULL, 0 (no check) or a borrowed array.

@@ -6,6 +6,7 @@ use super::error::{FfiError, ctxwin_status};
 use super::handle::{ctxwin_tokenizer, ctxwin_window};
 use super::last_error;
 use super::persist::path_arg;
+use crate::Window;
 use crate::limits::MessageLimit;
 use crate::tokens::{Count, Tokenizer, saturate_u32};
 use libc::c_char;
@@ -179,11 +180,12 @@ pub unsafe extern "C" fn ctxwin_tokenizer_free(t: *mut ctxwin_tokenizer) {
 /// the strategy is re-enforced. The model name, and its context limit, stay.
 ///
 /// The window shares `t`: the caller may free its handle at once. A saved window records
-/// which tokenizer it counted with (a fingerprint of the file and options); a window
+/// which tokenizer it counted with (a fingerprint of the file and options). A window
 /// restored from it (`ctxwin_window_import`, `_load`) has no tokenizer and recounts with
-/// what the model name gives (estimates unless it is an OpenAI model), and
-/// `ctxwin_window_restore` into a window that has a tokenizer recounts with that one:
-/// set the same tokenizer again for exact counts.
+/// what the model name gives (estimates unless it is an OpenAI model) until the same
+/// tokenizer is set again; `ctxwin_window_restore` into a window that has a tokenizer
+/// keeps it and recounts with it. `ctxwin_window_tokenizer_changed` says when either
+/// happened with another tokenizer than the saved one.
 ///
 /// Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
 ///
@@ -203,4 +205,25 @@ pub unsafe extern "C" fn ctxwin_window_set_tokenizer(w: *mut ctxwin_window, t: *
             Ok(())
         })
     }
+}
+
+/// Whether `w` was restored from a saved document (`ctxwin_window_import`, `_load`,
+/// `_restore`) whose counts were made with another tokenizer than the one `w` counts with
+/// now: a different loaded tokenizer, or one where `w` has none, or none where `w` has one
+/// (`ctxwin_window_set_tokenizer`). Its messages were then recounted, so their counts differ
+/// from the saved ones. False for a window never restored, and once the tokenizer the
+/// document was counted with is set again (the counts are then the saved ones).
+///
+/// Returns false for NULL or a poisoned window.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.2
+///
+/// # Safety
+/// `w` is NULL or a live handle.
+#[unsafe(no_mangle)]
+#[must_use]
+pub unsafe extern "C" fn ctxwin_window_tokenizer_changed(w: *const ctxwin_window) -> bool {
+    ffi_boundary! { try_ref!(w).value(Window::tokenizer_changed) }
 }

@@ -145,6 +145,7 @@ impl Window {
         window.wire.wire_formats = saved.wire_formats;
         window.policy.generation = saved.generation;
         window.wire.cache = saved.cache;
+        window.restored_with = Some(saved.tokenizer.clone());
         if saved.tokenizer.is_some() {
             // The counts were made with a loaded tokenizer this window does not have: count
             // again with what the model name gives (estimates unless it is an OpenAI model),
@@ -152,6 +153,17 @@ impl Window {
             window.set_model(&saved.model);
         }
         Ok(window)
+    }
+
+    /// Whether the window was restored from a saved document whose counts were made with
+    /// another loaded tokenizer than the one it counts with now (having none is one case):
+    /// its messages were then recounted, with its own tokenizer or, without one, with what
+    /// the model name gives. False for a window never restored, and once the tokenizer the
+    /// document names is set again.
+    pub fn tokenizer_changed(&self) -> bool {
+        self.restored_with
+            .as_ref()
+            .is_some_and(|saved| saved.as_deref() != self.model.tokenizer().map(|tokenizer| tokenizer.fingerprint()))
     }
 
     /// Checks that each record archives the turns after the previous record's, as
