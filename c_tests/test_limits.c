@@ -67,6 +67,8 @@ static void the_default_limit_admits_exactly_its_size(void) {
     CHECK(ctxwin_window_message_count(w) == 1);
     CHECK_OK(ctxwin_count_text("claude-sonnet-4-5", 17, text, len, &c));
     CHECK_STATUS(ctxwin_count_text("claude-sonnet-4-5", 17, text, len + 1, &c), CTXWIN_STATUS_OUT_OF_RANGE);
+    /* A count has nothing to configure: the message points to a window that has. */
+    CHECK(strstr(thread_last_error(), "a window configured with a larger max_message_bytes") != NULL);
     ctxwin_window_free(w);
     free(text);
 }

@@ -42,16 +42,29 @@ impl MessageLimit {
         }
     }
 
-    /// Refuses a text of `len` bytes above the limit with an [`ErrorKind::OutOfRange`] error
-    /// that names `what`, the size and the limit.
+    /// Refuses a window's text of `len` bytes above the limit with an
+    /// [`ErrorKind::OutOfRange`] error that names `what`, the size and the limit, and how to
+    /// raise it.
     pub fn check(self, what: &str, len: usize) -> Result<()> {
+        self.refuse(what, len, "configure max_message_bytes to raise it, 0 for no limit")
+    }
+
+    /// Refuses a text of `len` bytes above the default limit, for the counting functions
+    /// that take no configuration (`ctxwin_count_text`, `ctxwin_tokenizer_count`): the
+    /// error says where a larger text is counted.
+    pub fn check_unconfigured(len: usize) -> Result<()> {
+        MessageLimit::default().refuse(
+            "text",
+            len,
+            "a window configured with a larger max_message_bytes, or 0 for no limit, counts it when pushed",
+        )
+    }
+
+    fn refuse(self, what: &str, len: usize, advice: &str) -> Result<()> {
         match self {
             MessageLimit::Bytes(max) if len as u64 > max => Err(Error::new(
                 ErrorKind::OutOfRange,
-                format!(
-                    "{what} is {len} bytes, above the maximum message size of {max} bytes \
-                     (configure max_message_bytes to raise it, 0 for no limit)"
-                ),
+                format!("{what} is {len} bytes, above the maximum message size of {max} bytes ({advice})"),
             )),
             _ => Ok(()),
         }
@@ -69,6 +82,17 @@ mod tests {
         let err = limit.check("text", 11).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::OutOfRange);
         assert!(err.message().contains("text is 11 bytes") && err.message().contains("10 bytes"));
+    }
+
+    /// The counting functions have nothing to configure: their refusal points to a window.
+    #[test]
+    fn an_unconfigured_count_is_not_told_to_configure() {
+        let max = DEFAULT_MAX_MESSAGE_BYTES as usize;
+        assert!(MessageLimit::check_unconfigured(max).is_ok());
+        let err = MessageLimit::check_unconfigured(max + 1).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfRange);
+        assert!(!err.message().contains("configure max_message_bytes"), "{}", err.message());
+        assert!(err.message().contains("a window configured with a larger max_message_bytes"), "{}", err.message());
     }
 
     #[test]

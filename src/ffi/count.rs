@@ -69,7 +69,7 @@ pub unsafe extern "C" fn ctxwin_count_text(
 ) -> ctxwin_status {
     ffi_boundary! {
         let counted = || -> Result<(), FfiError> {
-            MessageLimit::default().check("text", len)?;
+            MessageLimit::check_unconfigured(len)?;
             // SAFETY: forwarded from this function's contract.
             let (model, text, out) = unsafe {
                 (str_arg(model, model_len, "model")?, str_arg(text, len, "text")?, out_arg(out, "out")?)

@@ -142,7 +142,7 @@ pub unsafe extern "C" fn ctxwin_tokenizer_count(
     ffi_boundary! {
         let t = try_ref!(t);
         let counted = || -> Result<(), FfiError> {
-            MessageLimit::default().check("text", len)?;
+            MessageLimit::check_unconfigured(len)?;
             // SAFETY: forwarded from this function's contract.
             let (text, out) = unsafe { (str_arg(text, len, "text")?, out_arg(out, "out")?) };
             let count = match t.shared().count(text) {
