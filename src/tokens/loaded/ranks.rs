@@ -71,7 +71,13 @@ pub(super) fn read_ranks(data: &[u8]) -> Result<Vocab, Failure> {
         if line.is_empty() {
             continue;
         }
-        let field = |what: &str| parse_failure(format!("ranks file line {}: {what}", i + 1));
+        let field = |what: &str| {
+            // A file cut short ends in a line without its newline, whose rank or token may
+            // have lost digits: say so, or "rank 3 appears twice" is all the caller sees.
+            let cut = !data.ends_with(b"\n") && data.split(|&b| b == b'\n').count() == i + 1;
+            let cut = if cut { " (the file ends in this line, without a newline: truncated?)" } else { "" };
+            parse_failure(format!("ranks file line {}: {what}{cut}", i + 1))
+        };
         let space = line.iter().position(|&b| b == b' ').ok_or_else(|| field("expected `base64-token rank`"))?;
         let (token, rank) = (&line[..space], &line[space + 1..]);
         let rank: usize = std::str::from_utf8(rank.trim_ascii_end())
@@ -226,4 +232,29 @@ pub(super) fn parts(bpe: Bpe, pattern: &str, nfc: bool) -> Result<Parts, Failure
         raw_added: Vec::new(),
         normalized_added: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks 0 to 11 written as tiktoken writes them: `base64(token) rank`, one a line.
+    fn ranks_file() -> String {
+        (0..12u8).map(|rank| format!("{} {rank}\n", STANDARD.encode([b'a' + rank]))).collect()
+    }
+
+    #[test]
+    fn a_file_cut_in_its_last_line_is_called_truncated() {
+        let whole = ranks_file();
+        assert!(read_ranks(whole.as_bytes()).is_ok());
+        // Cut inside the last rank ("11" becomes "1"), inside the last token, and after it.
+        for cut in [whole.len() - 2, whole.len() - 5, whole.len() - 3] {
+            let message = read_ranks(&whole.as_bytes()[..cut]).unwrap_err().message().to_owned();
+            assert!(message.contains("line 12") && message.contains("truncated?"), "{message}");
+        }
+        // The same fault in a file that ends with its newline is not a truncation.
+        let duplicate = whole.replace(" 11\n", " 1\n");
+        let message = read_ranks(duplicate.as_bytes()).unwrap_err().message().to_owned();
+        assert!(message.contains("rank 1 appears twice") && !message.contains("truncated"), "{message}");
+    }
 }
