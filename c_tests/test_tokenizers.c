@@ -148,6 +148,9 @@ static void bad_input_is_refused_with_nothing_built(void) {
     CHECK(t == NULL);
     expect_refusal("", NULL, CTXWIN_STATUS_UNSUPPORTED);
     expect_refusal("hello world", NULL, CTXWIN_STATUS_UNSUPPORTED);
+    /* The start of a SentencePiece tokenizer.model: a protobuf whose first piece is <unk>. */
+    expect_refusal("\x0a\x0b\x0a\x05<unk>\x15\x01\x01\x01\x01", NULL, CTXWIN_STATUS_UNSUPPORTED);
+    CHECK(strstr(thread_last_error(), "SentencePiece model") != NULL);
     expect_refusal("{\"model\":{\"type\":\"BPE\",\"vocab\":", NULL, CTXWIN_STATUS_PARSE);
     expect_refusal("{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", NULL, CTXWIN_STATUS_UNSUPPORTED);
     expect_refusal("{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}", NULL, CTXWIN_STATUS_UNSUPPORTED);

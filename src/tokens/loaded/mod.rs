@@ -186,7 +186,8 @@ impl Tokenizer {
             let (pattern, nfc) = options.pattern_for_ranks()?;
             let bpe = ranks::bpe_of_ranks(ranks::read_ranks(trimmed)?, "ranks file")?;
             (Format::TiktokenRanks, ranks::parts(bpe, &pattern, nfc)?)
-        } else if trimmed.first() == Some(&0x0A) {
+        } else if data.first() == Some(&0x0A) {
+            // A protobuf starting with field 1 (the pieces): the trimming above took its 0x0A.
             return Err(unsupported(
                 "this looks like a SentencePiece model (tokenizer.model, protobuf), which is not supported; load the family's tokenizer.json",
             ));
