@@ -126,6 +126,10 @@ static void a_restore_says_when_the_tokenizer_changed(void) {
     CHECK_OK(ctxwin_window_restore(bare, doc, needed, NULL, 0));
     CHECK(!ctxwin_window_tokenizer_changed(bare) && live(bare, &exact) == 3 && exact);
     CHECK(!ctxwin_window_tokenizer_changed(NULL));
+    /* A new model name drops the tokenizer: estimates again. */
+    CHECK_OK(ctxwin_window_set_model(other, "my-local-model", 14));
+    live(other, &exact);
+    CHECK(!exact);
     ctxwin_tokenizer_free(letters);
     ctxwin_tokenizer_free(t);
     ctxwin_window_free(other);

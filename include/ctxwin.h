@@ -2142,7 +2142,9 @@ ctxwin_status ctxwin_window_set_overhead(struct ctxwin_window *w,
 /**
  * Switches the window to another model: recounts every message whose text it kept, flags
  * counts it cannot recount (counts-only windows) as estimates, keeps counts pushed with
- * `ctxwin_window_push_counted` as given, and re-enforces the strategy.
+ * `ctxwin_window_push_counted` as given, and re-enforces the strategy. A tokenizer set with
+ * `ctxwin_window_set_tokenizer` is dropped: the window counts with what the new name gives
+ * (estimates unless it is an OpenAI model) until it is set again.
  *
  * Parameters: `model`, `len` is a borrowed UTF-8 model name.
  *
