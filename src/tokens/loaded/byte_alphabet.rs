@@ -35,15 +35,18 @@ impl ByteAlphabet {
         ByteAlphabet { bytes }
     }
 
-    /// Appends the bytes `text` (UTF-8) stands for to `out`; false (with `out` partly
-    /// written) if a character is outside the alphabet.
+    /// Appends the bytes `text` stands for to `out`; false (with `out` partly written) if a
+    /// character is outside the alphabet or `text` is not UTF-8.
     pub(super) fn decode_into(&self, text: &[u8], out: &mut Vec<u8>) -> bool {
         let mut at = 0;
         while let Some(&first) = text.get(at) {
             // The alphabet's characters are below U+0800: one or two bytes long.
             let (c, len) = match (first, text.get(at + 1)) {
                 (0..=0x7F, _) => (usize::from(first), 1),
-                (0xC0..=0xDF, Some(&second)) => (usize::from(first & 0x1F) << 6 | usize::from(second & 0x3F), 2),
+                // Only the shortest form, with a continuation byte: `text` may not be UTF-8.
+                (0xC2..=0xDF, Some(&second)) if second & 0xC0 == 0x80 => {
+                    (usize::from(first & 0x1F) << 6 | usize::from(second & 0x3F), 2)
+                }
                 _ => return false,
             };
             match self.bytes.get(c).copied().flatten() {

@@ -663,11 +663,11 @@ mod tests {
     }
 
     /// A character-level file with `added_tokens` and `merges` as given (JSON text) and a
-    /// lowercasing normalizer.
+    /// lowercasing normalizer (the model after the pre-tokenizer: read in one pass).
     fn chars_file(added: &str, merges: &str) -> String {
         let vocab = r#"{"a": 0, "b": 1, "ab": 2, "aaaaaaaaaa": 3, "aaaaaaaaaab": 4, "aaaaaaaaaaa": 5}"#;
         format!(
-            r#"{{"added_tokens": {added}, "normalizer": {{"type": "Lowercase"}}, "model": {{"type": "BPE", "vocab": {vocab}, "merges": {merges}}}}}"#
+            r#"{{"added_tokens": {added}, "normalizer": {{"type": "Lowercase"}}, "pre_tokenizer": null, "model": {{"type": "BPE", "vocab": {vocab}, "merges": {merges}}}}}"#
         )
     }
 
@@ -727,5 +727,31 @@ mod tests {
         let tokenizer =
             Tokenizer::from_bytes(chars_file("[]", &format!("[{}]", many[..2002].join(", "))).as_bytes(), "").unwrap();
         assert_eq!((tokenizer.count("ab").unwrap(), tokenizer.count("ba").unwrap()), (1, 2));
+    }
+
+    #[test]
+    fn merges_that_are_not_utf8_are_refused() {
+        // Merges are read without a UTF-8 check (see `Reader::plain_pair`): each half must
+        // be found among the vocabulary's tokens, which were checked. `QQ` stands for bytes.
+        let load = |file: String, bytes: &[u8]| {
+            let at = file.find("QQ").unwrap();
+            let file = [file[..at].as_bytes(), bytes, file[at + 2..].as_bytes()].concat();
+            Tokenizer::from_bytes(&file, "")
+        };
+        let refused = |result: Result<Tokenizer, crate::error::Error>, merge: &str| {
+            let error = result.unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Parse);
+            assert!(error.message().contains(merge), "{}", error.message());
+        };
+        for bad in [&b"\xFF"[..], b"\xC4", b"\xE2\x96", b"\xED\xA0\x80"] {
+            refused(load(chars_file("[]", r#"[["a", "b"], ["a", "bQQ"]]"#), bad), "model.merges[1]");
+        }
+        // Byte-level: "\xC4A" would read as 'ā' (the byte 0x01) if its second byte were taken
+        // for a continuation byte. (A model before the pre-tokenizer is checked whole first.)
+        for (model_first, message) in [(false, "model.merges[3]"), (true, "not valid UTF-8")] {
+            let file = file(model_first, r#", "Ġtā": 260"#, r#", ["Ġt", "QQ"]"#);
+            assert_eq!(load(file.clone(), "ā".as_bytes()).unwrap().count("\u{1}").unwrap(), 1);
+            refused(load(file, b"\xC4A"), message);
+        }
     }
 }

@@ -7,11 +7,12 @@
 //! when they have escapes), so the vocabulary goes straight into its table. Strings are
 //! handed out as bytes, scanned eight bytes at a time for their end, and checked to be
 //! UTF-8 by the standard library only when they have a byte above ASCII; merges written
-//! `["left", "right"]` without escapes take a shorter path. The reader checks the whole document against the JSON grammar (RFC 8259:
-//! strings, escapes, surrogate pairs, numbers, nesting, UTF-8), so a file `serde_json`
-//! refuses is refused here too, with the byte offset. Small sections (normalizers,
-//! pre-tokenizers, added tokens) are handed back as their raw text, for `serde_json` to
-//! read into values.
+//! `["left", "right"]` without escapes take a shorter path, which leaves the UTF-8 check to
+//! its caller (see [`Reader::plain_pair`]). The reader checks the whole document against the
+//! JSON grammar (RFC 8259: strings, escapes, surrogate pairs, numbers, nesting, UTF-8), so a
+//! file `serde_json` refuses is refused here too, with the byte offset. Small sections
+//! (normalizers, pre-tokenizers) are handed back as their raw text, for `serde_json` to read
+//! into values.
 
 use super::{Failure, parse_failure};
 
@@ -52,6 +53,13 @@ fn run_end(word: u64) -> u64 {
     (below(word, 0x20) | below(word ^ repeat(QUOTE), 1) | below(word ^ repeat(BACKSLASH), 1)) & repeat(0x80)
 }
 
+/// A word with the top bit set in each byte of `word` that is zero, and no other bit (exact:
+/// no byte borrows from another).
+#[inline]
+fn zero_bytes(word: u64) -> u64 {
+    !(((word & repeat(0x7F)) + repeat(0x7F)) | word) & repeat(0x80)
+}
+
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a [u8]) -> Reader<'a> {
         Reader { data, at: 0, depth: 0 }
@@ -75,17 +83,17 @@ impl<'a> Reader<'a> {
     #[inline]
     fn skip_space(&mut self) {
         loop {
-            // Pretty-printed files indent by runs of spaces: up to eight at a time.
-            if let Some(word) = self.word() {
-                let other = word ^ repeat(b' ');
-                self.at += other.trailing_zeros() as usize / 8;
-                if other == 0 {
-                    continue;
-                }
-            }
             match self.data.get(self.at) {
-                Some(b' ' | b'\n' | b'\r' | b'\t') => self.at += 1,
-                _ => break,
+                // Pretty-printed files indent by a line feed and spaces: up to eight at a time.
+                Some(b' ' | b'\n') => match self.word() {
+                    Some(word) => {
+                        let other = !(zero_bytes(word ^ repeat(b' ')) | zero_bytes(word ^ repeat(b'\n'))) & repeat(0x80);
+                        self.at += other.trailing_zeros() as usize / 8;
+                    }
+                    None => self.at += 1,
+                },
+                Some(b'\r' | b'\t') => self.at += 1,
+                _ => return,
             }
         }
     }
@@ -184,6 +192,10 @@ impl<'a> Reader<'a> {
     /// an escape, both borrowed from the document: one pass without the callbacks of
     /// [`Reader::array`]. Anything else is left unread (`None`), for the general readers to
     /// read or to refuse with its error.
+    ///
+    /// The strings are not checked to be UTF-8: the caller must. (The merges reader does by
+    /// finding each among the vocabulary's tokens, which were checked; checking Gemma 3's
+    /// merges as well took a twentieth of its load.)
     pub(super) fn plain_pair(&mut self) -> Option<(&'a [u8], &'a [u8])> {
         let start = self.at;
         let pair = (|| {
@@ -209,13 +221,26 @@ impl<'a> Reader<'a> {
         (self.peek() == Some(byte)).then(|| self.at += 1)
     }
 
-    /// A string without escapes, borrowed; `None` for anything else (read partly).
+    /// A string without escapes or control characters, borrowed, not checked to be UTF-8;
+    /// `None` for anything else (read partly).
     #[inline]
     fn plain_string(&mut self) -> Option<&'a [u8]> {
         self.byte(b'"')?;
         let start = self.at;
-        if self.scan().ok()? != QUOTE {
-            return None;
+        while let Some(word) = self.word() {
+            let end = run_end(word);
+            if end != 0 {
+                self.at += end.trailing_zeros() as usize / 8;
+                break;
+            }
+            self.at += 8;
+        }
+        loop {
+            match *self.data.get(self.at)? {
+                QUOTE => break,
+                BACKSLASH | 0..0x20 => return None,
+                _ => self.at += 1,
+            }
         }
         self.at += 1;
         Some(&self.data[start..self.at - 1])
@@ -543,11 +568,44 @@ mod tests {
         };
         let text = "[ \"▁a\" ,\n \"bc d\"]  ,".as_bytes();
         assert_eq!(pair(text), (Some(("▁a".into(), "bc d".into())), text.len() - 3));
-        let others: [&[u8]; 6] =
-            [b"[\"a\\n\", \"b\"]", b"[\"a\", \"b\", \"c\"]", b"[\"a\"]", b"[\"a\", 1]", b"\"a b\"", b"[\"a\", \"b\xff\"]"];
+        let others: [&[u8]; 7] = [
+            b"[\"a\\n\", \"b\"]",
+            b"[\"a\", \"b\", \"c\"]",
+            b"[\"a\"]",
+            b"[\"a\", 1]",
+            b"\"a b\"",
+            b"[\"a\", \"b\n\"]",
+            b"[\"a\", \"b",
+        ];
         for other in others {
             assert_eq!(pair(other), (None, 0), "{}", String::from_utf8_lossy(other));
         }
+        // Bytes that are not UTF-8 are handed out as they are.
+        assert_eq!(pair(b"[\"a\", \"b\xff\"]").0, Some((b"a".to_vec(), b"b\xff".to_vec())));
+    }
+
+    #[test]
+    fn white_space_is_skipped_whatever_its_mix_and_length() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for len in 0..40 {
+            for _ in 0..20 {
+                let mut text: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        [b' ', b' ', b'\n', b'\r', b'\t'][(state % 5) as usize]
+                    })
+                    .collect();
+                // A value, or a control character that is not white space, then more.
+                let next = [b'1', 0x0B, 0x0C, 0][(state >> 8) as usize % 4];
+                text.push(next);
+                text.extend_from_slice(b"  \n");
+                let mut reader = Reader::new(&text);
+                assert_eq!((reader.peek(), reader.at), (Some(next), len), "{text:?}");
+            }
+        }
+        assert_eq!(Reader::new(b" \n\t\r").peek(), None);
     }
 
     #[test]

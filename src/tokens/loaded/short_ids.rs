@@ -8,7 +8,6 @@
 //! 3 MB for Gemma 3) finds them, exactly, with one read in a table the cache holds. It lives
 //! only while the merges are read.
 
-use super::table::{Filling, by_home};
 use super::vocab::key;
 
 /// Longest token kept: its bytes and its length fit in one word.
@@ -54,20 +53,20 @@ fn home(key: u64, bits: u32) -> usize {
 
 impl ShortIds {
     /// The table of the short ones of `tokens` (bytes and id; distinct tokens).
-    pub(super) fn new<'t>(tokens: impl Iterator<Item = (&'t [u8], u32)>) -> ShortIds {
-        let mut items: Vec<(u64, u32)> = tokens.filter_map(|(bytes, id)| Some((short_key(bytes)?, id))).collect();
-        let len = (items.len() * 2).next_power_of_two().max(16);
+    pub(super) fn new<'t>(tokens: impl Iterator<Item = (&'t [u8], u32)> + Clone) -> ShortIds {
+        let count = tokens.clone().filter(|(bytes, _)| bytes.len() <= SHORT).count();
+        let len = (count * 2).next_power_of_two().max(16);
         let bits = len.trailing_zeros();
-        by_home(&mut items, bits, |&(key, _)| home(key, bits));
-        let mut slots = Filling::new(bits, Slot { key: [0; 2], id: EMPTY });
-        for (key, id) in items {
+        // Inserted in file order: the table is small enough for the cache.
+        let mut slots = vec![Slot { key: [0; 2], id: EMPTY }; len];
+        for (key, id) in tokens.filter_map(|(bytes, id)| Some((short_key(bytes)?, id))) {
             let mut at = home(key, bits);
-            while slots.slot(at).id != EMPTY {
+            while slots[at].id != EMPTY {
                 at = (at + 1) & (len - 1);
             }
-            *slots.slot(at) = Slot { key: [key as u32, (key >> 32) as u32], id };
+            slots[at] = Slot { key: [key as u32, (key >> 32) as u32], id };
         }
-        ShortIds { slots: slots.finish() }
+        ShortIds { slots }
     }
 
     fn bits(&self) -> u32 {
