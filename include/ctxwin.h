@@ -1463,7 +1463,7 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
  * DeepSeek; or character-level with byte fallback: Gemma 3), Mistral's `tekken.json`, or a
  * tiktoken-format ranks file (Llama 3 / 4 `tokenizer.model`, `qwen.tiktoken`).
  *
- * A file of 1 MB or more is mapped into memory while it loads rather than copied: another
+ * A file of 16 MB or more is mapped into memory while it loads rather than copied: another
  * process that truncates it during the call ends this one with `SIGBUS`, as with any mapped
  * file. Replace tokenizer files by renaming a new one over them.
  *

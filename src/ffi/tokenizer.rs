@@ -35,7 +35,7 @@ unsafe fn construct(
 /// DeepSeek; or character-level with byte fallback: Gemma 3), Mistral's `tekken.json`, or a
 /// tiktoken-format ranks file (Llama 3 / 4 `tokenizer.model`, `qwen.tiktoken`).
 ///
-/// A file of 1 MB or more is mapped into memory while it loads rather than copied: another
+/// A file of 16 MB or more is mapped into memory while it loads rather than copied: another
 /// process that truncates it during the call ends this one with `SIGBUS`, as with any mapped
 /// file. Replace tokenizer files by renaming a new one over them.
 ///
