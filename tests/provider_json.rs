@@ -132,10 +132,19 @@ fn step() -> impl Strategy<Value = Step> {
 /// What the ledger must hold for one message: kind, text, call id and tool name.
 type Expected = (Kind, String, Option<String>, Option<String>);
 
-/// True when no two consecutive wire messages of `wire` are merged by render_json: the
+/// True when no two consecutive wire messages of `wire` are merged by render_json (the
 /// messages of one assistant step become one, and Anthropic's and Gemini's alternate
-/// starting with the user.
+/// starting with the user) and, in Anthropic's format, no message holds a blank text block
+/// (left out of renders: Anthropic refuses them).
 fn renders_verbatim(format: Format, wire: &[Value]) -> bool {
+    let blank = |text: &Value| text.as_str().is_some_and(|text| text.trim().is_empty());
+    let blank_text = |message: &Value| match &message["content"] {
+        Value::Array(blocks) => blocks.iter().any(|block| block["type"] == "text" && blank(&block["text"])),
+        content => blank(content),
+    };
+    if format == Format::Anthropic && wire.iter().any(blank_text) {
+        return false;
+    }
     let role = |message: &Value| message["role"].as_str().unwrap_or_default().to_owned();
     let first_is_user = wire.first().is_none_or(|first| role(first) == "user");
     wire.windows(2).all(|pair| {
