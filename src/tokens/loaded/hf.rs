@@ -12,7 +12,7 @@ use super::model::{Bpe, Merging, Units};
 use super::normalize::Normalize;
 use super::short_ids::{ShortIds, short_bytes, short_key};
 use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, compile};
-use super::vocab::{Tokens, Vocab};
+use super::vocab::{Duplicate, Tokens, Vocab};
 use super::words::{Crossings, SPACE};
 use super::{Failure, Parts, parse_failure, unsupported};
 
@@ -104,8 +104,7 @@ fn read_vocab(reader: &mut Reader<'_>, alphabet: Option<&ByteAlphabet>) -> Resul
         }
         Ok(())
     })?;
-    let twice =
-        |(_, id): (Vec<u8>, u32)| parse_failure(format!("tokenizer.json: \"model.vocab\": the token of id {id} appears twice"));
+    let twice = |duplicate: Duplicate| parse_failure(format!("tokenizer.json: \"model.vocab\": {}", duplicate.describe("id")));
     let short = ShortIds::new(tokens.iter());
     Ok(((tokens.index().map_err(twice)?, outside.index().map_err(twice)?), short))
 }
@@ -659,6 +658,11 @@ mod tests {
             assert!(missing.message().contains("model.merges[3]"), "{}", missing.message());
             let twice = Tokenizer::from_bytes(file(model_first, r#", "Ġt": 261"#, "").as_bytes(), "").unwrap_err();
             assert!(twice.message().contains("appears twice"), "{}", twice.message());
+            // Two tokens with one id: Hugging Face loads it (and decodes one of them as the
+            // other); the vocabulary is inconsistent, so it is refused naming both.
+            let shared = Tokenizer::from_bytes(file(model_first, r#", "zz": 3"#, "").as_bytes(), "").unwrap_err();
+            assert_eq!(shared.kind(), ErrorKind::Parse);
+            assert!(shared.message().contains(r#""model.vocab": id 3 is given to two tokens"#), "{}", shared.message());
         }
     }
 

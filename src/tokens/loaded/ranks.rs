@@ -103,7 +103,7 @@ pub(super) fn read_ranks(data: &[u8]) -> Result<Vocab, Failure> {
     if let Some(missing) = seen.iter().position(|&seen| !seen) {
         return Err(parse_failure(format!("ranks file: rank {missing} is missing (ranks must run from 0 without gaps)")));
     }
-    tokens.index().map_err(|(_, rank)| parse_failure(format!("ranks file: the token of rank {rank} appears twice")))
+    tokens.index().map_err(|duplicate| parse_failure(format!("ranks file: {}", duplicate.describe("rank"))))
 }
 
 /// The `"vocab"` array of a `tekken.json` (the reader is at its `[`): every entry's
@@ -199,9 +199,8 @@ pub(super) fn tekken(config: Option<&Value>, entries: TekkenVocab) -> Result<(St
         }
         tokens.push(token, rank as u32);
     }
-    let vocab = tokens
-        .index()
-        .map_err(|(_, rank)| parse_failure(format!("tekken.json \"vocab\": the token of rank {rank} appears twice")))?;
+    let vocab =
+        tokens.index().map_err(|duplicate| parse_failure(format!("tekken.json \"vocab\": {}", duplicate.describe("rank"))))?;
     Ok((pattern.to_owned(), vocab))
 }
 

@@ -74,8 +74,28 @@ pub(super) struct Tokens {
     ids: Vec<u32>,
 }
 
-/// A token that [`Tokens::index`] found twice: its bytes and its second id.
-pub(super) type Duplicate = (Vec<u8>, u32);
+/// What [`Tokens::index`] found twice.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Duplicate {
+    /// A token given twice: its second id.
+    Token(u32),
+    /// An id given to two tokens: the id and the two tokens' bytes.
+    Id(u32, Vec<u8>, Vec<u8>),
+}
+
+impl Duplicate {
+    /// What is wrong, in the words of a file whose ids are called `ids` ("id", "rank").
+    pub(super) fn describe(&self, ids: &str) -> String {
+        match self {
+            Duplicate::Token(id) => format!("the token of {ids} {id} appears twice"),
+            Duplicate::Id(id, first, second) => format!(
+                "{ids} {id} is given to two tokens, {:?} and {:?}",
+                String::from_utf8_lossy(first),
+                String::from_utf8_lossy(second)
+            ),
+        }
+    }
+}
 
 impl Tokens {
     /// Room for `tokens` tokens of `bytes` bytes in all (hints only).
@@ -109,7 +129,8 @@ impl Tokens {
         starts.zip(&self.ends).zip(&self.ids).map(|((start, &end), &id)| (&self.bytes[start as usize..end as usize], id))
     }
 
-    /// The table of these tokens; fails on the first token that repeats an earlier one.
+    /// The table of these tokens; fails on the first id given to two tokens, then on the
+    /// first token that repeats an earlier one.
     pub(super) fn index(self) -> Result<Vocab, Duplicate> {
         let len = (self.ends.len() * 2).next_power_of_two().max(16);
         let mut vocab = Vocab { bytes: self.bytes, ends: self.ends, slots: Vec::new(), by_id: Vec::new() };
@@ -117,7 +138,19 @@ impl Tokens {
         if largest <= 2 * self.ids.len() + 1024 {
             vocab.by_id = vec![0; largest];
             for (entry, &id) in self.ids.iter().enumerate() {
-                vocab.by_id[id as usize] = entry as u32 + 1;
+                let earlier = std::mem::replace(&mut vocab.by_id[id as usize], entry as u32 + 1);
+                if earlier != 0 {
+                    let (first, second) = (vocab.token(earlier as usize - 1), vocab.token(entry));
+                    return Err(Duplicate::Id(id, first.to_vec(), second.to_vec()));
+                }
+            }
+        } else {
+            let mut ids = self.ids.clone();
+            ids.sort_unstable();
+            if let Some(pair) = ids.windows(2).find(|pair| pair[0] == pair[1]) {
+                let mut entries = self.ids.iter().enumerate().filter(|&(_, &id)| id == pair[0]).map(|(entry, _)| entry);
+                let (first, second) = (entries.next().expect("two entries"), entries.next().expect("two entries"));
+                return Err(Duplicate::Id(pair[0], vocab.token(first).to_vec(), vocab.token(second).to_vec()));
             }
         }
         let bits = len.trailing_zeros();
@@ -140,7 +173,7 @@ impl Tokens {
                 if slot.key == item.key && (bytes.len() <= INLINE || vocab.token(slot.entry as usize - 1) == bytes) {
                     // Named by the id of the later one.
                     let later = entry.max(slot.entry - 1);
-                    return Err((bytes.to_vec(), self.ids[later as usize]));
+                    return Err(Duplicate::Token(self.ids[later as usize]));
                 }
                 at = (at + 1) & (len - 1);
             }
@@ -310,7 +343,15 @@ mod tests {
             tokens.push(repeated.as_bytes(), 1);
             tokens.push(b"other", 2);
             tokens.push(repeated.as_bytes(), 3);
-            assert_eq!(tokens.index().err(), Some((repeated.as_bytes().to_vec(), 3)));
+            assert_eq!(tokens.index().err(), Some(Duplicate::Token(3)));
+        }
+        // An id given to two tokens, with ids dense (a table by id) and sparse (sorted).
+        for shared in [1, 1 << 30] {
+            let mut tokens = Tokens::with_capacity(0, 0);
+            tokens.push(b"a", shared);
+            tokens.push(b"b", 7);
+            tokens.push(b"c", shared);
+            assert_eq!(tokens.index().err(), Some(Duplicate::Id(shared, b"a".to_vec(), b"c".to_vec())), "{shared}");
         }
     }
 }
