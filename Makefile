@@ -158,16 +158,18 @@ header-compile: lib
 	  echo "header compiles as C++11 and C++17"; \
 	else echo "WARNING: no C++ compiler ($(CXX)): the header's C++ check was skipped (.ci/run installs g++)"; fi
 
-# Every ```c block of the README is a whole program: each is extracted, compiled with -Werror
-# and run from the repository root (so it can read tests/fixtures), given the path of a file it
-# may write.
+# Every ```c block of the README and of docs/*.md is a whole program: each is extracted
+# (as $(OUT)/snippets/<file>_<n>.c), compiled with -Werror and run from the repository root
+# (so it can read tests/fixtures), given the path of a file it may write.
+DOCS := README.md $(sort $(wildcard docs/*.md))
 snippet: lib $(NATIVE_LIBS_FILE)
-	mkdir -p $(OUT)/readme
-	rm -f $(OUT)/readme/snippet_*.c
-	awk '/^```c$$/ { n++; out = sprintf("$(OUT)/readme/snippet_%d.c", n); next } \
-	     /^```$$/ { out = ""; next } out != "" { print > out }' README.md
-	@ls $(OUT)/readme/snippet_*.c >/dev/null 2>&1 || { echo "README.md has no C snippet"; exit 1; }
-	for src in $(OUT)/readme/snippet_*.c; do \
+	rm -rf $(OUT)/snippets && mkdir -p $(OUT)/snippets
+	awk 'FNR == 1 { n = 0; name = FILENAME; sub(/\.md$$/, "", name); gsub(/\//, "_", name) } \
+	     /^```c$$/ { n++; out = sprintf("$(OUT)/snippets/%s_%d.c", name, n); next } \
+	     /^```$$/ { out = ""; next } out != "" { print > out }' $(DOCS)
+	@ls $(OUT)/snippets/README_*.c >/dev/null 2>&1 || { echo "README.md has no C snippet"; exit 1; }
+	for src in $(OUT)/snippets/*.c; do \
+	  echo "snippet $$(basename $$src)"; \
 	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $${src%.c} && $${src%.c} $${src%.c}.json > /dev/null || exit 1; \
 	done
 
@@ -337,7 +339,7 @@ install-test:
 
 # The binary archive a C project unpacks and uses without a Rust toolchain: static and
 # shared libraries, header, ctxwin.pc (relocatable: paths relative to the .pc file), the
-# ctxwin program, README and licences.
+# ctxwin program, README, docs/ and licences.
 HOST := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
 DIST_NAME := ctxwin-$(VERSION)-$(HOST)
 DIST_DIR := $(abspath $(TARGET_DIR))/dist
@@ -346,7 +348,7 @@ dist:
 	rm -rf $(DIST_DIR)/$(DIST_NAME) $(DIST)
 	$(MAKE) --no-print-directory install PREFIX=/ DESTDIR=$(DIST_DIR)/$(DIST_NAME)
 	sed -i 's|^prefix=.*|prefix=$${pcfiledir}/../..|' $(DIST_DIR)/$(DIST_NAME)/lib/pkgconfig/*.pc
-	cp README.md LICENSE-MIT LICENSE-APACHE $(DIST_DIR)/$(DIST_NAME)/
+	cp -r README.md docs LICENSE-MIT LICENSE-APACHE $(DIST_DIR)/$(DIST_NAME)/
 	tar -C $(DIST_DIR) -czf $(DIST) $(DIST_NAME)
 	@echo "dist: $(DIST)"
 
@@ -358,6 +360,7 @@ dist-test: dist
 	tar -C $(DIST_TEST)/unpacked -xzf $(DIST)
 	$(call check_stripped,$(DIST_TEST)/unpacked/$(DIST_NAME))
 	test -f $(DIST_TEST)/unpacked/$(DIST_NAME)/LICENSE-MIT && test -f $(DIST_TEST)/unpacked/$(DIST_NAME)/LICENSE-APACHE
+	test -f $(DIST_TEST)/unpacked/$(DIST_NAME)/docs/installing.md
 	export PATH=/usr/local/bin:/usr/bin:/bin && ! command -v cargo >/dev/null && ! command -v rustc >/dev/null && \
 	  $(MAKE) --no-print-directory dist-outside DIST_PREFIX=$(DIST_TEST)/unpacked/$(DIST_NAME)
 	@echo "dist test: $(DIST_NAME).tar.gz builds and runs a C program without a Rust toolchain"

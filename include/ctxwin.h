@@ -1047,7 +1047,7 @@ ctxwin_status ctxwin_window_set_external_id(struct ctxwin_window *w, size_t inde
 
 /**
  * Writes the window as a versioned JSON document (`{"format":"ctxwin-window","version":1,…}`,
- * described in the README): model, settings, overhead, every message with its count, text
+ * described in docs/persistence.md): model, settings, overhead, every message with its count, text
  * (if retained), tool call id, provider JSON and external id, the boundary, the summary
  * state and compaction records, and the generation.
  *
@@ -2049,8 +2049,8 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
  * messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
  * `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
- * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
- * README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
+ * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see
+ * docs/strategies.md. With `tiered`, `keep_first + keep_recent` above `message_threshold`
  * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
  * (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below the context
  * limit, `context_limit` or else the model table's: a summary must be possible), `threshold`
@@ -2261,7 +2261,7 @@ ctxwin_status ctxwin_window_push_tool(struct ctxwin_window *w,
 /**
  * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
  * oldest whole turns while live history exceeds the budget; the other strategies fire on
- * their own thresholds (README "Strategies") and rebuild the view. The newest turn is never
+ * their own thresholds (docs/strategies.md) and rebuild the view. The newest turn is never
  * dropped or shortened, so this succeeds even when it alone is over budget
  * (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
  *

@@ -105,14 +105,21 @@ fn format_mismatch_messages_use_the_right_article() {
     }
 }
 
-/// No sentence of the README is said twice in a row (a sentence, then the same words again
-/// at the start of the next one).
+/// No sentence of the README or of a page of `docs/` is said twice in a row (a sentence, then
+/// the same words again at the start of the next one).
 #[test]
-fn the_readme_says_no_sentence_twice_in_a_row() {
-    let text = include_str!("../README.md").split_whitespace().collect::<Vec<_>>().join(" ");
-    let sentences: Vec<&str> = text.split_inclusive(". ").map(str::trim).collect();
-    for pair in sentences.windows(2) {
-        let first = pair[0].trim_end_matches('.');
-        assert!(first.len() < 30 || !pair[1].starts_with(first), "said twice: {first:?}");
+fn the_docs_say_no_sentence_twice_in_a_row() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        files.push(entry.unwrap().path());
+    }
+    for file in files.iter().filter(|path| path.extension().is_some_and(|ext| ext == "md")) {
+        let text = std::fs::read_to_string(file).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+        let sentences: Vec<&str> = text.split_inclusive(". ").map(str::trim).collect();
+        for pair in sentences.windows(2) {
+            let first = pair[0].trim_end_matches('.');
+            assert!(first.len() < 30 || !pair[1].starts_with(first), "{}: said twice: {first:?}", file.display());
+        }
     }
 }

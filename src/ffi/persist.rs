@@ -1,5 +1,5 @@
 //! Saving and restoring windows, and the caller's ids that tie messages to its own rows.
-//! Thin shims over [`crate::persist`]; the format is documented in the README.
+//! Thin shims over [`crate::persist`]; the format is documented in docs/persistence.md.
 
 use super::boundary::{bytes_arg, ffi_boundary, out_arg, slice_arg, str_arg, try_mut, try_ref};
 use super::error::{FfiError, ctxwin_status};
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn ctxwin_window_set_external_id(w: *mut ctxwin_window, in
 }
 
 /// Writes the window as a versioned JSON document (`{"format":"ctxwin-window","version":1,…}`,
-/// described in the README): model, settings, overhead, every message with its count, text
+/// described in docs/persistence.md): model, settings, overhead, every message with its count, text
 /// (if retained), tool call id, provider JSON and external id, the boundary, the summary
 /// state and compaction records, and the generation.
 ///

@@ -156,8 +156,8 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// pushed from now on), `budget_includes_overhead` (true: the budget caps overhead + pinned
 /// messages + summary + history); the strategies' `token_threshold`, `message_threshold`,
 /// `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
-/// `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see the
-/// README's "Strategies". With `tiered`, `keep_first + keep_recent` above `message_threshold`
+/// `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see
+/// docs/strategies.md. With `tiered`, `keep_first + keep_recent` above `message_threshold`
 /// is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
 /// (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below the context
 /// limit, `context_limit` or else the model table's: a summary must be possible), `threshold`
@@ -421,7 +421,7 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
 
 /// Marks the current turn complete and enforces the strategy: with `sliding`, drops the
 /// oldest whole turns while live history exceeds the budget; the other strategies fire on
-/// their own thresholds (README "Strategies") and rebuild the view. The newest turn is never
+/// their own thresholds (docs/strategies.md) and rebuild the view. The newest turn is never
 /// dropped or shortened, so this succeeds even when it alone is over budget
 /// (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
 ///
