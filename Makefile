@@ -287,8 +287,10 @@ sizes: lib $(NATIVE_LIBS_FILE)
 
 # Installs the shared library (its real file named by the SONAME, plus the development
 # symlink), the static library, the header, the ctxwin program, ctxwin.pc and ctxwin-static.pc
-# (the static library alone); stripped of
+# (the static library alone), and CMake's package files (lib/cmake/ctxwin: the imported
+# targets ctxwin::ctxwin and ctxwin::ctxwin-static, found relative to themselves); stripped of
 # debug information unless DEBUG=1.
+POINTER_BYTES = $(shell echo $$(( $$($(RUSTC) --print cfg | sed -n 's/^target_pointer_width="\(.*\)"/\1/p') / 8 )))
 install: lib $(NATIVE_LIBS_FILE)
 	$(CARGO) build --profile ship $(FEATURES) --bin ctxwin
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
@@ -303,6 +305,12 @@ install: lib $(NATIVE_LIBS_FILE)
 	for pc in ctxwin ctxwin-static; do \
 	  sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e "s|@LIBS_PRIVATE@|$$(cat $(NATIVE_LIBS_FILE))|" $$pc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc || exit 1; \
+	done
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/ctxwin
+	for cmake in ctxwinConfig ctxwinConfigVersion; do \
+	  sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SONAME@|$(SONAME)|g' -e 's|@SIZEOF_VOID_P@|$(POINTER_BYTES)|g' \
+	    -e "s|@NATIVE_LIBS@|$$(sed -e 's/-l\([^ ]*\)/\1/g' -e 's/  */;/g' $(NATIVE_LIBS_FILE))|" \
+	    $$cmake.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/ctxwin/$$cmake.cmake || exit 1; \
 	done
 
 # Builds c_tests/install/outside.c in the directory $(2) against the ctxwin installed under
@@ -320,6 +328,21 @@ define outside_check
 	  ./outside_shared && ./outside_static
 endef
 
+# Builds c_tests/install/outside.c in the build directory $(2) with CMake alone
+# (c_tests/install/CMakeLists.txt: find_package(ctxwin) from $(1), which must refuse a version
+# it is not), against ctxwin::ctxwin-static and ctxwin::ctxwin; checks what each links and runs both.
+define cmake_check
+	@command -v cmake >/dev/null || { echo "cmake is missing (.ci/run installs it)"; exit 1; }
+	rm -rf $(2) && mkdir -p $(2)
+	cmake -S c_tests/install -B $(2) -DCMAKE_PREFIX_PATH=$(1) -DCTXWIN_VERSION=$(VERSION) \
+	  -DCMAKE_C_COMPILER=$(CC) -DCMAKE_C_FLAGS="$(CFLAGS_WARN)" > $(2)/configure.log || { cat $(2)/configure.log; exit 1; }
+	grep -q 'ctxwin $(VERSION) from $(1)/lib/cmake/ctxwin' $(2)/configure.log
+	cmake --build $(2) > $(2)/build.log || { cat $(2)/build.log; exit 1; }
+	readelf -d $(2)/outside_shared | grep -q 'NEEDED.*$(SONAME)' && \
+	  ! readelf -d $(2)/outside_static | grep -q 'NEEDED.*libctxwin' && \
+	  $(2)/outside_shared && $(2)/outside_static
+endef
+
 # Fails if a file under $(1) still carries debug information.
 define check_stripped
 	@for f in $(1)/lib/$(SONAME) $(1)/lib/libctxwin.a $(1)/bin/ctxwin; do \
@@ -327,15 +350,16 @@ define check_stripped
 	done
 endef
 
-# Installs into a scratch prefix and builds a program from outside the tree with pkg-config,
-# against the shared library and against the static one, and runs both.
+# Installs into a scratch prefix and builds a program from outside the tree with pkg-config
+# and with CMake, against the shared library and against the static one, and runs them.
 INSTALL_TEST := $(abspath $(OUT))/install-test
 install-test:
 	rm -rf $(INSTALL_TEST)
 	$(MAKE) --no-print-directory install PREFIX=$(INSTALL_TEST)/prefix
 	$(call check_stripped,$(INSTALL_TEST)/prefix)
 	$(call outside_check,$(INSTALL_TEST)/prefix,$(INSTALL_TEST)/outside)
-	@echo "install test: stripped; pkg-config builds against the shared and the static library"
+	$(call cmake_check,$(INSTALL_TEST)/prefix,$(INSTALL_TEST)/cmake)
+	@echo "install test: stripped; pkg-config and CMake build against the shared and the static library"
 
 # The binary archive a C project unpacks and uses without a Rust toolchain: static and
 # shared libraries, header, ctxwin.pc (relocatable: paths relative to the .pc file), the
@@ -363,11 +387,12 @@ dist-test: dist
 	test -f $(DIST_TEST)/unpacked/$(DIST_NAME)/docs/installing.md
 	export PATH=/usr/local/bin:/usr/bin:/bin && ! command -v cargo >/dev/null && ! command -v rustc >/dev/null && \
 	  $(MAKE) --no-print-directory dist-outside DIST_PREFIX=$(DIST_TEST)/unpacked/$(DIST_NAME)
-	@echo "dist test: $(DIST_NAME).tar.gz builds and runs a C program without a Rust toolchain"
+	@echo "dist test: $(DIST_NAME).tar.gz builds and runs a C program without a Rust toolchain, with pkg-config and with CMake"
 
 # (used by dist-test)
 dist-outside:
 	$(call outside_check,$(DIST_PREFIX),$(DIST_TEST)/outside)
+	$(call cmake_check,$(DIST_PREFIX),$(DIST_TEST)/cmake)
 
 # A fresh clone built with CARGO_TARGET_DIR pointing outside it and one encoding family
 # only: make install-test there (nothing may be built into the clone's target/), then the

@@ -1,5 +1,6 @@
 /* A program built from outside the source tree against an installed ctxwin, with only
- * `pkg-config --cflags --libs ctxwin` (or --static): the install test. */
+ * `pkg-config --cflags --libs ctxwin` (or ctxwin-static), or with CMake's find_package(ctxwin)
+ * (CMakeLists.txt beside it): the install and dist tests. */
 #include <stdio.h>
 #include <string.h>
 #include <ctxwin.h>
