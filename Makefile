@@ -173,12 +173,22 @@ snippet: lib $(NATIVE_LIBS_FILE)
 	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $${src%.c} && $${src%.c} $${src%.c}.json > /dev/null || exit 1; \
 	done
 
-# Every program in examples/ is compiled with -Werror and run, given the path of a file it may write.
+# Every program in examples/ is compiled with -Werror and run, given the path of a file it may
+# write. The agent loop of each provider format (examples/agent_loop/: the loop, the stand-in
+# provider and a text buffer shared, one file per format) runs against the stand-in, and
+# tests/agent_loop_check.py checks every request body it printed.
+AGENT_LOOP_COMMON := examples/agent_loop/loop.c examples/agent_loop/standin.c examples/agent_loop/text.c
+AGENT_LOOP_FORMATS := openai_chat openai_responses anthropic gemini
 examples: lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)/examples
 	for src in examples/*.c; do \
 	  bin=$(OUT)/examples/$$(basename $${src%.c}); \
 	  $(CC) $(CFLAGS_TEST) $$src $(LIB_A) $(STATIC_LIBS) -o $$bin && $$bin $$bin.json > /dev/null || exit 1; \
+	done
+	for format in $(AGENT_LOOP_FORMATS); do \
+	  bin=$(OUT)/examples/loop_$$format; \
+	  $(CC) $(CFLAGS_TEST) examples/agent_loop/$$format.c $(AGENT_LOOP_COMMON) $(LIB_A) $(STATIC_LIBS) -o $$bin && \
+	  $$bin > $$bin.out && python3 tests/agent_loop_check.py $$format < $$bin.out || exit 1; \
 	done
 
 # symbols.txt lists the exported C symbols; a change to the API must update it on purpose.
