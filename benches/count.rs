@@ -13,6 +13,9 @@
 //! cargo's registry, where the build itself put them: the same text wherever this lock file
 //! was built, whatever else the registry holds), the text a coding agent counts most.
 //!
+//! Long pieces: one piece of random letters (no space, so the split leaves it whole) of 1 MB
+//! and of 16 MB, counted once each: the second should take 16 times the first, not more.
+//!
 //! Cold start: the benchmark re-executes itself as fresh child processes that
 //! time the first count of each encoding family, or `tiktoken_rs::o200k_base()`, and
 //! prints the medians over several runs.
@@ -80,8 +83,35 @@ fn main() {
             throughput(corpus_name, encoding, tiktoken, bpe, text);
         }
     }
+    long_piece();
     cold_start();
     table_sizes();
+}
+
+/// Counting one long piece without spaces (random letters: one piece of the split) of 1 MB
+/// and of 16 MB: the time per byte should not grow with the length.
+fn long_piece() {
+    let letters = |bytes: usize| -> String {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        (0..bytes)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                char::from(b'a' + (state % 26) as u8)
+            })
+            .collect()
+    };
+    let (short, long) = (letters(1 << 20), letters(16 << 20));
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        let rate = |text: &str| text.len() as f64 / 1e6 / time(|| encoding.count(black_box(text))).as_secs_f64();
+        let (short_rate, long_rate) = (rate(&short), rate(&long));
+        println!(
+            "one piece of random letters, {}: 1 MB {short_rate:.1} MB/s, 16 MB {long_rate:.1} MB/s (16 MB takes {:.2}x the time per byte of 1 MB; 1 = linear)",
+            encoding.name(),
+            short_rate / long_rate
+        );
+    }
 }
 
 /// The bytes of each encoding's tables built into the library.

@@ -11,9 +11,11 @@
 //! Merging starts from whole characters where that provably ends the same
 //! (see [`Vocab::whole_char`]): a Chinese piece then starts with a third of
 //! the parts, skipping the merges that only rebuild its characters.
-//! Short lists of parts use a scan over small arrays on the stack; long ones
-//! use a binary heap over a linked list, so even a million-byte piece stays
-//! `O(n log n)`.
+//! Short lists of parts use a scan over small arrays on the stack; longer ones
+//! use a binary heap over a linked list. A piece longer than a few windows (a
+//! run of letters with no space, a DNA sequence) is merged window by window
+//! ([`count_long`]), which keeps the time linear in its length and the memory
+//! bounded by a window, with the exact result of merging it whole.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -36,7 +38,97 @@ pub(super) fn merged_count(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -
     match piece.len() {
         0..=16 => merge_parts::<16>(vocab, piece, joins),
         17..=64 => merge_parts::<64>(vocab, piece, joins),
-        _ => merge_parts::<SMALL_PARTS>(vocab, piece, joins),
+        65..=LONG_PIECE => merge_parts::<SMALL_PARTS>(vocab, piece, joins),
+        _ => count_long::<WINDOW>(vocab, piece, joins),
+    }
+}
+
+/// Bytes of a piece one window of [`count_long`] merges.
+const WINDOW: usize = 4096;
+/// Longest piece merged whole; longer ones are merged window by window.
+const LONG_PIECE: usize = 4 * WINDOW;
+
+/// [`merged_count`] of a long piece, window by window (of `W` bytes), in time
+/// linear in its length and memory bounded by a window.
+///
+/// Exact because of how byte-pair merging composes (the argument of GitHub's
+/// `bpe` crate): call a list of tokens *valid* for a text if merging the text
+/// gives exactly that list. A prefix of a valid list is valid for the bytes it
+/// covers (no merge crosses a boundary that the end result still has, so the
+/// merges left of it happen alike without what follows). And two valid lists
+/// that overlap in exactly one token, the last of the first list being the
+/// first of the second one at the same bytes, join into a valid list: a merge
+/// of the joined text crossing either edge of the shared token would be the
+/// first such merge in one of the two texts alone, which have none.
+///
+/// So: merge a window; keep its tokens up to one near its end (the *seam*)
+/// and merge the next window starting at the seam's first byte. If that
+/// window's first token is the seam, the tokens join; if not, the seam moves
+/// back one token of the previous window (a shorter prefix, still valid) and
+/// the window is merged again. Seams nearly always fit at once; a piece whose
+/// seams keep failing is merged whole by the heap, so the result never
+/// depends on this heuristic, only the time does.
+fn count_long<const W: usize>(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
+    // The next window starts at the last token that starts at or before this
+    // offset; the rest of the window is a margin wide enough that the merges
+    // near that token do not depend on what follows the window, in practice.
+    let seam_at = W * 3 / 4;
+    // Tokens of the joined list before the seam, the seam (the list's last
+    // token, as a range of the piece), and the tokens of the last window
+    // before the seam, the seams to back off to.
+    let mut before_seam = 0;
+    let mut seam: Option<(usize, usize)> = None;
+    let mut earlier: Vec<(usize, usize)> = Vec::new();
+    // Windows merged again after a seam failed, over the whole piece.
+    let mut retries_left = 8 + piece.len() / W;
+    let mut starts = Vec::new();
+    loop {
+        let from = seam.map_or(0, |(start, _)| start);
+        let to = (from + W).min(piece.len());
+        let window = &piece[from..to];
+        token_starts(vocab, window, joins, &mut starts);
+        let token_end = |i: usize| from + starts.get(i + 1).map_or(window.len(), |&s| s as usize);
+        if let Some((_, seam_end)) = seam {
+            if token_end(0) != seam_end {
+                // The window does not start with the seam: back off one token.
+                match (earlier.pop(), retries_left.checked_sub(1)) {
+                    (Some(previous), Some(left)) => {
+                        retries_left = left;
+                        before_seam -= 1;
+                        seam = Some(previous);
+                        continue;
+                    }
+                    _ => return merge_parts::<SMALL_PARTS>(vocab, piece, joins),
+                }
+            }
+        }
+        if to == piece.len() {
+            return before_seam + starts.len();
+        }
+        // The new seam: the last token starting at or before `seam_at`, after
+        // the window's first token (so that every window moves on).
+        let next = starts.iter().rposition(|&s| s as usize <= seam_at).unwrap_or(0).max(1);
+        if next >= starts.len() {
+            return merge_parts::<SMALL_PARTS>(vocab, piece, joins); // one token fills the window
+        }
+        earlier.clear();
+        earlier.extend((0..next).map(|i| (from + starts[i] as usize, token_end(i))));
+        before_seam += next;
+        seam = Some((from + starts[next] as usize, token_end(next)));
+    }
+}
+
+/// The offsets in `window` at which the tokens merging it ends with start,
+/// in order (the first is 0), into `starts`.
+fn token_starts(vocab: &Vocab, window: &[u8], joins: &mut JoinCache, starts: &mut Vec<u32>) {
+    let parts: Vec<Part> = InitialParts { vocab, piece: window, at: 0 }.collect();
+    let pairs = &mut PairRanks { vocab, joins, piece: window };
+    let (next, _) = heap_merge(pairs, &parts);
+    starts.clear();
+    let mut s = 0;
+    while let Some(part) = parts.get(s) {
+        starts.push(part.at);
+        s = next[s] as usize;
     }
 }
 
@@ -249,6 +341,14 @@ fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
 /// Merges with a min-heap of candidate pairs over a doubly linked list of
 /// parts, for any number of parts.
 fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
+    heap_merge(pairs, parts).1
+}
+
+/// Merges `parts` with a min-heap of candidate pairs over a doubly linked
+/// list of parts. Returns the list (`next[s]`: the initial index of the part
+/// after the one starting at initial index `s`, for the parts left) and the
+/// number of parts left.
+fn heap_merge(pairs: &mut PairRanks, parts: &[Part]) -> (Vec<u32>, usize) {
     let len = parts.len();
     // Same representation as `count_small`, in vectors: next[s], prev[s] and
     // token[s] for the part starting at s, rank[s] the rank of joining it with
@@ -294,7 +394,7 @@ fn count_large(pairs: &mut PairRanks, parts: &[Part]) -> usize {
             }
         }
     }
-    remaining
+    (next, remaining)
 }
 
 #[cfg(test)]
@@ -400,6 +500,48 @@ mod tests {
                         assert_eq!(vector, large, "{piece:?}");
                     }
                     assert_eq!(merged_count(vocab, piece, pairs.joins), large, "{piece:?}");
+                }
+            }
+        }
+    }
+
+    /// Merging a long piece window by window ends with as many tokens as
+    /// merging it whole, with windows so small that seams often fail and
+    /// pieces fall back to the whole merge, and with the real window size:
+    /// runs of one letter, of random letters, of DNA, of Chinese characters,
+    /// of random bytes, a word repeated without spaces.
+    #[test]
+    fn long_pieces_merge_window_by_window_like_whole() {
+        let mut rng = XorShift(0x5DEE_CE66_D1CE_4E5B);
+        let mut joins = JoinCache::allocated();
+        for vocab in vocabs() {
+            let mut pick = |alphabet: &[&str], len: usize| -> Vec<u8> {
+                let mut text = Vec::new();
+                while text.len() < len {
+                    text.extend_from_slice(alphabet[rng.next() as usize % alphabet.len()].as_bytes());
+                }
+                text
+            };
+            let letters: Vec<String> = ('a'..='z').chain('A'..='Z').map(String::from).collect();
+            let letters: Vec<&str> = letters.iter().map(String::as_str).collect();
+            let mut pieces = vec![
+                pick(&["a"], 20_000),
+                pick(&letters, 20_000),
+                pick(&["A", "C", "G", "T"], 20_000),
+                pick(&["的", "是", "不", "了", "在", "人", "有", "我", "他", "这", "个", "们", "中", "来", "上"], 20_000),
+                pick(&["token"], 20_000),
+                pick(&["ab", "ba", "aab", "abb"], 3_000),
+            ];
+            pieces.push((0..5_000).map(|_| rng.next() as u8).collect());
+            for piece in &pieces {
+                let whole = count_large(&mut PairRanks { vocab, joins: &mut joins, piece }, &initial_parts(vocab, piece));
+                assert_eq!(merged_count(vocab, piece, &mut joins), whole, "{:?}", String::from_utf8_lossy(&piece[..40]));
+                for len in [300, 1000, piece.len()] {
+                    let piece = &piece[..len.min(piece.len())];
+                    let whole = count_large(&mut PairRanks { vocab, joins: &mut joins, piece }, &initial_parts(vocab, piece));
+                    assert_eq!(count_long::<16>(vocab, piece, &mut joins), whole, "{:?}", String::from_utf8_lossy(&piece[..40]));
+                    assert_eq!(count_long::<48>(vocab, piece, &mut joins), whole, "{:?}", String::from_utf8_lossy(&piece[..40]));
+                    assert_eq!(count_long::<256>(vocab, piece, &mut joins), whole, "{:?}", String::from_utf8_lossy(&piece[..40]));
                 }
             }
         }
