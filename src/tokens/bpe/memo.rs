@@ -1,13 +1,28 @@
-//! A per-thread memo of the token counts of pieces.
+//! A per-thread memo of the token counts of pieces: what makes counting text
+//! seen before (a file read twice, a restored session, a request rebuilt) about
+//! twice as fast as the first time.
 //!
 //! Text repeats its words, identifiers and indentation runs. The memo is
-//! direct-mapped, bounded (fixed entry counts; pieces of at most
-//! [`MAX_PIECE_LEN`] bytes; at most about 1.1 MB per counting thread, join
-//! cache included, freed when the thread exits) and exact: an entry is used
-//! only when the whole piece matches. Short pieces are stored inline, so the common case (a frequent
-//! word) is answered from one cache line instead of the vocabulary's large
-//! tables. Being thread-local, the memo needs no locking; its contents never
-//! change any result.
+//! bounded and exact: an entry is used only when the whole piece matches.
+//! - Pieces of at most [`INLINE_LEN`] bytes (nearly all of them) are kept
+//!   inline in 32-byte entries, two to a cache line, [`SHORT_ENTRIES`] of them
+//!   (2 MiB): a hit is one cache line, instead of the vocabulary's large
+//!   tables and a merge. The table is allocated zeroed, so only the pages a
+//!   thread's pieces land on become resident.
+//! - Longer pieces, up to [`MAX_PIECE_LEN`] bytes, in [`LONG_ENTRIES`] entries
+//!   (at most about 300 KB).
+//! - The merge table's answers, see [`JoinCache`] (512 KB).
+//!
+//! So at most about 2.9 MB per thread that counts, freed when the thread exits.
+//!
+//! Where it lives: in the thread. Counting functions are thread-safe and called
+//! from any thread, and a window is used by one thread at a time; a memo per
+//! thread needs no lock and no atomic on the hot path, is bounded per thread,
+//! and serves every window and every call on that thread (the same text counted
+//! through two windows, or a window freed and rebuilt, is still remembered). A
+//! memo per window would cost its memory once per agent and start cold for each
+//! new window; one shared per encoding would need a lock or atomics on every
+//! piece, from every thread. Its contents never change any result.
 
 use std::cell::RefCell;
 
@@ -15,26 +30,26 @@ use super::vocab::Vocab;
 
 /// Longest piece whose count is remembered.
 const MAX_PIECE_LEN: usize = 256;
-/// Longest piece stored inline (fills a 64-byte entry).
-const INLINE_LEN: usize = 48;
-/// Number of remembered short pieces (a power of two).
-const SHORT_ENTRIES: usize = 4096;
+/// Longest piece stored inline in a short entry.
+const INLINE_LEN: usize = 24;
+/// Number of short entries (a power of two; 32 bytes each).
+const SHORT_ENTRIES: usize = 1 << 16;
 /// Number of remembered long pieces (a power of two).
 const LONG_ENTRIES: usize = 1024;
 /// Number of remembered joins of two tokens (a power of two; 8 bytes each).
 const JOIN_ENTRIES: usize = 1 << 16;
 
-/// A remembered count of a piece of at most [`INLINE_LEN`] bytes: one cache
-/// line, aligned to start one, so a lookup touches a single line.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct ShortEntry {
-    hash: u64,
-    count: u32,
-    len: u8,
-    vocab: u8,
-    piece: [u8; INLINE_LEN],
-}
+/// A remembered count of a piece of at most [`INLINE_LEN`] bytes, as four
+/// words: the first packs the top 40 bits of the piece's hash, its length,
+/// the vocabulary id and the count (one byte each, from bit 16 down); the
+/// others hold the piece's bytes, zero-padded. All zero is an empty entry
+/// (no piece of three bytes or more, the only ones remembered, has length 0).
+/// Plain words so that the table can be allocated zeroed.
+type ShortEntry = [u64; 4];
+
+/// The bits of a short entry's first word that identify the piece (all but
+/// the count).
+const SHORT_KEY_MASK: u64 = !0xFF;
 
 /// A remembered count of a longer piece.
 struct LongEntry {
@@ -84,6 +99,26 @@ pub(super) fn with_memo<R>(mut work: impl FnMut(&mut Memo) -> R) -> R {
     }
 }
 
+/// The first word of a short entry for a piece, without its count.
+#[inline(always)]
+fn short_key(vocab: &Vocab, hash: u64, len: usize) -> u64 {
+    (hash & !0xFF_FFFF) | (len as u64) << 16 | u64::from(vocab.id()) << 8
+}
+
+/// The bytes of a piece of at most [`INLINE_LEN`] bytes as three words,
+/// zero-padded.
+#[inline(always)]
+fn short_words(piece: &[u8]) -> [u64; 3] {
+    let mut bytes = [0u8; INLINE_LEN];
+    bytes[..piece.len()].copy_from_slice(piece);
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    [word(0), word(8), word(16)]
+}
+
 impl Memo {
     /// A memo with empty tables (allocated by [`Memo::allocate`]).
     pub(super) const fn new() -> Self {
@@ -92,23 +127,22 @@ impl Memo {
 
     fn allocate(&mut self) {
         if self.short.is_empty() {
-            let empty = ShortEntry { hash: 0, count: 0, len: 0, vocab: u8::MAX, piece: [0; INLINE_LEN] };
-            self.short = vec![empty; SHORT_ENTRIES];
+            self.short = vec![[0; 4]; SHORT_ENTRIES];
             self.long = (0..LONG_ENTRIES).map(|_| LongEntry { hash: 0, vocab: u8::MAX, count: 0, piece: Vec::new() }).collect();
             self.joins.entries = vec![0; JOIN_ENTRIES];
         }
     }
 
-    /// The remembered count of `piece` (with key hash `hash`) under `vocab`.
+    /// The remembered count of `piece` (at least three bytes, with key hash
+    /// `hash`) under `vocab`.
     #[inline]
     pub(super) fn piece_count(&self, vocab: &Vocab, piece: &[u8], hash: u64) -> Option<usize> {
         if piece.len() <= INLINE_LEN {
-            let entry = self.short.get(index(hash, SHORT_ENTRIES))?;
-            let hit = entry.hash == hash
-                && entry.vocab == vocab.id()
-                && usize::from(entry.len) == piece.len()
-                && entry.piece.get(..piece.len()).is_some_and(|stored| same_short_bytes(stored, piece));
-            hit.then_some(entry.count as usize)
+            let key = short_key(vocab, hash, piece.len());
+            let words = short_words(piece);
+            let pair = self.short.get(short_slot(hash)..short_slot(hash) + 2)?;
+            let hit = |entry: &ShortEntry| entry[0] & SHORT_KEY_MASK == key && entry[1..] == words;
+            pair.iter().find(|entry| hit(entry)).map(|entry| (entry[0] & 0xFF) as usize)
         } else {
             let entry = self.long.get(index(hash, LONG_ENTRIES))?;
             let hit = entry.hash == hash && entry.vocab == vocab.id() && entry.piece == piece;
@@ -116,17 +150,18 @@ impl Memo {
         }
     }
 
-    /// Remembers the count of a piece (pieces longer than [`MAX_PIECE_LEN`]
-    /// are not kept).
+    /// Remembers the count of a piece of at least three bytes (pieces longer
+    /// than [`MAX_PIECE_LEN`] are not kept). A short piece takes the first
+    /// entry of its pair, whose previous piece moves to the second: the two
+    /// most recent pieces of a pair are kept.
     #[inline]
     pub(super) fn remember_piece(&mut self, vocab: &Vocab, piece: &[u8], hash: u64, count: usize) {
         if piece.len() <= INLINE_LEN {
-            if let (Some(entry), Ok(count)) = (self.short.get_mut(index(hash, SHORT_ENTRIES)), u32::try_from(count)) {
-                entry.hash = hash;
-                entry.count = count;
-                entry.len = piece.len() as u8;
-                entry.vocab = vocab.id();
-                entry.piece[..piece.len()].copy_from_slice(piece);
+            let slot = short_slot(hash);
+            if let (Some(pair), Ok(count)) = (self.short.get_mut(slot..slot + 2), u8::try_from(count)) {
+                let [first, second, third] = short_words(piece);
+                pair[1] = pair[0];
+                pair[0] = [short_key(vocab, hash, piece.len()) | u64::from(count), first, second, third];
             }
         } else if piece.len() <= MAX_PIECE_LEN {
             if let Some(entry) = self.long.get_mut(index(hash, LONG_ENTRIES)) {
@@ -140,47 +175,10 @@ impl Memo {
     }
 }
 
-/// Equality of two byte strings of the same length (at most [`INLINE_LEN`]),
-/// compared in overlapping 8-byte words rather than with a `memcmp` call.
+/// The first entry of the pair of short entries a hash maps to.
 #[inline(always)]
-fn same_short_bytes(a: &[u8], b: &[u8]) -> bool {
-    let len = a.len();
-    if len != b.len() {
-        return false;
-    }
-    if len < 8 {
-        return same_under_8(a, b);
-    }
-    let word = |s: &[u8], at: usize| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    };
-    let mut at = 0;
-    while at + 8 < len {
-        if word(a, at) != word(b, at) {
-            return false;
-        }
-        at += 8;
-    }
-    word(a, len - 8) == word(b, len - 8)
-}
-
-/// Equality of two byte strings of the same length below 8, with at most two
-/// overlapping loads per side instead of a `memcmp` call (most pieces are words
-/// of a few letters).
-#[inline(always)]
-fn same_under_8(a: &[u8], b: &[u8]) -> bool {
-    let len = a.len();
-    let half = |s: &[u8], at: usize| {
-        let mut w = [0u8; 4];
-        w.copy_from_slice(&s[at..at + 4]);
-        u32::from_le_bytes(w)
-    };
-    match len {
-        4..=7 => half(a, 0) == half(b, 0) && half(a, len - 4) == half(b, len - 4),
-        _ => a == b,
-    }
+fn short_slot(hash: u64) -> usize {
+    index(hash, SHORT_ENTRIES) & !1
 }
 
 const JOIN_FIELD_BITS: u32 = 20;
@@ -228,4 +226,56 @@ impl JoinCache {
 #[inline(always)]
 fn index(hash: u64, entries: usize) -> usize {
     (hash >> 40) as usize & (entries - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Encoding;
+    use super::super::layout::key_hash;
+    use super::super::vocab::Vocab;
+    use super::*;
+
+    /// Pieces that differ in one byte anywhere, in their length, or only in the
+    /// vocabulary, each remembered with its own count: every lookup gives the
+    /// count remembered for exactly that piece or nothing, never another
+    /// piece's; and the two most recent pieces of a pair of entries are both kept.
+    #[test]
+    fn remembers_exactly_what_was_counted() {
+        let vocabs: Vec<&Vocab> = [Encoding::O200kBase, Encoding::Cl100kBase].into_iter().filter_map(Encoding::vocab).collect();
+        let mut memo = Memo::new();
+        memo.allocate();
+        let base = b"abcdefghijklmnopqrstuvwxyz0123456789".repeat(8);
+        let mut pieces: Vec<Vec<u8>> = Vec::new();
+        // Every length up to 40 (both sides of INLINE_LEN), and the longest kept.
+        for len in (3..=40).chain([MAX_PIECE_LEN]) {
+            pieces.push(base[..len].to_vec());
+            for at in [0, len / 2, len - 1] {
+                let mut changed = base[..len].to_vec();
+                changed[at] ^= 0x20;
+                pieces.push(changed);
+            }
+        }
+        let count_of = |vocab: usize, piece: usize| (vocab * 7 + piece) % 200 + 1;
+        for (v, vocab) in vocabs.iter().enumerate() {
+            for (p, piece) in pieces.iter().enumerate() {
+                let hash = key_hash(piece);
+                memo.remember_piece(vocab, piece, hash, count_of(v, p));
+                assert_eq!(memo.piece_count(vocab, piece, hash), Some(count_of(v, p)));
+            }
+        }
+        for (v, vocab) in vocabs.iter().enumerate() {
+            for (p, piece) in pieces.iter().enumerate() {
+                let found = memo.piece_count(vocab, piece, key_hash(piece));
+                assert!(found.is_none() || found == Some(count_of(v, p)), "{:?}", String::from_utf8_lossy(piece));
+            }
+        }
+        // Two pieces of one pair: both answered after both were remembered.
+        let vocab = vocabs[0];
+        let mut same_pair = (0u32..).map(|i| format!("word{i}").into_bytes()).filter(|p| short_slot(key_hash(p)) == 0);
+        let (first, second) = (same_pair.next().unwrap(), same_pair.next().unwrap());
+        memo.remember_piece(vocab, &first, key_hash(&first), 3);
+        memo.remember_piece(vocab, &second, key_hash(&second), 4);
+        assert_eq!(memo.piece_count(vocab, &first, key_hash(&first)), Some(3));
+        assert_eq!(memo.piece_count(vocab, &second, key_hash(&second)), Some(4));
+    }
 }

@@ -26,9 +26,7 @@ mod pretokenize;
 mod unicode;
 mod vocab;
 
-#[cfg(feature = "cl100k")]
 use pretokenize::Cl100k;
-#[cfg(feature = "o200k")]
 use pretokenize::O200k;
 use pretokenize::Pretokenizer;
 #[cfg(feature = "p50k")]
@@ -70,8 +68,9 @@ impl Encoding {
     /// Exact number of tokens tiktoken's `encode_ordinary(text)` produces for this
     /// encoding (special-token strings are ordinary text).
     ///
-    /// Thread-safe. Allocates only the calling thread's memo (about 1 MB, once
-    /// per thread) and the merge lists of a piece that is not a single token and
+    /// Thread-safe. Allocates only the calling thread's memo of piece counts
+    /// (at most about 2.9 MB, once per thread, resident as it fills; see
+    /// `memo.rs`) and the merge lists of a piece that is not a single token and
     /// starts merging from more than 255 parts (bytes, or whole characters). The tables are static data, so there is no
     /// initialisation on first use. Never panics; time is `O(n log n)` in the
     /// length of the longest piece, linear otherwise.
@@ -124,6 +123,57 @@ impl Encoding {
             #[allow(unreachable_patterns)]
             _ => None,
         }
+    }
+}
+
+/// A split pattern that the built-in encodings' hand-written pre-tokenizers run
+/// (their matches are the regex's, and they are several times faster than a regex
+/// engine): what a loaded tokenizer whose file spells one of these patterns splits
+/// with. Pre-tokenizers are always built in, whichever encodings' tables are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KnownSplit {
+    /// o200k's pattern (GPT-4o's tokenizer.json, Llama 4's).
+    O200k,
+    /// cl100k's pattern, as tiktoken spells it and as Llama 3's and GPT-3.5/4's
+    /// tokenizer.json files do (the same matches).
+    Cl100k,
+}
+
+impl KnownSplit {
+    /// The known pre-tokenizer running exactly `pattern`, if any: the pattern is
+    /// compared as written, so a pattern spelt differently runs on a regex engine.
+    pub(crate) fn of_pattern(pattern: &str) -> Option<KnownSplit> {
+        const O200K: &str = concat!(
+            r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        );
+        const CL100K: [&str; 2] = [
+            r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s",
+            r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        ];
+        match pattern {
+            O200K => Some(KnownSplit::O200k),
+            _ if CL100K.contains(&pattern) => Some(KnownSplit::Cl100k),
+            _ => None,
+        }
+    }
+
+    /// Calls `piece` with the start and end of each match in `text`, in order.
+    /// Every character starts a match, so the matches cover the text.
+    #[inline]
+    pub(crate) fn for_each_match<E>(self, text: &str, piece: &mut dyn FnMut(usize, usize) -> Result<(), E>) -> Result<(), E> {
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = match self {
+                KnownSplit::O200k => O200k::piece_end(bytes, start),
+                KnownSplit::Cl100k => Cl100k::piece_end(bytes, start),
+            };
+            piece(start, end)?;
+            start = end;
+        }
+        Ok(())
     }
 }
 

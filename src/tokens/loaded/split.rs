@@ -5,9 +5,13 @@
 //! The families' patterns end in `|\s+(?!\S)|\s+`, the one look-ahead they use; such a
 //! pattern runs on the `regex` crate's automata as `P|\s+` with that construct emulated
 //! exactly (see [`Regex`]). Any other pattern runs on fancy-regex, the backtracking engine
-//! tiktoken itself runs them with.
+//! tiktoken itself runs them with. A pattern that is o200k's or cl100k's, as GPT-4o's, Llama
+//! 3's and Llama 4's files spell them, runs on the built-in encodings' hand-written
+//! pre-tokenizers instead, several times faster than either engine (on CJK text above all).
 
 use std::borrow::Cow;
+
+use super::super::bpe::KnownSplit;
 
 /// What becomes of the matches of a split step (Hugging Face's
 /// `SplitDelimiterBehavior`; a ranks file's pattern is `Removed` and inverted: its matches
@@ -51,6 +55,9 @@ pub(super) enum Step {
 /// A compiled split pattern.
 #[derive(Debug)]
 pub(super) enum Regex {
+    /// A pattern the built-in encodings' pre-tokenizers run (o200k's, cl100k's): the same
+    /// matches, without a regex engine.
+    Known(KnownSplit),
     /// `P|\s+(?!\S)|\s+` where `P` has no look-around or anchors: `full` is `P|\s+` and
     /// `head` is `^(?:P)`. Both patterns match at the same positions (where `P` or `\s+`
     /// does); a match of `full` that `P` does not give is a maximal white-space run, which
@@ -69,6 +76,7 @@ impl Regex {
     /// Calls `found` with each match's range, left to right.
     fn for_each_match(&self, text: &str, found: &mut dyn FnMut(usize, usize) -> Result<(), String>) -> Result<(), String> {
         match self {
+            Regex::Known(known) => known.for_each_match(text, found)?,
             Regex::Fancy(regex) => {
                 for m in regex.find_iter(text) {
                     let m = m.map_err(|e| format!("the split pattern failed on this text: {e}"))?;
@@ -109,6 +117,9 @@ const BACKTRACK_LIMIT: usize = 100_000_000;
 
 /// Compiles a pattern from a file or the options; the error names what failed.
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
+    if let Some(known) = KnownSplit::of_pattern(pattern) {
+        return Ok(Regex::Known(known));
+    }
     if let Some(regex) = pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free) {
         return Ok(regex);
     }
