@@ -8,7 +8,8 @@ STRIP   ?= strip
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 RELEASE := $(TARGET_DIR)/release
 # The libraries and program C users get are built with the `ship` profile (Cargo.toml:
-# release plus whole-program optimisation); tests, examples and benches with --release.
+# release plus whole-program optimisation); tests, examples and benches with --release; make demo
+# with the demo profile (below).
 SHIP    := $(TARGET_DIR)/ship
 LIB_A   := $(SHIP)/libctxwin.a
 LIB_SO  := $(SHIP)/libctxwin.so
@@ -60,7 +61,7 @@ FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
 .PHONY: all lib header check-header test check-all rust-test fmt-check tiktoken-reference tokenizer-reference tokenizer-files \
 	estimate-families c-test header-compile \
-	snippet examples valgrind asan helgrind fuzz crash-test demo bench bench-versus bench-memory sizes symbols check-symbols install \
+	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-versus bench-memory sizes symbols check-symbols install \
 	install-test dist dist-test dist-outside target-dir-test clean
 
 all: lib
@@ -264,12 +265,25 @@ $(OUT)/crash_save: c_tests/crash_save.c include/ctxwin.h lib $(NATIVE_LIBS_FILE)
 crash-test: $(OUT)/crash_save
 	$(TEST_ENV) $(OUT)/crash_save $(CRASH_KILLS)
 
-$(OUT)/%_demo: examples/%_demo.c include/ctxwin.h lib $(NATIVE_LIBS_FILE)
+# make demo links the static library of Cargo.toml's `demo` profile (dev's opt-level 0, no
+# debug information), not ship's: a fresh clone's first build compiles every dependency, and
+# optimising them (and whole-program optimisation at the end) is most of its time. It says
+# what it builds and how long that took.
+DEMO_LIB := $(TARGET_DIR)/demo/libctxwin.a
+demo-lib:
+	@echo "== make demo: building libctxwin (cargo build --profile demo --lib); a fresh clone compiles"
+	@echo "   about 55 crates first (9 minutes measured on a busy 2-core machine); later runs take seconds"
+	@start=$$(date +%s); $(CARGO) build --profile demo --lib $(FEATURES) && \
+	  echo "== libctxwin built in $$(( $$(date +%s) - start )) s"
+
+$(OUT)/%_demo: examples/%_demo.c include/ctxwin.h demo-lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)
-	$(CC) $(CFLAGS_TEST) $< $(LIB_A) $(STATIC_LIBS) -o $@
+	$(CC) $(CFLAGS_TEST) $< $(DEMO_LIB) $(STATIC_LIBS) -o $@
 
 demo: $(OUT)/agent_demo $(OUT)/summary_demo
+	@echo "== agent_demo: a tool-using session, the window sliding as it grows"
 	$(OUT)/agent_demo
+	@echo "== summary_demo: a long session compacted by summaries from a scripted stand-in LLM"
 	$(OUT)/summary_demo $(OUT)/summary_demo.json
 
 # Benchmarks print medians and ratios against peers measured in the same run, then the sizes.
