@@ -2,8 +2,10 @@
 //!
 //! Pairs are matched within one turn (a call and its results belong to the same assistant
 //! step). A result answers the call with the same call id. Tool messages pushed without an
-//! id (plain `push` of a TOOL_CALL or TOOL_RESULT) pair in order, as a request sends them (a
-//! result answers the oldest unanswered call without an id); a result without an id is
+//! id (plain `push` of a TOOL_CALL or TOOL_RESULT, Gemini parts without `id`) pair in order,
+//! as a request sends them: a result answers the oldest unanswered call without an id, of
+//! its tool name when it names one and such a call is open (Gemini answers a step's calls
+//! by name, in the order of the calls: see [`id_less_answer`]); a result without an id is
 //! never a defect, so agents that push results alone keep working. The view repairs
 //! what is wrong: orphan and duplicated results and duplicated calls are left
 //! out, and a call left unanswered in a completed turn gets a synthetic "cancelled" result.
@@ -121,28 +123,38 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
     }
     let mut defects = Vec::new();
     let mut calls = TurnCalls::default();
-    // Calls without ids, answered in order by results without ids (as a request pairs them).
-    let mut id_less: Vec<(usize, &str, CallState)> = Vec::new();
+    // Calls without ids (and their tool names), answered in order by results without ids
+    // of their step (as a request pairs them: see `json::steps`); `step_from` is where the
+    // open step's id-less calls start.
+    let mut id_less: Vec<(usize, Option<&str>, CallState)> = Vec::new();
+    let (mut step_from, mut answered_in_step) = (0, false);
     for (offset, message) in turn.iter().enumerate() {
         let index = first + offset;
+        if matches!(message.kind(), Kind::Thinking | Kind::Assistant | Kind::ToolCall) && answered_in_step {
+            (step_from, answered_in_step) = (id_less.len(), false);
+        }
         let Some(id) = message.call_id() else {
             match message.kind() {
-                Kind::ToolCall => id_less.push((index, "", CallState::Open)),
+                Kind::ToolCall => id_less.push((index, message.name(), CallState::Open)),
                 Kind::ToolResult => {
-                    if let Some(call) = id_less.iter_mut().find(|call| call.2 == CallState::Open) {
-                        call.2 = CallState::Answered;
+                    let open = id_less[step_from..].iter().map(|&(_, name, state)| (name, state == CallState::Open));
+                    if let Some(call) = id_less_answer(open, message.name()) {
+                        id_less[step_from + call].2 = CallState::Answered;
+                        answered_in_step = true;
                     }
                 }
                 _ => {}
             }
             continue;
         };
-        if let Some(problem) = calls.feed(index, message.kind(), id) {
-            defects.push(Defect::at(index, problem));
+        match calls.feed(index, message.kind(), id) {
+            Some(problem) => defects.push(Defect::at(index, problem)),
+            None => answered_in_step |= message.kind() == Kind::ToolResult,
         }
     }
     if complete {
-        for &(index, _, state) in calls.calls.iter().chain(&id_less) {
+        let id_less = id_less.iter().map(|&(index, _, state)| (index, "", state));
+        for (index, _, state) in calls.calls.iter().copied().chain(id_less) {
             // A call that takes no answer (a provider's built-in tool; a call counted
             // without a name) or cannot be cancelled is no defect: see `CallForm`.
             if state == CallState::Open && CallForm::of(&messages[index]).cancellable() {
@@ -214,31 +226,43 @@ impl CallForm {
 }
 
 /// A call of the assistant step a request is reading, as the request pairs it: by its own
-/// id, or (id-less) with the oldest id-less result.
+/// id, or (id-less) with the oldest id-less result of its name (see [`id_less_answer`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepCall<Id> {
     /// The call's own id (`None` for a call pushed without one).
     pub own_id: Option<Id>,
+    /// The call's tool name, if known.
+    pub name: Option<Id>,
     /// How it is answered.
     pub form: CallForm,
     /// True once a result answered it.
     pub answered: bool,
 }
 
-/// The call of `calls` a result with id `own` answers in a request: the first unanswered
-/// call with that id, or for an id-less result the oldest unanswered id-less call.
-pub fn step_answer<'c, Id: AsRef<str> + 'c>(
-    calls: impl IntoIterator<Item = &'c StepCall<Id>>,
-    own: Option<&str>,
-) -> Option<usize> {
-    calls.into_iter().position(|call| {
-        !call.answered
-            && match (own, &call.own_id) {
-                (Some(id), Some(call_id)) => call_id.as_ref() == id,
-                (None, None) => true,
-                _ => false,
-            }
-    })
+/// The call of `calls` a result with id `own` and tool name `name` answers in a request: the
+/// first unanswered call with that id, or for an id-less result the id-less call
+/// [`id_less_answer`] picks.
+pub fn step_answer<'c, Id: AsRef<str> + 'c, Calls>(calls: Calls, own: Option<&str>, name: Option<&str>) -> Option<usize>
+where
+    Calls: IntoIterator<Item = &'c StepCall<Id>>,
+{
+    let calls = calls.into_iter();
+    let Some(own) = own else {
+        let id_less = calls.map(|call| (call.name.as_ref().map(AsRef::as_ref), call.own_id.is_none() && !call.answered));
+        return id_less_answer(id_less, name);
+    };
+    calls.into_iter().position(|call| !call.answered && call.own_id.as_ref().is_some_and(|id| id.as_ref() == own))
+}
+
+/// Which of `calls` (each its tool name and whether it is an open id-less call) an id-less
+/// result named `name` answers: the oldest open one of that name; a result without a name
+/// (a plain `push`) answers the oldest open one. Gemini sends calls without ids and wants a
+/// step's responses in the order of its calls, each naming its function.
+pub fn id_less_answer<'n>(mut calls: impl Iterator<Item = (Option<&'n str>, bool)>, name: Option<&str>) -> Option<usize> {
+    match name {
+        Some(name) => calls.position(|(call, open)| open && call == Some(name)),
+        None => calls.position(|(_, open)| open),
+    }
 }
 
 /// The step a request reads last, fed message by message, and how many cancelled results
@@ -265,13 +289,14 @@ impl RunningStep {
                 if message.kind() == Kind::ToolCall {
                     self.calls.push(StepCall {
                         own_id: message.call_id().map(Box::from),
+                        name: message.name().map(Box::from),
                         form: CallForm::of(message),
                         answered: false,
                     });
                 }
             }
             Kind::ToolResult => {
-                if let Some(call) = step_answer(&self.calls, message.call_id()) {
+                if let Some(call) = step_answer(&self.calls, message.call_id(), message.name()) {
                     self.calls[call].answered = true;
                     self.answered_any = true;
                 }
@@ -361,6 +386,49 @@ mod tests {
         );
         // While the turn is unfinished, an open call is not a defect.
         assert_eq!(problems(&turn, false).len(), 3);
+    }
+
+    /// A TOOL_CALL or TOOL_RESULT without an id, of tool `name` (Gemini's parts).
+    fn named(kind: Kind, name: &str) -> Message {
+        Message::new(kind, Count::estimate(1), CountSource::Caller, None)
+            .with_extras(MessageExtras { name: Some(name.into()), ..MessageExtras::default() })
+    }
+
+    #[test]
+    fn id_less_calls_of_one_name_pair_by_name_in_order_within_their_step() {
+        // Three parallel read calls and a grep, answered by name (grep first), then a read in
+        // a second step: every call is its own, nothing is a duplicate.
+        let user = message(User, None);
+        let (read, grep) = (|kind| named(kind, "read"), |kind| named(kind, "grep"));
+        let turn = [
+            user.clone(),
+            read(ToolCall),
+            read(ToolCall),
+            grep(ToolCall),
+            read(ToolCall),
+            grep(ToolResult),
+            read(ToolResult),
+            read(ToolResult),
+            read(ToolResult),
+            read(ToolCall), // 9: a second step
+            read(ToolResult),
+            message(Assistant, None),
+        ];
+        assert_eq!(analyze(&turn, 0, turn.len(), true), vec![]);
+        // Without the last read answer of the first step, its third read call is the one
+        // left open (answers go in the order of the calls), and the second step's answer
+        // does not reach back into the first step.
+        let mut short = turn.to_vec();
+        short.remove(8);
+        let defects = analyze(&short, 0, short.len(), true);
+        assert_eq!(defects.iter().map(|d| (d.index, d.problem)).collect::<Vec<_>>(), [(4, Problem::UnansweredCall)]);
+        // A named result answers only a call of its name.
+        let wrong = [user, read(ToolCall), grep(ToolResult), message(Assistant, None)];
+        assert_eq!(analyze(&wrong, 0, 4, true).len(), 1);
+        let calls = [StepCall { own_id: None, name: Some("read"), form: CallForm::Function, answered: false }];
+        assert_eq!(step_answer(&calls, None, Some("grep")), None);
+        assert_eq!(step_answer(&calls, None, Some("read")), Some(0));
+        assert_eq!(step_answer(&calls, None, None), Some(0));
     }
 
     #[test]

@@ -106,7 +106,8 @@ fn gemini_consecutive_user_contents_merge_into_one() {
         json!({"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}, {"functionCall": {"name": "cat", "args": {}}}]}),
     );
     push(&mut w, json!({"role": "user", "parts": [{"functionResponse": {"name": "cat", "response": {"r": "x"}}}]}));
-    w.push_tool(Kind::ToolResult, "ls", "a b").unwrap();
+    // Gemini's calls have no ids: a result pushed without one answers the call left open.
+    w.push(Kind::ToolResult, "a b").unwrap();
     w.push(Kind::User, "now the biggest").unwrap();
     w.push(Kind::User, "and quickly").unwrap();
     let sent = body(&w);

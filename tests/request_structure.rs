@@ -9,6 +9,9 @@
 //!
 //! 10,000 sessions per format and strategy by default; `CTXWIN_REQUEST_SESSIONS=n` runs n.
 //! A failure names the seed: `CTXWIN_REQUEST_SEED=s` replays that one session.
+//! `CTXWIN_REQUEST_BODIES=file` appends every body checked to `file` as JSON Lines
+//! (`{"format": ..., "body": ...}`), which `make sdk-types` validates with the providers' own
+//! SDK types (tests/sdk_types.py).
 
 #[path = "support/provider_rules.rs"]
 mod provider_rules;
@@ -69,6 +72,11 @@ struct Session {
     format: Format,
     window: Window,
     next_id: usize,
+    /// Strings unique to one ledger message that every request sending it must hold once:
+    /// a Gemini call's arguments and the thought signatures of its parts (by ledger index).
+    needles: std::collections::HashMap<usize, Vec<String>>,
+    /// Whether the last Gemini step's calls carried ids.
+    gemini_ids: bool,
 }
 
 impl Session {
@@ -96,7 +104,7 @@ impl Session {
             "output_reserve": 0,
         });
         window.configure(&settings.to_string()).unwrap_or_else(|e| panic!("{settings}: {e}"));
-        Session { rng, format, window, next_id: 0 }
+        Session { rng, format, window, next_id: 0, needles: Default::default(), gemini_ids: false }
     }
 
     fn push_json(&mut self, value: Value) {
@@ -133,11 +141,14 @@ impl Session {
         }
         let said = if self.rng.chance(60) { Some(text(&mut self.rng)) } else { None };
         let route = [Route::Call, Route::LegacyText, Route::IdLess, Route::Json][self.rng.below(4)];
+        // Half the steps call one function only (three read_file calls at once, say).
+        let only = self.rng.chance(50).then(|| self.rng.pick(&TOOLS));
         let calls: Vec<(String, &str, String)> = (0..self.rng.between(0, 3))
             .map(|_| {
                 self.next_id += 1;
                 let args = json!({"q": text(&mut self.rng)}).to_string();
-                (format!("id_{}", self.next_id), self.rng.pick(&TOOLS), args)
+                let name = self.rng.pick(&TOOLS);
+                (format!("id_{}", self.next_id), only.unwrap_or(name), args)
             })
             .collect();
         // How each call is made on the wire (Responses JSON only: the other routes make functions).
@@ -170,7 +181,10 @@ impl Session {
         for i in (1..order.len()).rev() {
             order.swap(i, self.rng.below(i + 1));
         }
-        let answered: Vec<usize> = order.into_iter().filter(|_| !self.rng.chance(15)).collect();
+        let mut answered: Vec<usize> = order.into_iter().filter(|_| !self.rng.chance(15)).collect();
+        if self.format == Format::Gemini && route == Route::Json && !self.gemini_ids {
+            answered.sort(); // without ids, Gemini wants the responses in the order of the calls
+        }
         if route == Route::Json {
             self.json_results(&calls, &forms, &answered);
         } else {
@@ -251,6 +265,17 @@ impl Session {
                     }
                     blocks.push(block);
                 }
+                // Thinking, then a server tool Anthropic ran (its use and result), beside the
+                // text and client calls: one message as the API returns it.
+                let mut needles = Vec::new();
+                if blocks.is_empty() && self.rng.chance(30) {
+                    self.next_id += 1;
+                    let n = self.next_id;
+                    blocks.push(json!({"type": "thinking", "thinking": self.text_nonempty(), "signature": format!("asig_{n}")}));
+                    blocks.push(json!({"type": "server_tool_use", "id": format!("srvtoolu_{n}"), "name": "web_search", "input": {"query": "q"}}));
+                    blocks.push(json!({"type": "web_search_tool_result", "tool_use_id": format!("srvtoolu_{n}"), "content": []}));
+                    needles = vec![vec![format!("\"asig_{n}\"")], vec![format!("\"id\":\"srvtoolu_{n}\"")]];
+                }
                 if let Some(said) = said {
                     blocks.push(json!({"type": "text", "text": said}));
                 }
@@ -258,21 +283,57 @@ impl Session {
                     blocks.push(json!({"type": "tool_use", "id": id, "name": name, "input": serde_json::from_str::<Value>(args).unwrap()}));
                 }
                 if !blocks.is_empty() {
+                    let first = self.window.message_count();
                     self.push_json(json!({"role": "assistant", "content": blocks}));
+                    for (i, needle) in needles.into_iter().enumerate() {
+                        self.needles.insert(first + i, needle);
+                    }
                 }
             }
             Format::Gemini => {
+                // Gemini sends calls without ids (Gemini 3 with them), and one thought
+                // signature per step, on its first call (or on its text when it calls
+                // nothing); agents call one function several times in a step and step
+                // after step.
+                let with_ids = self.rng.chance(25);
                 let mut parts = Vec::new();
+                let mut needles = Vec::new();
+                self.next_id += 1;
+                let signature = format!("sig_{}", self.next_id);
+                let signed = self.rng.chance(60);
                 if let Some(said) = said {
-                    parts.push(json!({"text": said}));
+                    let mut part = json!({"text": said});
+                    if signed && calls.is_empty() {
+                        part["thoughtSignature"] = json!(signature);
+                        needles.push(vec![format!("\"{signature}\"")]);
+                    }
+                    parts.push(part);
                 }
-                for (id, name, args) in calls {
-                    parts.push(
-                        json!({"functionCall": {"id": id, "name": name, "args": serde_json::from_str::<Value>(args).unwrap()}}),
-                    );
+                for (i, (id, name, args)) in calls.iter().enumerate() {
+                    let mut args: Value = serde_json::from_str(args).unwrap();
+                    args["k"] = json!(id); // unique: the needle of this call
+                    let mut call = json!({"name": name, "args": args});
+                    if with_ids {
+                        call["id"] = json!(id);
+                    }
+                    let mut part = json!({"functionCall": call});
+                    let mut needle = vec![format!("\"k\":\"{id}\"")];
+                    if signed && i == 0 {
+                        part["thoughtSignature"] = json!(signature);
+                        needle.push(format!("\"{signature}\""));
+                    }
+                    needles.push(needle);
+                    parts.push(part);
                 }
                 if !parts.is_empty() {
+                    let first = self.window.message_count();
                     self.push_json(json!({"role": "model", "parts": parts}));
+                    // One ledger message per part here (text, then calls).
+                    for (i, needle) in needles.into_iter().enumerate() {
+                        let index = first + i + usize::from(said.is_some() && !calls.is_empty());
+                        self.needles.insert(index, needle);
+                    }
+                    self.gemini_ids = with_ids;
                 }
             }
         }
@@ -309,8 +370,15 @@ impl Session {
                 self.push_json(json!({"role": "user", "content": blocks}));
             }
             Format::Gemini => {
+                let with_ids = self.gemini_ids;
                 let parts: Vec<Value> = pairs
-                    .map(|((id, name, _), out)| json!({"functionResponse": {"id": id, "name": name, "response": {"r": out}}}))
+                    .map(|((id, name, _), out)| {
+                        let mut response = json!({"name": name, "response": {"r": out}});
+                        if with_ids {
+                            response["id"] = json!(id);
+                        }
+                        json!({"functionResponse": response})
+                    })
                     .collect();
                 self.push_json(json!({"role": "user", "parts": parts}));
             }
@@ -337,6 +405,7 @@ impl Session {
                 let count = self.window.message_count();
                 let keep = self.rng.between(count / 2, count);
                 self.window.truncate(keep).unwrap();
+                self.needles.retain(|&index, _| index < keep);
             }
             4 | 5 if (self.window.needs_summary() || self.rng.chance(50)) && self.window.summary_request().is_ok() => {
                 let summary = format!("Summary: {}", self.text_nonempty());
@@ -368,6 +437,29 @@ impl Session {
             panic!("{:?} {when}: {broken}\n{}", self.format, serde_json::to_string_pretty(&value).unwrap());
         }
         assert_eq!(value["model"], "m", "the base's keys are kept");
+        if let Some(path) = std::env::var_os("CTXWIN_REQUEST_BODIES") {
+            use std::io::Write;
+            let line = json!({"format": self.format.key(), "body": value}).to_string() + "\n";
+            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+            file.write_all(line.as_bytes()).unwrap();
+        }
+        // Nothing is lost: the generator pushes well-formed steps, so the view leaves out no
+        // call or result as a pairing defect, and every message it sends brings what is
+        // unique to it (a Gemini call's arguments, a step's thought signature) to the body,
+        // once.
+        let lost: Vec<_> = self.window.pairing_defects().into_iter().filter(|d| d.problem.leaves_out()).collect();
+        assert!(lost.is_empty(), "{:?} {when}: pairing defects {lost:?}", self.format);
+        for item in (0..self.window.view_len()).filter_map(|i| self.window.view_item(i)) {
+            let needles = self.needles.get(&item.index).filter(|_| item.item_type == ItemType::Message);
+            for needle in needles.into_iter().flatten() {
+                assert_eq!(
+                    body.matches(needle.as_str()).count(),
+                    1,
+                    "{when}: {needle} of message {} sent once\n{body}",
+                    item.index
+                );
+            }
+        }
         // A compaction (the provider's or ours) archives: nothing it covers is sent but the
         // pinned messages.
         if let Some(record) = self.window.summary() {

@@ -1,7 +1,9 @@
 //! Anthropic Messages: `role` user/assistant, `content` as a string or an array of blocks
 //! (text, image, document, tool_use, tool_result, thinking, redacted_thinking, server tool
 //! blocks, compaction). Blocks are the content array's elements (a string content is
-//! block 0).
+//! block 0). Server tool blocks (`server_tool_use`, `web_search_tool_result`, ...) are
+//! content of their assistant message (counted as opaque data), so a message holding them
+//! beside a client `tool_use` renders as the one message the API returned.
 //!
 //! A `compaction` block (`{"type":"compaction","content":"<summary>"}`, from the compaction
 //! context management) means Anthropic drops every block before it: it becomes a USER
@@ -54,7 +56,7 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
         "thinking" => parts.text(Kind::Thinking, i, required_str(block, "thinking", path)?),
         "redacted_thinking" => parts.media(Kind::Thinking, i, opaque(value)),
         "image" => parts.media(kind, i, image_tokens(block, path)?),
-        "tool_use" | "server_tool_use" => {
+        "tool_use" => {
             let id = required_str(block, "id", path)?;
             let name = required_str(block, "name", path)?;
             let input = block.get("input").map(compact).unwrap_or_default();
@@ -90,10 +92,10 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
                 ));
             }
         },
-        server_result if server_result.ends_with("_tool_result") => {
-            let id = optional_str(block, "tool_use_id", path)?;
-            parts.call(Kind::ToolResult, i, (id, None), (Vec::new(), Some(opaque(value))));
-        }
+        // A server tool's use and result (`server_tool_use`, `web_search_tool_result`,
+        // `mcp_tool_use`, ...) are content of the assistant message Anthropic ran them in, not
+        // calls the agent answers: they stay in that message, beside its thinking, text and
+        // client calls, as the API returned them.
         _ => parts.media(kind, i, opaque(value)),
     }
     Ok(())
@@ -225,6 +227,20 @@ mod tests {
         assert_eq!(parts[0].blocks, 0..2);
         assert!(parts[0].media.is_some());
         assert_eq!((parts[2].name.as_deref(), parts[2].text().as_str()), (Some("ls"), "{\"dir\":\"src\"}"));
+    }
+
+    #[test]
+    fn server_tool_blocks_are_content_of_their_message() {
+        let parts = parse(
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},
+                {"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},
+                {"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},
+                {"type":"text","text":"Found."},{"type":"tool_use","id":"t1","name":"ls","input":{}}]}"#,
+        )
+        .unwrap();
+        let kinds: Vec<Kind> = parts.iter().map(|p| p.kind).collect();
+        assert_eq!(kinds, [Kind::Thinking, Kind::Assistant, Kind::ToolCall]);
+        assert_eq!((parts[1].blocks.clone(), parts[1].media.is_some()), (1..4, true));
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! Gemini `contents`: `role` user/model (and the legacy `function`) with `parts`: text
 //! (`"thought": true` is reasoning), functionCall, functionResponse, inlineData, fileData.
-//! Blocks are the parts. A tool call's id is the part's `id`, or its function name.
+//! Blocks are the parts. A tool call's id is the part's `id`; a call without one (Gemini
+//! sends none before Gemini 3) is an id-less call of its function's name, and a
+//! `functionResponse` without one answers the oldest unanswered call of its name in the
+//! step (Gemini wants a step's responses in the order of its calls), so several calls of
+//! one function, in one step or in several, stay distinct calls.
 
 use super::UNNAMED;
 use super::image::{ImageRule, base64_dimensions};
@@ -35,10 +39,10 @@ pub fn parts(content: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
             parts.text(if thought { Kind::Thinking } else { kind }, i, text);
         } else if let Some(call) = part.get("functionCall") {
             let (id, name, args) = function(call, &join(&path, "functionCall"), "args")?;
-            parts.call(Kind::ToolCall, i, (Some(id), Some(name)), (vec![args], None));
+            parts.call(Kind::ToolCall, i, (id, Some(name)), (vec![args], None));
         } else if let Some(response) = part.get("functionResponse") {
             let (id, name, body) = function(response, &join(&path, "functionResponse"), "response")?;
-            parts.call(Kind::ToolResult, i, (Some(id), Some(name)), (vec![body], None));
+            parts.call(Kind::ToolResult, i, (id, Some(name)), (vec![body], None));
         } else if let Some(data) = part.get("inlineData") {
             let data_path = join(&path, "inlineData");
             let data = object(data, &data_path)?;
@@ -56,12 +60,12 @@ pub fn parts(content: &Map<String, Value>) -> Result<Vec<Part>, FieldError> {
     Ok(parts.finish())
 }
 
-/// A functionCall's or functionResponse's id (its `id`, else its name), name, and the
-/// compact JSON of its `body_key` field.
-fn function<'a>(value: &'a Value, path: &str, body_key: &str) -> Result<(&'a str, &'a str, String), FieldError> {
+/// A functionCall's or functionResponse's `id` (if it has one), name, and the compact JSON
+/// of its `body_key` field.
+fn function<'a>(value: &'a Value, path: &str, body_key: &str) -> Result<(Option<&'a str>, &'a str, String), FieldError> {
     let function = object(value, path)?;
     let name = required_str(function, "name", path)?;
-    let id = optional_str(function, "id", path)?.unwrap_or(name);
+    let id = optional_str(function, "id", path)?.filter(|id| !id.is_empty());
     Ok((id, name, function.get(body_key).map(compact).unwrap_or_default()))
 }
 
@@ -76,7 +80,8 @@ pub fn select(content: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
 /// request's `systemInstruction`, so it has no form here; an empty text makes no content.
 ///
 /// A call and its result carry the tool's name (Gemini answers a call by name); the call's
-/// own id, when it has one that is not the name, is sent as `id` on both. A call's arguments
+/// own id, when it has one (and it is not the name, as windows saved by ctxwin 0.2 keyed
+/// id-less calls), is sent as `id` on both. A call's arguments
 /// that are not a JSON object are sent as `{}`.
 pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
     let text = entry.text();
@@ -148,7 +153,7 @@ mod tests {
         .unwrap();
         let kinds: Vec<Kind> = parts.iter().map(|p| p.kind).collect();
         assert_eq!(kinds, [Kind::Thinking, Kind::Assistant, Kind::ToolCall]);
-        assert_eq!(parts[2].call_id.as_deref(), Some("ls"));
+        assert_eq!((parts[2].call_id.as_deref(), parts[2].name.as_deref()), (None, Some("ls")));
         let results =
             parse(r#"{"role":"user","parts":[{"functionResponse":{"id":"f1","name":"ls","response":{"files":2}}}]}"#).unwrap();
         assert_eq!((results[0].kind, results[0].call_id.as_deref()), (Kind::ToolResult, Some("f1")));

@@ -20,6 +20,9 @@ pub struct SendItem<'a> {
     /// copy shortens, the call a cancelled result answers, the first message a summary or
     /// marker replaces.
     pub stands_for: usize,
+    /// The tool name of the ledger message the item stands for, if it has one (a truncated
+    /// result keeps its name, a cancelled result takes its call's).
+    pub name: Option<&'a str>,
     /// The message to send: the ledger's own (borrowed), or a modified or synthetic copy.
     pub message: Cow<'a, Message>,
 }
@@ -30,17 +33,19 @@ pub fn items_to_send(window: &Window) -> Vec<SendItem<'_>> {
         .filter_map(|i| window.view_item(i))
         .filter_map(|item| {
             let ledger = window.message(item.index);
+            let name = ledger.and_then(Message::name);
             if item.item_type == ItemType::Message {
                 return ledger.map(|message| SendItem {
                     source: Some(item.index),
                     stands_for: item.index,
+                    name,
                     message: Cow::Borrowed(message),
                 });
             }
             let extras = MessageExtras { call_id: ledger.and_then(Message::call_id).map(Into::into), ..MessageExtras::default() };
             let text = item.text.map(Into::into);
             let message = Message::new(item.kind, item.tokens, CountSource::Library, text).with_extras(extras);
-            Some(SendItem { source: None, stands_for: item.index, message: Cow::Owned(message) })
+            Some(SendItem { source: None, stands_for: item.index, name, message: Cow::Owned(message) })
         })
         .collect()
 }

@@ -113,7 +113,12 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
                         entry.call_id = Cow::Owned(format!("ctxwin_call_{}", entry.item.stands_for));
                     }
                     calls.push(Call {
-                        pair: StepCall { own_id, form: CallForm::of(&entry.item.message), answered: false },
+                        pair: StepCall {
+                            own_id,
+                            name: entry.name.map(Cow::Borrowed),
+                            form: CallForm::of(&entry.item.message),
+                            answered: false,
+                        },
                         wire_id: entry.call_id.clone(),
                         name: entry.name,
                         stands_for: entry.item.stands_for,
@@ -124,7 +129,9 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
             Kind::ToolResult => {
                 let Some((_, answers, calls)) = step.as_mut() else { continue };
                 let mut entry = plain(item);
-                let Some(at) = step_answer(calls.iter().map(|call| &call.pair), entry.own_call_id()) else { continue };
+                let Some(at) = step_answer(calls.iter().map(|call| &call.pair), entry.own_call_id(), entry.name) else {
+                    continue;
+                };
                 let call = &mut calls[at];
                 let synthetic = entry.item.source.is_none() && entry.text() == CANCELLED_RESULT;
                 if synthetic && !call.pair.form.cancellable() {
@@ -144,11 +151,11 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
 
 /// An entry for `item` as pushed.
 fn plain(item: SendItem<'_>) -> Entry<'_> {
-    let (call_id, name) = match &item.message {
-        Cow::Borrowed(message) => (message.call_id().map(Cow::Borrowed), message.name()),
-        Cow::Owned(message) => (message.call_id().map(|id| Cow::Owned(id.to_owned())), None),
+    let call_id = match &item.message {
+        Cow::Borrowed(message) => message.call_id().map(Cow::Borrowed),
+        Cow::Owned(message) => message.call_id().map(|id| Cow::Owned(id.to_owned())),
     };
-    Entry { call_id: call_id.unwrap_or_default(), name, item, answers: None }
+    Entry { call_id: call_id.unwrap_or_default(), name: item.name, item, answers: None }
 }
 
 /// Ends the open step, answering its unanswered calls with cancelled results (calls that take
@@ -164,11 +171,14 @@ fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>,
             }
             CallForm::Function | CallForm::Custom | CallForm::ApplyPatch => {}
         }
-        let extras = MessageExtras { call_id: Some(call.wire_id.as_ref().into()), ..MessageExtras::default() };
+        // The result carries its call's own id (none for an id-less call); the entry the id
+        // it is sent with.
+        let own_id = call.pair.own_id.as_deref().map(Into::into);
+        let extras = MessageExtras { call_id: own_id, ..MessageExtras::default() };
         let message = Message::new(Kind::ToolResult, Count::exact(0), CountSource::Library, Some(CANCELLED_RESULT.into()))
             .with_extras(extras);
         answers.push(Entry {
-            item: SendItem { source: None, stands_for: call.stands_for, message: Cow::Owned(message) },
+            item: SendItem { source: None, stands_for: call.stands_for, name: call.name, message: Cow::Owned(message) },
             call_id: call.wire_id,
             name: call.name,
             answers: Some(call.pair.form),

@@ -245,6 +245,18 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
                         open.push(id.to_owned());
                     }
                     "tool_result" => return Err(format!("message {i}: tool_result in an assistant message")),
+                    "server_tool_use" => {
+                        // Its result comes in the same message, after it.
+                        let id = str_of(block, "id");
+                        let answered = blocks.iter().any(|b| {
+                            str_of(b, "type").ends_with("_tool_result")
+                                && str_of(b, "type") != "tool_result"
+                                && str_of(b, "tool_use_id") == id
+                        });
+                        if !answered {
+                            return Err(format!("message {i}: server_tool_use '{id}' without its result in the same message"));
+                        }
+                    }
                     "compaction"
                         if block["content"].as_str() == Some("")
                             || !(block["content"].is_string() || block["content"].is_null()) =>
