@@ -396,6 +396,63 @@ static void gemini_user_contents_merge(void) {
     ctxwin_window_free(w);
 }
 
+/* How many times `needle` occurs in `haystack`. */
+static int occurrences(const char *haystack, const char *needle) {
+    int n = 0;
+    for (const char *at = strstr(haystack, needle); at != NULL; at = strstr(at + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+/* Gemini sends functionCall parts without ids: three parallel calls of one function, and one
+ * more in the next step, are four calls answered by four responses (each response answers
+ * the oldest open call of its name in its step), the step's thought signature kept. They
+ * were keyed by the function's name: one call and one response were sent, the others and the
+ * signature lost, push OK. */
+static void gemini_calls_of_one_function_are_all_sent(void) {
+    ctxwin_window *w = new_window("gemini-2.5-pro");
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"parts\":[{\"text\":\"Read a, b and c.\"}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"model\",\"parts\":["
+                          "{\"functionCall\":{\"name\":\"read_file\",\"args\":{\"path\":\"a\"}},\"thoughtSignature\":\"SIG\"},"
+                          "{\"functionCall\":{\"name\":\"read_file\",\"args\":{\"path\":\"b\"}}},"
+                          "{\"functionCall\":{\"name\":\"read_file\",\"args\":{\"path\":\"c\"}}}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"parts\":["
+                          "{\"functionResponse\":{\"name\":\"read_file\",\"response\":{\"r\":\"A\"}}},"
+                          "{\"functionResponse\":{\"name\":\"read_file\",\"response\":{\"r\":\"B\"}}},"
+                          "{\"functionResponse\":{\"name\":\"read_file\",\"response\":{\"r\":\"C\"}}}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"read_file\",\"args\":{\"path\":\"d\"}}}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"read_file\",\"response\":{\"r\":\"D\"}}}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"model\",\"parts\":[{\"text\":\"Done.\"}]}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Thanks."));
+    const char *body = request(w, "{}");
+    CHECK(occurrences(body, "\"functionCall\"") == 4);
+    CHECK(occurrences(body, "\"functionResponse\"") == 4);
+    CHECK(occurrences(body, "\"thoughtSignature\":\"SIG\"") == 1);
+    CHECK(strstr(body, "\"path\":\"b\"") != NULL && strstr(body, "\"r\":\"C\"") != NULL && strstr(body, "\"path\":\"d\"") != NULL);
+    CHECK(strstr(body, "cancelled") == NULL);
+    ctxwin_window_free(w);
+}
+
+/* format "auto": a message every format reads (a plain user message) fixes none, so a Claude
+ * model behind an OpenAI-compatible gateway takes Chat at its first tool_calls. The first
+ * message fixed Anthropic's format, and the tool_calls were MISMATCH. */
+static void an_ambiguous_first_message_does_not_fix_the_format(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"content\":\"List the files.\"}"));
+    CHECK(strcmp(rendered(w), "[{\"role\":\"user\",\"content\":\"List the files.\"}]") == 0);
+    CHECK_OK(push_json(w, "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\","
+                          "\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"a.c\"}"));
+    CHECK(strstr(request(w, "{}"), "\"messages\":[{\"role\":\"user\",\"content\":\"List the files.\"},"
+                                   "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":") != NULL);
+    /* Now it is fixed: Anthropic's blocks are another format's. */
+    CHECK_STATUS(push_json(w, "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c1\"}]}"),
+                 CTXWIN_STATUS_MISMATCH);
+    CHECK_STATUS(configure(w, "{\"format\":\"anthropic\"}"), CTXWIN_STATUS_MISMATCH);
+    ctxwin_window_free(w);
+}
+
 void suite_requests(void) {
     harness_run("push_json_takes_a_whole_body_and_json_lines", push_json_takes_a_whole_body_and_json_lines);
     harness_run("parallel_calls_render_as_one_assistant_message", parallel_calls_render_as_one_assistant_message);
@@ -410,4 +467,6 @@ void suite_requests(void) {
     harness_run("cancelled_results_sent_are_counted", cancelled_results_sent_are_counted);
     harness_run("responses_built_in_calls_take_no_output", responses_built_in_calls_take_no_output);
     harness_run("gemini_user_contents_merge", gemini_user_contents_merge);
+    harness_run("gemini_calls_of_one_function_are_all_sent", gemini_calls_of_one_function_are_all_sent);
+    harness_run("an_ambiguous_first_message_does_not_fix_the_format", an_ambiguous_first_message_does_not_fix_the_format);
 }

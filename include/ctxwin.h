@@ -1658,11 +1658,11 @@ ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json,
 
 /**
  * Writes what the next request sends, as a JSON array in the window's format (the
- * configuration key `format`; with `"auto"`, the format of the first JSON push, or before
- * any the model family's: Anthropic for claude-*, Gemini for gemini-*, else OpenAI Chat
- * Completions), to splice into the request body as `messages`, `input` or `contents`: the
- * pinned messages and the live messages, in order. `ctxwin_window_render_request` writes
- * the whole body instead, system prompt included.
+ * configuration key `format`; with `"auto"`, the format of the first JSON message only one
+ * format has, or before any the model family's: Anthropic for claude-*, Gemini for
+ * gemini-*, else OpenAI Chat Completions), to splice into the request body as `messages`,
+ * `input` or `contents`: the pinned messages and the live messages, in order.
+ * `ctxwin_window_render_request` writes the whole body instead, system prompt included.
  *
  * One assistant step (its thinking, text and tool calls, whatever route pushed them) is
  * one message, followed by the answers to its calls as the format expects them (Chat:
@@ -2078,9 +2078,10 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * serves mostly from its prompt cache); `format` (`"auto"`, the default,
  * `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
  * `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
- * the first JSON push, and before any the model family's; once fixed, by this key or a JSON
- * push, it never changes for the window's life, saved and restored with it: another value is
- * `CTXWIN_STATUS_MISMATCH`). Unknown keys, keys given twice and bad values return
+ * the first JSON message only one format has (a message that fits several, such as
+ * `{"role":"user","content":"hi"}`, fixes none), and before any the model family's; once
+ * fixed, by this key or a JSON push, it never changes for the window's life, saved and
+ * restored with it: another value is `CTXWIN_STATUS_MISMATCH`). Unknown keys, keys given twice and bad values return
  * `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
  * applied unless every key is valid. Re-enforces the strategy over the whole ledger.
  *

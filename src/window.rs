@@ -233,9 +233,10 @@ impl Window {
         }
     }
 
-    /// The provider formats the window may still speak: [`FormatSet::ANY`] until the format
-    /// is fixed (by the configuration key `format` or the first JSON push), then that one
-    /// format for the window's life.
+    /// The provider formats the window may still speak: [`FormatSet::ANY`] until JSON is
+    /// pushed, then the formats every JSON push fits (a message such as
+    /// `{"role":"user","content":"hi"}` fits three), until one format is left: fixed by the
+    /// configuration key `format` or a push only one format reads, for the window's life.
     pub fn wire_formats(&self) -> FormatSet {
         self.wire.wire_formats
     }

@@ -111,6 +111,25 @@ fn formats_do_not_mix_and_a_bad_element_pushes_nothing() {
     assert_eq!((fresh.wire_formats().single(), fresh.format()), (Some(Format::Gemini), Format::Gemini));
 }
 
+/// format "auto": a message every format reads fixes none (the model's family renders it
+/// meanwhile); the first one only one format reads fixes that one. A Claude model behind an
+/// OpenAI-compatible gateway was fixed to Anthropic by its first user message and refused
+/// its first `tool_calls`.
+#[test]
+fn an_ambiguous_message_fixes_no_format() {
+    let mut window = Window::new("claude-sonnet-4-5");
+    json::push_json(&mut window, r#"{"role":"user","content":"List the files."}"#).unwrap();
+    assert_eq!((window.wire_formats().single(), window.format()), (None, Format::Anthropic));
+    let call = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]}"#;
+    json::push_json(&mut window, call).unwrap();
+    assert_eq!((window.wire_formats().single(), window.format()), (Some(Format::OpenAiChat), Format::OpenAiChat));
+    json::push_json(&mut window, r#"{"role":"tool","tool_call_id":"c1","content":"a.c"}"#).unwrap();
+    let sent: Value = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
+    assert_eq!(sent[1]["tool_calls"][0]["id"], "c1", "{sent}");
+    let anthropic = r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1"}]}"#;
+    assert_eq!(json::push_json(&mut window, anthropic).unwrap_err().kind(), ErrorKind::Mismatch);
+}
+
 /// A step of a generated conversation, independent of any format.
 #[derive(Clone, Debug)]
 enum Step {
@@ -334,10 +353,11 @@ fn push_json_takes_request_bodies_and_json_lines() {
     assert_eq!(request["system"], json!([{"type": "text", "text": "Be brief."}]));
     assert_eq!(request["messages"][0], json!({"role": "user", "content": "hi"}));
 
-    // A body in another format than the window's changes nothing.
-    let chat_body = r#"{"messages":[{"role":"tool","tool_call_id":"a","content":"x"}],"tools":[]}"#;
+    // A body in another format than the window's changes nothing (its messages fit Chat and
+    // Anthropic alike, so far: not Gemini).
+    let gemini_body = r#"{"contents":[{"role":"model","parts":[{"text":"x"}]}],"tools":[]}"#;
     let before = ctxwin::persist::export(&window);
-    assert_eq!(json::push_json(&mut window, chat_body).unwrap_err().kind(), ErrorKind::Mismatch);
+    assert_eq!(json::push_json(&mut window, gemini_body).unwrap_err().kind(), ErrorKind::Mismatch);
     assert_eq!(ctxwin::persist::export(&window), before);
 
     // JSON Lines; a bad line pushes nothing and is named.

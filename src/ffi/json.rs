@@ -68,11 +68,11 @@ pub unsafe extern "C" fn ctxwin_window_push_json(w: *mut ctxwin_window, json: *c
 }
 
 /// Writes what the next request sends, as a JSON array in the window's format (the
-/// configuration key `format`; with `"auto"`, the format of the first JSON push, or before
-/// any the model family's: Anthropic for claude-*, Gemini for gemini-*, else OpenAI Chat
-/// Completions), to splice into the request body as `messages`, `input` or `contents`: the
-/// pinned messages and the live messages, in order. `ctxwin_window_render_request` writes
-/// the whole body instead, system prompt included.
+/// configuration key `format`; with `"auto"`, the format of the first JSON message only one
+/// format has, or before any the model family's: Anthropic for claude-*, Gemini for
+/// gemini-*, else OpenAI Chat Completions), to splice into the request body as `messages`,
+/// `input` or `contents`: the pinned messages and the live messages, in order.
+/// `ctxwin_window_render_request` writes the whole body instead, system prompt included.
 ///
 /// One assistant step (its thinking, text and tool calls, whatever route pushed them) is
 /// one message, followed by the answers to its calls as the format expects them (Chat:

@@ -185,9 +185,10 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// serves mostly from its prompt cache); `format` (`"auto"`, the default,
 /// `"openai_chat"`, `"openai_responses"`, `"anthropic"` or `"gemini"`: the wire format of
 /// `ctxwin_window_push_json`, `render_json` and `render_request`; `"auto"` takes the format of
-/// the first JSON push, and before any the model family's; once fixed, by this key or a JSON
-/// push, it never changes for the window's life, saved and restored with it: another value is
-/// `CTXWIN_STATUS_MISMATCH`). Unknown keys, keys given twice and bad values return
+/// the first JSON message only one format has (a message that fits several, such as
+/// `{"role":"user","content":"hi"}`, fixes none), and before any the model family's; once
+/// fixed, by this key or a JSON push, it never changes for the window's life, saved and
+/// restored with it: another value is `CTXWIN_STATUS_MISMATCH`). Unknown keys, keys given twice and bad values return
 /// `CTXWIN_STATUS_INVALID_ARG`; malformed JSON returns `CTXWIN_STATUS_PARSE`. Nothing is
 /// applied unless every key is valid. Re-enforces the strategy over the whole ledger.
 ///

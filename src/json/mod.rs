@@ -15,8 +15,14 @@
 //! JSON with only the blocks of the parts that are sent; its other fields are kept.
 //!
 //! A window speaks one format ([`Window::format`]), fixed by the configuration key `format`
-//! or by the first JSON push; a message that fits several formats is read in the window's,
-//! and one of another recognisable format is refused with [`ErrorKind::Mismatch`].
+//! or by the first JSON push whose shape only one format has; a message that fits several
+//! formats (`{"role":"user","content":"hi"}`) is read in the window's and narrows the set of
+//! formats the window may still speak without fixing one, and one of another recognisable
+//! format is refused with [`ErrorKind::Mismatch`]. So a Claude model behind an
+//! OpenAI-compatible gateway, whose window renders Anthropic's format while nothing says
+//! otherwise, takes the gateway's Chat format at its first `tool_calls`. (Messages that fit
+//! several formats are read alike in each of them, but for Anthropic's blank text blocks,
+//! which Anthropic's reading keeps apart.)
 
 mod anthropic;
 mod assemble;
@@ -91,9 +97,10 @@ struct Element<'a> {
     label: String,
 }
 
-/// The ledger messages of `json` for `model`, and the one format they are read in: `current`
-/// (the window's format) when every element fits it, else the most preferred format of
-/// `allowed` they all fit. `retain` keeps texts and wire JSON (false: counts only).
+/// The ledger messages of `json` for `model`, and the formats of `allowed` every element
+/// fits (the window's from now on). They are read in `current` (the window's format) when
+/// it is one of those, else in the most preferred of them. `retain` keeps texts and wire
+/// JSON (false: counts only).
 pub fn parse(json: &str, model: &Model, allowed: FormatSet, current: Format, retain: bool) -> Result<(FormatSet, Vec<Message>)> {
     let elements = elements(json)?;
     let mut formats = allowed;
@@ -121,7 +128,7 @@ pub fn parse(json: &str, model: &Model, allowed: FormatSet, current: Format, ret
         })?;
         messages.extend(ledger_messages(parts, element.raw, model, retain));
     }
-    Ok((FormatSet::of(&[format]), messages))
+    Ok((formats, messages))
 }
 
 /// The elements of `json`: an array's elements, or the single object.

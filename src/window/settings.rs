@@ -11,7 +11,7 @@ impl Window {
     /// valid. Re-enforces the strategy.
     ///
     /// A `format` other than `"auto"` fixes the window's format; one that differs from a
-    /// format already fixed (by an earlier `format` or the first JSON push) is refused with
+    /// format already fixed (by an earlier `format` or a JSON push only one format reads) is refused with
     /// [`ErrorKind::Mismatch`]: a window speaks one format for its whole life.
     pub fn configure(&mut self, json: &str) -> Result<()> {
         let settings = self.settings.with_json(json)?;
