@@ -299,7 +299,8 @@ impl Session {
                 let mut parts = Vec::new();
                 let mut needles = Vec::new();
                 self.next_id += 1;
-                let signature = format!("sig_{}", self.next_id);
+                // Base64, as Gemini's are (the SDK types check it), and unique.
+                let signature = format!("U0lH{:08}", self.next_id);
                 let signed = self.rng.chance(60);
                 if let Some(said) = said {
                     let mut part = json!({"text": said});
