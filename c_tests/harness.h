@@ -65,6 +65,9 @@ const char *last_error(const ctxwin_window *w);
 const char *thread_last_error(void);
 /* The window's export, malloc'ed (the caller frees it); *len is its length. */
 char *export_json(const ctxwin_window *w, size_t *len);
+/* Removes the checksum member that ends an export (in place), as a document edited by hand
+ * on purpose must; returns the new length. */
+size_t strip_checksum(char *doc, size_t len);
 /* True when the environment asks for a quicker run (under valgrind). */
 int quick_mode(void);
 /* Writes into buf the path of file `name` in the directory for the files the tests write:

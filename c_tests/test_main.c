@@ -47,6 +47,21 @@ char *export_json(const ctxwin_window *w, size_t *len) {
     return buf;
 }
 
+size_t strip_checksum(char *doc, size_t len) {
+    const char *member = ",\"checksum\":\"";
+    char *at = NULL;
+    for (char *found = strstr(doc, member); found != NULL; found = strstr(found + 1, member)) {
+        at = found;
+    }
+    CHECK(at != NULL);
+    if (at == NULL) {
+        return len;
+    }
+    at[0] = '}';
+    at[1] = '\0';
+    return (size_t)(at - doc) + 1;
+}
+
 const char *thread_last_error(void) {
     static char buf[512];
     size_t needed = 0;

@@ -1,7 +1,10 @@
 /* Persistence: export/import and save/load round trips, external ids, and every rejection
  * (truncated, corrupted, future-version documents; bad paths). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "harness.h"
 
 static ctxwin_count counted(int32_t tokens) {
@@ -146,6 +149,9 @@ static void damaged_documents_are_refused_with_a_reason(void) {
         kind[7] = '8';
     }
     CHECK_STATUS(ctxwin_window_restore(w, broken, len, NULL, 0), CTXWIN_STATUS_PARSE);
+    CHECK(strstr(last_error(w), "checksum") != NULL);
+    size_t edited = strip_checksum(broken, len);
+    CHECK_STATUS(ctxwin_window_restore(w, broken, edited, NULL, 0), CTXWIN_STATUS_PARSE);
     CHECK(strstr(last_error(w), "messages[1].kind") != NULL);
     CHECK(ctxwin_window_message_count(w) == messages && ctxwin_window_compaction_count(w) == 1);
     CHECK_STATUS(ctxwin_window_import(NULL, 5, &out), CTXWIN_STATUS_NULL_ARG);
@@ -185,9 +191,210 @@ static void external_ids_are_checked_against_the_callers_rows(void) {
     ctxwin_window_free(w);
 }
 
+/* The permission bits of `path`, or -1. */
+static int mode_of(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* A save keeps the file's mode (a private session stays private) and creates new files
+ * private, whatever the umask lets through. */
+static void saves_keep_the_mode_and_create_private_files(void) {
+    char path[512];
+    scratch_path(path, sizeof path, "persist_mode.json");
+    remove(path);
+    ctxwin_window *w = summarised_session();
+    mode_t old_mask = umask(022);
+    CHECK_OK(ctxwin_window_save(w, path, strlen(path)));
+    CHECK(mode_of(path) == 0600);
+    CHECK(chmod(path, 0640) == 0);
+    CHECK_OK(ctxwin_window_save(w, path, strlen(path)));
+    CHECK(mode_of(path) == 0640);
+    CHECK(chmod(path, 0604) == 0);
+    CHECK_OK(ctxwin_window_save(w, path, strlen(path)));
+    CHECK(mode_of(path) == 0604);
+    umask(old_mask);
+    remove(path);
+    ctxwin_window_free(w);
+}
+
+/* Saving through a symbolic link replaces the file it names and keeps the link. */
+static void saves_write_through_symbolic_links(void) {
+    char real[512], link[512];
+    scratch_path(real, sizeof real, "persist_real.json");
+    scratch_path(link, sizeof link, "persist_link.json");
+    remove(real);
+    remove(link);
+    ctxwin_window *empty = new_window("gpt-4o");
+    CHECK_OK(ctxwin_window_save(empty, real, strlen(real)));
+    CHECK(chmod(real, 0640) == 0);
+    CHECK(symlink("persist_real.json", link) == 0);
+    ctxwin_window *w = summarised_session();
+    CHECK_OK(ctxwin_window_save(w, link, strlen(link)));
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(mode_of(real) == 0640);
+    ctxwin_window *loaded = NULL;
+    CHECK_OK(ctxwin_window_load(real, strlen(real), &loaded));
+    CHECK(loaded != NULL && ctxwin_window_message_count(loaded) == ctxwin_window_message_count(w));
+    ctxwin_window_free(loaded);
+    remove(link);
+    remove(real);
+    ctxwin_window_free(w);
+    ctxwin_window_free(empty);
+}
+
+/* A FIFO (or anything but a regular file) is neither replaced by a save nor read by a load:
+ * the load returns at once instead of waiting for a writer, and /dev/zero is refused instead
+ * of read until memory runs out. */
+static void fifos_and_devices_are_refused_not_replaced_or_read(void) {
+    char fifo[512];
+    scratch_path(fifo, sizeof fifo, "persist_fifo");
+    remove(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    ctxwin_window *w = summarised_session();
+    size_t messages = ctxwin_window_message_count(w);
+    CHECK_STATUS(ctxwin_window_save(w, fifo, strlen(fifo)), CTXWIN_STATUS_IO);
+    CHECK(strstr(last_error(w), "persist_fifo") != NULL && strstr(last_error(w), "FIFO") != NULL);
+    CHECK(ctxwin_window_message_count(w) == messages);
+    struct stat st;
+    CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    /* Before the fix these never returned: the alarm ends the test program instead. */
+    alarm(20);
+    ctxwin_window *out = NULL;
+    CHECK_STATUS(ctxwin_window_load(fifo, strlen(fifo), &out), CTXWIN_STATUS_IO);
+    CHECK(out == NULL && strstr(thread_last_error(), "FIFO, not a regular file") != NULL);
+    CHECK_STATUS(ctxwin_window_load("/dev/zero", 9, &out), CTXWIN_STATUS_IO);
+    CHECK(out == NULL && strstr(thread_last_error(), "/dev/zero") != NULL);
+    alarm(0);
+    remove(fifo);
+    ctxwin_window_free(w);
+}
+
+/* A changed digit made a document load as another window (97% of single-digit changes did):
+ * the checksum refuses it, naming it, and the window restored onto is left as it was. A
+ * document without the checksum (saved before 0.3) still loads. */
+static void a_corrupted_document_is_refused_by_its_checksum(void) {
+    ctxwin_window *w = summarised_session();
+    size_t len = 0;
+    char *json = export_json(w, &len);
+    char *tokens = strstr(json, "\"tokens\":");
+    CHECK(tokens != NULL);
+    ctxwin_window *out = NULL;
+    if (tokens != NULL) {
+        char *digit = tokens + strlen("\"tokens\":");
+        char was = *digit;
+        *digit = was == '9' ? '8' : (char)(was + 1);
+        CHECK_STATUS(ctxwin_window_import(json, len, &out), CTXWIN_STATUS_PARSE);
+        CHECK(out == NULL && strstr(thread_last_error(), "checksum: the document states crc32:") != NULL);
+        uint32_t generation = ctxwin_window_generation(w);
+        CHECK_STATUS(ctxwin_window_restore(w, json, len, NULL, 0), CTXWIN_STATUS_PARSE);
+        CHECK(strstr(last_error(w), "checksum") != NULL && ctxwin_window_generation(w) == generation);
+        *digit = was;
+    }
+    size_t older = strip_checksum(json, len);
+    CHECK_OK(ctxwin_window_import(json, older, &out));
+    if (out != NULL) {
+        check_same(w, out);
+        ctxwin_window_free(out);
+    }
+    free(json);
+    ctxwin_window_free(w);
+}
+
+/* One character a token. */
+static const char LETTER_TOKENIZER[] =
+    "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"h\":0,\"e\":1,\"l\":2,\"o\":3,\" \":4},\"merges\":[]}}";
+
+static bool live_exact(const ctxwin_window *w, int32_t *tokens) {
+    ctxwin_count c = {0, false};
+    CHECK_OK(ctxwin_window_live_tokens(w, &c));
+    *tokens = c.tokens;
+    return c.exact;
+}
+
+/* A counts-only window (retain_text false) keeps no text to recount: loaded and given the
+ * same tokenizer again, its counts are exact again (they were estimates for good before);
+ * given another tokenizer, they are estimates. */
+static void a_counts_only_window_is_exact_again_with_its_tokenizer(void) {
+    ctxwin_tokenizer *letters = NULL, *other = NULL;
+    CHECK_OK(ctxwin_tokenizer_from_bytes(LETTER_TOKENIZER, sizeof LETTER_TOKENIZER - 1, NULL, 0, &letters));
+    const char *bigrams = "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"h\":0,\"e\":1,\"l\":2,\"o\":3,\" \":4,"
+                          "\"he\":5},\"merges\":[\"h e\"]}}";
+    CHECK_OK(ctxwin_tokenizer_from_bytes(bigrams, strlen(bigrams), NULL, 0, &other));
+    ctxwin_window *w = new_window("my-local-model");
+    const char *counts_only = "{\"retain_text\":false}";
+    CHECK_OK(ctxwin_window_configure(w, counts_only, strlen(counts_only)));
+    CHECK_OK(ctxwin_window_set_tokenizer(w, letters));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hello hello"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "hole"));
+    int32_t tokens = 0, again = 0;
+    CHECK(live_exact(w, &tokens) && tokens == 15);
+    size_t len = 0;
+    char *json = export_json(w, &len);
+
+    ctxwin_window *loaded = NULL;
+    CHECK_OK(ctxwin_window_import(json, len, &loaded));
+    CHECK(!live_exact(loaded, &again) && again == 15); /* no tokenizer: estimates */
+    CHECK_OK(ctxwin_window_set_tokenizer(loaded, letters));
+    CHECK(live_exact(loaded, &again) && again == 15);
+    ctxwin_message m;
+    CHECK_OK(ctxwin_window_message_get(loaded, 1, &m));
+    CHECK(m.tokens.tokens == 4 && m.tokens.exact);
+    /* Rewound and pushed again: the new message is counted, not given the old count. */
+    CHECK_OK(ctxwin_window_truncate(loaded, 1));
+    CHECK_OK(ctxwin_window_set_tokenizer(loaded, other));
+    CHECK_OK(push_str(loaded, CTXWIN_KIND_ASSISTANT, "hehe"));
+    CHECK_OK(ctxwin_window_set_tokenizer(loaded, letters));
+    CHECK_OK(ctxwin_window_message_get(loaded, 1, &m));
+    CHECK(m.tokens.tokens == 2 && !m.tokens.exact);
+    ctxwin_window_free(loaded);
+
+    /* Restored into a window that has the tokenizer: exact at once; another tokenizer:
+     * estimates. */
+    ctxwin_window *target = new_window("my-local-model");
+    CHECK_OK(ctxwin_window_set_tokenizer(target, letters));
+    CHECK_OK(ctxwin_window_restore(target, json, len, NULL, 0));
+    CHECK(live_exact(target, &again) && again == 15);
+    CHECK_OK(ctxwin_window_set_tokenizer(target, other));
+    CHECK(!live_exact(target, &again) && again == 15);
+    ctxwin_window_free(target);
+
+    free(json);
+    ctxwin_window_free(w);
+    ctxwin_tokenizer_free(letters);
+    ctxwin_tokenizer_free(other);
+}
+
+/* A document cut inside a multi-byte character is a truncated document: PARSE. */
+static void a_document_cut_inside_a_character_is_parse(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "caf\xc3\xa9 cr\xc3\xa8me"));
+    size_t len = 0;
+    char *json = export_json(w, &len);
+    char *accent = strstr(json, "\xc3");
+    CHECK(accent != NULL);
+    ctxwin_window *out = NULL;
+    if (accent != NULL) {
+        size_t cut = (size_t)(accent - json) + 1;
+        CHECK_STATUS(ctxwin_window_import(json, cut, &out), CTXWIN_STATUS_PARSE);
+        CHECK(out == NULL && strstr(thread_last_error(), "UTF-8") != NULL);
+        CHECK_STATUS(ctxwin_window_restore(w, json, cut, NULL, 0), CTXWIN_STATUS_PARSE);
+        CHECK(ctxwin_window_message_count(w) == 1);
+    }
+    free(json);
+    ctxwin_window_free(w);
+}
+
 void suite_persist(void) {
     harness_run("export_import_then_continue_like_the_original", export_import_then_continue_like_the_original);
     harness_run("save_and_load_round_trip", save_and_load_round_trip);
     harness_run("damaged_documents_are_refused_with_a_reason", damaged_documents_are_refused_with_a_reason);
     harness_run("external_ids_are_checked_against_the_callers_rows", external_ids_are_checked_against_the_callers_rows);
+    harness_run("saves_keep_the_mode_and_create_private_files", saves_keep_the_mode_and_create_private_files);
+    harness_run("saves_write_through_symbolic_links", saves_write_through_symbolic_links);
+    harness_run("fifos_and_devices_are_refused_not_replaced_or_read", fifos_and_devices_are_refused_not_replaced_or_read);
+    harness_run("a_document_cut_inside_a_character_is_parse", a_document_cut_inside_a_character_is_parse);
+    harness_run("a_corrupted_document_is_refused_by_its_checksum", a_corrupted_document_is_refused_by_its_checksum);
+    harness_run("a_counts_only_window_is_exact_again_with_its_tokenizer", a_counts_only_window_is_exact_again_with_its_tokenizer);
 }

@@ -108,6 +108,11 @@ pub struct Window {
     /// that document's counts were made with (`Some(None)`: none); `None` for a window never
     /// restored. Not saved.
     restored_with: Option<Option<String>>,
+    /// For a window restored from a document counted with a loaded tokenizer, the saved
+    /// counts of its messages while they stay in the ledger: a message kept without its text
+    /// (`retain_text` false) cannot be recounted, and takes its saved count again when that
+    /// tokenizer is set again. Not saved.
+    restored_counts: Vec<Count>,
 }
 
 impl Window {
@@ -121,6 +126,7 @@ impl Window {
             policy: PolicyState::default(),
             wire: WireState::default(),
             restored_with: None,
+            restored_counts: Vec::new(),
         }
     }
 
@@ -150,13 +156,17 @@ impl Window {
     }
 
     fn switch_model(&mut self, next: Model) {
-        for message in &mut self.ledger.messages {
+        let saved_tokenizer = matches!((&self.restored_with, next.tokenizer()),
+            (Some(Some(saved)), Some(tokenizer)) if saved.as_str() == tokenizer.fingerprint());
+        for (index, message) in self.ledger.messages.iter_mut().enumerate() {
             if message.source() == CountSource::Caller {
                 continue;
             }
-            let count = match message.counted_text() {
-                Some(text) => message.media().map_or(next.count(&text), |media| next.count(&text).plus(media)),
-                None => Count::estimate(message.count().tokens),
+            let count = match (message.counted_text(), self.restored_counts.get(index)) {
+                (Some(text), _) => message.media().map_or(next.count(&text), |media| next.count(&text).plus(media)),
+                // Without its text, a count is exact again only with the tokenizer that made it.
+                (None, Some(&saved)) if saved_tokenizer => saved,
+                (None, _) => Count::estimate(message.count().tokens),
             };
             message.set_count(count);
         }
@@ -508,6 +518,7 @@ impl Window {
     /// the pending summary request, and the provider's prompt total, which described a
     /// longer ledger.
     fn forget_after_rewind(&mut self) {
+        self.restored_counts.truncate(self.ledger.messages.len());
         let turns = self.ledger.turns.len();
         let kept = self.policy.compactions.iter().take_while(|record| record.archived_turns < turns).count();
         if kept < self.policy.compactions.len() {

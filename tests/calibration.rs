@@ -106,6 +106,8 @@ fn calibration_survives_export_and_import() {
     assert_eq!(restored.calibration_ratio(), window.calibration_ratio());
     assert_eq!(restored.live_tokens(), window.live_tokens());
     let mut broken = serde_json::from_str::<serde_json::Value>(&ctxwin::persist::export(&window)).unwrap();
+    // Edited on purpose below: without its checksum, as a document edited by hand must be.
+    broken.as_object_mut().unwrap().remove("checksum");
     broken["calibration"]["real"] = serde_json::json!(-1.0);
     let err = ctxwin::persist::import(&broken.to_string()).unwrap_err();
     assert!(err.message().contains("calibration"), "{err}");

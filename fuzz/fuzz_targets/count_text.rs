@@ -8,9 +8,7 @@ use libfuzzer_sys::fuzz_target;
 fn count(model: &[u8], text: &[u8]) -> (ctxwin_status, ctxwin_count) {
     let mut out = ctxwin_count { tokens: -1, exact: false };
     // SAFETY: both slices are valid for their lengths; `out` is writable.
-    let status = unsafe {
-        ctxwin_count_text(model.as_ptr().cast(), model.len(), text.as_ptr().cast(), text.len(), &mut out)
-    };
+    let status = unsafe { ctxwin_count_text(model.as_ptr().cast(), model.len(), text.as_ptr().cast(), text.len(), &mut out) };
     (status, out)
 }
 

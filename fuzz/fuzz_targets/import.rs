@@ -29,7 +29,8 @@ fuzz_target!(|data: &[u8]| {
 
     let imported = import(json);
     // SAFETY: a live handle, a text valid for its length, no ids.
-    let restored = target.call_adding_messages(|w| unsafe { ctxwin_window_restore(w, json.as_ptr().cast(), json.len(), null(), 0) });
+    let restored =
+        target.call_adding_messages(|w| unsafe { ctxwin_window_restore(w, json.as_ptr().cast(), json.len(), null(), 0) });
     match &imported {
         Ok(window) => {
             assert_eq!(restored, ctxwin_status::Ok, "import accepts what restore refuses");

@@ -69,7 +69,10 @@ fuzz_target!(|data: &[u8]| {
         window.call_keeping_messages(|w| unsafe { ctxwin_window_end_turn(w, null_mut()) });
         // The same document again: the window accepts its own format twice.
         let again = push_json(&mut window, json, counts_only);
-        assert!(again == ctxwin_status::Ok || again == ctxwin_status::OutOfRange || again == ctxwin_status::Mismatch, "{again:?}");
+        assert!(
+            again == ctxwin_status::Ok || again == ctxwin_status::OutOfRange || again == ctxwin_status::Mismatch,
+            "{again:?}"
+        );
     }
     read_everything(window.raw());
 });

@@ -4,18 +4,16 @@
 #![no_main]
 use ctxwin::ffi::count::ctxwin_count;
 use ctxwin::ffi::error::ctxwin_status;
-use ctxwin::ffi::tokenizer::{ctxwin_tokenizer_count, ctxwin_tokenizer_free, ctxwin_tokenizer_from_bytes, ctxwin_window_set_tokenizer};
+use ctxwin::ffi::tokenizer::{
+    ctxwin_tokenizer_count, ctxwin_tokenizer_free, ctxwin_tokenizer_from_bytes, ctxwin_window_set_tokenizer,
+};
 use ctxwin::ffi::window::CTXWIN_KIND_USER;
 use ctxwin_fuzz::{Input, seeded_window};
 use libfuzzer_sys::fuzz_target;
 use std::ptr::null_mut;
 
-const OPTIONS: &[&str] = &[
-    "",
-    r#"{"pre_tokenizer":"llama3"}"#,
-    r#"{"pre_tokenizer":"tekken"}"#,
-    r#"{"pattern":"\\s+|\\S+","nfc":true}"#,
-];
+const OPTIONS: &[&str] =
+    &["", r#"{"pre_tokenizer":"llama3"}"#, r#"{"pre_tokenizer":"tekken"}"#, r#"{"pattern":"\\s+|\\S+","nfc":true}"#];
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
@@ -24,7 +22,8 @@ fuzz_target!(|data: &[u8]| {
     let file = input.rest();
     let mut t = null_mut();
     // SAFETY: both slices are valid for their lengths; `t` is writable.
-    let status = unsafe { ctxwin_tokenizer_from_bytes(file.as_ptr().cast(), file.len(), options.as_ptr().cast(), options.len(), &mut t) };
+    let status =
+        unsafe { ctxwin_tokenizer_from_bytes(file.as_ptr().cast(), file.len(), options.as_ptr().cast(), options.len(), &mut t) };
     assert_ne!(status, ctxwin_status::Panic);
     if status != ctxwin_status::Ok {
         assert!(t.is_null(), "out written on failure");

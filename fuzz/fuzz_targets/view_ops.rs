@@ -45,7 +45,9 @@ fn error_text(input: &mut Input) -> String {
     let limit = u32::from(u16::from_le_bytes([input.byte(), input.byte()]));
     let actual = limit + u32::from(input.byte()) * 7;
     match input.byte() % 5 {
-        0 => format!("This model's maximum context length is {limit} tokens. However, your messages resulted in {actual} tokens."),
+        0 => {
+            format!("This model's maximum context length is {limit} tokens. However, your messages resulted in {actual} tokens.")
+        }
         1 => format!("prompt is too long: {actual} tokens > {limit} maximum"),
         2 => "context_length_exceeded: the input is too long for the model".to_owned(),
         3 => "Rate limit exceeded, retry in 20s".to_owned(),
@@ -85,12 +87,16 @@ fn check_view(window: &Window, ids: &[Option<&str>]) -> Vec<Item> {
         if item.item_type == CTXWIN_ITEM_SYNTHETIC {
             assert_eq!(kinds[item.index], CTXWIN_KIND_TOOL_CALL, "a cancelled result for a non-call: {items:#?}");
             assert!(
-                earlier.iter().any(|e| e.kind == CTXWIN_KIND_TOOL_CALL && e.index == item.index && e.item_type != CTXWIN_ITEM_SYNTHETIC),
+                earlier
+                    .iter()
+                    .any(|e| e.kind == CTXWIN_KIND_TOOL_CALL && e.index == item.index && e.item_type != CTXWIN_ITEM_SYNTHETIC),
                 "cancelled result {i} before its call: {items:#?}"
             );
         } else if let Some(id) = ids[item.index] {
             assert!(
-                earlier.iter().any(|e| e.kind == CTXWIN_KIND_TOOL_CALL && e.item_type != CTXWIN_ITEM_SYNTHETIC && ids[e.index] == Some(id)),
+                earlier
+                    .iter()
+                    .any(|e| e.kind == CTXWIN_KIND_TOOL_CALL && e.item_type != CTXWIN_ITEM_SYNTHETIC && ids[e.index] == Some(id)),
                 "tool result {i} ({id}) without its call earlier in the view: {items:#?}"
             );
         }
@@ -109,7 +115,8 @@ fuzz_target!(|data: &[u8]| {
         let count = ids.len();
         match input.byte() % 16 {
             0 | 1 => {
-                let kind = [CTXWIN_KIND_USER, CTXWIN_KIND_ASSISTANT, CTXWIN_KIND_THINKING, CTXWIN_KIND_SYSTEM][usize::from(input.byte() % 4)];
+                let kind = [CTXWIN_KIND_USER, CTXWIN_KIND_ASSISTANT, CTXWIN_KIND_THINKING, CTXWIN_KIND_SYSTEM]
+                    [usize::from(input.byte() % 4)];
                 let text = input.bytes();
                 if window.push(kind, text) == ctxwin_status::Ok {
                     ids.push(None);
@@ -169,7 +176,8 @@ fuzz_target!(|data: &[u8]| {
             }
             10 => {
                 let mut needed = 0;
-                let status = window.call_keeping_messages(|w| unsafe { ctxwin_window_summary_request(w, null_mut(), 0, &mut needed) });
+                let status =
+                    window.call_keeping_messages(|w| unsafe { ctxwin_window_summary_request(w, null_mut(), 0, &mut needed) });
                 if status == ctxwin_status::Ok {
                     let mut prompt = vec![0u8; needed + 1];
                     let status = window.call_keeping_messages(|w| unsafe {
@@ -187,7 +195,8 @@ fuzz_target!(|data: &[u8]| {
                     1 => b"Original task: fix src/lib.rs. [done] read it. [pending] tests.",
                     _ => b"Short.",
                 };
-                let status = window.call_keeping_messages(|w| unsafe { ctxwin_window_set_summary(w, at, text.as_ptr().cast(), text.len()) });
+                let status = window
+                    .call_keeping_messages(|w| unsafe { ctxwin_window_set_summary(w, at, text.as_ptr().cast(), text.len()) });
                 assert!(!stale || status != ctxwin_status::Ok, "a stale summary was taken");
             }
             12 => {

@@ -75,7 +75,11 @@ fuzz_target!(|data: &[u8]| {
             12 => {
                 let (index, count) = (usize::from(input.byte()), count(&mut input));
                 let status = window.call_keeping_messages(|w| unsafe { ctxwin_window_set_count(w, index, count) });
-                assert_eq!(status == ctxwin_status::Ok, index < window.kinds().len() && count.tokens >= 0, "set_count: {status:?}");
+                assert_eq!(
+                    status == ctxwin_status::Ok,
+                    index < window.kinds().len() && count.tokens >= 0,
+                    "set_count: {status:?}"
+                );
             }
             13 => {
                 let (turn, count) = (usize::from(input.byte()), count(&mut input));
@@ -130,7 +134,11 @@ fn push_message(window: &mut Window, input: &mut Input) {
     let mut texts = Vec::with_capacity(n);
     let mut shapes = Vec::with_capacity(n);
     for _ in 0..n {
-        shapes.push((i32::from(input.byte() % 7), IDS[usize::from(input.byte()) % IDS.len()], NAMES[usize::from(input.byte()) % NAMES.len()]));
+        shapes.push((
+            i32::from(input.byte() % 7),
+            IDS[usize::from(input.byte()) % IDS.len()],
+            NAMES[usize::from(input.byte()) % NAMES.len()],
+        ));
         texts.push(input.bytes());
     }
     let parts: Vec<ctxwin_part> = shapes
@@ -141,7 +149,8 @@ fn push_message(window: &mut Window, input: &mut Input) {
     let first = window.kinds().len();
     let mut total = ctxwin_count { tokens: -1, exact: false };
     // SAFETY: the handle is live; the parts point into `shapes` and `texts`.
-    let status = window.call_adding_messages(|w| unsafe { ctxwin_window_push_message(w, parts.as_ptr(), parts.len(), host_id, &mut total) });
+    let status = window
+        .call_adding_messages(|w| unsafe { ctxwin_window_push_message(w, parts.as_ptr(), parts.len(), host_id, &mut total) });
     if n == 0 {
         assert_ne!(status, ctxwin_status::Ok, "a host message of no parts");
     }

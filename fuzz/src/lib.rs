@@ -21,15 +21,8 @@ use std::ffi::c_char;
 use std::ptr::null_mut;
 
 /// Models the targets pick from: every exact encoding, an estimated model, an unknown name.
-pub const MODELS: [&str; 7] = [
-    "gpt-4o",
-    "gpt-oss-120b",
-    "gpt-4",
-    "text-davinci-003",
-    "gpt2",
-    "claude-sonnet-4-5",
-    "no-such-model",
-];
+pub const MODELS: [&str; 7] =
+    ["gpt-4o", "gpt-oss-120b", "gpt-4", "text-davinci-003", "gpt2", "claude-sonnet-4-5", "no-such-model"];
 
 /// Reads the fuzz input as a stream of small decisions; past the end every read is 0.
 pub struct Input<'a> {
@@ -94,22 +87,14 @@ impl Window {
         let status = unsafe { ctxwin_window_new(model.as_ptr().cast(), model.len(), &mut raw) };
         assert_eq!(status, ctxwin_status::Ok);
         assert!(!raw.is_null());
-        Window {
-            raw,
-            kinds: Vec::new(),
-            overhead: 0,
-        }
+        Window { raw, kinds: Vec::new(), overhead: 0 }
     }
 
     /// Takes ownership of a live handle made elsewhere (an import), with the shadow read
     /// from its export: the kinds of its messages and its overhead.
     pub fn adopt(raw: *mut ctxwin_window) -> Window {
         assert!(!raw.is_null());
-        let mut window = Window {
-            raw,
-            kinds: Vec::new(),
-            overhead: 0,
-        };
+        let mut window = Window { raw, kinds: Vec::new(), overhead: 0 };
         window.resync();
         window.check_invariants();
         window
@@ -429,22 +414,10 @@ pub fn view(w: *const ctxwin_window) -> Vec<Item> {
             let bytes = unsafe { std::slice::from_raw_parts(raw.text.cast::<u8>(), raw.text_len) };
             Some(std::str::from_utf8(bytes).expect("item text is UTF-8").to_owned())
         };
-        items.push(Item {
-            item_type: raw.r#type,
-            kind: raw.kind,
-            index: raw.index,
-            text,
-            tokens: raw.tokens.tokens,
-        });
+        items.push(Item { item_type: raw.r#type, kind: raw.kind, index: raw.index, text, tokens: raw.tokens.tokens });
     }
-    let mut past = ctxwin_item {
-        r#type: -1,
-        kind: -1,
-        index: 0,
-        text: std::ptr::null(),
-        text_len: 0,
-        tokens: ctxwin_count::default(),
-    };
+    let mut past =
+        ctxwin_item { r#type: -1, kind: -1, index: 0, text: std::ptr::null(), text_len: 0, tokens: ctxwin_count::default() };
     assert_eq!(unsafe { ctxwin_window_view_get(w, len, &mut past) }, ctxwin_status::OutOfRange);
     assert_eq!(past.r#type, -1, "view_get wrote its out on failure");
     items

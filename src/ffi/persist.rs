@@ -1,7 +1,8 @@
 //! Saving and restoring windows, and the caller's ids that tie messages to its own rows.
 //! Thin shims over [`crate::persist`]; the format is documented in docs/persistence.md.
 
-use super::boundary::{bytes_arg, ffi_boundary, out_arg, slice_arg, str_arg, try_mut, try_ref};
+use super::boundary::{bytes_arg, ffi_boundary, out_arg, slice_arg, try_mut, try_ref};
+use super::buffer::OutBuffer;
 use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
 use super::last_error;
@@ -38,6 +39,17 @@ pub(super) unsafe fn path_arg<'a>(ptr: *const c_char, len: usize) -> Result<&'a 
     Ok(Path::new(OsStr::from_bytes(bytes)))
 }
 
+/// Borrows the saved document `(ptr, len)`: bytes that are not UTF-8 are a damaged document
+/// (PARSE, as a truncated one is), not a caller's bad string.
+///
+/// # Safety
+/// `ptr` is NULL or valid for `len` bytes.
+unsafe fn document_arg<'a>(ptr: *const c_char, len: usize) -> Result<&'a str, FfiError> {
+    // SAFETY: forwarded from this function's contract.
+    let bytes = unsafe { bytes_arg(ptr, len, "json") }?;
+    Ok(persist::document_text(bytes)?)
+}
+
 /// Ties message `index` to the caller's id for it, typically the database row that stores
 /// it. Ids are saved and exported with the window, and `ctxwin_window_import_checked`
 /// compares them with the caller's rows. Setting an id again replaces it.
@@ -61,7 +73,9 @@ pub unsafe extern "C" fn ctxwin_window_set_external_id(w: *mut ctxwin_window, in
 /// Writes the window as a versioned JSON document (`{"format":"ctxwin-window","version":1,…}`,
 /// described in docs/persistence.md): model, settings, overhead, every message with its count, text
 /// (if retained), tool call id, provider JSON and external id, the boundary, the summary
-/// state and compaction records, and the generation.
+/// state and compaction records, and the generation, then (since 0.3) a checksum that
+/// `ctxwin_window_import` and `ctxwin_window_load` verify. The document is written into
+/// `buf` as it is made, never held whole; a length query only counts it.
 ///
 /// Parameters: `buf`, `cap`, `needed` follow the string-out convention;
 /// `needed` may be NULL.
@@ -83,9 +97,11 @@ pub unsafe extern "C" fn ctxwin_window_export(
     needed: *mut usize,
 ) -> ctxwin_status {
     ffi_boundary! {
-        let handle = try_ref!(w);
-        // SAFETY: forwarded from this function's contract.
-        unsafe { handle.inspect_text(buf, cap, needed, |window| Ok(persist::export(window))) }
+        try_ref!(w).inspect(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let out = unsafe { OutBuffer::new(buf, cap, needed) }?;
+            out.stream(|out| persist::write_document(window, out))
+        })
     }
 }
 
@@ -95,8 +111,9 @@ pub unsafe extern "C" fn ctxwin_window_export(
 /// Parameters: `json`, `len` is borrowed UTF-8; `out` receives a new caller-owned handle
 /// (release it with `ctxwin_window_free`), written only on success.
 ///
-/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
-/// `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_PARSE` (truncated,
+/// corrupted or inconsistent, bytes that are not UTF-8 included: since 0.3 a document cut
+/// inside a character is PARSE, not `CTXWIN_STATUS_INVALID_UTF8`) or
 /// `CTXWIN_STATUS_UNSUPPORTED` (a newer format version, or a strategy this version lacks).
 /// `ctxwin_last_error` explains a failure, naming the damaged field
 /// (`messages[3].kind: expected 0 to 5`).
@@ -112,7 +129,7 @@ pub unsafe extern "C" fn ctxwin_window_import(json: *const c_char, len: usize, o
     ffi_boundary! {
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            construct(out, || Ok(persist::import(str_arg(json, len, "json")?)?))
+            construct(out, || Ok(persist::import(document_arg(json, len)?)?))
         }
     }
 }
@@ -145,7 +162,7 @@ pub unsafe extern "C" fn ctxwin_window_import_checked(
     ffi_boundary! {
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            construct(out, || Ok(persist::import_checked(str_arg(json, len, "json")?, slice_arg(ids, n_ids, "ids")?)?))
+            construct(out, || Ok(persist::import_checked(document_arg(json, len)?, slice_arg(ids, n_ids, "ids")?)?))
         }
     }
 }
@@ -181,7 +198,7 @@ pub unsafe extern "C" fn ctxwin_window_restore(
         try_mut!(w).update(|window| {
             let checked = !ids.is_null();
             // SAFETY: forwarded from this function's contract.
-            let (json, ids) = unsafe { (str_arg(json, len, "json")?, slice_arg(ids, n_ids, "ids")?) };
+            let (json, ids) = unsafe { (document_arg(json, len)?, slice_arg(ids, n_ids, "ids")?) };
             let tokenizer = window.model().tokenizer().cloned();
             *window = if checked { persist::import_checked(json, ids)? } else { persist::import(json)? };
             if let Some(tokenizer) = tokenizer {
@@ -195,13 +212,20 @@ pub unsafe extern "C" fn ctxwin_window_restore(
 /// Saves the window to the file `path` atomically: the document is written to a temporary
 /// file in the same directory, flushed to disk, renamed over `path`, and the directory is
 /// flushed. A crash at any moment leaves the old file or the new one, never a broken one
-/// (at worst a stray hidden `.NAME.*.tmp` file).
+/// (at worst a stray hidden `.NAME.ctxwin-PID-N.tmp` file, which the next save to the same
+/// name removes once process PID has ended; only such files owned by the caller's user).
+///
+/// The file keeps its permission bits; a new file is created private (0600, less the
+/// umask). A symbolic link is followed: the link stays and the file it names is replaced
+/// (a dangling link creates that file). A path that names something other than a regular
+/// file (a FIFO, a device, a directory) is refused and left as it is.
 ///
 /// Parameters: `path`, `len` is a borrowed file path (bytes, not NUL-terminated).
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (an
-/// empty path or one with a NUL byte) or `CTXWIN_STATUS_IO` (the message names the path and
-/// the system error).
+/// empty path or one with a NUL byte), `CTXWIN_STATUS_OUT_OF_RANGE` (a document above the
+/// 1 GiB `ctxwin_window_load` reads; nothing is written) or `CTXWIN_STATUS_IO` (not a
+/// regular file, or a system error: the message names the path and the reason).
 ///
 /// Thread-safety: `w` must not be in use by another thread. Saving two windows to the same
 /// path at once leaves one of them.
@@ -226,9 +250,13 @@ pub unsafe extern "C" fn ctxwin_window_save(w: *const ctxwin_window, path: *cons
 /// Parameters: `path`, `len` is a borrowed file path; `out` receives a new caller-owned
 /// handle (release it with `ctxwin_window_free`), written only on success.
 ///
+/// The file is opened without blocking and read only if it is a regular file of at most
+/// 1 GiB, so a FIFO, a device (`/dev/zero`) or a huge file is refused at once.
+///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (bad
-/// path), `CTXWIN_STATUS_IO` (unreadable), `CTXWIN_STATUS_PARSE` (truncated, corrupted or
-/// inconsistent) or `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
+/// path), `CTXWIN_STATUS_IO` (unreadable, or not a regular file), `CTXWIN_STATUS_OUT_OF_RANGE`
+/// (larger than 1 GiB), `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
+/// `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
 /// created on failure; `ctxwin_last_error` explains it (the path and the system error, or
 /// the damaged field).
 ///

@@ -189,7 +189,10 @@ pub unsafe extern "C" fn ctxwin_tokenizer_free(t: *mut ctxwin_tokenizer) {
 /// what the model name gives (estimates unless it is an OpenAI model) until the same
 /// tokenizer is set again; `ctxwin_window_restore` into a window that has a tokenizer
 /// keeps it and recounts with it. `ctxwin_window_tokenizer_changed` says when either
-/// happened with another tokenizer than the saved one.
+/// happened with another tokenizer than the saved one. A message kept without its text
+/// (`retain_text` false) cannot be recounted: it becomes an estimate, and takes its saved
+/// exact count again when the tokenizer the saved window counted with is set again (since
+/// 0.3).
 ///
 /// Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
 ///

@@ -20,6 +20,10 @@
 //! changes.
 
 mod atomic;
+mod checksum;
+mod reading;
+
+pub use reading::MAX_SAVED_BYTES;
 
 use crate::cache::{CacheState, CacheStats, PreparedView};
 use crate::config::{BudgetMode, Fraction, Settings, Tokens};
@@ -31,6 +35,7 @@ use crate::tokens::{Calibration, Count};
 use crate::window::{Choice, Overhead, SavedWindow, Window};
 use crate::wire::FormatSet;
 use serde_json::{Map, Value, json};
+use std::io::{self, Write};
 use std::path::Path;
 
 /// The `format` field every saved window carries.
@@ -41,13 +46,57 @@ pub const VERSION: u64 = 1;
 
 /// The window as a saved JSON document.
 pub fn export(window: &Window) -> String {
-    write_window(window).to_string()
+    let mut document = Vec::new();
+    write_document(window, &mut document).expect("writing to memory cannot fail");
+    String::from_utf8(document).expect("JSON is UTF-8")
 }
 
-/// The window a saved JSON document describes.
+/// Writes the window's saved document to `out` as [`export`] returns it, one message at a
+/// time: the document is never held whole (a save or an export costs about the largest
+/// message, not the window, on top of the window). The document is compact JSON that ends
+/// with its checksum (see [`checksum`]).
+pub fn write_document(window: &Window, out: &mut dyn Write) -> io::Result<()> {
+    let Value::Object(members) = write_window(window) else { unreachable!("the document is an object") };
+    let mut out = checksum::Summing::new(out);
+    out.write_all(b"{")?;
+    for (i, (name, value)) in members.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut out, name)?;
+        out.write_all(b":")?;
+        if name == "messages" {
+            write_messages(window, &mut out)?;
+        } else {
+            serde_json::to_writer(&mut out, value)?;
+        }
+    }
+    out.sum_only(b"}");
+    let (sum, out) = out.finish();
+    write!(out, ",\"{}\":\"{sum}\"}}", checksum::FIELD)
+}
+
+/// The `messages` array, one message built at a time.
+fn write_messages(window: &Window, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(b"[")?;
+    for index in 0..window.message_count() {
+        if index > 0 {
+            out.write_all(b",")?;
+        }
+        if let Some(message) = window.message(index) {
+            serde_json::to_writer(&mut *out, &write_message(message))?;
+        }
+    }
+    out.write_all(b"]")
+}
+
+/// The window a saved JSON document describes. A document that states a checksum must
+/// match it (PARSE naming `checksum` otherwise); one without (saved before 0.3) is read as
+/// it is.
 pub fn import(json: &str) -> Result<Window> {
-    let value: Value = serde_json::from_str(json)
+    let mut value: Value = serde_json::from_str(json)
         .map_err(|e| Error::new(ErrorKind::Parse, format!("saved window is not valid JSON (truncated or corrupted?): {e}")))?;
+    checksum::verify(&mut value)?;
     read_window(&value)
 }
 
@@ -71,22 +120,65 @@ pub fn import_checked(json: &str, ids: &[i64]) -> Result<Window> {
     Ok(window)
 }
 
-/// Saves the window to `path` atomically (see [`atomic::replace_file`]).
+/// Saves the window to `path` atomically (see [`atomic::replace_file`]): through symbolic
+/// links, keeping the file's mode (a new file is private), never over something that is not
+/// a regular file. A document larger than [`MAX_SAVED_BYTES`] is refused with OUT_OF_RANGE
+/// (`load` could not read it back); nothing is written then.
 pub fn save(window: &Window, path: &Path) -> Result<()> {
-    atomic::replace_file(path, export(window).as_bytes())
-        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot save the window to '{}': {e}", path.display())))
+    let mut size = 0;
+    let saved = atomic::replace_file(path, |out| write_document(window, &mut Limited { out, size: &mut size }));
+    saved.map_err(|e| match size > MAX_SAVED_BYTES {
+        true => Error::new(
+            ErrorKind::OutOfRange,
+            format!(
+                "cannot save the window to '{}': the document is more than the {MAX_SAVED_BYTES} bytes a load reads",
+                path.display()
+            ),
+        ),
+        false => Error::new(ErrorKind::Io, format!("cannot save the window to '{}': {e}", path.display())),
+    })
 }
 
-/// Loads the window saved at `path`.
+/// A writer that passes at most [`MAX_SAVED_BYTES`] on, counting them in `size`, and fails
+/// (setting `size` to `u64::MAX`) rather than pass more.
+struct Limited<'a> {
+    out: &'a mut dyn Write,
+    size: &'a mut u64,
+}
+
+impl Write for Limited<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if *self.size + bytes.len() as u64 > MAX_SAVED_BYTES {
+            *self.size = u64::MAX;
+            return Err(io::Error::other("the document is too large"));
+        }
+        let written = self.out.write(bytes)?;
+        *self.size += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Loads the window saved at `path`: a regular file of at most [`MAX_SAVED_BYTES`], opened
+/// without blocking (see [`reading::read_saved`]).
 pub fn load(path: &Path) -> Result<Window> {
-    let json = std::fs::read(path).map_err(|e| Error::new(ErrorKind::Io, format!("cannot read '{}': {e}", path.display())))?;
-    let json = std::str::from_utf8(&json).map_err(|e| {
+    let bytes = reading::read_saved(path)?;
+    let json = document_text(&bytes).map_err(|e| Error::new(e.kind(), format!("'{}': {}", path.display(), e.message())))?;
+    import(json).map_err(|e| Error::new(e.kind(), format!("'{}': {}", path.display(), e.message())))
+}
+
+/// The bytes of a saved document as text: bytes that are not UTF-8 (a document cut inside a
+/// character, or corrupted) are PARSE, like any other damage.
+pub fn document_text(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|e| {
         Error::new(
             ErrorKind::Parse,
-            format!("'{}' is not a saved window: invalid UTF-8 at byte {}", path.display(), e.valid_up_to()),
+            format!("saved window is not valid UTF-8 at byte {} (truncated or corrupted?)", e.valid_up_to()),
         )
-    })?;
-    import(json).map_err(|e| Error::new(e.kind(), format!("'{}': {}", path.display(), e.message())))
+    })
 }
 
 fn write_window(window: &Window) -> Value {
@@ -114,10 +206,8 @@ fn write_window(window: &Window) -> Value {
         })),
         "calibration": {"real": window.calibration().state().0, "estimated": window.calibration().state().1},
         "wire_formats": window.wire_formats().bits(),
-        "messages": (0..window.message_count())
-            .filter_map(|index| window.message(index))
-            .map(write_message)
-            .collect::<Vec<_>>(),
+        // Written one by one by `write_document`, in this place.
+        "messages": Value::Null,
         "compactions": window.compactions().iter().map(CompactionRecord::to_value).collect::<Vec<_>>(),
         "cache": write_cache(window.cache_state()),
     });
@@ -193,12 +283,7 @@ fn read_window(value: &Value) -> Result<Window> {
         wire_formats: FormatSet::from_bits(fields.whole("wire_formats", u64::from(u8::MAX))?)
             .ok_or_else(|| fields.wrong("wire_formats", "a set of provider formats (0 to 15)"))?,
         calibration: read_calibration(&Fields::of(fields.value("calibration")?, "calibration")?)?,
-        messages: fields
-            .array("messages")?
-            .iter()
-            .enumerate()
-            .map(|(i, message)| read_message(message, &format!("messages[{i}]")))
-            .collect::<Result<_>>()?,
+        messages: read_messages(fields.array("messages")?)?,
         compactions: fields
             .array("compactions")?
             .iter()
@@ -377,6 +462,34 @@ fn write_message(message: &Message) -> Value {
     Value::Object(object)
 }
 
+/// The ledger, each message read on its own, then each wire message's parts checked
+/// together: a part `index` of `of` follows parts 0 to `index - 1` of the same wire message,
+/// and only a part 0 holds a `raw_json` (render_json sends the wire message from it).
+fn read_messages(values: &[Value]) -> Result<Vec<Message>> {
+    let messages: Vec<Message> =
+        values.iter().enumerate().map(|(i, message)| read_message(message, &format!("messages[{i}]"))).collect::<Result<_>>()?;
+    let wire_of = |message: &Message| message.extras().and_then(|extras| extras.wire);
+    for (i, message) in messages.iter().enumerate() {
+        if message.raw_json().is_some() && wire_of(message).is_none_or(|wire| wire.index != 0) {
+            return Err(parse_error(
+                &format!("messages[{i}].raw_json"),
+                "only the first part of a wire message (wire.index 0) has it",
+            ));
+        }
+        let Some(wire) = wire_of(message) else { continue };
+        let chained = i.checked_sub(wire.index as usize).is_some_and(|first| {
+            (first..i).all(|j| wire_of(&messages[j]) == Some(WirePart { index: (j - first) as u32, of: wire.of }))
+        });
+        if !chained {
+            return Err(parse_error(
+                &format!("messages[{i}].wire"),
+                &format!("part {} of {} must follow the parts before it of the same wire message", wire.index, wire.of),
+            ));
+        }
+    }
+    Ok(messages)
+}
+
 /// A message's place in its wire message: `index` below `of`.
 fn read_wire_part(message: &Fields) -> Result<WirePart> {
     let wire = Fields::of(message.value("wire")?, message.path_of("wire"))?;
@@ -550,7 +663,9 @@ mod tests {
 
     #[test]
     fn damaged_fields_are_named_and_newer_versions_unsupported() {
-        let saved: Value = serde_json::from_str(&export(&sample())).unwrap();
+        let mut saved: Value = serde_json::from_str(&export(&sample())).unwrap();
+        // Edited on purpose below: without its checksum, as a document edited by hand must be.
+        saved.as_object_mut().unwrap().remove("checksum");
         let edit = |path: &[&str], value: Value| {
             let mut doc = saved.clone();
             let mut slot = &mut doc;
@@ -585,13 +700,156 @@ mod tests {
         }
     }
 
+    /// Before the checksum, 36% of random 1 to 3 bit flips and 97% of single-digit changes
+    /// loaded as another window. Now a damaged document is refused (PARSE), or it loads as
+    /// the same window (damage confined to the checksum member, which leaves the rest whole).
+    #[test]
+    fn a_flipped_bit_is_refused_or_changes_nothing() {
+        let saved = export(&sample());
+        let (mut refused, mut same) = (0, 0);
+        let mut check = |bytes: &[u8]| match document_text(bytes).and_then(import) {
+            Ok(window) => {
+                assert_eq!(export(&window), saved, "a damaged document loaded as another window");
+                same += 1;
+            }
+            Err(error) => {
+                assert_eq!(error.kind(), ErrorKind::Parse, "{}", error.message());
+                refused += 1;
+            }
+        };
+        for bit in 0..saved.len() * 8 {
+            let mut bytes = saved.clone().into_bytes();
+            bytes[bit / 8] ^= 1 << (bit % 8);
+            check(&bytes);
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..3000 {
+            let mut bytes = saved.clone().into_bytes();
+            for _ in 0..2 + next(2) {
+                let bit = next(bytes.len() * 8);
+                bytes[bit / 8] ^= 1 << (bit % 8);
+            }
+            check(&bytes);
+        }
+        // Every digit changed to every other digit.
+        for (at, _) in saved.char_indices().filter(|(_, c)| c.is_ascii_digit()) {
+            for digit in b'0'..=b'9' {
+                let mut bytes = saved.clone().into_bytes();
+                if bytes[at] != digit {
+                    bytes[at] = digit;
+                    check(&bytes);
+                }
+            }
+        }
+        assert!(refused > 10 * same, "{refused} refused, {same} the same");
+    }
+
+    /// The export streamed piece by piece is the canonical document the checksum sums: its
+    /// compact JSON, members in order, then the checksum.
+    #[test]
+    fn the_streamed_document_is_its_own_compact_json_then_the_checksum() {
+        let saved = export(&sample());
+        let mut value: Value = serde_json::from_str(&saved).unwrap();
+        let stated = value.as_object_mut().unwrap().shift_remove("checksum").unwrap();
+        let body = value.to_string();
+        assert_eq!(saved, format!("{},\"checksum\":{stated}}}", &body[..body.len() - 1]));
+        assert!(stated.as_str().unwrap().starts_with("crc32:"));
+    }
+
+    /// Found by the import fuzz target: a document without `choices` whose
+    /// `compacted_through` is past its turn count was accepted, and its own export was then
+    /// refused (the next enforcement cut the floor down, the log kept it). Each choice must
+    /// fit the turns of the ledger it was made on.
+    #[test]
+    fn a_choice_past_the_turns_is_refused_so_every_import_saves_again() {
+        let mut window = Window::new("gpt-4o");
+        window.configure(r#"{"strategy":"tiered"}"#).unwrap();
+        window.push(Kind::User, "one").unwrap();
+        window.end_turn();
+        window.push(Kind::User, "two").unwrap();
+        window.end_turn();
+        let mut doc: Value = serde_json::from_str(&export(&window)).unwrap();
+        doc.as_object_mut().unwrap().remove("checksum");
+        for (field, value, choices) in [
+            ("compacted_through", 3, None),
+            ("compacted_through", 3, Some(json!([[2, 0, 3]]))),
+            ("forced_first_live", 2, None),
+            ("compacted_through", 2, Some(json!([[1, 0, 2], [2, 0, 2]]))),
+        ] {
+            let mut edited = doc.clone();
+            edited[field] = json!(value);
+            let object = edited.as_object_mut().unwrap();
+            match choices {
+                Some(choices) => drop(object.insert("choices".into(), choices)),
+                None => drop(object.shift_remove("choices")),
+            }
+            let err = import(&edited.to_string()).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Parse);
+            assert!(err.message().starts_with(&format!("{field} {value} (choices[")), "{}", err.message());
+        }
+        // At the turn count, and an older document's choice: accepted, and saved again.
+        let mut edited = doc.clone();
+        edited["compacted_through"] = json!(2);
+        edited.as_object_mut().unwrap().shift_remove("choices");
+        let restored = import(&edited.to_string()).unwrap();
+        assert_eq!(restored.compacted_through(), 2);
+        let again = export(&restored);
+        assert_eq!(export(&import(&again).unwrap()), again);
+    }
+
+    /// Found by the edited-documents property test (tests/persist_sessions.rs): a wire
+    /// message's first part without its `wire` member imported, and render_json then
+    /// panicked (PANIC from C, the handle poisoned). A counts-only window's parts have no
+    /// raw_json, and still load.
+    #[test]
+    fn the_parts_of_a_wire_message_must_hang_together() {
+        let mut window = Window::new("gpt-4o");
+        let answer = r#"{"role":"assistant","content":"ok","tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]}"#;
+        crate::json::push_json(&mut window, &format!(r#"[{{"role":"user","content":"hi"}},{answer}]"#)).unwrap();
+        let mut saved: Value = serde_json::from_str(&export(&window)).unwrap();
+        saved.as_object_mut().unwrap().remove("checksum");
+        assert_eq!(saved["messages"][2]["wire"], json!({"index": 1, "of": 2}));
+        for (message, member, value, named) in [
+            (1, "wire", None, "messages[1].raw_json"),
+            (1, "wire", Some(json!({"index": 0, "of": 3})), "messages[2].wire"),
+            (2, "wire", Some(json!({"index": 2, "of": 3})), "messages[2].wire"),
+            (2, "raw_json", Some(json!(r#"{"role":"assistant"}"#)), "messages[2].raw_json"),
+        ] {
+            let mut doc = saved.clone();
+            let object = doc["messages"][message].as_object_mut().unwrap();
+            match value {
+                Some(value) => drop(object.insert(member.into(), value)),
+                None => drop(object.shift_remove(member)),
+            }
+            let err = import(&doc.to_string()).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Parse);
+            assert!(err.message().starts_with(&format!("{named}: ")), "{}", err.message());
+        }
+        let restored = import(&saved.to_string()).unwrap();
+        assert_eq!(crate::json::render_json(&restored).unwrap(), crate::json::render_json(&window).unwrap());
+        let mut counts_only = Window::new("gpt-4o");
+        counts_only.configure(r#"{"retain_text":false}"#).unwrap();
+        crate::json::push_json(&mut counts_only, &format!(r#"[{{"role":"user","content":"hi"}},{answer}]"#)).unwrap();
+        let saved = export(&counts_only);
+        assert!(!saved.contains("raw_json"));
+        assert_eq!(export(&import(&saved).unwrap()), saved);
+    }
+
     /// Found by the import fuzz target: a raw_json that is not JSON was imported, and
     /// render_json then sent it as broken JSON.
     #[test]
     fn a_raw_json_that_is_not_an_object_is_refused() {
         let mut window = Window::new("gpt-4o");
         crate::json::push_json(&mut window, r#"[{"role":"user","content":"hi"},{"role":"assistant","content":"ok"}]"#).unwrap();
-        let saved: Value = serde_json::from_str(&export(&window)).unwrap();
+        let mut saved: Value = serde_json::from_str(&export(&window)).unwrap();
+        // Edited on purpose below: without its checksum, as a document edited by hand must be.
+        saved.as_object_mut().unwrap().remove("checksum");
         for raw in [r#"{"role":"user","content":"hi"}m"#, "[1]", "7", ""] {
             let mut doc = saved.clone();
             doc["messages"][1]["raw_json"] = json!(raw);
@@ -642,6 +900,7 @@ mod tests {
         window.push(Kind::User, "list").unwrap();
         window.push_tool_call("c1", "ls", "{\"dir\":\"src\"}").unwrap();
         let mut doc: Value = serde_json::from_str(&export(&window)).unwrap();
+        doc.as_object_mut().unwrap().remove("checksum");
         let call = &mut doc["messages"][1];
         call.as_object_mut().unwrap().remove("name");
         call["text"] = json!("ls\n{\"dir\":\"src\"}");

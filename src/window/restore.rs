@@ -109,13 +109,7 @@ impl Window {
         for message in messages.by_ref().take(saved.enforced_messages) {
             window.append(message);
         }
-        if window.policy.forced_first_live > window.ledger.turns.len().saturating_sub(1) {
-            return Err(inconsistent(format!(
-                "forced_first_live {} is past the newest of {} turns",
-                window.policy.forced_first_live,
-                window.ledger.turns.len()
-            )));
-        }
+        window.check_choices(saved.enforced_messages)?;
         window.check_records(&window.policy.compactions)?;
         window.enforce();
         for message in messages {
@@ -147,6 +141,7 @@ impl Window {
         window.wire.cache = saved.cache;
         window.restored_with = Some(saved.tokenizer.clone());
         if saved.tokenizer.is_some() {
+            window.restored_counts = window.ledger.messages.iter().map(Message::count).collect();
             // The counts were made with a loaded tokenizer this window does not have: count
             // again with what the model name gives (estimates unless it is an OpenAI model),
             // until the host sets the tokenizer again (`set_tokenizer` recounts exactly).
@@ -164,6 +159,31 @@ impl Window {
         self.restored_with
             .as_ref()
             .is_some_and(|saved| saved.as_deref() != self.model.tokenizer().map(|tokenizer| tokenizer.fingerprint()))
+    }
+
+    /// Checks that each recorded choice fits the ledger it was made on, as `drop_oldest_turn`
+    /// and `compact` make them: `forced_first_live` below the turn count and
+    /// `compacted_through` at most the turn count, counting the turns of the messages the
+    /// strategy had seen. A choice beyond them would be cut down by the next enforcement and
+    /// no longer match the log, and the window could not be saved again.
+    fn check_choices(&self, enforced_messages: usize) -> Result<()> {
+        for (i, choice) in self.policy.choices.as_slice().iter().enumerate() {
+            let messages = choice.messages.min(enforced_messages);
+            let turns = self.ledger.turns.partition_point(|turn| turn.first < messages);
+            let (field, value, most) = if choice.forced_first_live > turns.saturating_sub(1) {
+                ("forced_first_live", choice.forced_first_live, turns.saturating_sub(1))
+            } else if choice.compacted_through > turns {
+                ("compacted_through", choice.compacted_through, turns)
+            } else {
+                continue;
+            };
+            return Err(inconsistent(format!(
+                "{field} {value} (choices[{i}], made at {} messages) is past the {turns} turns of the first {messages} \
+                 messages: at most {most}",
+                choice.messages
+            )));
+        }
+        Ok(())
     }
 
     /// Checks that each record archives the turns after the previous record's, as
