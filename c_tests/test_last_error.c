@@ -43,7 +43,7 @@ static void load_and_import_explain_their_refusals(void) {
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (f != NULL) {
-        CHECK(fwrite(broken, 1, len, f) == len);
+        CHECK(fwrite(broken, 1, edited, f) == edited);
         fclose(f);
     }
     CHECK_STATUS(ctxwin_window_load(path, strlen(path), &out), CTXWIN_STATUS_PARSE);

@@ -1049,7 +1049,9 @@ ctxwin_status ctxwin_window_set_external_id(struct ctxwin_window *w, size_t inde
  * Writes the window as a versioned JSON document (`{"format":"ctxwin-window","version":1,…}`,
  * described in docs/persistence.md): model, settings, overhead, every message with its count, text
  * (if retained), tool call id, provider JSON and external id, the boundary, the summary
- * state and compaction records, and the generation.
+ * state and compaction records, and the generation, then (since 0.3) a checksum that
+ * `ctxwin_window_import` and `ctxwin_window_load` verify. The document is written into
+ * `buf` as it is made, never held whole; a length query only counts it.
  *
  * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
  * `needed` may be NULL.
@@ -1076,8 +1078,9 @@ ctxwin_status ctxwin_window_export(const struct ctxwin_window *w,
  * Parameters: `json`, `len` is borrowed UTF-8; `out` receives a new caller-owned handle
  * (release it with `ctxwin_window_free`), written only on success.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
- * `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_PARSE` (truncated,
+ * corrupted or inconsistent, bytes that are not UTF-8 included: since 0.3 a document cut
+ * inside a character is PARSE, not `CTXWIN_STATUS_INVALID_UTF8`) or
  * `CTXWIN_STATUS_UNSUPPORTED` (a newer format version, or a strategy this version lacks).
  * `ctxwin_last_error` explains a failure, naming the damaged field
  * (`messages[3].kind: expected 0 to 5`).
@@ -1147,13 +1150,20 @@ ctxwin_status ctxwin_window_restore(struct ctxwin_window *w,
  * Saves the window to the file `path` atomically: the document is written to a temporary
  * file in the same directory, flushed to disk, renamed over `path`, and the directory is
  * flushed. A crash at any moment leaves the old file or the new one, never a broken one
- * (at worst a stray hidden `.NAME.*.tmp` file).
+ * (at worst a stray hidden `.NAME.ctxwin-PID-N.tmp` file, which the next save to the same
+ * name removes once process PID has ended; only such files owned by the caller's user).
+ *
+ * The file keeps its permission bits; a new file is created private (0600, less the
+ * umask). A symbolic link is followed: the link stays and the file it names is replaced
+ * (a dangling link creates that file). A path that names something other than a regular
+ * file (a FIFO, a device, a directory) is refused and left as it is.
  *
  * Parameters: `path`, `len` is a borrowed file path (bytes, not NUL-terminated).
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (an
- * empty path or one with a NUL byte) or `CTXWIN_STATUS_IO` (the message names the path and
- * the system error).
+ * empty path or one with a NUL byte), `CTXWIN_STATUS_OUT_OF_RANGE` (a document above the
+ * 1 GiB `ctxwin_window_load` reads; nothing is written) or `CTXWIN_STATUS_IO` (not a
+ * regular file, or a system error: the message names the path and the reason).
  *
  * Thread-safety: `w` must not be in use by another thread. Saving two windows to the same
  * path at once leaves one of them.
@@ -1171,9 +1181,13 @@ ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path
  * Parameters: `path`, `len` is a borrowed file path; `out` receives a new caller-owned
  * handle (release it with `ctxwin_window_free`), written only on success.
  *
+ * The file is opened without blocking and read only if it is a regular file of at most
+ * 1 GiB, so a FIFO, a device (`/dev/zero`) or a huge file is refused at once.
+ *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_ARG` (bad
- * path), `CTXWIN_STATUS_IO` (unreadable), `CTXWIN_STATUS_PARSE` (truncated, corrupted or
- * inconsistent) or `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
+ * path), `CTXWIN_STATUS_IO` (unreadable, or not a regular file), `CTXWIN_STATUS_OUT_OF_RANGE`
+ * (larger than 1 GiB), `CTXWIN_STATUS_PARSE` (truncated, corrupted or inconsistent) or
+ * `CTXWIN_STATUS_UNSUPPORTED` (a newer format version). Nothing is
  * created on failure; `ctxwin_last_error` explains it (the path and the system error, or
  * the damaged field).
  *
@@ -1574,7 +1588,10 @@ void ctxwin_tokenizer_free(struct ctxwin_tokenizer *t);
  * what the model name gives (estimates unless it is an OpenAI model) until the same
  * tokenizer is set again; `ctxwin_window_restore` into a window that has a tokenizer
  * keeps it and recounts with it. `ctxwin_window_tokenizer_changed` says when either
- * happened with another tokenizer than the saved one.
+ * happened with another tokenizer than the saved one. A message kept without its text
+ * (`retain_text` false) cannot be recounted: it becomes an estimate, and takes its saved
+ * exact count again when the tokenizer the saved window counted with is set again (since
+ * 0.3).
  *
  * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
  *
