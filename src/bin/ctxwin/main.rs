@@ -1,8 +1,13 @@
-//! `ctxwin`: count tokens and inspect an agent's context window from the command line.
+//! `ctxwin`: count tokens, inspect an agent's context window and replay an agent's log from
+//! the command line.
 
+mod agent_log;
 mod args;
+mod chart;
 mod inspect;
 mod render;
+mod replay;
+mod replay_report;
 mod source;
 
 use std::io::Read;
@@ -48,6 +53,7 @@ fn main() -> ExitCode {
     let outcome = match args.command.as_str() {
         "count" => count(&args, output),
         "inspect" => inspect(&args, output),
+        "replay" => replay(&args, output),
         "version" => {
             println!("ctxwin {}", env!("CARGO_PKG_VERSION"));
             Ok(())
@@ -134,6 +140,61 @@ fn inspect(args: &args::Args, output: Output) -> Result<(), String> {
             (false, true) => println!("{}", report.to_json(window, &source.kind)),
             (false, false) => print!("{}", report.to_text(window, &source.kind)),
         }
+    }
+    Ok(())
+}
+
+fn replay(args: &args::Args, output: Output) -> Result<(), String> {
+    let (name, text) = read_input(args.file.as_deref())?;
+    let log = agent_log::read(&text, args.format.as_deref()).map_err(|e| format!("{name}: {e}"))?;
+    let model_name = args
+        .model
+        .clone()
+        .or_else(|| log.model.clone())
+        .ok_or_else(|| format!("{name}: the log names no model: replay needs --model"))?;
+    let model = ctxwin::Model::resolve(&model_name);
+    warn_if_unknown(&model, output);
+    let prices = replay::Prices { read: args.cache_read_price.unwrap_or(0.1), write: args.cache_write_price.unwrap_or(1.0) };
+    let base = replay::baseline(&log, &model_name, args.overhead).map_err(|e| format!("{name}: {e}"))?;
+    let strategies: Vec<Option<String>> = match args.strategies.is_empty() {
+        true => vec![None],
+        false => args.strategies.iter().cloned().map(Some).collect(),
+    };
+    let budgets: Vec<Option<args::Budget>> = match args.budgets.is_empty() {
+        true => vec![None],
+        false => args.budgets.iter().copied().map(Some).collect(),
+    };
+    let mut runs = Vec::new();
+    for strategy in &strategies {
+        for budget in &budgets {
+            let policy = replay::Policy { strategy: strategy.clone(), config: args.config.clone(), budget: *budget };
+            runs.push(replay::run(&log, &model_name, &base, &policy, prices).map_err(|e| format!("{name}: {e}"))?);
+        }
+    }
+    if let Some(path) = &args.svg {
+        let mut series = Vec::new();
+        if base.logged.iter().any(Option::is_some) {
+            series.push(chart::Series {
+                label: "as logged".to_owned(),
+                points: base.logged.iter().map(|u| u.map(|u| u.prompt)).collect(),
+                dashed: true,
+            });
+        }
+        for run in &runs {
+            series.push(chart::Series {
+                label: format!("{} {}", run.strategy, run.budget),
+                points: run.rows.iter().map(|r| Some(r.tokens)).collect(),
+                dashed: false,
+            });
+        }
+        let title = format!("{name}: input tokens per request ({})", model.name());
+        let limit = model.context_limit().map(u64::from);
+        std::fs::write(path, chart::svg(&title, &series, limit)).map_err(|e| format!("{path}: {e}"))?;
+    }
+    if args.json {
+        println!("{}", replay_report::to_json(&name, &log, &model, &base, &runs, prices));
+    } else {
+        print!("{}", replay_report::text(&name, &log, &model, &base, &runs, prices, !args.summary_only));
     }
     Ok(())
 }

@@ -29,13 +29,13 @@ pub fn open(args: &Args, name: &str, text: &str) -> Result<Source, String> {
         if let Some(model) = &args.model {
             window.set_model(model);
         }
-        configure(&mut window, args)?;
+        configure(&mut window, args.strategy(), args.config.as_deref(), args.budget())?;
         return Ok(Source { window, kind: "ctxwin save file".to_owned(), body: None });
     }
     let model =
         args.model.as_deref().ok_or_else(|| format!("{name} is a transcript, not a ctxwin save file: inspect needs --model"))?;
     let mut window = Window::new(model);
-    configure(&mut window, args)?;
+    configure(&mut window, args.strategy(), args.config.as_deref(), args.budget())?;
     let extras = transcript::load(&mut window, name, text)?;
     let system = window.model().count(&extras.system).tokens;
     let tools = match &extras.tools {
@@ -53,15 +53,15 @@ pub fn open(args: &Args, name: &str, text: &str) -> Result<Source, String> {
 }
 
 /// Applies `--strategy`, `--config` and `--budget`, in that order.
-fn configure(window: &mut Window, args: &Args) -> Result<(), String> {
-    if let Some(strategy) = &args.strategy {
+pub fn configure(window: &mut Window, strategy: Option<&str>, config: Option<&str>, budget: Option<i32>) -> Result<(), String> {
+    if let Some(strategy) = strategy {
         let config = serde_json::json!({ "strategy": strategy }).to_string();
         window.configure(&config).map_err(|e| format!("--strategy: {e}"))?;
     }
-    if let Some(config) = &args.config {
+    if let Some(config) = config {
         window.configure(config).map_err(|e| format!("--config: {e}"))?;
     }
-    if let Some(budget) = args.budget {
+    if let Some(budget) = budget {
         window.set_budget(budget).map_err(|e| format!("--budget: {e}"))?;
     }
     Ok(())
