@@ -53,7 +53,14 @@ pub struct AgentLog {
     pub events: Vec<Event>,
     /// The event that pushed the task (the session's first user message), if any.
     pub task: Option<usize>,
+    /// The log records no prompt before the first model call (`claude -p`'s stream-json
+    /// output does not): a one-line stand-in task was pushed first, the prompt's tokens are
+    /// in what the first call's usage holds beyond its messages.
+    pub stand_in_task: bool,
 }
+
+/// The user message pushed for a prompt the log does not record.
+pub const STAND_IN_TASK: &str = "[the task: the log does not record the prompt]";
 
 impl AgentLog {
     fn push(&mut self, line: usize, message: Value, starts_turn: bool) {
@@ -247,6 +254,14 @@ fn claude(text: &str, log: &mut AgentLog) -> Result<(), String> {
     }
     flush_answer(log, answer);
     flush_user(log, &mut user);
+    if matches!(log.events.first(), Some(Event::Request { .. })) {
+        log.events.insert(
+            0,
+            Event::Push { line: 0, json: json!({"role": "user", "content": STAND_IN_TASK}).to_string(), starts_turn: true },
+        );
+        log.task = Some(0);
+        log.stand_in_task = true;
+    }
     Ok(())
 }
 
@@ -518,6 +533,20 @@ mod tests {
             usages,
             [LoggedUsage { prompt: 105, cached: 0, written: 100 }, LoggedUsage { prompt: 121, cached: 100, written: 20 }]
         );
+    }
+
+    #[test]
+    fn a_stream_without_the_prompt_gets_a_stand_in_task() {
+        let text = concat!(
+            r#"{"type":"system","subtype":"init","session_id":"s","model":"claude-sonnet-4-6"}"#,
+            "\n",
+            r#"{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hi"}]},"session_id":"s"}"#,
+        );
+        let log = read(text, None).unwrap();
+        assert!(log.stand_in_task);
+        assert_eq!(log.task, Some(0));
+        assert_eq!(pushes(&log)[0], json!({"role": "user", "content": STAND_IN_TASK}));
+        assert!(matches!(log.events[1], Event::Request { line: 2, usage: None }));
     }
 
     #[test]

@@ -134,6 +134,11 @@ pub fn text(
     if log.task.is_none() {
         out.push_str("the log holds no user message: the task column is empty\n");
     }
+    if log.stand_in_task {
+        out.push_str(
+            "the log does not record the prompt: a one-line stand-in task is pushed first, the prompt is in the overhead\n",
+        );
+    }
     for run in runs.iter().filter(|_| rows) {
         out.push_str(&format!("\n{}, history budget {}\n", run.strategy, run.budget));
         out.push_str("    req   line   tokens   logged  over     task  sent/pushed  removed   cached\n");
@@ -260,6 +265,7 @@ pub fn to_json(name: &str, log: &AgentLog, model: &ctxwin::Model, base: &Baselin
         "log": {
             "file": name, "format": log.format, "model": model.name(), "model_known": model.is_known(),
             "context_limit": model.context_limit(), "requests": log.requests(), "has_task": log.task.is_some(),
+            "stand_in_task": log.stand_in_task,
             "overhead": base.overhead, "overhead_source": base.overhead_source,
             "largest_history": base.history.iter().max(),
         },
