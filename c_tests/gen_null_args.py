@@ -53,7 +53,7 @@ SAMPLE_TEXT = {
 SAMPLE_ARRAY = {"int64_t": "sample_ids", "ctxwin_part": "sample_parts"}
 # Out-parameter types: a zero-initialised local receives the result.
 OUT_TYPES = {
-    "size_t", "int32_t", "uint32_t", "int64_t", "bool",
+    "size_t", "int32_t", "uint32_t", "int64_t", "bool", "double",
     "ctxwin_count", "ctxwin_turn_info", "ctxwin_item", "ctxwin_error_info",
     "ctxwin_request_info", "ctxwin_cache_stats", "ctxwin_message",
 }

@@ -222,10 +222,58 @@ static void usage_for_the_last_request_sent(void) {
     ctxwin_window_free(w);
 }
 
+/* Issue 26: usage reports were taken on trust. Another provider's usage object, a total no
+ * request could hold and the same report twice are refused or counted once; an overhead
+ * the agent never declared is learned as overhead, not as a ratio. */
+static void usage_is_not_taken_on_trust(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(configure(w, "{\"format\":\"anthropic\"}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "List the files."));
+    ctxwin_request_info info;
+    CHECK_OK(ctxwin_window_prepare(w, &info));
+    ctxwin_count before, after;
+    CHECK_OK(ctxwin_window_live_tokens(w, &before));
+    const char *gemini = "{\"usageMetadata\":{\"promptTokenCount\":9}}";
+    CHECK_STATUS(ctxwin_window_observe_last_usage_json(w, gemini, strlen(gemini)), CTXWIN_STATUS_MISMATCH);
+    CHECK(strstr(last_error(w), "Gemini") != NULL && strstr(last_error(w), "Anthropic Messages") != NULL);
+    const char *absurd = "{\"input_tokens\":90000,\"cache_read_input_tokens\":0}";
+    CHECK_STATUS(ctxwin_window_observe_last_usage_json(w, absurd, strlen(absurd)), CTXWIN_STATUS_MISMATCH);
+    CHECK(strstr(last_error(w), "90000") != NULL && strstr(last_error(w), "set_overhead") != NULL);
+    CHECK_STATUS(ctxwin_window_observe_last_usage(w, 90000), CTXWIN_STATUS_MISMATCH);
+    ctxwin_cache_stats stats;
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 0);
+    double ratio = 0;
+    int32_t learned = -1;
+    CHECK_OK(ctxwin_window_calibration(w, &ratio, &learned));
+    CHECK(ratio == 1.0 && learned == 0);
+    CHECK_OK(ctxwin_window_live_tokens(w, &after));
+    CHECK(before.tokens == after.tokens && before.exact == after.exact);
+    /* The agent sends 12000 tokens of system prompt and tools it never declared: the same
+     * report twice (a stream's message_start, then its message_delta) counts once. */
+    char usage[160];
+    int64_t truth = 12000 + before.tokens;
+    snprintf(usage, sizeof usage, "{\"input_tokens\":%lld,\"cache_read_input_tokens\":0}", (long long)truth);
+    CHECK_OK(ctxwin_window_observe_last_usage_json(w, usage, strlen(usage)));
+    CHECK_OK(ctxwin_window_observe_last_usage_json(w, usage, strlen(usage)));
+    CHECK_OK(ctxwin_window_cache_stats(w, &stats));
+    CHECK(stats.requests == 1 && stats.prompt_tokens == (uint64_t)truth);
+    CHECK_OK(ctxwin_window_calibration(w, &ratio, &learned));
+    CHECK(ratio > 0.98 && ratio < 1.02);
+    CHECK(learned > 11900 && learned < 12100);
+    CHECK_OK(ctxwin_window_live_tokens(w, &after));
+    CHECK(!after.exact && after.tokens > 11900 + before.tokens && after.tokens < 12100 + before.tokens);
+    CHECK_STATUS(ctxwin_window_calibration(w, NULL, &learned), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_calibration(w, &ratio, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_calibration(NULL, &ratio, &learned), CTXWIN_STATUS_NULL_ARG);
+    ctxwin_window_free(w);
+}
+
 void suite_cache(void) {
     harness_run("prepare_before_every_request", prepare_before_every_request);
     harness_run("a_request_that_cannot_fit_is_refused", a_request_that_cannot_fit_is_refused);
     harness_run("usage_objects_of_every_provider", usage_objects_of_every_provider);
     harness_run("cache_keys_are_validated_and_saved", cache_keys_are_validated_and_saved);
     harness_run("usage_for_the_last_request_sent", usage_for_the_last_request_sent);
+    harness_run("usage_is_not_taken_on_trust", usage_is_not_taken_on_trust);
 }

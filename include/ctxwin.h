@@ -572,16 +572,29 @@ ctxwin_status ctxwin_window_prepare(struct ctxwin_window *w, struct ctxwin_reque
  * states output tokens only, as the API sent before it added the input counts:
  * `last_error` names `message_start`, which always states them. A chunk or event whose
  * usage is still null (the Chat chunks before the last, `response.created`) is refused.
- * Observe one report a request: each one counts as a request in the statistics.
+ *
+ * A report counts once: a report is the request it answers and its numbers (prompt total,
+ * cached and tool-use parts), so a stream's events that repeat the same counts (Anthropic's
+ * `message_start` and `message_delta`, every Gemini chunk) may all be observed: the same
+ * report again changes nothing and returns OK. For the request last prepared or rendered,
+ * another report replaces the first in the calibration and the statistics (a later chunk's
+ * final counts); for another range, other numbers are another request's report.
+ *
+ * A window whose format is fixed (the configuration key `format`, or its JSON pushes)
+ * refuses another provider's usage object with `CTXWIN_STATUS_MISMATCH`, naming both (an
+ * Anthropic usage without cache fields has the shape of OpenAI Responses' and fits either);
+ * a window of no fixed format takes any shape (a Claude model behind an OpenAI-compatible
+ * gateway reports OpenAI usage).
  *
  * Parameters: `json`, `len` is borrowed UTF-8.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
  * `CTXWIN_STATUS_PARSE` (not JSON), `CTXWIN_STATUS_INVALID_ARG` (a usage object of unknown
  * shape, a usage still null, a `message_delta` without input tokens, a negative or non-integer count, more cached tokens than prompt tokens:
- * `last_error` names the field), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
- * for a range that does not match the window, MISMATCH for a total below the exact part).
- * On failure nothing changes.
+ * `last_error` names the field), `CTXWIN_STATUS_MISMATCH` for another provider's usage
+ * object (naming both formats), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
+ * for a range that does not match the window, MISMATCH for a total no request of the range
+ * could explain). On failure nothing changes.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *
@@ -622,7 +635,8 @@ ctxwin_status ctxwin_window_observe_last_usage_json(struct ctxwin_window *w,
                                                     size_t len);
 
 /**
- * Writes the sums of every usage report `ctxwin_window_observe_usage_json` took: requests,
+ * Writes the sums of every usage report `ctxwin_window_observe_usage_json` took (each
+ * report once): requests,
  * prompt tokens billed and prompt tokens served from the cache (their ratio is the cache
  * hit rate). Saved and restored with the window.
  *
@@ -639,6 +653,39 @@ ctxwin_status ctxwin_window_observe_last_usage_json(struct ctxwin_window *w,
  */
 ctxwin_status ctxwin_window_cache_stats(const struct ctxwin_window *w,
                                         struct ctxwin_cache_stats *out);
+
+/**
+ * What the window learned from the provider's usage reports (`ctxwin_window_observe_usage`
+ * and the other observe calls): `*ratio` is the provider's real tokens per estimated token,
+ * which scales every estimated count; `*overhead_tokens` is what every request holds that
+ * was not declared with `ctxwin_window_set_overhead` (a system prompt or tool definitions
+ * left out of it, the provider's framing of a request), which `ctxwin_window_live_tokens`
+ * and the budget arithmetic add to the declared overhead (an estimate: `~`). Before any
+ * report, and for a window whose requests hold exact counts only: 1 and 0.
+ *
+ * The fit: each report says what a request of so many estimated tokens really held beyond
+ * its exact part; the window fits that as `overhead + ratio * estimated`, recent reports
+ * weighing most. The ratio counts as 4096 estimated tokens seen at ratio 1, so one small
+ * report cannot swing it (reports of requests of other sizes tell a ratio from an
+ * overhead); the ratio stays within 0.5 to 2 and the overhead within 0 to 32768 tokens. A
+ * report more than a request could hold (twice its estimated part plus 32768 tokens beyond
+ * its exact part) is refused by the observe calls with `CTXWIN_STATUS_MISMATCH`: an agent
+ * whose requests send more than that which it did not declare declares it.
+ *
+ * Parameters: `ratio` and `overhead_tokens` are caller-owned, written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.3
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `ratio` and `overhead_tokens` are NULL or writable.
+ */
+ctxwin_status ctxwin_window_calibration(const struct ctxwin_window *w,
+                                        double *ratio,
+                                        int32_t *overhead_tokens);
 
 /**
  * Classifies an error body or message a provider returned: a context overflow, an output
@@ -1014,6 +1061,10 @@ ctxwin_status ctxwin_window_replaced_utf8(const struct ctxwin_window *w, size_t 
  * against what that request sent, as recorded when it was built (its overhead, pinned
  * messages, summary and history items; under `tiered` and `monologue` the cut outputs,
  * summary blocks and markers), whatever was pushed or pruned since.
+ *
+ * A report counts once per request: the same total again for the same prepared or
+ * rendered request changes nothing and returns OK; another total for it replaces the first
+ * (each `prepare`, `render_json` or `render_request` is a request of its own).
  *
  * Returns what `ctxwin_window_observe_usage` returns, and `CTXWIN_STATUS_MISMATCH` when no
  * request was rendered since the window was created, reset or restored, or the ledger was
@@ -2531,18 +2582,29 @@ ctxwin_status ctxwin_last_error(char *buf, size_t cap, size_t *needed);
  * `prompt_tokens` prompt tokens (OpenAI `usage.prompt_tokens`, Anthropic `input_tokens`
  * plus cache tokens, Gemini `promptTokenCount`).
  *
- * The part of the report above the exact counts teaches the window its ratio of real to
- * estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
- * still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
- * nothing is recounted. A request with exact counts only teaches no ratio; its total is
- * still recorded as the provider's last prompt total (which the `summary` strategy's
- * trigger watches). `ctxwin_window_set_model` forgets the calibration.
+ * The part of the report above the exact counts teaches the window how the provider's
+ * count relates to its estimates: a ratio of real to estimated tokens, and an overhead
+ * every request holds that was not declared with `ctxwin_window_set_overhead`
+ * (`ctxwin_window_calibration` shows both and how they are fitted: one small report cannot
+ * swing the ratio, recent reports weigh most). Every estimated count is then scaled by the
+ * ratio, still flagged `exact = false`, the learned overhead is added to every request's
+ * tokens, and the strategy is re-enforced. Raw counts stay cached: nothing is recounted. A
+ * request with exact counts only teaches nothing; its total is still recorded as the
+ * provider's last prompt total (which the `summary` strategy's trigger watches).
+ * `ctxwin_window_set_model` forgets the calibration.
+ *
+ * A report counts once: the same total for the same range again changes nothing and
+ * returns OK (for the request last prepared or rendered, see
+ * `ctxwin_window_observe_last_usage`).
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
  * `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
- * negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when the total is below
- * the exact part of the request, or does not exceed it while the request holds estimates
- * (the report cannot be for this range).
+ * negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when no request of this
+ * range could explain the total: below the exact part of the request, not above it while
+ * the request holds estimates, or above the most it could hold (twice its estimated part
+ * plus 32768 tokens of undeclared overhead beyond its exact part: an agent whose requests
+ * send more than that declares it with `ctxwin_window_set_overhead`). `last_error` gives
+ * the numbers.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

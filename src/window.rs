@@ -180,6 +180,7 @@ impl Window {
         }
         self.model = next;
         self.wire.calibration = Calibration::default();
+        self.wire.last_report = None;
         self.policy.costs.clear();
         self.rebuild_tallies();
         self.enforce();
@@ -510,6 +511,7 @@ impl Window {
         }
         self.ledger.truncate(message_count, self.wire.calibration);
         self.wire.last_request.forget_from(message_count);
+        self.wire.last_report = None;
         self.policy.costs.forget_from(self.ledger.turns.len().saturating_sub(1));
     }
 
@@ -551,6 +553,7 @@ impl Window {
         self.policy.forced_first_live = 0;
         self.policy.choices.clear();
         self.wire.last_request.forget();
+        self.wire.last_report = None;
         self.policy.compacted_through = 0;
         self.policy.costs.clear();
         self.forget_after_rewind();
@@ -738,11 +741,13 @@ impl Window {
         self.settings.context_limit.or(self.model.context_limit())
     }
 
-    /// What every request costs besides history: overhead, pinned messages, the summary and
-    /// the cancelled results the render adds for the running turn's open calls.
+    /// What every request costs besides history: overhead (declared, and learned from usage),
+    /// pinned messages, the summary and the cancelled results the render adds for the running
+    /// turn's open calls.
     fn fixed_cost(&self) -> Tally {
         let overhead = self.overhead_tally();
         let mut cost = Tally { exact: self.ledger.pinned.exact + overhead.exact, estimated: self.ledger.pinned.estimated };
+        cost.add(self.learned_overhead());
         if let Some(summary) = self.sent_summary() {
             cost.add(self.calibrated(summary.summary_tokens));
         }
@@ -834,7 +839,8 @@ impl Window {
         })
     }
 
-    /// Tokens of the next request: overhead + pinned messages + summary + live history + the
+    /// Tokens of the next request: overhead (declared, and learned from usage:
+    /// [`Window::learned_overhead`]) + pinned messages + summary + live history + the
     /// cancelled results a request adds for the running turn's open calls
     /// ([`Window::running_cancelled`]). Not exact if any of them is an estimate.
     pub fn live_tokens(&self) -> Count {
@@ -845,6 +851,7 @@ impl Window {
                     total.add(self.calibrated(message.count()));
                 }
                 total.exact += u64::from(self.overhead.system) + u64::from(self.overhead.tools);
+                total.add(self.learned_overhead());
                 if let Some(summary) = self.sent_summary() {
                     total.add(self.calibrated(summary.summary_tokens));
                 }

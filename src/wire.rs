@@ -121,6 +121,13 @@ impl FormatSet {
     }
 }
 
+impl Default for FormatSet {
+    /// [`FormatSet::ANY`]: nothing is known.
+    fn default() -> FormatSet {
+        FormatSet::ANY
+    }
+}
+
 impl fmt::Display for FormatSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let names: Vec<&str> = Format::ALL.into_iter().filter(|&x| self.contains(x)).map(Format::name).collect();

@@ -41,11 +41,15 @@
 //!   response body's.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::wire::{Format, FormatSet};
 use serde_json::{Map, Value};
 
 /// One request's usage: the prompt total the provider bills and its cached part.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Usage {
+    /// The provider formats whose usage has this shape ([`FormatSet::ANY`] for a total given
+    /// as a number): an Anthropic usage without cache fields is also an OpenAI Responses one.
+    pub formats: FormatSet,
     /// Every prompt token the provider bills, cached ones included.
     pub prompt_tokens: u64,
     /// Prompt tokens served from the provider's cache.
@@ -86,6 +90,7 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
     let usage = if usage.contains_key("promptTokenCount") {
         let tool_use_tokens = field("toolUsePromptTokenCount")?.unwrap_or(0);
         Usage {
+            formats: FormatSet::of(&[Format::Gemini]),
             prompt_tokens: field("promptTokenCount")?
                 .unwrap_or(0)
                 .checked_add(tool_use_tokens)
@@ -95,6 +100,7 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
         }
     } else if usage.contains_key("prompt_tokens") {
         Usage {
+            formats: FormatSet::of(&[Format::OpenAiChat]),
             prompt_tokens: field("prompt_tokens")?.unwrap_or(0),
             cached_tokens: detail(usage, path, "prompt_tokens_details")?,
             tool_use_tokens: 0,
@@ -103,10 +109,20 @@ pub fn parse_usage(json: &str) -> Result<Usage> {
         let read = field("cache_read_input_tokens")?.unwrap_or(0);
         let written = field("cache_creation_input_tokens")?.unwrap_or(0);
         let uncached = field("input_tokens")?.ok_or_else(|| missing(path, "input_tokens"))?;
-        Usage { prompt_tokens: uncached.saturating_add(written).saturating_add(read), cached_tokens: read, tool_use_tokens: 0 }
+        Usage {
+            formats: FormatSet::of(&[Format::Anthropic]),
+            prompt_tokens: uncached.saturating_add(written).saturating_add(read),
+            cached_tokens: read,
+            tool_use_tokens: 0,
+        }
     } else if usage.contains_key("input_tokens") {
         // Responses, or Anthropic without cache fields: either way the whole input.
+        let responses = usage.contains_key("input_tokens_details") || usage.contains_key("output_tokens_details");
         Usage {
+            formats: match responses {
+                true => FormatSet::of(&[Format::OpenAiResponses]),
+                false => FormatSet::of(&[Format::Anthropic, Format::OpenAiResponses]),
+            },
             prompt_tokens: field("input_tokens")?.unwrap_or(0),
             cached_tokens: detail(usage, path, "input_tokens_details")?,
             tool_use_tokens: 0,
@@ -191,7 +207,12 @@ mod tests {
     use super::*;
 
     fn usage(prompt_tokens: u64, cached_tokens: u64) -> Usage {
-        Usage { prompt_tokens, cached_tokens, tool_use_tokens: 0 }
+        Usage { prompt_tokens, cached_tokens, ..Usage::default() }
+    }
+
+    /// Compares the numbers only; [`shapes_name_their_formats`] checks the formats.
+    fn numbers(usage: Usage) -> (u64, u64, u64) {
+        (usage.prompt_tokens, usage.cached_tokens, usage.tool_use_tokens)
     }
 
     #[test]
@@ -225,7 +246,7 @@ mod tests {
             (r#"{"promptTokenCount":10,"toolUsePromptTokenCount":null}"#, usage(10, 0)),
         ];
         for (json, expected) in cases {
-            assert_eq!(parse_usage(json).unwrap(), expected, "{json}");
+            assert_eq!(numbers(parse_usage(json).unwrap()), numbers(expected), "{json}");
         }
     }
 
@@ -236,8 +257,7 @@ mod tests {
     fn gemini_tool_use_prompt_is_billed_not_sent() {
         let json = r#"{"usageMetadata":{"promptTokenCount":1200,"cachedContentTokenCount":1000,"toolUsePromptTokenCount":3400,"candidatesTokenCount":80,"thoughtsTokenCount":20,"totalTokenCount":4700}}"#;
         let got = parse_usage(json).unwrap();
-        let expected = Usage { prompt_tokens: 4600, cached_tokens: 1000, tool_use_tokens: 3400 };
-        assert_eq!(got, expected);
+        assert_eq!(numbers(got), (4600, 1000, 3400));
         assert_eq!(got.sent_tokens(), 1200);
         // totalTokenCount is the sum of prompt, candidates, tool-use prompt and thoughts.
         assert_eq!(got.prompt_tokens + 80 + 20, 4700);
@@ -280,7 +300,7 @@ mod tests {
             ),
         ];
         for (json, expected) in cases {
-            assert_eq!(parse_usage(json).unwrap(), expected, "{json}");
+            assert_eq!(numbers(parse_usage(json).unwrap()), numbers(expected), "{json}");
         }
         let refused = [
             (r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":15}}"#, "message_start"),
@@ -298,6 +318,25 @@ mod tests {
             let err = parse_usage(json).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::InvalidArg, "{json}");
             assert!(err.message().contains(needle), "{json}: {}", err.message());
+        }
+    }
+
+    /// Issue 26: a window in one format refuses another provider's usage, so each shape
+    /// names the formats it belongs to.
+    #[test]
+    fn shapes_name_their_formats() {
+        use Format::*;
+        let cases: [(&str, &[Format]); 7] = [
+            (r#"{"prompt_tokens":5,"completion_tokens":1}"#, &[OpenAiChat]),
+            (r#"{"usageMetadata":{"promptTokenCount":5}}"#, &[Gemini]),
+            (r#"{"input_tokens":5,"cache_read_input_tokens":0}"#, &[Anthropic]),
+            (r#"{"input_tokens":5,"output_tokens":1}"#, &[Anthropic, OpenAiResponses]),
+            (r#"{"input_tokens":5,"input_tokens_details":{"cached_tokens":0}}"#, &[OpenAiResponses]),
+            (r#"{"input_tokens":5,"output_tokens_details":{"reasoning_tokens":0}}"#, &[OpenAiResponses]),
+            (r#"{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_creation_input_tokens":0}}}"#, &[Anthropic]),
+        ];
+        for (json, formats) in cases {
+            assert_eq!(parse_usage(json).unwrap().formats, FormatSet::of(formats), "{json}");
         }
     }
 

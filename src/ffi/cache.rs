@@ -123,16 +123,29 @@ pub unsafe extern "C" fn ctxwin_window_prepare(w: *mut ctxwin_window, out: *mut 
 /// states output tokens only, as the API sent before it added the input counts:
 /// `last_error` names `message_start`, which always states them. A chunk or event whose
 /// usage is still null (the Chat chunks before the last, `response.created`) is refused.
-/// Observe one report a request: each one counts as a request in the statistics.
+///
+/// A report counts once: a report is the request it answers and its numbers (prompt total,
+/// cached and tool-use parts), so a stream's events that repeat the same counts (Anthropic's
+/// `message_start` and `message_delta`, every Gemini chunk) may all be observed: the same
+/// report again changes nothing and returns OK. For the request last prepared or rendered,
+/// another report replaces the first in the calibration and the statistics (a later chunk's
+/// final counts); for another range, other numbers are another request's report.
+///
+/// A window whose format is fixed (the configuration key `format`, or its JSON pushes)
+/// refuses another provider's usage object with `CTXWIN_STATUS_MISMATCH`, naming both (an
+/// Anthropic usage without cache fields has the shape of OpenAI Responses' and fits either);
+/// a window of no fixed format takes any shape (a Claude model behind an OpenAI-compatible
+/// gateway reports OpenAI usage).
 ///
 /// Parameters: `json`, `len` is borrowed UTF-8.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
 /// `CTXWIN_STATUS_PARSE` (not JSON), `CTXWIN_STATUS_INVALID_ARG` (a usage object of unknown
 /// shape, a usage still null, a `message_delta` without input tokens, a negative or non-integer count, more cached tokens than prompt tokens:
-/// `last_error` names the field), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
-/// for a range that does not match the window, MISMATCH for a total below the exact part).
-/// On failure nothing changes.
+/// `last_error` names the field), `CTXWIN_STATUS_MISMATCH` for another provider's usage
+/// object (naming both formats), or `ctxwin_window_observe_usage`'s errors (OUT_OF_RANGE
+/// for a range that does not match the window, MISMATCH for a total no request of the range
+/// could explain). On failure nothing changes.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///
@@ -193,7 +206,8 @@ pub unsafe extern "C" fn ctxwin_window_observe_last_usage_json(
     }
 }
 
-/// Writes the sums of every usage report `ctxwin_window_observe_usage_json` took: requests,
+/// Writes the sums of every usage report `ctxwin_window_observe_usage_json` took (each
+/// report once): requests,
 /// prompt tokens billed and prompt tokens served from the cache (their ratio is the cache
 /// hit rate). Saved and restored with the window.
 ///
@@ -214,6 +228,50 @@ pub unsafe extern "C" fn ctxwin_window_cache_stats(w: *const ctxwin_window, out:
             // SAFETY: forwarded from this function's contract.
             let out = unsafe { out_arg(out, "out") }?;
             *out = window.cache_stats().into();
+            Ok(())
+        })
+    }
+}
+
+/// What the window learned from the provider's usage reports (`ctxwin_window_observe_usage`
+/// and the other observe calls): `*ratio` is the provider's real tokens per estimated token,
+/// which scales every estimated count; `*overhead_tokens` is what every request holds that
+/// was not declared with `ctxwin_window_set_overhead` (a system prompt or tool definitions
+/// left out of it, the provider's framing of a request), which `ctxwin_window_live_tokens`
+/// and the budget arithmetic add to the declared overhead (an estimate: `~`). Before any
+/// report, and for a window whose requests hold exact counts only: 1 and 0.
+///
+/// The fit: each report says what a request of so many estimated tokens really held beyond
+/// its exact part; the window fits that as `overhead + ratio * estimated`, recent reports
+/// weighing most. The ratio counts as 4096 estimated tokens seen at ratio 1, so one small
+/// report cannot swing it (reports of requests of other sizes tell a ratio from an
+/// overhead); the ratio stays within 0.5 to 2 and the overhead within 0 to 32768 tokens. A
+/// report more than a request could hold (twice its estimated part plus 32768 tokens beyond
+/// its exact part) is refused by the observe calls with `CTXWIN_STATUS_MISMATCH`: an agent
+/// whose requests send more than that which it did not declare declares it.
+///
+/// Parameters: `ratio` and `overhead_tokens` are caller-owned, written only on success.
+///
+/// Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`.
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.3
+///
+/// # Safety
+/// `w` is NULL or a live handle; `ratio` and `overhead_tokens` are NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_calibration(
+    w: *const ctxwin_window,
+    ratio: *mut f64,
+    overhead_tokens: *mut i32,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_ref!(w).inspect(|window| {
+            // SAFETY: forwarded from this function's contract.
+            let (ratio, overhead) = unsafe { (out_arg(ratio, "ratio")?, out_arg(overhead_tokens, "overhead_tokens")?) };
+            *ratio = window.calibration_ratio();
+            *overhead = i32::try_from(window.learned_overhead().tokens).unwrap_or(i32::MAX);
             Ok(())
         })
     }

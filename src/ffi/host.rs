@@ -352,6 +352,10 @@ pub unsafe extern "C" fn ctxwin_window_replaced_utf8(w: *const ctxwin_window, in
 /// messages, summary and history items; under `tiered` and `monologue` the cut outputs,
 /// summary blocks and markers), whatever was pushed or pruned since.
 ///
+/// A report counts once per request: the same total again for the same prepared or
+/// rendered request changes nothing and returns OK; another total for it replaces the first
+/// (each `prepare`, `render_json` or `render_request` is a request of its own).
+///
 /// Returns what `ctxwin_window_observe_usage` returns, and `CTXWIN_STATUS_MISMATCH` when no
 /// request was rendered since the window was created, reset or restored, or the ledger was
 /// rewound below the request's end since. Nothing changes on failure.

@@ -745,18 +745,29 @@ unsafe fn write_message(message: &str, buf: *mut c_char, cap: usize, needed: *mu
 /// `prompt_tokens` prompt tokens (OpenAI `usage.prompt_tokens`, Anthropic `input_tokens`
 /// plus cache tokens, Gemini `promptTokenCount`).
 ///
-/// The part of the report above the exact counts teaches the window its ratio of real to
-/// estimated tokens (recent reports weigh most); every estimated count is then scaled by it,
-/// still flagged `exact = false`, and the strategy is re-enforced. Raw counts stay cached:
-/// nothing is recounted. A request with exact counts only teaches no ratio; its total is
-/// still recorded as the provider's last prompt total (which the `summary` strategy's
-/// trigger watches). `ctxwin_window_set_model` forgets the calibration.
+/// The part of the report above the exact counts teaches the window how the provider's
+/// count relates to its estimates: a ratio of real to estimated tokens, and an overhead
+/// every request holds that was not declared with `ctxwin_window_set_overhead`
+/// (`ctxwin_window_calibration` shows both and how they are fitted: one small report cannot
+/// swing the ratio, recent reports weigh most). Every estimated count is then scaled by the
+/// ratio, still flagged `exact = false`, the learned overhead is added to every request's
+/// tokens, and the strategy is re-enforced. Raw counts stay cached: nothing is recounted. A
+/// request with exact counts only teaches nothing; its total is still recorded as the
+/// provider's last prompt total (which the `summary` strategy's trigger watches).
+/// `ctxwin_window_set_model` forgets the calibration.
+///
+/// A report counts once: the same total for the same range again changes nothing and
+/// returns OK (for the request last prepared or rendered, see
+/// `ctxwin_window_observe_last_usage`).
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
 /// `first > end` or `end` exceeds the message count, `CTXWIN_STATUS_INVALID_ARG` for a
-/// negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when the total is below
-/// the exact part of the request, or does not exceed it while the request holds estimates
-/// (the report cannot be for this range).
+/// negative total, or `CTXWIN_STATUS_MISMATCH`, changing nothing, when no request of this
+/// range could explain the total: below the exact part of the request, not above it while
+/// the request holds estimates, or above the most it could hold (twice its estimated part
+/// plus 32768 tokens of undeclared overhead beyond its exact part: an agent whose requests
+/// send more than that declares it with `ctxwin_window_set_overhead`). `last_error` gives
+/// the numbers.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///

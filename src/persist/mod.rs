@@ -7,7 +7,8 @@
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "compacted_through":0,
 //!  "enforced_messages":12, "prompt_total":null,
 //!  "pending_summary":{"generation":7,"first_turn":2,"end_turn":5},
-//!  "calibration":{"real":0.0,"estimated":0.0}, "wire_formats":15,
+//!  "calibration":{"real":0.0,"estimated":0.0,"reports":0.0,"inverse":0.0,"ratios":0.0},
+//!  "wire_formats":15,
 //!  "messages":[{"kind":1,"tokens":12,"exact":true,"source":"library","text":"…",
 //!               "call_id":"…","name":"…","raw_json":"…","external_id":42,
 //!               "wire":{"index":0,"of":2},"media":{"tokens":85,"exact":true}}, …],
@@ -31,7 +32,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::fields::{Fields, parse_error};
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_call_text};
 use crate::summary::{CompactionRecord, PendingSummary};
-use crate::tokens::{Calibration, Count};
+use crate::tokens::{Calibration, CalibrationState, Count};
 use crate::window::{Choice, Overhead, SavedWindow, Window};
 use crate::wire::FormatSet;
 use serde_json::{Map, Value, json};
@@ -204,7 +205,7 @@ fn write_window(window: &Window) -> Value {
         "pending_summary": window.pending_summary().map(|p| json!({
             "generation": p.generation, "first_turn": p.first_turn, "end_turn": p.end_turn,
         })),
-        "calibration": {"real": window.calibration().state().0, "estimated": window.calibration().state().1},
+        "calibration": write_calibration(window.calibration()),
         "wire_formats": window.wire_formats().bits(),
         // Written one by one by `write_document`, in this place.
         "messages": Value::Null,
@@ -310,10 +311,30 @@ fn read_pending_summary(fields: &Fields) -> Result<Option<PendingSummary>> {
     }
 }
 
-/// The learned calibration sums: finite and non-negative.
+/// The sums the calibration fits its ratio and overhead to.
+fn write_calibration(calibration: Calibration) -> Value {
+    let state = calibration.state();
+    json!({
+        "real": state.real, "estimated": state.estimated,
+        "reports": state.reports, "inverse": state.inverse, "ratios": state.ratios,
+    })
+}
+
+/// The learned calibration sums: finite and non-negative. `reports`, `inverse` and `ratios`
+/// are absent in a document saved before the calibration learned an overhead.
 fn read_calibration(fields: &Fields) -> Result<Calibration> {
-    Calibration::from_state(fields.number("real")?, fields.number("estimated")?)
-        .ok_or_else(|| parse_error("calibration", "real and estimated must be finite and not negative"))
+    let optional = |name: &str| match fields.optional(name) {
+        None => Ok(None),
+        Some(_) => fields.number(name).map(Some),
+    };
+    let state = CalibrationState {
+        real: fields.number("real")?,
+        estimated: fields.number("estimated")?,
+        reports: optional("reports")?,
+        inverse: optional("inverse")?,
+        ratios: optional("ratios")?,
+    };
+    Calibration::from_state(state).ok_or_else(|| parse_error("calibration", "every sum must be finite and not negative"))
 }
 
 /// Checks `format` and `version`: a newer version is UNSUPPORTED.

@@ -15,7 +15,7 @@ mod models;
 mod openai_models;
 
 pub use bpe::Encoding;
-pub use calibration::Calibration;
+pub use calibration::{Calibration, CalibrationState};
 pub use display::format_count;
 pub use estimate::{EstimateFit, FEATURE_NAMES, FEATURES, Family, POOLED_FEATURES, estimate_features};
 pub use loaded::{Format, Tokenizer};

@@ -7,14 +7,16 @@ use super::Window;
 
 impl Window {
     /// The parts of the window's fixed cost that are not zero, joined by ` + `
-    /// (`system prompt 120 + tool definitions 300 + pinned messages 40 + summary 200 +
-    /// cancelled results of 1 open tool call 12`), or `nothing` when every part is zero.
+    /// (`system prompt 120 + tool definitions 300 + overhead learned from usage 90 + pinned
+    /// messages 40 + summary 200 + cancelled results of 1 open tool call 12`), or `nothing`
+    /// when every part is zero.
     pub(super) fn fixed_parts(&self) -> String {
         let calls = self.running_cancelled();
         let summary = self.sent_summary().map_or(0, |record| u64::from(self.calibrated(record.summary_tokens).tokens));
         let parts = [
             ("system prompt".to_owned(), u64::from(self.overhead.system)),
             ("tool definitions".to_owned(), u64::from(self.overhead.tools)),
+            ("overhead learned from usage".to_owned(), u64::from(self.learned_overhead().tokens)),
             ("pinned messages".to_owned(), self.ledger.pinned.tokens()),
             ("summary".to_owned(), summary),
             (

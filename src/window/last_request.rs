@@ -8,7 +8,8 @@
 //! they stand for), and every call that rewinds the ledger below that range forgets it.
 
 use super::Window;
-use crate::error::{Error, ErrorKind, Result};
+use super::usage::plain_usage;
+use crate::error::Result;
 use crate::tally::Tally;
 use crate::view::ItemType;
 use std::cell::Cell;
@@ -26,11 +27,14 @@ pub struct LastRequest {
     /// summary block and marker, not the whole messages of `first..end`). A usage report for
     /// this request is judged against it.
     pub sent: Tally,
+    /// Which render of the window this was (each `prepare`, `render_json` or
+    /// `render_request` is a request of its own): a usage report counts once per render.
+    pub render: u64,
 }
 
-/// The last request rendered, if the ledger still holds it.
+/// The last request rendered, if the ledger still holds it, and the number of renders.
 #[derive(Clone, Debug, Default)]
-pub(super) struct LastRequestCell(Cell<Option<LastRequest>>);
+pub(super) struct LastRequestCell(Cell<Option<LastRequest>>, Cell<u64>);
 
 impl LastRequestCell {
     /// Forgets the request if a rewind to `message_count` messages removed part of it.
@@ -50,7 +54,10 @@ impl Window {
     /// Records that a request of the current view was rendered: its history starts at
     /// [`Window::start`], it holds every message pushed so far, and it sent the view's items.
     pub fn note_request(&self) {
-        let request = LastRequest { first: self.start(), end: self.ledger.messages.len(), sent: self.view_sent() };
+        let renders = &self.wire.last_request.1;
+        renders.set(renders.get().wrapping_add(1));
+        let request =
+            LastRequest { first: self.start(), end: self.ledger.messages.len(), sent: self.view_sent(), render: renders.get() };
         self.wire.last_request.0.set(Some(request));
     }
 
@@ -95,13 +102,7 @@ impl Window {
     /// Errors: MISMATCH when no request was rendered since the window was created, reset,
     /// restored or rewound below the request's end; otherwise as `observe_usage`.
     pub fn observe_last_usage(&mut self, prompt_tokens: i64) -> Result<()> {
-        let request = self.last_request().ok_or_else(|| {
-            Error::new(
-                ErrorKind::Mismatch,
-                "no request to attribute the usage to: none was rendered since the window was created, \
-                 reset, restored or rewound before its end",
-            )
-        })?;
-        self.learn_usage(request.sent, prompt_tokens)
+        let (key, sent) = self.last_request_report()?;
+        self.observe_report(key, sent, plain_usage(prompt_tokens)?, false)
     }
 }

@@ -11,6 +11,7 @@
 use super::Window;
 use crate::cache::{CacheState, CacheStats, RequestInfo, SentItem, Usage, fingerprints, parse_usage};
 use crate::error::{Error, ErrorKind, Result};
+use crate::wire::FormatSet;
 
 impl Window {
     /// Prepares the next request; call it before every request, in the middle of a turn too.
@@ -71,12 +72,17 @@ impl Window {
     /// sent messages `first..end` (see [`crate::cache::parse_usage`] for every provider's
     /// rule), feeds the prompt tokens of the request as sent (the billed total less Gemini's
     /// tool-use prompt, which the request did not hold) to [`Window::observe_usage`], and
-    /// adds the billed total to the cache statistics.
+    /// adds the billed total to the cache statistics. The same report twice counts once
+    /// (see [`Window::observe_usage`]).
     ///
     /// Errors (nothing changes): PARSE for malformed JSON, INVALID_ARG naming the field for a
-    /// usage object of unknown shape or a negative count, and `observe_usage`'s errors.
+    /// usage object of unknown shape or a negative count, MISMATCH for a usage object of
+    /// another provider than the window's fixed format, and `observe_usage`'s errors.
     pub fn observe_usage_json(&mut self, first: usize, end: usize, json: &str) -> Result<Usage> {
-        self.observe_parsed_usage(json, |window, prompt_tokens| window.observe_usage(first, end, prompt_tokens))
+        let usage = self.parse_window_usage(json)?;
+        let (key, sent) = self.range_request(first, end)?;
+        self.observe_report(key, sent, usage, true)?;
+        Ok(usage)
     }
 
     /// [`Window::observe_usage_json`] for the request last rendered or prepared, as
@@ -86,17 +92,23 @@ impl Window {
     /// Errors (nothing changes): `observe_usage_json`'s, and MISMATCH when no request was
     /// rendered since the window was created, reset, restored or rewound below its end.
     pub fn observe_last_usage_json(&mut self, json: &str) -> Result<Usage> {
-        self.observe_parsed_usage(json, Window::observe_last_usage)
+        let usage = self.parse_window_usage(json)?;
+        let (key, sent) = self.last_request_report()?;
+        self.observe_report(key, sent, usage, true)?;
+        Ok(usage)
     }
 
-    /// Parses `json`, hands the prompt tokens of the request as sent to `observe`, and on
-    /// success adds the billed total to the cache statistics.
-    fn observe_parsed_usage(&mut self, json: &str, observe: impl FnOnce(&mut Window, i64) -> Result<()>) -> Result<Usage> {
+    /// The usage object in `json`, refused when the window's format is fixed (the
+    /// configuration key `format` or its JSON pushes) and the object is another provider's.
+    fn parse_window_usage(&self, json: &str) -> Result<Usage> {
         let usage = parse_usage(json)?;
-        let prompt_tokens = i64::try_from(usage.sent_tokens())
-            .map_err(|_| Error::invalid_arg(format!("usage: {} prompt tokens is out of range", usage.sent_tokens())))?;
-        observe(self, prompt_tokens)?;
-        self.wire.cache.stats.add(usage);
+        let window = self.wire_formats();
+        if window != FormatSet::ANY && usage.formats.and(window).is_empty() {
+            return Err(Error::new(
+                ErrorKind::Mismatch,
+                format!("a usage object of the {} shape for a window in the {window} format", usage.formats),
+            ));
+        }
         Ok(usage)
     }
 

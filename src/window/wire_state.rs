@@ -3,6 +3,7 @@
 //! reports taught it (the prompt total, the calibration of estimates, the cache reports).
 
 use super::last_request::LastRequestCell;
+use super::usage::LastReport;
 use crate::cache::CacheState;
 use crate::tokens::Calibration;
 use crate::wire::FormatSet;
@@ -16,6 +17,8 @@ pub(super) struct WireState {
     pub last_request: LastRequestCell,
     /// The request last prepared and the provider's cache reports.
     pub cache: CacheState,
+    /// The usage report last observed, so that the same report counts once.
+    pub last_report: Option<LastReport>,
     /// The last prompt total the provider reported.
     pub prompt_total: Option<u64>,
     /// Learned from provider usage; scales estimated counts.
@@ -28,6 +31,7 @@ impl Default for WireState {
             wire_formats: FormatSet::ANY,
             last_request: LastRequestCell::default(),
             cache: CacheState::default(),
+            last_report: None,
             prompt_total: None,
             calibration: Calibration::default(),
         }

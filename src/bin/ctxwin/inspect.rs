@@ -115,7 +115,8 @@ impl Report {
             .sum();
         let overhead = window.overhead();
         Report {
-            system: u64::from(overhead.system) + pinned,
+            // The overhead learned from usage is the system prompt and tools not declared.
+            system: u64::from(overhead.system) + pinned + u64::from(window.learned_overhead().tokens),
             tools: u64::from(overhead.tools),
             summary: window.sent_summary().map_or(0, |record| u64::from(window.calibrated(record.summary_tokens).tokens)),
             history: window.view_history().tokens(),
