@@ -39,12 +39,16 @@ fn recover_refuses_an_excess_larger_than_the_history() {
 #[test]
 fn a_new_calibration_bumps_the_generation_of_a_sliding_view() {
     let mut window = Window::new("claude-sonnet-4-5");
-    window.push(Kind::User, "Please read src/lib.rs and summarise it.").unwrap();
-    window.push(Kind::Assistant, "It declares the modules of the crate.").unwrap();
+    window.push(Kind::User, &"Please read src/lib.rs and summarise it. ".repeat(2000)).unwrap();
+    window.push(Kind::Assistant, &"It declares the modules of the crate. ".repeat(2000)).unwrap();
     window.end_turn();
+    // One report is taken as an undeclared overhead (the ratio's prior): a first report of
+    // a request of another size makes the second one move the ratio.
+    let first = i64::from(window.message(0).unwrap().count().tokens) * 2;
+    window.observe_usage(0, 1, first).unwrap();
     let (generation, tokens) = (window.generation(), window.view_item(0).unwrap().tokens);
-    let total = i64::from(window.live_tokens().tokens) * 2;
-    window.observe_usage(0, window.message_count(), total).unwrap();
+    let raw: u32 = (0..window.message_count()).map(|i| window.message(i).unwrap().count().tokens).sum();
+    window.observe_usage(0, window.message_count(), i64::from(raw) * 2).unwrap();
     assert_ne!(window.view_item(0).unwrap().tokens, tokens);
     assert_ne!(window.generation(), generation, "the view changed but the generation did not");
 }
@@ -61,11 +65,13 @@ fn calibration_sums_survive_export_and_import_to_the_bit() {
     let mut saved: serde_json::Value = serde_json::from_str(&ctxwin::persist::export(&window)).unwrap();
     // Edited on purpose below: without its checksum, as a document edited by hand must be.
     saved.as_object_mut().unwrap().remove("checksum");
-    saved["calibration"] = serde_json::json!({"real": 417.40000000000003, "estimated": 537.8});
+    saved["calibration"] =
+        serde_json::json!({"real": 417.40000000000003, "estimated": 537.8, "reports": 1.0, "inverse": 0.5, "ratios": 0.75});
     let saved = saved.to_string();
     assert!(saved.contains("417.40000000000003"), "{saved}");
     let restored = ctxwin::persist::import(&saved).unwrap();
-    assert_eq!(restored.calibration().state(), (417.40000000000003, 537.8));
+    let state = restored.calibration().state();
+    assert_eq!((state.real, state.estimated), (417.40000000000003, 537.8));
     let mut again: serde_json::Value = serde_json::from_str(&ctxwin::persist::export(&restored)).unwrap();
     again.as_object_mut().unwrap().remove("checksum");
     assert_eq!(again.to_string(), saved);
