@@ -370,10 +370,11 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
         }
         None => assert!(summaries.is_empty()),
     }
-    // Live tokens: the overhead, every item, and the cancelled results a request adds for
-    // the running turn's open calls (tests/request_structure.rs checks that count against
-    // the rendered bodies).
-    let overhead = u64::from(window.overhead().system) + u64::from(window.overhead().tools);
+    // Live tokens: the overhead (declared, and learned from usage reports), every item, and
+    // the cancelled results a request adds for the running turn's open calls
+    // (tests/request_structure.rs checks that count against the rendered bodies).
+    let overhead =
+        u64::from(window.overhead().system) + u64::from(window.overhead().tools) + u64::from(window.learned_overhead().tokens);
     let items: u64 = view.iter().map(|item| u64::from(item.4)).sum();
     let cancelled =
         window.running_cancelled() as u64 * u64::from(window.model().count(ctxwin::view::text::CANCELLED_RESULT).tokens);
