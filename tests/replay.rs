@@ -361,3 +361,24 @@ fn bad_logs_are_refused_naming_the_line_and_field() {
         }
     }
 }
+
+#[test]
+fn a_ctxwin_save_replays_what_was_pushed() {
+    let scratch = Scratch::new("save");
+    let run = claude_run(12, 3, false);
+    let mut window = Window::new("claude-sonnet-4-5");
+    window.set_overhead(900, 100).unwrap();
+    for message in &run.messages {
+        push_json(&mut window, &message.to_string()).unwrap();
+    }
+    let save = scratch.write("session.ctxwin.json", &ctxwin::persist::export(&window));
+    let report = replay_json(&["replay", "--json", &save]);
+    assert_eq!(report["log"]["format"], "save");
+    assert_eq!(report["log"]["overhead"], 1000, "the save's overhead");
+    let rows = report["policies"][0]["requests"].as_array().unwrap();
+    assert_eq!(rows.len(), run.calls.len(), "a call before each assistant message");
+    let counts = counts(&run.messages);
+    for (row, &(messages, ..)) in rows.iter().zip(&run.calls) {
+        assert_eq!(row["tokens"], 1000 + counts[..messages].iter().sum::<u64>(), "{row}");
+    }
+}

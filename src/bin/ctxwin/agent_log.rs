@@ -16,11 +16,14 @@
 //!   `event_msg` `token_count` line that follows (`info.last_token_usage`).
 //! - **Provider messages**, as `ctxwin inspect` reads them: a JSON array or one message per
 //!   line, in any format `push_json` takes; a model call before each assistant message.
+//! - **ctxwin saves** (`ctxwin_window_save` / `export`): the provider JSON each message was
+//!   pushed as, in order, a model call before each run of assistant-side messages; the
+//!   save's overhead is the overhead.
 
 use serde_json::{Map, Value, json};
 
 /// The formats `--format` names.
-pub const FORMATS: [&str; 3] = ["claude", "codex", "messages"];
+pub const FORMATS: [&str; 4] = ["claude", "codex", "messages", "save"];
 
 /// What the provider reported for one model call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,6 +60,8 @@ pub struct AgentLog {
     /// output does not): a one-line stand-in task was pushed first, the prompt's tokens are
     /// in what the first call's usage holds beyond its messages.
     pub stand_in_task: bool,
+    /// The overhead the log states (a save's system prompt and tools), if it does.
+    pub overhead: Option<u64>,
 }
 
 /// The user message pushed for a prompt the log does not record.
@@ -90,6 +95,7 @@ pub fn read(text: &str, format: Option<&str>) -> Result<AgentLog, String> {
     match format {
         "claude" => claude(text, &mut log)?,
         "codex" => codex(text, &mut log)?,
+        "save" => save(text, &mut log)?,
         _ => messages(text, &mut log)?,
     }
     if log.requests() == 0 {
@@ -102,6 +108,7 @@ fn what_calls(format: &str) -> &'static str {
     match format {
         "claude" => "no \"assistant\" event",
         "codex" => "no response_item the model wrote",
+        "save" => "no assistant-side message",
         _ => "no assistant message",
     }
 }
@@ -144,6 +151,9 @@ fn detect(text: &str) -> Result<&'static str, String> {
         return Err("the log is empty".to_owned());
     };
     let first = object(number, first)?;
+    if first.get("format").and_then(Value::as_str) == Some(ctxwin::persist::FORMAT) {
+        return Ok("save");
+    }
     let kind = first.get("type").and_then(Value::as_str).unwrap_or_default();
     if first.contains_key("payload") && ["session_meta", "response_item", "event_msg", "turn_context"].contains(&kind) {
         return Ok("codex");
@@ -447,6 +457,36 @@ fn item_text(item: &Map<String, Value>) -> String {
     }
 }
 
+/// A ctxwin save: each wire message as it was pushed ("line" is its first ledger index).
+fn save(text: &str, log: &mut AgentLog) -> Result<(), String> {
+    let window = ctxwin::persist::import(text).map_err(|e| format!("not a ctxwin save this version reads: {e}"))?;
+    log.model = Some(window.model().name().to_owned());
+    let overhead = window.overhead();
+    log.overhead = Some(u64::from(overhead.system) + u64::from(overhead.tools));
+    let mut in_answer = false;
+    for index in 0..window.message_count() {
+        let Some(message) = window.message(index) else { break };
+        if message.extras().and_then(|e| e.wire).is_some_and(|wire| wire.index > 0) {
+            continue;
+        }
+        let json = message.raw_json().ok_or_else(|| {
+            format!(
+                "message {index} holds no provider JSON (pushed as text, or saved with \"retain_text\": false): \
+                 replay reads saves of messages pushed with push_json"
+            )
+        })?;
+        let value: Value =
+            serde_json::from_str(json).map_err(|e| format!("message {index}: its provider JSON does not parse ({e})"))?;
+        let output = matches!(message.kind(), ctxwin::Kind::Assistant | ctxwin::Kind::ToolCall | ctxwin::Kind::Thinking);
+        if output && !in_answer {
+            log.events.push(Event::Request { line: index, usage: None });
+        }
+        in_answer = output;
+        log.push(index, value, message.kind() == ctxwin::Kind::User);
+    }
+    Ok(())
+}
+
 /// Provider messages: a model call before each run of assistant messages.
 fn messages(text: &str, log: &mut AgentLog) -> Result<(), String> {
     let elements: Vec<(usize, Map<String, Value>)> = if text.trim_start().starts_with('[') {
@@ -547,6 +587,32 @@ mod tests {
         assert_eq!(log.task, Some(0));
         assert_eq!(pushes(&log)[0], json!({"role": "user", "content": STAND_IN_TASK}));
         assert!(matches!(log.events[1], Event::Request { line: 2, usage: None }));
+    }
+
+    #[test]
+    fn a_save_replays_the_json_it_was_pushed_as() {
+        let mut window = ctxwin::Window::new("gpt-4o");
+        window.set_overhead(120, 30).unwrap();
+        let chat = [
+            json!({"role": "user", "content": "hello"}),
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}, {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}),
+            json!({"role": "tool", "tool_call_id": "c1", "content": "1"}),
+            json!({"role": "tool", "tool_call_id": "c2", "content": "2"}),
+            json!({"role": "assistant", "content": "1 and 2"}),
+        ];
+        for message in &chat {
+            ctxwin::json::push_json(&mut window, &message.to_string()).unwrap();
+        }
+        let log = read(&ctxwin::persist::export(&window), None).unwrap();
+        assert_eq!(
+            (log.format, log.model.as_deref(), log.overhead, log.requests(), log.task),
+            ("save", Some("gpt-4o"), Some(150), 2, Some(0))
+        );
+        let pushed: Vec<Value> = pushes(&log);
+        assert_eq!(pushed, chat, "each wire message once, as pushed");
+        window.push(ctxwin::Kind::User, "typed").unwrap();
+        let err = read(&ctxwin::persist::export(&window), None).unwrap_err();
+        assert!(err.contains("message 6 holds no provider JSON"), "{err}");
     }
 
     #[test]

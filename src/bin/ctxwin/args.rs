@@ -93,7 +93,7 @@ usage: ctxwin count --model MODEL [--json] [FILE]
        ctxwin inspect [--model MODEL] [--budget N] [--strategy S] [--config JSON] [--json]
                       [--render [--base BODY.json] | --summary-request | --problems] FILE
        ctxwin replay [--model MODEL] [--strategy S[,S...]] [--budget N[,N%...]] [--config JSON]
-                     [--format claude|codex|messages] [--overhead N] [--cache-read-price P]
+                     [--format claude|codex|messages|save] [--overhead N] [--cache-read-price P]
                      [--cache-write-price P] [--svg FILE] [--summary-only] [--json] LOG
        ctxwin --version
 
@@ -105,20 +105,21 @@ inspect  reads FILE: a ctxwin save file (ctxwin_window_save / export; --model op
          one row per turn, the view the strategy sends item by item (type, kind, ledger
          index, tokens, call id, the first characters) with the window divider, the context
          usage and the problems ctxwin_window_validate finds.
-replay   replays an agent's log (Claude Code stream-json or session JSONL, a Codex rollout,
-         or provider messages) through each strategy and budget as a host would: push_json
-         of every message, prepare and render_request before every model call. Prints per
-         request the tokens sent, over budget or refused, whether the task (the first user
-         message) is sent, messages sent and dropped; then per policy the requests over
-         budget, task kept, tokens sent, billed input at the cache prices, cache-hit share,
-         largest request, and the log's own numbers where it holds the provider's usage.
+replay   replays an agent's log (Claude Code stream-json or session JSONL, a Codex
+         rollout, provider messages or a ctxwin save) through each strategy and budget as
+         a host would: push_json of every message, prepare and render_request before every
+         model call. Prints per request the tokens sent, over budget or refused, whether
+         the task (the first user message) is sent, messages sent and dropped; then per
+         policy the requests over budget, task kept, tokens sent, billed input at the cache
+         prices, cache-hit share, largest request, and the log's own numbers where it holds
+         the provider's usage.
 
 options
   --strategy S          sliding, drop_oldest, tiered, monologue or summary (replay: a list)
   --config JSON         any ctxwin_window_configure keys, e.g. '{\"token_threshold\":6000}'
   --budget N            the history budget in tokens (replay: a list; 40% = 40% of the
                         largest history the log sends)
-  --format F            replay: the log's format, claude, codex or messages (detected)
+  --format F            replay: the log's format, claude, codex, messages or save (detected)
   --overhead N          replay: system prompt and tool tokens (default: what the first
                         request's logged usage holds beyond its messages, else 0)
   --cache-read-price P  replay: a cached input token's price, input = 1 (default 0.1)

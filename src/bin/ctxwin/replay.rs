@@ -107,12 +107,13 @@ pub fn baseline(log: &AgentLog, model: &str, overhead: Option<i32>) -> Result<Ba
             }
         }
     }
-    (base.overhead, base.overhead_source) = match (overhead, base.logged.first().copied().flatten()) {
-        (Some(n), _) => (u64::try_from(n).unwrap_or(0), "--overhead"),
-        (None, Some(first)) => {
+    (base.overhead, base.overhead_source) = match (overhead, log.overhead, base.logged.first().copied().flatten()) {
+        (Some(n), _, _) => (u64::try_from(n).unwrap_or(0), "--overhead"),
+        (None, Some(saved), _) => (saved, "the save's system prompt and tools"),
+        (None, None, Some(first)) => {
             (first.prompt.saturating_sub(base.history[0]), "the first request's logged usage less its messages")
         }
-        (None, None) => (0, "none: the log holds no usage; give --overhead"),
+        (None, None, None) => (0, "none: the log holds no usage; give --overhead"),
     };
     Ok(base)
 }
