@@ -382,3 +382,22 @@ fn a_ctxwin_save_replays_what_was_pushed() {
         assert_eq!(row["tokens"], 1000 + counts[..messages].iter().sum::<u64>(), "{row}");
     }
 }
+
+/// A Claude Code session file written for this test (a summary line, a sub-agent's line and a
+/// synthetic message left out, a skill inserted as a user message, a second prompt), replayed
+/// with exact counts (gpt-4o): the report must match the golden file byte for byte.
+/// `CTXWIN_BLESS=1 cargo test --test replay` rewrites the golden file after a deliberate change.
+#[test]
+fn a_session_file_replays_to_the_golden_report() {
+    let fixture = "tests/fixtures/replay/claude_session.jsonl";
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replay/claude_session.txt");
+    let out = ctxwin(&["replay", "--model", "gpt-4o", "--strategy", "sliding,tiered", "--budget", "300", fixture]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = String::from_utf8(out.stdout).unwrap();
+    if std::env::var_os("CTXWIN_BLESS").is_some() {
+        std::fs::write(&golden, &report).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap();
+    assert_eq!(report, expected, "the report changed; if on purpose, rerun with CTXWIN_BLESS=1 and commit the file");
+    assert!(report.contains("claude log, 6 model calls"), "the sub-agent's and the synthetic answer are not calls");
+}

@@ -142,6 +142,10 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
+/// Event types Claude Code writes in stream-json output and session files.
+const CLAUDE_TYPES: [&str; 9] =
+    ["user", "assistant", "system", "result", "summary", "file-history-snapshot", "queue-operation", "progress", "custom-title"];
+
 /// The format of `text`, from its first line (or the whole text, for a JSON array).
 fn detect(text: &str) -> Result<&'static str, String> {
     if text.trim_start().starts_with('[') {
@@ -155,7 +159,9 @@ fn detect(text: &str) -> Result<&'static str, String> {
         return Ok("save");
     }
     let kind = first.get("type").and_then(Value::as_str).unwrap_or_default();
-    if first.contains_key("payload") && ["session_meta", "response_item", "event_msg", "turn_context"].contains(&kind) {
+    if first.contains_key("payload")
+        && ["session_meta", "response_item", "event_msg", "turn_context", "compacted"].contains(&kind)
+    {
         return Ok("codex");
     }
     if first.contains_key("role")
@@ -164,11 +170,7 @@ fn detect(text: &str) -> Result<&'static str, String> {
     {
         return Ok("messages");
     }
-    if first.contains_key("session_id")
-        || first.contains_key("sessionId")
-        || first.contains_key("message")
-        || first.contains_key("uuid")
-    {
+    if CLAUDE_TYPES.contains(&kind) {
         return Ok("claude");
     }
     Err(format!(
