@@ -75,6 +75,8 @@ pub struct Row {
 #[derive(Debug)]
 pub struct Run {
     pub strategy: String,
+    /// `--config`, as given.
+    pub config: Option<String>,
     pub budget: u32,
     pub rows: Vec<Row>,
     /// Summary requests answered with the stand-in.
@@ -137,6 +139,7 @@ pub fn run(log: &AgentLog, model: &str, base: &Baseline, policy: &Policy, prices
     let summarizes = window.settings().strategy == ctxwin::config::StrategyName::Summary;
     let mut run = Run {
         strategy: window.settings().strategy.as_str().to_owned(),
+        config: policy.config.clone(),
         budget: window.settings().history_budget,
         rows: Vec::new(),
         summaries: 0,

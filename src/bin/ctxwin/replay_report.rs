@@ -140,7 +140,8 @@ pub fn text(
         );
     }
     for run in runs.iter().filter(|_| rows) {
-        out.push_str(&format!("\n{}, history budget {}\n", run.strategy, run.budget));
+        let config = run.config.as_deref().map_or_else(String::new, |c| format!(", configured with {c}"));
+        out.push_str(&format!("\n{}, history budget {}{config}\n", run.strategy, run.budget));
         out.push_str("    req   line   tokens   logged  over     task  sent/pushed  removed   cached\n");
         for (i, row) in run.rows.iter().enumerate() {
             let logged = base.logged[i].map_or_else(|| "-".to_owned(), |u| u.prompt.to_string());
@@ -256,7 +257,7 @@ pub fn to_json(name: &str, log: &AgentLog, model: &ctxwin::Model, base: &Baselin
                 })
                 .collect();
             json!({
-                "strategy": run.strategy, "history_budget": run.budget, "summaries": run.summaries,
+                "strategy": run.strategy, "config": run.config, "history_budget": run.budget, "summaries": run.summaries,
                 "totals": Totals::of(&run.rows).to_json(), "requests": rows,
             })
         })
