@@ -107,6 +107,9 @@ static void misspelled_models_are_unknown(void) {
     CHECK(known("gpt-4o") && known("openai/GPT-4o-mini") && known("o200k_base"));
     CHECK(known("claude-sonnet-4-5") && known("models/gemini-2.5-pro") && known("llama-3.1-8b"));
     CHECK(!known("gpt4o") && !known("claud-sonnet-4") && !known("") && !known("my-local-model"));
+    /* A family's prefix is not enough: Claude 4's models are claude-sonnet-4..., not claude-4-sonnet. */
+    CHECK(!known("claude-4-sonnet") && !known("claude-sonnet") && known("claude-3-5-sonnet-20241022"));
+    CHECK(ctxwin_model_context_limit("claude-4-sonnet", 15) == 0);
     /* An unknown model still counts, as an estimate without a context limit. */
     ctxwin_count c;
     CHECK_OK(ctxwin_count_text("gpt4o", 5, "hello world", 11, &c));

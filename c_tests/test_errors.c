@@ -91,7 +91,16 @@ static void bad_values_are_refused(void) {
     ctxwin_count total = {0, false};
     CHECK_OK(ctxwin_window_live_tokens(w, &total));
     CHECK(total.tokens == 0); /* the refused overhead was not applied */
+    /* An empty model name is a missing setting, not a model. */
+    CHECK_STATUS(ctxwin_window_set_model(w, "", 0), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "model: the name is empty") != NULL);
+    CHECK_STATUS(ctxwin_window_set_model(w, " ", 1), CTXWIN_STATUS_INVALID_ARG);
     ctxwin_window_free(w);
+    ctxwin_window *untouched = (ctxwin_window *)&untouched;
+    CHECK_STATUS(ctxwin_window_new("", 0, &untouched), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(ctxwin_window_new(NULL, 0, &untouched), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(untouched == (ctxwin_window *)&untouched);
+    CHECK(strstr(thread_last_error(), "model: the name is empty") != NULL);
 }
 
 static void out_of_range_indices(void) {

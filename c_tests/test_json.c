@@ -144,6 +144,16 @@ static void tool_definitions_are_counted(void) {
     CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, "[", 1, &untouched), CTXWIN_STATUS_PARSE);
     CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, "[{\"function\":{}}]", 17, &untouched), CTXWIN_STATUS_INVALID_ARG);
     CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, "5", 1, &untouched), CTXWIN_STATUS_INVALID_ARG);
+    /* Any object was counted as a built-in tool: {"hello":"world"}, or a whole request body. */
+    const char *hello = "{\"hello\":\"world\"}";
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, hello, strlen(hello), &untouched), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(thread_last_error(), "field 'tools[0]': is not a tool definition: expected") != NULL);
+    const char *body = "{\"model\":\"gpt-4o\",\"messages\":[],\"tools\":[]}";
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, body, strlen(body), &untouched), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(thread_last_error(), "pass the value of its \"tools\"") != NULL);
+    const char *twice = "[{\"name\":\"ls\",\"name\":\"rm\"}]";
+    CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, twice, strlen(twice), &untouched), CTXWIN_STATUS_PARSE);
+    CHECK(strstr(thread_last_error(), "the key \"name\" is given twice") != NULL);
     CHECK_STATUS(ctxwin_count_tools_json("gpt-4o", 6, tools, strlen(tools), NULL), CTXWIN_STATUS_NULL_ARG);
     CHECK_STATUS(ctxwin_count_tools_json(NULL, 6, tools, strlen(tools), &untouched), CTXWIN_STATUS_NULL_ARG);
     const char bad_utf8[] = {'[', (char)0xC3, ']'};

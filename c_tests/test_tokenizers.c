@@ -1,6 +1,11 @@
 /* Tokenizers loaded from files: counting, a window counting with one (also after the
  * caller freed it), saving and restoring, and every kind of bad input. */
+#define _DEFAULT_SOURCE /* mkfifo, ftruncate */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "harness.h"
 
 /* A character-level BPE tokenizer.json: spaces become "\u2581", unknown characters <unk>. */
@@ -172,10 +177,73 @@ static void bad_input_is_refused_with_nothing_built(void) {
     expect_refusal("YQ== 0\n", "{\"pattern\":\"(\"}", CTXWIN_STATUS_INVALID_ARG);
 }
 
+/* Shrinks and regrows the file of `fd` until told to stop. */
+struct truncater {
+    int fd;
+    off_t len;
+    volatile int stop;
+};
+
+static void *truncate_repeatedly(void *arg) {
+    struct truncater *t = (struct truncater *)arg;
+    while (!t->stop) {
+        if (ftruncate(t->fd, 4096) != 0 || ftruncate(t->fd, t->len) != 0) break;
+    }
+    return NULL;
+}
+
+/* A file of 16 MB and more was mapped while it loaded: another process truncating it then
+ * ended the host with SIGBUS. It is read now: each load succeeds or is refused, never a crash. */
+static void a_file_truncated_while_it_loads_is_no_crash(void) {
+    char path[512];
+    scratch_path(path, sizeof path, "truncated_tokenizer.json");
+    size_t len = (size_t)20 << 20;
+    char *data = (char *)malloc(len);
+    CHECK(data != NULL);
+    if (data == NULL) return;
+    memset(data, ' ', len); /* TINY, then white space up to 20 MB */
+    memcpy(data, TINY, sizeof TINY - 1);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL && fwrite(data, 1, len, f) == len);
+    if (f != NULL) fclose(f);
+    free(data);
+    struct truncater truncater = {open(path, O_WRONLY), (off_t)len, 0};
+    CHECK(truncater.fd >= 0);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, truncate_repeatedly, &truncater) == 0);
+    int loads = quick_mode() ? 3 : 40;
+    for (int i = 0; i < loads; i++) {
+        ctxwin_tokenizer *t = NULL;
+        ctxwin_status status = ctxwin_tokenizer_load(path, strlen(path), NULL, 0, &t);
+        CHECK(status == CTXWIN_OK || status == CTXWIN_STATUS_PARSE);
+        ctxwin_tokenizer_free(t);
+    }
+    truncater.stop = 1;
+    pthread_join(thread, NULL);
+    close(truncater.fd);
+    remove(path);
+}
+
+/* A FIFO's open waited for a writer, and a device was read until memory ran out. */
+static void only_regular_files_are_read(void) {
+    char path[512];
+    scratch_path(path, sizeof path, "tokenizer_fifo");
+    remove(path);
+    CHECK(mkfifo(path, 0600) == 0);
+    ctxwin_tokenizer *t = NULL;
+    CHECK_STATUS(ctxwin_tokenizer_load(path, strlen(path), NULL, 0, &t), CTXWIN_STATUS_IO);
+    CHECK(t == NULL && strstr(thread_last_error(), "not a regular file (a FIFO)") != NULL);
+    remove(path);
+    CHECK_STATUS(ctxwin_tokenizer_load("/dev/zero", 9, NULL, 0, &t), CTXWIN_STATUS_IO);
+    CHECK(t == NULL && strstr(thread_last_error(), "'/dev/zero': not a regular file (a device)") != NULL);
+}
+
 void suite_tokenizers(void) {
     harness_run("counts_follow_the_merges", counts_follow_the_merges);
     harness_run("a_file_loads_like_its_bytes", a_file_loads_like_its_bytes);
     harness_run("a_window_counts_with_it_after_the_caller_freed_it", a_window_counts_with_it_after_the_caller_freed_it);
     harness_run("a_restore_says_when_the_tokenizer_changed", a_restore_says_when_the_tokenizer_changed);
     harness_run("bad_input_is_refused_with_nothing_built", bad_input_is_refused_with_nothing_built);
+    harness_run("a_file_truncated_while_it_loads_is_no_crash", a_file_truncated_while_it_loads_is_no_crash);
+    harness_run("only_regular_files_are_read", only_regular_files_are_read);
 }

@@ -182,6 +182,14 @@
 #define CTXWIN_DEFAULT_MAX_MESSAGE_BYTES ((64 * 1024) * 1024)
 
 /**
+ * The smallest stack, in bytes, of a thread that calls the library: 64 KiB (glibc's default
+ * is 8 MiB, musl's 128 KiB). Every JSON the library reads nests at most 64 levels (deeper
+ * input is PARSE), so reading, rendering, saving and freeing it fit, as do counting and the
+ * strategies (the C test `small_stacks_are_enough` runs them on a thread of this size).
+ */
+#define CTXWIN_MIN_THREAD_STACK (64 * 1024)
+
+/**
  * The result of every fallible function. `CTXWIN_STATUS_OK` (also spelt `CTXWIN_OK`) is 0,
  * so `if (rc)` tests for failure. The numbers are frozen and never reused.
  */
@@ -1528,9 +1536,8 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
  * DeepSeek; or character-level with byte fallback: Gemma 3), Mistral's `tekken.json`, or a
  * tiktoken-format ranks file (Llama 3 / 4 `tokenizer.model`, `qwen.tiktoken`).
  *
- * A file of 16 MB or more is mapped into memory while it loads rather than copied: another
- * process that truncates it during the call ends this one with `SIGBUS`, as with any mapped
- * file. Replace tokenizer files by renaming a new one over them.
+ * The file is read into memory, never mapped (another process truncating a mapped file
+ * would end this one with `SIGBUS`); only a regular file of at most 4 GB is read.
  *
  * Parameters:
  * - `path`, `path_len`: borrowed file path (bytes, not NUL-terminated).
@@ -1544,7 +1551,7 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_ARG` for an
  * empty path or options that are malformed or do not apply; `CTXWIN_STATUS_IO` when the
- * file cannot be read; `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
+ * file cannot be read or is not a regular file (a FIFO, a device); `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
  * not cover (a SentencePiece unigram model, WordPiece, an unusual normalizer or
  * pre-tokenizer): never a tokenizer that would count wrongly; `CTXWIN_STATUS_PARSE` for a
  * truncated or inconsistent file. `ctxwin_last_error` explains a failure.
@@ -1856,7 +1863,8 @@ ctxwin_status ctxwin_window_render_request(const struct ctxwin_window *w,
  *
  * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
  * `CTXWIN_STATUS_PARSE` for malformed JSON; `CTXWIN_STATUS_INVALID_ARG` for a definition
- * without a name or a value that is not an array or object.
+ * without a name or a value that is not an array or object; `CTXWIN_STATUS_OUT_OF_RANGE`
+ * for definitions above `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before they are read).
  * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any number of threads at once.
@@ -2056,11 +2064,12 @@ ctxwin_status ctxwin_window_validate(const struct ctxwin_window *w,
  *
  * Parameters:
  * - `model`, `model_len`: borrowed UTF-8 model name; an unknown model is not an error (its
- *   counts are estimates).
+ *   counts are estimates), an empty one is.
  * - `out`: receives a new handle, owned by the caller, who releases it with
  *   `ctxwin_window_free`. Written only on success.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`;
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8` or
+ * `CTXWIN_STATUS_INVALID_ARG` for an empty name (or white space only);
  * `ctxwin_last_error` explains a failure.
  *
  * Thread-safety: safe to call from any thread.
@@ -2221,7 +2230,9 @@ ctxwin_status ctxwin_window_set_overhead(struct ctxwin_window *w,
  *
  * Parameters: `model`, `len` is a borrowed UTF-8 model name.
  *
- * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8` or
+ * `CTXWIN_STATUS_INVALID_ARG` for an empty name (white space only); nothing changes on
+ * failure.
  *
  * Thread-safety: `w` must not be in use by another thread.
  *

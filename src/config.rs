@@ -1,6 +1,6 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, echo};
 use crate::limits::MessageLimit;
 use crate::wire::Format;
 use serde_json::Value;
@@ -267,13 +267,8 @@ impl Settings {
     /// These settings with the keys of the JSON object `json` applied. Nothing is applied
     /// unless every key is valid; errors name the offending key.
     pub fn with_json(&self, json: &str) -> Result<Settings> {
-        let value: Value = serde_json::from_str(json)
+        let value: Value = crate::strict_json::parse(json)
             .map_err(|e| Error::new(ErrorKind::Parse, format!("configuration is not valid JSON: {e}")))?;
-        if let Some(key) = duplicate_key(json) {
-            return Err(Error::invalid_arg(format!(
-                "configuration key '{key}' is given twice (JSON parsers disagree on which one counts)"
-            )));
-        }
         self.with_value(&value)
     }
 
@@ -369,7 +364,7 @@ impl Settings {
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
             "cache_breakpoints" => self.cache_breakpoints = parse_bool(key, value)?,
             "summary_request" => self.summary_request = parse_summary_request(value)?,
-            unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{unknown}'"))),
+            unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{}'", echo(unknown)))),
         }
         Ok(())
     }
@@ -384,43 +379,18 @@ fn parse_strategy(value: &Value) -> Result<StrategyName> {
         "tiered" => Ok(StrategyName::Tiered),
         "monologue" => Ok(StrategyName::Monologue),
         other => Err(Error::invalid_arg(format!(
-            "configuration key 'strategy': unknown strategy '{other}' (expected sliding, drop_oldest, tiered, monologue or summary)"
+            "configuration key 'strategy': unknown strategy '{}' (expected sliding, drop_oldest, tiered, monologue or summary)",
+            echo(other)
         ))),
     }
 }
 
-/// The first key the JSON object `json` gives twice, if any (serde_json keeps the last one
-/// silently; other parsers keep the first).
-fn duplicate_key(json: &str) -> Option<String> {
-    use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
-    use std::collections::HashSet;
-
-    struct FirstDuplicate(Option<String>);
-    impl<'de> Visitor<'de> for &mut FirstDuplicate {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
-            let mut seen = HashSet::new();
-            while let Some(key) = map.next_key::<String>()? {
-                map.next_value::<IgnoredAny>()?;
-                if self.0.is_none() && !seen.insert(key.clone()) {
-                    self.0 = Some(key);
-                }
-            }
-            Ok(())
-        }
+/// A configured value as an error message repeats it: a string quoted, capped by [`echo`].
+fn shown(value: &Value) -> String {
+    match value.as_str() {
+        Some(text) => format!("\"{}\"", echo(text)),
+        None => echo(&value.to_string()).to_string(),
     }
-    struct Keys(Option<String>);
-    impl<'de> Deserialize<'de> for Keys {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Keys, D::Error> {
-            let mut found = FirstDuplicate(None);
-            deserializer.deserialize_map(&mut found)?;
-            Ok(Keys(found.0))
-        }
-    }
-    serde_json::from_str::<Keys>(json).ok().and_then(|keys| keys.0)
 }
 
 /// The `format` key: `"auto"` (`None`) or one of the formats' keys.
@@ -429,7 +399,8 @@ fn parse_format(value: &Value) -> Result<Option<Format>> {
         Some("auto") => Ok(None),
         Some(key) if Format::from_key(key).is_some() => Ok(Format::from_key(key)),
         _ => Err(Error::invalid_arg(format!(
-            "configuration key 'format' must be \"auto\", \"openai_chat\", \"openai_responses\", \"anthropic\" or \"gemini\" (got {value})"
+            "configuration key 'format' must be \"auto\", \"openai_chat\", \"openai_responses\", \"anthropic\" or \"gemini\" (got {})",
+            shown(value)
         ))),
     }
 }
@@ -439,7 +410,8 @@ fn parse_summary_request(value: &Value) -> Result<SummaryRequest> {
         Some("standalone") => Ok(SummaryRequest::Standalone),
         Some("conversation") => Ok(SummaryRequest::Conversation),
         _ => Err(Error::invalid_arg(format!(
-            "configuration key 'summary_request' must be \"standalone\" or \"conversation\" (got {value})"
+            "configuration key 'summary_request' must be \"standalone\" or \"conversation\" (got {})",
+            shown(value)
         ))),
     }
 }
@@ -448,7 +420,10 @@ fn parse_invalid_utf8(value: &Value) -> Result<InvalidUtf8> {
     match value.as_str() {
         Some("error") => Ok(InvalidUtf8::Error),
         Some("replace") => Ok(InvalidUtf8::Replace),
-        _ => Err(Error::invalid_arg(format!("configuration key 'invalid_utf8' must be \"error\" or \"replace\" (got {value})"))),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'invalid_utf8' must be \"error\" or \"replace\" (got {})",
+            shown(value)
+        ))),
     }
 }
 
@@ -610,8 +585,11 @@ mod tests {
             (r#"{"threshold":"high"}"#, ErrorKind::InvalidArg, "threshold"),
             (r#"{"summary_budget":-3}"#, ErrorKind::InvalidArg, "summary_budget"),
             (r#"{"summary_budget":0}"#, ErrorKind::InvalidArg, "summary_budget"),
-            (r#"{"history_budget":10,"history_budget":20}"#, ErrorKind::InvalidArg, "'history_budget' is given twice"),
-            (r#"{"strategy":"tiered","keep_first":1,"strategy":"summary"}"#, ErrorKind::InvalidArg, "'strategy' is given twice"),
+            (
+                r#"{"strategy":"tiered","keep_first":1,"strategy":"summary"}"#,
+                ErrorKind::Parse,
+                "the key \"strategy\" is given twice",
+            ),
             (r#"{"context_limit":true}"#, ErrorKind::InvalidArg, "context_limit"),
             (r#"{"keep_first":-2}"#, ErrorKind::InvalidArg, "keep_first"),
             (r#"{"token_threshold":-1}"#, ErrorKind::InvalidArg, "token_threshold"),
@@ -639,6 +617,8 @@ mod tests {
             (r#"{"history_budget":10,"bogus":1}"#, ErrorKind::InvalidArg, "bogus"),
             (r#"[1,2]"#, ErrorKind::InvalidArg, "object"),
             (r#"{"history_budget":"#, ErrorKind::Parse, "JSON"),
+            // A key given twice: refused as every JSON reader refuses it.
+            (r#"{"history_budget":10,"history_budget":20}"#, ErrorKind::Parse, "the key \"history_budget\" is given twice"),
         ];
         for (json, kind, needle) in cases {
             let err = Settings::default().with_json(json).unwrap_err();

@@ -30,9 +30,10 @@ pub struct Error {
 }
 
 impl Error {
-    /// An error of `kind` explained by `message`.
+    /// An error of `kind` explained by `message`, capped at [`MAX_MESSAGE_BYTES`] (see
+    /// [`capped`]).
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into() }
+        Error { kind, message: capped(message.into()) }
     }
 
     /// Shorthand for an [`ErrorKind::InvalidArg`] error.
@@ -59,5 +60,73 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The most of an offending value (a name, a key, an id, a path) an error message repeats.
+pub const MAX_ECHO_BYTES: usize = 200;
+
+/// The most an error message holds: a message that echoes its values through [`echo`] stays
+/// far below; one that would not (a value echoed whole by mistake) is cut here, so no input
+/// makes `last_error` hold more.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+
+/// A value as an error message repeats it: whole up to [`MAX_ECHO_BYTES`] bytes, else its
+/// first bytes (cut between characters), an ellipsis and its full length:
+/// `sliding_window_strat… (100000000 bytes)`.
+pub fn echo(value: &str) -> Echo<'_> {
+    Echo { value, max: MAX_ECHO_BYTES }
+}
+
+/// A value displayed at most `max` bytes long (see [`echo`]).
+pub struct Echo<'a> {
+    value: &'a str,
+    max: usize,
+}
+
+impl fmt::Display for Echo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.len() <= self.max {
+            return f.write_str(self.value);
+        }
+        let mut end = self.max;
+        while !self.value.is_char_boundary(end) {
+            end -= 1;
+        }
+        write!(f, "{}… ({} bytes)", &self.value[..end], self.value.len())
+    }
+}
+
+/// `message` cut to [`MAX_MESSAGE_BYTES`] as [`echo`] cuts a value.
+pub fn capped(message: String) -> String {
+    if message.len() <= MAX_MESSAGE_BYTES {
+        return message;
+    }
+    Echo { value: &message, max: MAX_MESSAGE_BYTES }.to_string()
+}
+
 /// Result with the library's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_value_is_echoed_capped_with_its_length() {
+        assert_eq!(echo("sliding").to_string(), "sliding");
+        let exact = "x".repeat(MAX_ECHO_BYTES);
+        assert_eq!(echo(&exact).to_string(), exact);
+        let long = "y".repeat(100_000_000);
+        assert_eq!(echo(&long).to_string(), format!("{}… (100000000 bytes)", "y".repeat(MAX_ECHO_BYTES)));
+        // Cut between characters: 'é' is two bytes and would straddle byte 200.
+        let accented = format!("{}é{}", "a".repeat(MAX_ECHO_BYTES - 1), "b".repeat(10));
+        assert_eq!(echo(&accented).to_string(), format!("{}… ({} bytes)", "a".repeat(MAX_ECHO_BYTES - 1), accented.len()));
+    }
+
+    /// A message that echoes a value whole by mistake is still bounded.
+    #[test]
+    fn every_message_is_bounded() {
+        let error = Error::invalid_arg(format!("unknown thing '{}'", "z".repeat(10_000_000)));
+        assert!(error.message().len() <= MAX_MESSAGE_BYTES + 40, "{}", error.message().len());
+        assert!(error.message().starts_with("unknown thing 'zzz") && error.message().ends_with("… (10000016 bytes)"));
+        assert_eq!(Error::invalid_arg("short").message(), "short");
+    }
+}

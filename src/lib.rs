@@ -23,6 +23,7 @@ pub mod pairing;
 pub mod persist;
 pub mod report;
 pub mod strategy;
+pub mod strict_json;
 pub mod summary;
 pub mod tally;
 pub mod tokens;

@@ -60,6 +60,16 @@ impl MessageLimit {
         )
     }
 
+    /// Refuses tool definitions of `len` bytes above the default limit
+    /// (`ctxwin_count_tools_json`, which takes no configuration either).
+    pub fn check_tool_definitions(len: usize) -> Result<()> {
+        MessageLimit::default().refuse(
+            "the tool definitions' JSON",
+            len,
+            "the limit of the counting functions; definitions that large are not sent to a model",
+        )
+    }
+
     fn refuse(self, what: &str, len: usize, advice: &str) -> Result<()> {
         match self {
             MessageLimit::Bytes(max) if len as u64 > max => Err(Error::new(

@@ -254,7 +254,7 @@ pub fn counted_text<'a>(name: Option<&str>, text: &'a str) -> Cow<'a, str> {
 /// object or a string). Refused (INVALID_ARG, pointing to `push_tool_call`) when there is no
 /// name: an empty first line, or a first line that is itself JSON arguments.
 pub fn split_call_text(text: &str) -> Result<(Cow<'_, str>, Cow<'_, str>)> {
-    if let Ok(serde_json::Value::Object(call)) = serde_json::from_str::<serde_json::Value>(text) {
+    if let Ok(serde_json::Value::Object(call)) = crate::strict_json::parse(text) {
         if let Some(name) = call.get("name").and_then(serde_json::Value::as_str).filter(|name| !name.trim().is_empty()) {
             let arguments = ["arguments", "input", "args"]
                 .iter()
@@ -264,8 +264,7 @@ pub fn split_call_text(text: &str) -> Result<(Cow<'_, str>, Cow<'_, str>)> {
         }
     }
     let (name, arguments) = text.split_once('\n').unwrap_or((text, ""));
-    let looks_like_arguments =
-        (name.starts_with('{') || name.starts_with('[')) && serde_json::from_str::<serde_json::Value>(name).is_ok();
+    let looks_like_arguments = (name.starts_with('{') || name.starts_with('[')) && crate::strict_json::parse(name).is_ok();
     if name.trim().is_empty() || looks_like_arguments {
         return Err(Error::invalid_arg(
             "a TOOL_CALL's text is its tool name, a newline, then its arguments (\"read_file\\n{...}\"), \

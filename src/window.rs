@@ -300,13 +300,16 @@ impl Window {
     pub(crate) fn check_call_arguments(&self, call_id: &str, arguments: &str) -> Result<()> {
         let format = self.format();
         if format.needs_object_arguments() && !arguments.trim().is_empty() {
-            let parsed = serde_json::from_str::<serde_json::Value>(arguments);
-            if !parsed.is_ok_and(|value| value.is_object()) {
-                return Err(Error::invalid_arg(format!(
-                    "tool call id '{call_id}': arguments must be a JSON object in this window's format ({})",
-                    format.name()
-                )));
-            }
+            let why = match crate::strict_json::parse(arguments) {
+                Ok(value) if value.is_object() => return Ok(()),
+                Ok(_) => String::new(),
+                Err(e) => format!(": {e}"),
+            };
+            return Err(Error::invalid_arg(format!(
+                "tool call id '{}': arguments must be a JSON object in this window's format ({}){why}",
+                crate::error::echo(call_id),
+                format.name()
+            )));
         }
         Ok(())
     }

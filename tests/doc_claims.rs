@@ -43,7 +43,7 @@ fn configure_refuses_duplicate_keys_and_an_unusable_summary_slot() {
     let mut window = Window::new("gpt-4o");
     let before = window.settings().clone();
     for (json, needle) in [
-        (r#"{"history_budget":500,"history_budget":900}"#, "'history_budget' is given twice"),
+        (r#"{"history_budget":500,"history_budget":900}"#, "the key \"history_budget\" is given twice"),
         (r#"{"strategy":"summary","summary_budget":0}"#, "summary_budget"),
         (r#"{"strategy":"summary","context_limit":1000,"summary_budget":1000}"#, "smaller than the context"),
         // No context_limit given: the model table's (gpt-4o: 128000) is the one that counts.

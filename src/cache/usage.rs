@@ -74,7 +74,7 @@ impl Usage {
 /// than the prompt.
 pub fn parse_usage(json: &str) -> Result<Usage> {
     let value: Value =
-        serde_json::from_str(json).map_err(|e| Error::new(ErrorKind::Parse, format!("usage is not valid JSON: {e}")))?;
+        crate::strict_json::parse(json).map_err(|e| Error::new(ErrorKind::Parse, format!("usage is not valid JSON: {e}")))?;
     let Value::Object(object) = &value else {
         return Err(Error::invalid_arg("usage must be a JSON object"));
     };

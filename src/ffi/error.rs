@@ -91,7 +91,7 @@ pub struct FfiError {
 impl FfiError {
     /// A failure with `status`, explained by `message`.
     pub fn new(status: ctxwin_status, message: impl Into<String>) -> FfiError {
-        FfiError { status, message: message.into() }
+        FfiError { status, message: crate::error::capped(message.into()) }
     }
 }
 

@@ -6,6 +6,7 @@ use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
 use super::last_error;
 use crate::json;
+use crate::limits::MessageLimit;
 use crate::tokens::Model;
 use libc::c_char;
 
@@ -217,7 +218,8 @@ pub unsafe extern "C" fn ctxwin_window_render_request(
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_UTF8`;
 /// `CTXWIN_STATUS_PARSE` for malformed JSON; `CTXWIN_STATUS_INVALID_ARG` for a definition
-/// without a name or a value that is not an array or object.
+/// without a name or a value that is not an array or object; `CTXWIN_STATUS_OUT_OF_RANGE`
+/// for definitions above `CTXWIN_DEFAULT_MAX_MESSAGE_BYTES` (checked before they are read).
 /// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any number of threads at once.
@@ -236,6 +238,7 @@ pub unsafe extern "C" fn ctxwin_count_tools_json(
 ) -> ctxwin_status {
     ffi_boundary! {
         let counted = || -> Result<(), FfiError> {
+            MessageLimit::check_tool_definitions(len)?;
             // SAFETY: forwarded from this function's contract.
             let (model, json, out) = unsafe {
                 (str_arg(model, model_len, "model")?, str_arg(json, len, "json")?, out_arg(out, "out")?)

@@ -35,9 +35,8 @@ unsafe fn construct(
 /// DeepSeek; or character-level with byte fallback: Gemma 3), Mistral's `tekken.json`, or a
 /// tiktoken-format ranks file (Llama 3 / 4 `tokenizer.model`, `qwen.tiktoken`).
 ///
-/// A file of 16 MB or more is mapped into memory while it loads rather than copied: another
-/// process that truncates it during the call ends this one with `SIGBUS`, as with any mapped
-/// file. Replace tokenizer files by renaming a new one over them.
+/// The file is read into memory, never mapped (another process truncating a mapped file
+/// would end this one with `SIGBUS`); only a regular file of at most 4 GB is read.
 ///
 /// Parameters:
 /// - `path`, `path_len`: borrowed file path (bytes, not NUL-terminated).
@@ -51,7 +50,7 @@ unsafe fn construct(
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_INVALID_ARG` for an
 /// empty path or options that are malformed or do not apply; `CTXWIN_STATUS_IO` when the
-/// file cannot be read; `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
+/// file cannot be read or is not a regular file (a FIFO, a device); `CTXWIN_STATUS_UNSUPPORTED` for a kind of file or a feature it does
 /// not cover (a SentencePiece unigram model, WordPiece, an unusual normalizer or
 /// pre-tokenizer): never a tokenizer that would count wrongly; `CTXWIN_STATUS_PARSE` for a
 /// truncated or inconsistent file. `ctxwin_last_error` explains a failure.

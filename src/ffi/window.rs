@@ -12,7 +12,7 @@ use super::error::{FfiError, ctxwin_status};
 use super::handle::ctxwin_window;
 use super::last_error;
 use crate::message::Kind;
-use crate::tokens::Count;
+use crate::tokens::{Count, Model};
 use crate::window::{TurnInfo, Window};
 use libc::c_char;
 
@@ -32,6 +32,12 @@ pub const CTXWIN_KIND_THINKING: i32 = 5;
 /// The largest message text, in bytes, a window accepts unless configured otherwise
 /// (`max_message_bytes`), and the largest text `ctxwin_count_text` counts: 64 MiB.
 pub const CTXWIN_DEFAULT_MAX_MESSAGE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The smallest stack, in bytes, of a thread that calls the library: 64 KiB (glibc's default
+/// is 8 MiB, musl's 128 KiB). Every JSON the library reads nests at most 64 levels (deeper
+/// input is PARSE), so reading, rendering, saving and freeing it fit, as do counting and the
+/// strategies (the C test `small_stacks_are_enough` runs them on a thread of this size).
+pub const CTXWIN_MIN_THREAD_STACK: usize = 64 * 1024;
 
 /// What the ledger reports about one turn.
 #[repr(C)]
@@ -70,11 +76,12 @@ fn kind_arg(kind: i32) -> Result<Kind, FfiError> {
 ///
 /// Parameters:
 /// - `model`, `model_len`: borrowed UTF-8 model name; an unknown model is not an error (its
-///   counts are estimates).
+///   counts are estimates), an empty one is.
 /// - `out`: receives a new handle, owned by the caller, who releases it with
 ///   `ctxwin_window_free`. Written only on success.
 ///
-/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`;
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8` or
+/// `CTXWIN_STATUS_INVALID_ARG` for an empty name (or white space only);
 /// `ctxwin_last_error` explains a failure.
 ///
 /// Thread-safety: safe to call from any thread.
@@ -93,6 +100,7 @@ pub unsafe extern "C" fn ctxwin_window_new(
         let created = || -> Result<(), FfiError> {
             // SAFETY: forwarded from this function's contract.
             let (model, out) = unsafe { (str_arg(model, model_len, "model")?, out_arg(out, "out")?) };
+            Model::check_name(model)?;
             *out = ctxwin_window::into_raw(Window::new(model));
             Ok(())
         };
@@ -272,7 +280,9 @@ pub unsafe extern "C" fn ctxwin_window_set_overhead(
 ///
 /// Parameters: `model`, `len` is a borrowed UTF-8 model name.
 ///
-/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG` or `CTXWIN_STATUS_INVALID_UTF8`.
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8` or
+/// `CTXWIN_STATUS_INVALID_ARG` for an empty name (white space only); nothing changes on
+/// failure.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///
@@ -286,6 +296,7 @@ pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *
         try_mut!(w).update(|window| {
             // SAFETY: forwarded from this function's contract.
             let model = unsafe { str_arg(model, len, "model") }?;
+            Model::check_name(model)?;
             window.set_model(model);
             Ok(())
         })

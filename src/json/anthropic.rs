@@ -145,7 +145,7 @@ pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
         Kind::User => json!({"role": "user", "content": text}),
         Kind::Assistant => json!({"role": "assistant", "content": text}),
         Kind::ToolCall => {
-            let input = serde_json::from_str::<Value>(text).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
+            let input = crate::strict_json::parse(text).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
             json!({"role": "assistant", "content": [
                 {"type": "tool_use", "id": entry.call_id, "name": entry.name.unwrap_or(UNNAMED), "input": input}
             ]})

@@ -99,7 +99,7 @@ pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
         Kind::Assistant => json!({"role": "model", "parts": [{"text": text}]}),
         Kind::Thinking => json!({"role": "model", "parts": [{"text": text, "thought": true}]}),
         Kind::ToolCall => {
-            let args = serde_json::from_str::<Value>(text).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
+            let args = crate::strict_json::parse(text).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
             json!({"role": "model", "parts": [{"functionCall": with_id(json!({"name": name, "args": args}))}]})
         }
         Kind::ToolResult => {

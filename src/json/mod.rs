@@ -142,7 +142,7 @@ fn elements(json: &str) -> Result<Vec<Element<'_>>> {
         .map(|(i, raw)| {
             let raw = raw.get();
             let label = if is_array { format!("element {i} (line {})", line_of(json, raw)) } else { "the message".to_owned() };
-            match serde_json::from_str(raw).map_err(syntax)? {
+            match crate::strict_json::parse(raw).map_err(syntax)? {
                 Value::Object(object) => Ok(Element { raw, object, label }),
                 _ => Err(Error::invalid_arg(format!("{label} must be a JSON object (a message)"))),
             }

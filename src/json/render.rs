@@ -174,7 +174,7 @@ fn base_object(base: &str) -> Result<Map<String, Value>> {
     if base.trim().is_empty() {
         return Ok(Map::new());
     }
-    match serde_json::from_str::<Value>(base) {
+    match crate::strict_json::parse(base) {
         Ok(Value::Object(body)) => Ok(body),
         Ok(_) => Err(Error::invalid_arg("base must be a JSON object (the request body without its conversation)")),
         Err(e) => Err(Error::new(ErrorKind::Parse, format!("base is not valid JSON: {e}"))),

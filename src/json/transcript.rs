@@ -65,23 +65,25 @@ pub fn read(window: &mut Window, text: &str, extras: BodyExtras) -> Result<Extra
 const MESSAGE_KEYS: [&str; 3] = ["messages", "input", "contents"];
 
 fn is_request_body(raw: &RawValue) -> bool {
-    serde_json::from_str::<serde_json::Map<String, Value>>(raw.get())
-        .is_ok_and(|body| MESSAGE_KEYS.iter().any(|key| body.get(*key).is_some_and(Value::is_array)))
+    crate::strict_json::members(raw.get())
+        .is_ok_and(|body| body.iter().any(|(key, raw)| MESSAGE_KEYS.contains(&key.as_str()) && raw.get().starts_with('[')))
 }
 
 /// A request body: its system prompt and tools (applied first, or returned), then its
 /// message array, pushed with everything else blanked out so the library's line numbers are
 /// the file's.
 fn request_body(window: &mut Window, text: &str, extras: BodyExtras) -> Result<Extras> {
-    let body: std::collections::HashMap<String, &RawValue> =
-        serde_json::from_str(text).map_err(|e| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}")))?;
+    let body: std::collections::HashMap<String, &RawValue> = crate::strict_json::members(text)
+        .map_err(|e| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}")))?
+        .into_iter()
+        .collect();
     // The first key holding an array, as is_request_body found (`{"messages": 1, "input": [...]}`
     // is a Responses body).
     let messages = MESSAGE_KEYS
         .iter()
         .find_map(|key| body.get(*key).filter(|raw| raw.get().starts_with('[')))
         .ok_or_else(|| Error::new(ErrorKind::Parse, "invalid JSON: no message array"))?;
-    let value = |key: &str| body.get(key).and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+    let value = |key: &str| body.get(key).and_then(|raw| crate::strict_json::parse(raw.get()).ok());
     let found = Extras {
         system: ["system", "systemInstruction", "system_instruction", "instructions"]
             .iter()

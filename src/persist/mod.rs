@@ -95,7 +95,7 @@ fn write_messages(window: &Window, out: &mut dyn Write) -> io::Result<()> {
 /// match it (PARSE naming `checksum` otherwise); one without (saved before 0.3) is read as
 /// it is.
 pub fn import(json: &str) -> Result<Window> {
-    let mut value: Value = serde_json::from_str(json)
+    let mut value: Value = crate::strict_json::parse(json)
         .map_err(|e| Error::new(ErrorKind::Parse, format!("saved window is not valid JSON (truncated or corrupted?): {e}")))?;
     checksum::verify(&mut value)?;
     read_window(&value)
@@ -525,7 +525,7 @@ fn read_wire_part(message: &Fields) -> Result<WirePart> {
 /// A message's provider JSON, which render_json sends verbatim: a JSON object, as every
 /// pushed wire message was, or a corrupted document would be sent as broken JSON.
 fn read_raw_json(message: &Fields, raw: &str) -> Result<Box<str>> {
-    match serde_json::from_str::<Value>(raw) {
+    match crate::strict_json::parse(raw) {
         Ok(Value::Object(_)) => Ok(Box::from(raw)),
         _ => Err(message.wrong("raw_json", "a JSON object (the message as pushed)")),
     }

@@ -33,14 +33,33 @@ pub struct Model {
     family: Family,
     counter: Counter,
     context_limit: Option<u32>,
+    /// The name is a real model of a family with an estimate fit ([`FAMILY_MODELS`]).
+    family_model: bool,
 }
 
 impl Model {
+    /// Refuses an empty model name (or one of white space only) with INVALID_ARG: a window
+    /// is for a model, and an empty name is a host's missing setting, not a model.
+    pub fn check_name(name: &str) -> crate::error::Result<()> {
+        match name.trim().is_empty() {
+            true => Err(crate::error::Error::invalid_arg(
+                "model: the name is empty (give the model the window is for, e.g. \"gpt-4o\"; an unknown name is counted with estimates)",
+            )),
+            false => Ok(()),
+        }
+    }
+
     /// Resolves `name`.
     pub fn resolve(name: &str) -> Model {
         let base = base_name(name);
         let counter = exact_encoding(&base).map_or_else(|| Counter::Estimate(Family::of(&base)), Counter::Exact);
-        Model { name: name.to_owned(), family: Family::of(&base), counter, context_limit: context_limit(&base) }
+        Model {
+            name: name.to_owned(),
+            family: Family::of(&base),
+            counter,
+            context_limit: context_limit(&base),
+            family_model: is_family_model(&base),
+        }
     }
 
     /// `name` counted with `tokenizer` (exactly), with the context limit `name` has.
@@ -51,6 +70,7 @@ impl Model {
             family: Family::of(&base),
             counter: Counter::Loaded(tokenizer),
             context_limit: context_limit(&base),
+            family_model: is_family_model(&base),
         }
     }
 
@@ -76,8 +96,12 @@ impl Model {
     /// counts), a model whose context limit it knows, or a family it has an estimate fit
     /// for (Claude, Gemini, Gemma, Llama, Mistral, DeepSeek, Qwen). A misspelled name (`gpt4o`) is unknown:
     /// it is counted with the generic estimate and has no context limit.
+    ///
+    /// A family's name must also be spelled as its provider names models: `claude-4-sonnet`
+    /// is unknown (Claude 4's models are `claude-sonnet-4…`), counted with Claude's estimate
+    /// but without a context limit.
     pub fn is_known(&self) -> bool {
-        self.is_exact() || self.context_limit.is_some() || self.counter != Counter::Estimate(Family::Other)
+        self.is_exact() || self.context_limit.is_some() || self.family_model
     }
 
     /// The model's family, from its name (OpenAI's models are [`Family::Other`]).
@@ -152,11 +176,47 @@ const FAMILY_LIMITS: &[(&str, u32)] = &[
     ("gemini-", 1_048_576),
 ];
 
+/// The context limit of an OpenAI model, or of a Claude or Gemini model spelled as its
+/// provider names them.
 fn context_limit(base: &str) -> Option<u32> {
     if let Some(limit) = openai_models::context_limit_of_model(base) {
         return Some(limit);
     }
+    if !is_family_model(base) {
+        return None;
+    }
     FAMILY_LIMITS.iter().find(|(prefix, _)| base.starts_with(prefix)).map(|&(_, limit)| limit)
+}
+
+/// How the families with an estimate fit spell their real models' names (after
+/// [`base_name`]), each up to a separator or the end: a name with a family's prefix that
+/// matches none of these (`claude-4-sonnet`, `gemini-ultra-max-9`) is not a model of it.
+const FAMILY_MODELS: &[&str] = &[
+    // claude-2.1, claude-instant-1.2; claude-3-5-sonnet-20241022; claude-sonnet-4-5, claude-opus-4-1
+    r"claude-(instant-)?[12](\.\d)?",
+    r"claude-3(-[57])?-(haiku|sonnet|opus)",
+    r"claude-(haiku|sonnet|opus)-[4-9]",
+    // gemini-2.5-pro, gemini-1.5-flash-002, gemini-pro, gemini-exp-1206
+    r"gemini-(\d+(\.\d+)?|pro|flash|ultra|exp)",
+    // gemma-3-27b-it, gemma2-9b-it; llama-3.3-70b, meta-llama-3.1-8b-instruct, llama3.2:3b
+    r"gemma-?\d+(\.\d+)?",
+    r"(meta-)?llama-?\d+(\.\d+)?",
+    // mistral-large-latest, mixtral-8x7b, codestral-2501, devstral-small, ministral-8b
+    r"(mistral|mixtral|codestral|devstral|magistral|ministral|pixtral)",
+    // deepseek-chat, deepseek-reasoner, deepseek-v3, deepseek-r1, deepseek-coder-v2
+    r"deepseek-(chat|reasoner|coder|v\d+(\.\d+)?|r\d|llm|math|vl\d?|prover)",
+    // qwen-max, qwen2.5-72b-instruct, qwen3-coder, qwq-32b
+    r"(qwen(\d+(\.\d+)?)?|qwq)",
+];
+
+/// True when `base` names a real model of a family with an estimate fit.
+fn is_family_model(base: &str) -> bool {
+    static MODELS: std::sync::OnceLock<regex::RegexSet> = std::sync::OnceLock::new();
+    let models = MODELS.get_or_init(|| {
+        regex::RegexSet::new(FAMILY_MODELS.iter().map(|model| format!("^(?:{model})(?:[-_:@.]|$)")))
+            .expect("the family model patterns compile")
+    });
+    models.is_match(base)
 }
 
 #[cfg(test)]
@@ -220,6 +280,54 @@ mod tests {
         for unknown in ["gpt4o", "my-local-llama", "", "claud-sonnet"] {
             assert!(!Model::resolve(unknown).is_known(), "{unknown}");
         }
+    }
+
+    /// A family's prefix is not enough: the name must be spelled as the provider names its
+    /// models. `claude-4-sonnet` was known, with Claude's 200,000-token limit.
+    #[test]
+    fn only_names_spelled_as_the_families_spell_them_are_known() {
+        let known = [
+            "claude-2.1",
+            "claude-instant-1.2",
+            "claude-3-haiku-20240307",
+            "claude-3-5-sonnet-20241022",
+            "claude-3-7-sonnet-latest",
+            "us.anthropic.claude-3-7-sonnet-20250219-v1:0",
+            "claude-sonnet-4-20250514",
+            "claude-opus-4-1",
+            "claude-sonnet-4-5",
+            "claude-haiku-4-5@20251001",
+            "gemini-2.5-pro",
+            "models/gemini-1.5-flash-002",
+            "gemini-pro",
+            "gemini-exp-1206",
+            "gemma-3-27b-it",
+            "gemma2-9b-it",
+            "llama-3.3-70b-versatile",
+            "meta-llama/Meta-Llama-3.1-8B-Instruct",
+            "llama3.2:3b",
+            "mistral-large-latest",
+            "mixtral-8x7b-32768",
+            "codestral-2501",
+            "deepseek-chat",
+            "deepseek-reasoner",
+            "deepseek-ai/deepseek-v3",
+            "qwen-max",
+            "qwen2.5-72b-instruct",
+            "qwq-32b",
+        ];
+        for name in known {
+            assert!(Model::resolve(name).is_known(), "{name}");
+        }
+        for name in
+            ["claude-4-sonnet", "claude-sonnet", "claude-3-sonet", "gemini-ultra9", "gemma-it", "llama-guard", "deepseek-foo"]
+        {
+            let model = Model::resolve(name);
+            assert!(!model.is_known(), "{name}");
+            assert_eq!(model.context_limit(), None, "{name}");
+        }
+        // Still counted with the family's estimate.
+        assert_eq!(Model::resolve("claude-4-sonnet").family(), Family::Anthropic);
         let unknown = Model::resolve("my-local-llama");
         assert!(!unknown.is_exact());
         assert_eq!(unknown.context_limit(), None);

@@ -1,102 +1,78 @@
-//! The bytes of a tokenizer file: mapped from the page cache when the file is 16 MB or more,
-//! read into memory otherwise.
+//! The bytes of a tokenizer file, read into memory.
 //!
-//! Reading Gemma 3's 33 MB `tokenizer.json` into a fresh buffer costs a quarter of its load:
-//! the kernel zeroes and maps 8,000 new pages, then copies the file into them (30 to 50 ms
-//! against 4 to 8 ms for mapping it and reading it through, in fresh processes). Mapping
-//! hands the page cache's pages over instead; a buffer that large is never reused by the
-//! allocator (it is above its 32 MB limit for keeping freed memory), so every load paid it.
+//! A file is read, never mapped: another process that truncates a mapped file while it is
+//! read makes the reads past the new end fail with `SIGBUS`, which ends the host. Reading
+//! costs Gemma 3's 33 MB `tokenizer.json` a few milliseconds more (the kernel zeroes the new
+//! pages and copies the file into them; see the README's load column).
 //!
-//! As with any mapped file, another process that truncates the file while it loads makes
-//! the reads past the new end fail with `SIGBUS`, and one that rewrites it in place changes
-//! the bytes under the reader (which reads them as untrusted input either way, never
-//! assuming what it checked earlier). Tools replace such files by renaming a new one over
-//! them, which leaves the mapped one intact.
+//! Only a regular file is read: a FIFO would block the call for as long as no one writes to
+//! it, and a device such as `/dev/zero` would be read until memory runs out. The file is
+//! opened without blocking (a FIFO's open would wait for a writer), checked, then read; no
+//! more than [`MAX_FILE_BYTES`] are read even if the file grows meanwhile.
 
-use std::fs::File;
+use std::fs::{File, OpenOptions};
 use std::io::Read;
-use std::ops::Deref;
 use std::path::Path;
 
-/// Files from this size on are mapped. Smaller ones are read: the allocator keeps a freed
-/// buffer of up to 32 MB and reuses it for the next load, so in a process that loads several
-/// files mapping them gained nothing and changed what the allocator kept for the next file
-/// (DeepSeek's load after Llama 3's took 42 ms instead of 35 in `cargo bench --bench loaded`
-/// with every file of 1 MB and more mapped).
-#[cfg_attr(not(unix), allow(dead_code))]
-const MAP_FROM: u64 = 16 << 20;
+/// The largest tokenizer file read (4 GB: the tables index the file's bytes with 32 bits).
+/// The families' files are 2 to 35 MB.
+pub(super) const MAX_FILE_BYTES: u64 = u32::MAX as u64;
 
-/// A file's bytes.
-pub(super) enum FileBytes {
-    #[cfg(unix)]
-    Mapped(Mapping),
-    Read(Vec<u8>),
+/// Why a file was not read.
+#[derive(Debug)]
+pub(super) enum Refused {
+    /// The system could not open or read it.
+    Io(std::io::Error),
+    /// It is not a regular file, or too large; the message says which.
+    NotAFile(String),
 }
 
-impl Deref for FileBytes {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        match self {
-            #[cfg(unix)]
-            FileBytes::Mapped(mapping) => mapping.bytes(),
-            FileBytes::Read(bytes) => bytes,
-        }
+/// The bytes of the regular file at `path`.
+pub(super) fn read(path: &Path) -> Result<Vec<u8>, Refused> {
+    let file = open(path).map_err(Refused::Io)?;
+    let metadata = file.metadata().map_err(Refused::Io)?;
+    if !metadata.is_file() {
+        return Err(Refused::NotAFile(format!("not a regular file (a {})", kind(&metadata.file_type()))));
     }
-}
-
-/// The bytes of the file at `path`.
-pub(super) fn read(path: &Path) -> std::io::Result<FileBytes> {
-    let mut file = File::open(path)?;
-    let metadata = file.metadata()?;
-    #[cfg(unix)]
-    if metadata.is_file() && metadata.len() >= MAP_FROM {
-        if let Some(mapping) = Mapping::new(&file, metadata.len()) {
-            return Ok(FileBytes::Mapped(mapping));
-        }
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(Refused::NotAFile(format!(
+            "{} bytes, above the largest tokenizer file read ({MAX_FILE_BYTES} bytes)",
+            metadata.len()
+        )));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0).saturating_add(1));
-    file.read_to_end(&mut bytes)?;
-    Ok(FileBytes::Read(bytes))
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(Refused::Io)?;
+    Ok(bytes)
 }
 
-/// A read-only private mapping of a whole file, unmapped when dropped.
-#[cfg(unix)]
-pub(super) struct Mapping {
-    start: std::ptr::NonNull<u8>,
-    len: usize,
+/// Opens `path` for reading without waiting for a FIFO's writer.
+fn open(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
-#[cfg(unix)]
-impl Mapping {
-    /// Maps the `len` bytes of `file` (more than 0); `None` when the system refuses.
-    fn new(file: &File, len: u64) -> Option<Mapping> {
-        use std::os::fd::AsRawFd;
-        let len = usize::try_from(len).ok().filter(|&len| len > 0)?;
-        // SAFETY: a new mapping chosen by the kernel (no address given), of an open file
-        // descriptor, read-only and private: it overlaps no memory Rust knows of. The
-        // mapping outlives the descriptor, which the kernel keeps referenced.
-        let start = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0) };
-        if start == libc::MAP_FAILED {
-            return None;
+/// What kind of file `file_type` is, in words.
+fn kind(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "FIFO";
         }
-        Some(Mapping { start: std::ptr::NonNull::new(start.cast())?, len })
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return "device";
+        }
+        if file_type.is_socket() {
+            return "socket";
+        }
     }
-
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: `start` is a live mapping of `len` readable bytes until `drop`, which
-        // needs `&mut self`; nothing in this process writes to it (it is read-only). See the
-        // module's documentation for other processes changing the file.
-        unsafe { std::slice::from_raw_parts(self.start.as_ptr(), self.len) }
-    }
-}
-
-#[cfg(unix)]
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once; no slice of it outlives `self`.
-        unsafe { libc::munmap(self.start.as_ptr().cast(), self.len) };
-    }
+    if file_type.is_dir() { "directory" } else { "special file" }
 }
 
 #[cfg(test)]
@@ -104,19 +80,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn large_files_are_mapped_and_small_ones_read_with_the_same_bytes() {
+    fn regular_files_are_read_whole_and_others_refused() {
         let dir = std::env::temp_dir().join(format!("ctxwin-file-bytes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for len in [0, 10, MAP_FROM as usize - 1, MAP_FROM as usize + 5] {
+        for len in [0, 10, (16 << 20) + 5] {
             let path = dir.join(format!("{len}"));
             let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
             std::fs::write(&path, &bytes).unwrap();
-            let read = read(&path).unwrap();
-            assert_eq!(&read[..], &bytes[..], "{len}");
-            #[cfg(unix)]
-            assert_eq!(matches!(read, FileBytes::Mapped(_)), len as u64 >= MAP_FROM, "{len}");
+            assert_eq!(read(&path).unwrap(), bytes, "{len}");
         }
-        assert_eq!(read(&dir.join("missing")).err().map(|e| e.kind()), Some(std::io::ErrorKind::NotFound));
+        assert!(matches!(read(&dir.join("missing")), Err(Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound));
+        assert!(matches!(read(&dir), Err(Refused::NotAFile(m)) if m.contains("directory")));
+        #[cfg(unix)]
+        {
+            assert!(matches!(read(Path::new("/dev/zero")), Err(Refused::NotAFile(m)) if m.contains("device")));
+            let fifo = dir.join("fifo");
+            let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a NUL-terminated path that outlives the call.
+            assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+            // Without a writer: refused at once, not blocked.
+            assert!(matches!(read(&fifo), Err(Refused::NotAFile(m)) if m.contains("FIFO")));
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -6,15 +6,16 @@
 use serde_json::{Map, Value};
 
 use super::byte_alphabet::ByteAlphabet;
-use super::json::Reader;
+use super::json::{Reader, section};
 use super::merge::{Merge, Merges};
 use super::model::{Bpe, Merging, Units};
 use super::normalize::Normalize;
 use super::short_ids::{ShortIds, short_bytes, short_key};
-use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, compile};
+use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, check_length, compile};
 use super::vocab::{Duplicate, Tokens, Vocab};
 use super::words::{Crossings, SPACE};
 use super::{Failure, Parts, parse_failure, unsupported};
+use crate::error::echo;
 
 /// The parts of a `tokenizer.json` document's `"model"` read while streaming through it.
 pub(super) struct ModelJson {
@@ -70,8 +71,8 @@ pub(super) fn read_model(reader: &mut Reader<'_>, byte_level: bool) -> Result<Mo
                 model.fields.insert(text(key), kind);
             }
             _ => {
-                let value = serde_json::from_slice(reader.raw()?)
-                    .map_err(|e| parse_failure(format!("tokenizer.json: \"model.{}\": {e}", text(key))))?;
+                let value =
+                    section(reader.raw()?).map_err(|e| parse_failure(format!("tokenizer.json: \"model.{}\": {e}", text(key))))?;
                 model.fields.insert(text(key), value);
             }
         }
@@ -90,7 +91,7 @@ pub(super) fn read_model(reader: &mut Reader<'_>, byte_level: bool) -> Result<Mo
 fn read_vocab(reader: &mut Reader<'_>, alphabet: Option<&ByteAlphabet>) -> Result<((Vocab, Vocab), ShortIds), Failure> {
     let mut tokens = Tokens::with_capacity(1 << 17, 1 << 20);
     let mut outside = Tokens::with_capacity(0, 0);
-    reader.object(&mut |reader, token| {
+    reader.map(&mut |reader, token| {
         let id = reader.number()?.and_then(|id| u32::try_from(id).ok()).filter(|&id| id < 1 << 31).ok_or_else(|| {
             parse_failure(format!("tokenizer.json: \"model.vocab\": the id of {:?} is not a token id", text(token)))
         })?;
@@ -415,7 +416,12 @@ fn normalizers(value: &Value, path: &str) -> Result<Vec<Normalize>, Failure> {
             };
             Normalize::Replace { from: from.to_owned(), to: string(value, "content", path)?.to_owned() }
         }
-        other => return Err(unsupported(format!("tokenizer.json: the normalizer {other:?} at \"{path}\" is not supported"))),
+        other => {
+            return Err(unsupported(format!(
+                "tokenizer.json: the normalizer \"{}\" at \"{path}\" is not supported",
+                echo(other)
+            )));
+        }
     };
     Ok(vec![step])
 }
@@ -445,6 +451,7 @@ fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<()
             let pattern =
                 value.get("pattern").ok_or_else(|| parse_failure(format!("tokenizer.json: \"{path}.pattern\" is missing")))?;
             let pattern = if let Some(regex) = pattern.get("Regex").and_then(Value::as_str) {
+                check_length(regex).map_err(|e| parse_failure(format!("tokenizer.json: \"{path}.pattern\": {e}")))?;
                 Pattern::Regex(compile(regex).map_err(|e| unsupported(format!("tokenizer.json: \"{path}.pattern\": {e}")))?)
             } else if let Some(literal) = pattern.get("String").and_then(Value::as_str) {
                 Pattern::Literal(literal.to_owned())
@@ -459,7 +466,9 @@ fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<()
                 "MergedWithPrevious" => Behavior::MergedWithPrevious,
                 "MergedWithNext" => Behavior::MergedWithNext,
                 "Contiguous" => Behavior::Contiguous,
-                other => return Err(parse_failure(format!("tokenizer.json: \"{path}.behavior\" {other:?} is unknown"))),
+                other => {
+                    return Err(parse_failure(format!("tokenizer.json: \"{path}.behavior\" \"{}\" is unknown", echo(other))));
+                }
             };
             steps.push(Step::Split { pattern, behavior, invert: flag(value, "invert") });
         }
@@ -468,7 +477,12 @@ fn pre_tokenizers(value: &Value, path: &str, steps: &mut Vec<Step>) -> Result<()
             let regex = if use_regex { Some(Pattern::Regex(compile(GPT2_PATTERN).map_err(unsupported)?)) } else { None };
             steps.push(Step::ByteLevel { add_prefix_space: flag(value, "add_prefix_space"), regex });
         }
-        other => return Err(unsupported(format!("tokenizer.json: the pre-tokenizer {other:?} at \"{path}\" is not supported"))),
+        other => {
+            return Err(unsupported(format!(
+                "tokenizer.json: the pre-tokenizer \"{}\" at \"{path}\" is not supported",
+                echo(other)
+            )));
+        }
     }
     Ok(())
 }
@@ -656,8 +670,11 @@ mod tests {
             assert!(missing.message().contains("model.merges[3]"), "{}", missing.message());
             let missing = Tokenizer::from_bytes(file(model_first, "", r#", "Ġthe y""#).as_bytes(), "").unwrap_err();
             assert!(missing.message().contains("model.merges[3]"), "{}", missing.message());
+            // A token given twice: the vocabulary refuses it, or, when the model is read
+            // before the pre-tokenizer (kept as text first), the JSON reader.
             let twice = Tokenizer::from_bytes(file(model_first, r#", "Ġt": 261"#, "").as_bytes(), "").unwrap_err();
-            assert!(twice.message().contains("appears twice"), "{}", twice.message());
+            let expected = if model_first { "the key \"Ġt\" is given twice" } else { "appears twice" };
+            assert!(twice.message().contains(expected), "{}", twice.message());
             // Two tokens with one id: Hugging Face loads it (and decodes one of them as the
             // other); the vocabulary is inconsistent, so it is refused naming both.
             let shared = Tokenizer::from_bytes(file(model_first, r#", "zz": 3"#, "").as_bytes(), "").unwrap_err();
@@ -677,12 +694,12 @@ mod tests {
 
     #[test]
     fn added_tokens_are_read_as_hugging_face_reads_them() {
-        // Special tokens are found in the raw text, others in the normalized text; the last
-        // of a repeated member counts; a flag that is not a boolean is off.
+        // Special tokens are found in the raw text, others in the normalized text; a flag
+        // that is not a boolean is off.
         let added = r#"[{"content": "<X>", "special": true}, {"content": "<Y>", "special": false},
-            {"content": "<Z>", "special": true, "normalized": true, "normalized": "yes"},
+            {"content": "<Z>", "special": true, "normalized": "yes"},
             {"content": "<W>", "lstrip": "no", "rstrip": null, "id": 7, "extra": [{"a": []}]},
-            {"content": 5, "content": "<V>", "normalized": true}]"#;
+            {"content": "<V>", "normalized": true}]"#;
         let tokenizer = Tokenizer::from_bytes(chars_file(added, r#"[["a", "b"]]"#).as_bytes(), "").unwrap();
         assert_eq!(tokenizer.vocab_size(), 11);
         for (text, count) in [("<X>", 1), ("<x>", 0), ("<Y>", 1), ("<y>", 1), ("<Z>", 1), ("<z>", 0), ("<W>", 1), ("<v>", 1)] {
@@ -693,7 +710,9 @@ mod tests {
             (r#"[{"content": "<q>", "lstrip": true}]"#, ErrorKind::Unsupported, "\"lstrip\""),
             (r#"[{"content": "<q>"}, {"id": 1}]"#, ErrorKind::Parse, "added_tokens[1].content"),
             (r#"["<q>"]"#, ErrorKind::Parse, "added_tokens[0].content"),
-            (r#"[{"content": "<q>", "content": 1}]"#, ErrorKind::Parse, "added_tokens[0].content"),
+            // A member given twice (Hugging Face keeps the last one, other readers the first).
+            (r#"[{"content": "<q>", "content": 1}]"#, ErrorKind::Parse, "the key \"content\" is given twice"),
+            (r#"[{"content": "<q>", "special": true, "special": false}]"#, ErrorKind::Parse, "\"special\" is given twice"),
             (r#"{"content": "<q>"}"#, ErrorKind::Parse, "\"added_tokens\" is not an array"),
             (r#"[{"content": "<q>", "special": tru}]"#, ErrorKind::Parse, "expected true"),
         ] {

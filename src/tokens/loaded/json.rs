@@ -16,14 +16,23 @@
 
 use super::{Failure, parse_failure};
 
-/// Deepest nesting accepted (`serde_json`'s own limit).
-const MAX_DEPTH: usize = 128;
+/// Deepest nesting accepted: the library's limit for all JSON (the reader recurses once per
+/// level, so this bounds its stack).
+const MAX_DEPTH: usize = crate::strict_json::MAX_NESTING;
+
+/// An object with more keys than this checks them for duplicates in a hash set rather than
+/// one by one.
+const FEW_KEYS: usize = 16;
 
 /// A position in a JSON document.
 pub(super) struct Reader<'a> {
     data: &'a [u8],
     at: usize,
     depth: usize,
+    /// The keys of the objects being read, innermost last, one after another (`key_ends`
+    /// says where each ends), to refuse a key given twice without an allocation per object.
+    key_bytes: Vec<u8>,
+    key_ends: Vec<usize>,
 }
 
 /// Reads an object's member: the reader is at its value, which it must read; the key is
@@ -62,7 +71,7 @@ fn zero_bytes(word: u64) -> u64 {
 
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a [u8]) -> Reader<'a> {
-        Reader { data, at: 0, depth: 0 }
+        Reader { data, at: 0, depth: 0, key_bytes: Vec::new(), key_ends: Vec::new() }
     }
 
     /// The eight bytes from the reader's position (little-endian), if there are eight.
@@ -132,13 +141,72 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an object, calling `member` with each key (UTF-8); `member` must read the value.
+    /// A key given twice is refused (PARSE, naming it), as every JSON reader of the library
+    /// refuses it.
     pub(super) fn object(&mut self, member: &mut Member<'_, 'a>) -> Result<(), Failure> {
+        let mut key = Vec::new();
+        let first = self.key_ends.len();
+        let mut many: Option<std::collections::HashSet<Vec<u8>>> = None;
+        let read = self.sequence(b'{', b'}', &mut |reader, _| {
+            let at = reader.at;
+            let name = reader.string(&mut key)?;
+            if !reader.first_time(first, &mut many, name) {
+                reader.at = at;
+                let name = String::from_utf8_lossy(name);
+                return Err(reader.error(&format!(
+                    "the key \"{}\" is given twice in one object (JSON readers disagree on which counts)",
+                    crate::error::echo(&name)
+                )));
+            }
+            reader.expect(b':')?;
+            member(reader, name)
+        });
+        self.key_ends.truncate(first);
+        self.key_bytes.truncate(self.key_ends.last().copied().unwrap_or(0));
+        read
+    }
+
+    /// Reads an object whose keys the caller checks for duplicates itself (the vocabulary,
+    /// whose tokens are its keys, refuses a token given twice), as [`Reader::object`]
+    /// otherwise.
+    pub(super) fn map(&mut self, member: &mut Member<'_, 'a>) -> Result<(), Failure> {
         let mut key = Vec::new();
         self.sequence(b'{', b'}', &mut |reader, _| {
             let name = reader.string(&mut key)?;
             reader.expect(b':')?;
             member(reader, name)
         })
+    }
+
+    /// Records `key` among the keys of the object whose first key is at `first` in
+    /// `key_ends` (or in `many`, once it has more than [`FEW_KEYS`]); false when it is there
+    /// already.
+    fn first_time(&mut self, first: usize, many: &mut Option<std::collections::HashSet<Vec<u8>>>, key: &[u8]) -> bool {
+        if let Some(many) = many {
+            return many.insert(key.to_vec());
+        }
+        let mut start = if first == 0 { 0 } else { self.key_ends[first - 1] };
+        for &end in &self.key_ends[first..] {
+            if &self.key_bytes[start..end] == key {
+                return false;
+            }
+            start = end;
+        }
+        if self.key_ends.len() - first == FEW_KEYS {
+            let base = if first == 0 { 0 } else { self.key_ends[first - 1] };
+            let mut set: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+            let mut start = base;
+            for &end in &self.key_ends[first..] {
+                set.insert(self.key_bytes[start..end].to_vec());
+                start = end;
+            }
+            set.insert(key.to_vec());
+            *many = Some(set);
+            return true;
+        }
+        self.key_bytes.extend_from_slice(key);
+        self.key_ends.push(self.key_bytes.len());
+        true
     }
 
     /// Reads an array, calling `item` with each index; `item` must read the value.
@@ -448,6 +516,13 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A small section's text (from [`Reader::raw`]) as a value, read by the library's rule for
+/// JSON (`crate::strict_json`).
+pub(super) fn section(raw: &[u8]) -> Result<serde_json::Value, String> {
+    let text = std::str::from_utf8(raw).map_err(|e| e.to_string())?;
+    crate::strict_json::parse(text).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,12 +565,47 @@ mod tests {
         let documents: &[&str] = &[
             r#"{"a": [1, 2.5, -3, 1e3, true, false, null], "b": {"c": "d\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}}"#,
             r#"  ["▁x", "Ġy", "😀\\n€", {}, [], "", 0, 18446744073709551615, 18446744073709551616 ]  "#,
-            r#"{"k": "a\u0000b", "k": 2}"#,
+            r#"{"k": "a\u0000b", "l": 2, "m": [{"k": 1}, {"k": 2}]}"#,
         ];
         for document in documents {
             let expected: serde_json::Value = serde_json::from_str(document).unwrap();
             assert_eq!(read(document.as_bytes()).unwrap(), expected, "{document}");
         }
+    }
+
+    /// A key given twice was read as serde_json reads it (the last counts); it is refused,
+    /// in small and large objects, written plainly or with escapes, at any depth.
+    #[test]
+    fn a_key_given_twice_is_refused_naming_it() {
+        let many: Vec<String> = (0..40).map(|i| format!(r#""k{i}": {i}"#)).collect();
+        for (document, key) in [
+            (r#"{"a": 1, "b": 2, "a": 3}"#.to_owned(), "a"),
+            (r#"{"a": 1, "\u0061": 2}"#.to_owned(), "a"),
+            (r#"[{"x": {"y": 1, "y": 2}}]"#.to_owned(), "y"),
+            (format!("{{{}, \"k39\": 0}}", many.join(", ")), "k39"),
+            (format!("{{{}, \"k3\": 0}}", many.join(", ")), "k3"),
+        ] {
+            let message = read(document.as_bytes()).unwrap_err().message().to_owned();
+            assert!(message.contains(&format!("the key \"{key}\" is given twice")), "{document}: {message}");
+        }
+        // The same keys in sibling and nested objects are fine, before and after a large one.
+        let fine = format!(
+            r#"{{"a": {{"a": 1, "b": {{"a": 2}}}}, "b": [{{"a": 1}}, {{"a": 2}}], "c": {{{}}}, "d": {{"a": 1}}}}"#,
+            many.join(", ")
+        );
+        assert!(read(fine.as_bytes()).is_ok(), "{fine}");
+        // The vocabulary's reader leaves duplicates to the vocabulary.
+        let mut reader = Reader::new(br#"{"a": 1, "a": 2}"#);
+        assert!(reader.map(&mut |r, _| r.skip()).is_ok());
+    }
+
+    #[test]
+    fn nesting_is_bounded_by_the_library_limit() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(read(nested(crate::strict_json::MAX_NESTING).as_bytes()).is_ok());
+        let message = read(nested(crate::strict_json::MAX_NESTING + 1).as_bytes()).unwrap_err().message().to_owned();
+        assert!(message.contains("nested too deeply"), "{message}");
+        assert!(read(nested(1_000_000).as_bytes()).is_err());
     }
 
     #[test]

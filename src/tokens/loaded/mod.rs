@@ -19,6 +19,7 @@ mod model;
 mod normalize;
 mod options;
 mod ranks;
+mod search;
 mod short_ids;
 mod split;
 mod table;
@@ -28,7 +29,7 @@ mod words;
 use std::hash::Hasher;
 use std::path::Path;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, echo};
 use added::AddedTokens;
 use model::Bpe;
 use normalize::{Normalize, normalize};
@@ -99,7 +100,7 @@ fn read_json(data: &[u8]) -> Result<(Format, Parts)> {
             "vocab" if reader.peek() == Some(b'[') => tekken_vocab = Some(ranks::read_tekken_vocab(reader)?),
             "added_tokens" => added = Some(hf::read_added_tokens(reader)?),
             "normalizer" | "pre_tokenizer" | "config" => {
-                let value = serde_json::from_slice(reader.raw()?).map_err(|e| parse_failure(format!("\"{key}\": {e}")))?;
+                let value = json::section(reader.raw()?).map_err(|e| parse_failure(format!("\"{key}\": {e}")))?;
                 sections.insert(key.clone(), value);
             }
             _ => reader.skip()?,
@@ -155,12 +156,18 @@ impl PartialEq for Tokenizer {
 impl Eq for Tokenizer {}
 
 impl Tokenizer {
-    /// Loads the file at `path`; see [`Tokenizer::from_bytes`]. A file that cannot be read
-    /// is IO, with the path named.
+    /// Loads the file at `path`; see [`Tokenizer::from_bytes`]. A file that cannot be read,
+    /// is not a regular file (a FIFO, a device) or is above 4 GB is IO, with the path named.
     pub fn load(path: &Path, options: &str) -> Result<Tokenizer> {
-        let data = file_bytes::read(path)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot read the tokenizer file '{}': {e}", path.display())))?;
-        Tokenizer::from_bytes(&data, options).map_err(|e| Error::new(e.kind(), format!("'{}': {}", path.display(), e.message())))
+        let data = file_bytes::read(path).map_err(|refused| {
+            let why = match refused {
+                file_bytes::Refused::Io(e) => e.to_string(),
+                file_bytes::Refused::NotAFile(why) => why,
+            };
+            Error::new(ErrorKind::Io, format!("cannot read the tokenizer file '{}': {why}", echo(&path.to_string_lossy())))
+        })?;
+        Tokenizer::from_bytes(&data, options)
+            .map_err(|e| Error::new(e.kind(), format!("'{}': {}", echo(&path.to_string_lossy()), e.message())))
     }
 
     /// Reads a tokenizer from the bytes of its file, recognising the format from the
@@ -238,8 +245,8 @@ impl Tokenizer {
     /// add_special_tokens=False)`, tiktoken's `encode_ordinary`): added tokens that appear
     /// in a `tokenizer.json` tokenizer's text count one each, as they do there.
     ///
-    /// Fails only when the split pattern's engine gives up on a text (its backtracking
-    /// limit: a pathological pattern), with PARSE.
+    /// Fails only when a split pattern's searches exceed their work budget (a pattern whose
+    /// matches make counting grow faster than the text), with PARSE.
     pub fn count(&self, text: &str) -> Result<usize> {
         memo::with_memo(self.id, |memo| {
             let mut symbols = Vec::new();

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::ranks::FAMILIES;
 use super::split::compile_tiktoken;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, echo};
 
 /// Parsed options.
 #[derive(Debug, Default)]
@@ -26,7 +26,7 @@ impl Options {
             return Ok(Options::default());
         }
         let value: Value =
-            serde_json::from_str(text).map_err(|e| Error::invalid_arg(format!("options are not valid JSON: {e}")))?;
+            crate::strict_json::parse(text).map_err(|e| Error::invalid_arg(format!("options are not valid JSON: {e}")))?;
         let object = value.as_object().ok_or_else(|| Error::invalid_arg("options must be a JSON object"))?;
         let mut options = Options::default();
         for (key, value) in object {
@@ -35,7 +35,10 @@ impl Options {
                     let name = value.as_str().ok_or_else(|| Error::invalid_arg("options: \"pre_tokenizer\" must be a string"))?;
                     if !FAMILIES.iter().any(|f| f.name == name) {
                         let known: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
-                        return Err(Error::invalid_arg(format!("options: \"pre_tokenizer\" {name:?} is not one of {known:?}")));
+                        return Err(Error::invalid_arg(format!(
+                            "options: \"pre_tokenizer\" \"{}\" is not one of {known:?}",
+                            echo(name)
+                        )));
                     }
                     options.pre_tokenizer = Some(name.to_owned());
                 }
@@ -50,7 +53,8 @@ impl Options {
                 }
                 other => {
                     return Err(Error::invalid_arg(format!(
-                        "options: unknown key {other:?} (known: \"pre_tokenizer\", \"pattern\", \"nfc\")"
+                        "options: unknown key \"{}\" (known: \"pre_tokenizer\", \"pattern\", \"nfc\")",
+                        echo(other)
                     )));
                 }
             }

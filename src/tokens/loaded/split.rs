@@ -4,14 +4,14 @@
 //! `Sequence` does. A regex step keeps the pattern's exact semantics, look-ahead included.
 //! The families' patterns end in `|\s+(?!\S)|\s+`, the one look-ahead they use; such a
 //! pattern runs on the `regex` crate's automata as `P|\s+` with that construct emulated
-//! exactly (see [`Regex`]). Any other pattern runs on fancy-regex, the backtracking engine
-//! tiktoken itself runs them with. A pattern that is o200k's or cl100k's, as GPT-4o's, Llama
-//! 3's and Llama 4's files spell them, runs on the built-in encodings' hand-written
-//! pre-tokenizers instead, several times faster than either engine (on CJK text above all).
+//! exactly (see [`Regex`]). Other look-around and backreferences are refused: the families
+//! do not use them, and a backtracking engine's cost on them is not bounded by the text.
 
 use std::borrow::Cow;
 
 use super::super::bpe::KnownSplit;
+use super::search::{Budget, Searcher};
+use crate::error::echo;
 
 /// What becomes of the matches of a split step (Hugging Face's
 /// `SplitDelimiterBehavior`; a ranks file's pattern is `Removed` and inverted: its matches
@@ -52,55 +52,59 @@ pub(super) enum Step {
     ByteLevel { add_prefix_space: bool, regex: Option<Pattern> },
 }
 
-/// A compiled split pattern.
+/// A compiled split pattern, searched with a bounded amount of work ([`Searcher`]).
 #[derive(Debug)]
 pub(super) enum Regex {
     /// A pattern the built-in encodings' pre-tokenizers run (o200k's, cl100k's): the same
     /// matches, without a regex engine.
     Known(KnownSplit),
     /// `P|\s+(?!\S)|\s+` where `P` has no look-around or anchors: `full` is `P|\s+` and
-    /// `head` is `^(?:P)`. Both patterns match at the same positions (where `P` or `\s+`
-    /// does); a match of `full` that `P` does not give is a maximal white-space run, which
-    /// the look-ahead alternative ends one character early when two or more characters are
-    /// followed by a non-space (the last one then starts the next piece), exactly as the
+    /// `head` is `P`, searched anchored. Both patterns match at the same positions (where `P`
+    /// or `\s+` does); a match of `full` that `P` does not give is a maximal white-space run,
+    /// which the look-ahead alternative ends one character early when two or more characters
+    /// are followed by a non-space (the last one then starts the next piece), exactly as a
     /// backtracking engine does.
-    Lookahead { full: regex::Regex, head: regex::Regex },
-    /// Any other pattern.
-    Fancy(fancy_regex::Regex),
+    Lookahead { full: Searcher, head: Searcher },
+    /// A pattern without look-around or anchors.
+    Plain(Searcher),
 }
 
 /// The construct [`Regex::Lookahead`] emulates, at the end of a pattern.
 const LOOKAHEAD_TAIL: &str = r"|\s+(?!\S)|\s+";
 
+/// The longest split pattern read from a file or the options. The families' patterns are
+/// under 300 bytes; compiling one costs hundreds of bytes of memory per byte of it, so a
+/// pattern of megabytes is refused before it is parsed.
+pub(super) const MAX_PATTERN_BYTES: usize = 16 << 10;
+
 impl Regex {
-    /// Calls `found` with each match's range, left to right.
+    /// Calls `found` with each match's range, left to right. Fails when the searches step
+    /// over more than a bounded multiple of the text ([`Budget`]).
     fn for_each_match(&self, text: &str, found: &mut dyn FnMut(usize, usize) -> Result<(), String>) -> Result<(), String> {
-        match self {
-            Regex::Known(known) => known.for_each_match(text, found)?,
-            Regex::Fancy(regex) => {
-                for m in regex.find_iter(text) {
-                    let m = m.map_err(|e| format!("the split pattern failed on this text: {e}"))?;
-                    found(m.start(), m.end())?;
+        let budget = &mut Budget::for_text(text.len());
+        let (searcher, head) = match self {
+            Regex::Known(known) => return known.for_each_match(text, found),
+            Regex::Plain(searcher) => (searcher, None),
+            Regex::Lookahead { full, head } => (full, Some(head)),
+        };
+        let mut at = 0;
+        while let Some((start, mut end)) = searcher.find(text, at, false, budget)? {
+            if let Some(head) = head {
+                let matched = &text[start..end];
+                if end < text.len() && matched.chars().all(char::is_whitespace) && head.find(text, start, true, budget)?.is_none()
+                {
+                    // The white-space alternative: `\s+(?!\S)` backs off one character
+                    // when that leaves at least one.
+                    let last = matched.chars().next_back().map_or(0, char::len_utf8);
+                    if end - last > start {
+                        end -= last;
+                    }
                 }
             }
-            Regex::Lookahead { full, head } => {
-                let mut at = 0;
-                while let Some(m) = full.find_at(text, at) {
-                    let (start, mut end) = (m.start(), m.end());
-                    if end < text.len() && m.as_str().chars().all(char::is_whitespace) && !head.is_match(&text[start..]) {
-                        // The white-space alternative: `\s+(?!\S)` backs off one character
-                        // when that leaves at least one.
-                        let last = m.as_str().chars().next_back().map_or(0, char::len_utf8);
-                        if end - last > start {
-                            end -= last;
-                        }
-                    }
-                    found(start, end)?;
-                    at = if end > start { end } else { end + text[end..].chars().next().map_or(1, char::len_utf8) };
-                    if at > text.len() {
-                        break;
-                    }
-                }
+            found(start, end)?;
+            at = if end > start { end } else { end + text[end..].chars().next().map_or(1, char::len_utf8) };
+            if at > text.len() {
+                break;
             }
         }
         Ok(())
@@ -110,24 +114,51 @@ impl Regex {
 /// GPT-2's pattern, which `ByteLevel` splits with when `use_regex` is on.
 pub(super) const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
-/// The engine gives up on a text after this many backtracking steps. The families'
-/// patterns take about one step per character of a white-space run, so this covers any
-/// text below the message size limit; only a pathological pattern reaches it.
-const BACKTRACK_LIMIT: usize = 100_000_000;
+/// Refuses a pattern above [`MAX_PATTERN_BYTES`], naming its size and the limit.
+pub(super) fn check_length(pattern: &str) -> Result<(), String> {
+    match pattern.len() > MAX_PATTERN_BYTES {
+        true => Err(format!(
+            "the pattern is {} bytes, above the limit of {MAX_PATTERN_BYTES} bytes for a split pattern",
+            pattern.len()
+        )),
+        false => Ok(()),
+    }
+}
 
-/// Compiles a pattern from a file or the options; the error names what failed.
+/// Compiles a pattern from a file or the options; the error names what failed. Look-around
+/// and backreferences are refused, but for the final `\s+(?!\S)` every family's pattern ends
+/// with ([`Regex::Lookahead`]): they need a backtracking engine, whose cost can grow with
+/// the square of the text or worse; so are anchors and word boundaries, which would see the
+/// text around a piece.
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
+    check_length(pattern)?;
     if let Some(known) = KnownSplit::of_pattern(pattern) {
         return Ok(Regex::Known(known));
     }
     if let Some(regex) = pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free) {
         return Ok(regex);
     }
-    let regex = fancy_regex::RegexBuilder::new(pattern)
-        .backtrack_limit(BACKTRACK_LIMIT)
-        .build()
-        .map_err(|e| format!("the pattern {pattern:?} does not compile: {e}"))?;
-    Ok(Regex::Fancy(regex))
+    let quoted = format!("\"{}\"", echo(pattern));
+    let hir = regex_syntax::Parser::new().parse(pattern).map_err(|e| match e {
+        regex_syntax::Error::Parse(e)
+            if matches!(
+                e.kind(),
+                regex_syntax::ast::ErrorKind::UnsupportedLookAround | regex_syntax::ast::ErrorKind::UnsupportedBackreference
+            ) =>
+        {
+            format!(
+                "the pattern {quoted} uses look-around or a backreference, which split patterns may not use (their cost can \
+                 grow faster than the text); the one look-ahead accepted is a final `|\\s+(?!\\S)|\\s+`, as the families' patterns end"
+            )
+        }
+        e => format!("the pattern {quoted} does not compile: {e}"),
+    })?;
+    if !hir.properties().look_set().is_empty() {
+        return Err(format!(
+            "the pattern {quoted} uses anchors or word boundaries (^, $, \\b, \\B), which split patterns may not use"
+        ));
+    }
+    Searcher::new(pattern).map(Regex::Plain).map_err(|e| format!("the pattern {quoted} does not compile: {e}"))
 }
 
 /// Compiles the pattern of a ranks file or a `tekken.json`, which tiktoken runs: it encodes
@@ -141,7 +172,7 @@ pub(super) fn compile_tiktoken(pattern: &str) -> Result<Regex, String> {
         Ok(())
     })?;
     match empty {
-        true => Err(format!("the pattern {pattern:?} matches the empty string, which tiktoken cannot encode")),
+        true => Err(format!("the pattern \"{}\" matches the empty string, which tiktoken cannot encode", echo(pattern))),
         false => Ok(regex),
     }
 }
@@ -153,14 +184,11 @@ fn lookahead_free(head: &str) -> Option<Regex> {
     if !hir.properties().look_set().is_empty() {
         return None;
     }
-    Some(Regex::Lookahead {
-        full: regex::Regex::new(&format!(r"(?:{head})|\s+")).ok()?,
-        head: regex::Regex::new(&format!("^(?:{head})")).ok()?,
-    })
+    Some(Regex::Lookahead { full: Searcher::new(&format!(r"(?:{head})|\s+")).ok()?, head: Searcher::new(head).ok()? })
 }
 
-/// Calls `piece` with every piece `chain` cuts `text` into, in order. Fails only when the
-/// regex engine gives up (its backtrack limit), with its message.
+/// Calls `piece` with every piece `chain` cuts `text` into, in order. Fails only when a
+/// pattern's searches exceed their work budget ([`Budget`]), with its message.
 pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&str)) -> Result<(), String> {
     let Some((step, rest)) = chain.split_first() else {
         if !text.is_empty() {
