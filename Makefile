@@ -61,7 +61,7 @@ FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
 .PHONY: all lib header check-header test check-all rust-test fmt-check tiktoken-reference tokenizer-reference tokenizer-files sdk-types \
 	estimate-families c-test header-compile \
-	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-versus bench-memory sizes symbols check-symbols install \
+	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-versus bench-memory bench-save-memory sizes symbols check-symbols install \
 	install-test dist dist-test dist-outside target-dir-test clean
 
 all: lib
@@ -278,6 +278,12 @@ bench-memory: lib $(NATIVE_LIBS_FILE)
 	mkdir -p $(OUT)
 	$(CC) $(CFLAGS_TEST) -O2 benches/memory.c $(LIB_A) $(STATIC_LIBS) -o $(OUT)/bench_memory
 	$(OUT)/bench_memory
+
+# Peak memory of saving and exporting a window of about 11 MB of document, above the window.
+bench-save-memory: lib $(NATIVE_LIBS_FILE)
+	mkdir -p $(OUT)
+	$(CC) $(CFLAGS_TEST) -O2 benches/save_memory.c $(LIB_A) $(STATIC_LIBS) -o $(OUT)/bench_save_memory
+	$(OUT)/bench_save_memory $(OUT)/save_memory.json
 
 # Kills a process repeatedly while it saves a window, then loads every file it left.
 CRASH_KILLS ?= 40

@@ -49,8 +49,8 @@ fn session(input: &mut Input) -> String {
             6 => {
                 Ok(window.push_counted(Kind::ToolResult, Count { tokens: u32::from(input.byte()), exact: input.byte() % 2 == 0 }))
             }
-            7 => Ok(drop(window.end_turn())),
-            8 => Ok(drop(window.compact())),
+            7 => Ok(window.end_turn()).map(|_pruned| ()),
+            8 => Ok(window.compact()).map(|_pruned| ()),
             9 => window.drop_oldest_turn(),
             10 => window.summary_request().and_then(|_| window.set_summary(window.generation(), &text, 5)),
             _ => window.truncate(window.message_count().saturating_sub(usize::from(input.byte() % 4))),
