@@ -58,8 +58,8 @@ pub fn svg(title: &str, series: &[Series], limit: Option<u64>) -> String {
             out,
             "<line x1=\"{left}\" x2=\"{}\" y1=\"{ly:.1}\" y2=\"{ly:.1}\" stroke=\"black\" stroke-dasharray=\"2 3\"/><text x=\"{}\" y=\"{:.1}\">context limit</text>",
             left + plot_w,
-            left + plot_w + 6.0,
-            y(limit) + 4.0,
+            left + 6.0,
+            y(limit) - 4.0,
             ly = y(limit)
         );
     }
