@@ -129,9 +129,11 @@ fn a_report_no_request_could_explain_is_refused() {
     assert_eq!(err.kind(), ErrorKind::Mismatch, "{err}");
     assert!(err.message().contains("90000") && err.message().contains("set_overhead"), "{err}");
     assert_eq!((window.live_tokens(), window.calibration(), window.prompt_total()), before);
-    // The bound: the exact overhead, twice the estimated part (the pinned system message
-    // and the new one), and an undeclared overhead of at most 32768 tokens.
-    let estimated = u64::from(window.message(0).unwrap().count().tokens) + 11;
+    // The bound: the exact overhead, twice the estimated part (the messages pinned before
+    // the new one, and the new one), and an undeclared overhead of at most 32768 tokens.
+    let pinned: u64 =
+        (0..3).filter(|&i| window.is_pinned_at(i)).map(|i| u64::from(window.message(i).unwrap().count().tokens)).sum();
+    let estimated = pinned + 11;
     let most = 150 + ctxwin::tokens::Calibration::most_explained(estimated);
     assert_eq!(most, 150 + 2 * estimated + 32_768);
     assert_eq!(window.observe_usage(3, 4, most as i64 + 1).unwrap_err().kind(), ErrorKind::Mismatch);
