@@ -89,7 +89,7 @@ static void run_session(uint64_t seed, size_t target_turns) {
     static const double low_waters[] = {0.5, 0.75, 0.8, 1.0};
     low_water = low_waters[next_random() % 4];
     char json[64];
-    snprintf(json, sizeof json, "{\"low_water\":%.2f}", low_water);
+    snprintf(json, sizeof json, "{\"low_water\":%.2f,\"pin_task\":false}", low_water);
     CHECK_OK(ctxwin_window_configure(w, json, strlen(json)));
     size_t cap = target_turns * 12 + 16;
     reference r = {calloc(cap, sizeof(ref_message)), 0, calloc(cap, sizeof(size_t)), 0, 0, 0};
@@ -97,11 +97,18 @@ static void run_session(uint64_t seed, size_t target_turns) {
     while (r.turns < target_turns && harness_failures == failures_before) {
         /* One turn: a USER message, then a random mix of the other kinds. */
         size_t extra = next_random() % 8;
+        int saw_result = 0;
         for (size_t m = 0; m <= extra; m++) {
             int32_t kind = m == 0 ? CTXWIN_KIND_USER : (int32_t)(next_random() % 6);
             if (kind == CTXWIN_KIND_USER && m != 0) {
                 kind = CTXWIN_KIND_TOOL_RESULT;
             }
+            /* One step a turn (a chat turn): no thinking, text or call after a result, so
+             * this turn-level reference holds; tests/window_reference.rs checks steps. */
+            if (saw_result && kind != CTXWIN_KIND_TOOL_RESULT && kind != CTXWIN_KIND_SYSTEM) {
+                kind = CTXWIN_KIND_TOOL_RESULT;
+            }
+            saw_result = saw_result || kind == CTXWIN_KIND_TOOL_RESULT;
             int32_t tokens = (int32_t)(next_random() % (next_random() % 10 == 0 ? 2000 : 120));
             ctxwin_count c = {tokens, true};
             CHECK_OK(ctxwin_window_push_counted(w, kind, c));

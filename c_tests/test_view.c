@@ -1,4 +1,5 @@
 /* The view, tool call pairs, the compaction strategies and recovery from overflow errors. */
+#include <string.h>
 #include "harness.h"
 
 static ctxwin_item item_at(const ctxwin_window *w, size_t i) {
@@ -249,6 +250,65 @@ static void strategy_settings_are_checked(void) {
     ctxwin_window_free(w);
 }
 
+/* A long tool loop under one task: the boundary falls inside the turn, and a host that sends
+ * its pinned messages (ctxwin_window_is_pinned) before ctxwin_window_start and then loops
+ * from it sends exactly the view's messages, less the marker; pins are checked. */
+static void a_host_looping_from_start_sends_the_view_in_a_long_tool_loop(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"history_budget\":3000}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    CHECK_OK(ctxwin_window_push(w, CTXWIN_KIND_SYSTEM, "You are an agent.", 17, NULL));
+    CHECK_OK(ctxwin_window_push(w, CTXWIN_KIND_USER, "Fix every failing test.", 23, NULL));
+    char id[32], output[2048];
+    size_t len = 0;
+    for (int line = 0; line < 40; line++) {
+        len += (size_t)snprintf(output + len, sizeof output - len, "test %d ... ok\n", line);
+    }
+    for (int step = 0; step < 200; step++) {
+        snprintf(id, sizeof id, "call_%d", step);
+        CHECK_OK(ctxwin_window_push(w, CTXWIN_KIND_ASSISTANT, "Running the tests.", 18, NULL));
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "run", 3, "{}", 2, NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+        ctxwin_request_info info;
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+    }
+    size_t start = ctxwin_window_start(w), count = ctxwin_window_message_count(w);
+    CHECK(start > 2 && start < count);
+    CHECK(ctxwin_window_is_pinned(w, 0) && ctxwin_window_is_pinned(w, 1)); /* system prompt, task */
+    /* The host's loop: pinned messages before start, then every message from start. */
+    size_t sent[4096], n = 0;
+    for (size_t i = 0; i < start; i++) {
+        if (ctxwin_window_is_pinned(w, i)) sent[n++] = i;
+    }
+    for (size_t i = start; i < count; i++) sent[n++] = i;
+    /* The view, less its synthetic items (the marker). */
+    size_t view[4096], m = 0, markers = 0;
+    for (size_t i = 0; i < ctxwin_window_view_len(w); i++) {
+        ctxwin_item item;
+        CHECK_OK(ctxwin_window_view_get(w, i, &item));
+        if (item.type == CTXWIN_ITEM_SYNTHETIC) {
+            markers++;
+            CHECK(item.text_len > 20 && memcmp(item.text, "[Context compacted:", 19) == 0);
+        } else {
+            view[m++] = item.index;
+        }
+    }
+    CHECK(markers == 1);
+    CHECK(m == n && memcmp(view, sent, n * sizeof(size_t)) == 0);
+    ctxwin_count live;
+    CHECK_OK(ctxwin_window_live_tokens(w, &live));
+    CHECK(live.tokens <= 3000 + 200);
+    /* Pins: out of range, a tool result, and over the budget are refused, changing nothing. */
+    CHECK_STATUS(ctxwin_window_pin(w, count, true), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(ctxwin_window_pin(w, count - 1, true), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_OK(ctxwin_window_pin(w, 2, true)); /* an early assistant message */
+    CHECK(ctxwin_window_is_pinned(w, 2));
+    CHECK(ctxwin_window_start(w) >= start);
+    CHECK_OK(ctxwin_window_pin(w, 2, false));
+    CHECK(!ctxwin_window_is_pinned(w, 2));
+    ctxwin_window_free(w);
+}
+
 void suite_view(void) {
     harness_run("sliding_view_is_pinned_plus_start_to_count", sliding_view_is_pinned_plus_start_to_count);
     harness_run("parallel_calls_pair_and_unanswered_ones_are_cancelled",
@@ -259,4 +319,6 @@ void suite_view(void) {
     harness_run("drop_oldest_honours_every_threshold", drop_oldest_honours_every_threshold);
     harness_run("recover_shrinks_by_the_excess", recover_shrinks_by_the_excess);
     harness_run("strategy_settings_are_checked", strategy_settings_are_checked);
+    harness_run("a_host_looping_from_start_sends_the_view_in_a_long_tool_loop",
+                a_host_looping_from_start_sends_the_view_in_a_long_tool_loop);
 }

@@ -2364,9 +2364,12 @@ ctxwin_status ctxwin_window_end_turn(struct ctxwin_window *w, size_t *pruned_tur
 
 /**
  * `context_window_start`: the index of the first live message, where the request builder
- * starts iterating. 0 when nothing was pruned, otherwise the index of a USER message.
- * Pinned messages before it (the head before the first USER message, SYSTEM messages) are
- * still sent: an agent looping from here sends those itself. With strategies other than
+ * starts iterating. 0 when nothing was pruned, otherwise the index of a USER message, or,
+ * when the oldest steps of a long tool loop were dropped, the first message of the first
+ * step still sent. Pinned messages before it (`ctxwin_window_is_pinned`: the head before
+ * the first USER message, SYSTEM messages, the task, the host's pins, and the USER message
+ * of the turn the boundary falls inside) are still sent: an agent looping from here sends
+ * those itself, and then sends exactly the view's messages (less its synthetic items). With strategies other than
  * `sliding` it is the first USER message the view sends as itself, and the view may hold
  * truncated, summarized or synthetic items after it: iterate `ctxwin_window_view_get`
  * instead. O(1); never fails.
@@ -2380,7 +2383,8 @@ ctxwin_status ctxwin_window_end_turn(struct ctxwin_window *w, size_t *pruned_tur
  * # Safety
  * `w` is NULL or a live handle.
  */
-CTXWIN_NODISCARD size_t ctxwin_window_start(const struct ctxwin_window *w);
+CTXWIN_NODISCARD
+size_t ctxwin_window_start(const struct ctxwin_window *w);
 
 /**
  * A counter that changes whenever the boundary moves, so a UI knows to redraw its context
@@ -2531,6 +2535,48 @@ ctxwin_status ctxwin_window_reset(struct ctxwin_window *w);
  * `w` is NULL or a live handle.
  */
 ctxwin_status ctxwin_window_drop_oldest_turn(struct ctxwin_window *w);
+
+/**
+ * Pins message `index` (`pinned` true), so every request sends it wherever the boundary
+ * is, counted like the system prompt (outside the history budget); `pinned` false takes
+ * the host's pin off. The session's first USER message (the task) is pinned by the window
+ * unless the configuration key `pin_task` is false. Only USER, ASSISTANT and SYSTEM
+ * messages can be pinned: a tool call, tool result or thinking block is sent with its step.
+ * Pinning a pinned message, or unpinning one the host did not pin, succeeds and changes
+ * nothing. Pins are saved with the window. Re-enforces the strategy.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_OUT_OF_RANGE` when
+ * `index >= ctxwin_window_message_count(w)` or when the pinned messages would total more
+ * than the history budget or leave no room in the context limit (the message names the
+ * total), or `CTXWIN_STATUS_INVALID_ARG` for a TOOL_CALL, TOOL_RESULT or THINKING message.
+ * Nothing changes on failure.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.3
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+ctxwin_status ctxwin_window_pin(struct ctxwin_window *w, size_t index, bool pinned);
+
+/**
+ * True when message `index` is sent whatever the boundary: a SYSTEM message, a message
+ * before the first USER message, the task (unless `pin_task` is false), a message pinned
+ * with `ctxwin_window_pin`, or the USER message of the turn `ctxwin_window_start` falls
+ * inside. A request builder sends the pinned messages before `ctxwin_window_start(w)`, then
+ * every message from it. O(log messages).
+ *
+ * Returns false for NULL, a poisoned window or an index past the last message.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.3
+ *
+ * # Safety
+ * `w` is NULL or a live handle.
+ */
+CTXWIN_NODISCARD bool ctxwin_window_is_pinned(const struct ctxwin_window *w, size_t index);
 
 /**
  * Explains the most recent failure on `w` (empty before any failure). A successful call

@@ -97,6 +97,10 @@ pub mod defaults {
     pub const KEEP_RECENT_TURNS: u32 = 2;
     /// Lines of a tool output tiered compaction keeps (head and tail).
     pub const TOOL_OUTPUT_MAX_LINES: u32 = 40;
+    /// Newest steps of the running turn no strategy drops (`keep_recent_steps`).
+    pub const KEEP_RECENT_STEPS: u32 = 3;
+    /// The most `keep_recent_steps` takes.
+    pub const MAX_KEEP_RECENT_STEPS: u32 = 1000;
 }
 
 /// How a summary request is built (`summary_request`).
@@ -215,6 +219,12 @@ pub struct Settings {
     pub keep_recent: u32,
     /// Newest turns `monologue` keeps whole.
     pub keep_recent_turns: u32,
+    /// Newest steps of the running turn no strategy drops (at least 1; the turn's USER
+    /// message stays too).
+    pub keep_recent_steps: u32,
+    /// The session's first USER message (the task) is pinned: sent in every request,
+    /// counted with the system prompt.
+    pub pin_task: bool,
     /// Tool outputs longer than this many lines are cut to head and tail by `tiered`.
     pub tool_output_max_lines: u32,
     /// What a push does with text that is not valid UTF-8.
@@ -252,6 +262,8 @@ impl Default for Settings {
             keep_first: defaults::KEEP_FIRST,
             keep_recent: defaults::KEEP_RECENT,
             keep_recent_turns: defaults::KEEP_RECENT_TURNS,
+            keep_recent_steps: defaults::KEEP_RECENT_STEPS,
+            pin_task: true,
             tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
             invalid_utf8: InvalidUtf8::Error,
             format: None,
@@ -308,6 +320,8 @@ impl Settings {
             "keep_first": self.keep_first,
             "keep_recent": self.keep_recent,
             "keep_recent_turns": self.keep_recent_turns,
+            "keep_recent_steps": self.keep_recent_steps,
+            "pin_task": self.pin_task,
             "tool_output_max_lines": self.tool_output_max_lines,
             "invalid_utf8": self.invalid_utf8.as_str(),
             "format": self.format.map_or("auto", Format::key),
@@ -357,6 +371,8 @@ impl Settings {
             "keep_first" => self.keep_first = parse_tokens(key, value)?,
             "keep_recent" => self.keep_recent = parse_tokens(key, value)?,
             "keep_recent_turns" => self.keep_recent_turns = parse_tokens(key, value)?,
+            "keep_recent_steps" => self.keep_recent_steps = parse_keep_recent_steps(key, value)?,
+            "pin_task" => self.pin_task = parse_bool(key, value)?,
             "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
             "invalid_utf8" => self.invalid_utf8 = parse_invalid_utf8(value)?,
             "format" => self.format = parse_format(value)?,
@@ -368,6 +384,19 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// Newest steps kept: 1 to [`defaults::MAX_KEEP_RECENT_STEPS`].
+fn parse_keep_recent_steps(key: &str, value: &Value) -> Result<u32> {
+    let steps = parse_positive(key, value)?;
+    if steps > defaults::MAX_KEEP_RECENT_STEPS {
+        return Err(Error::invalid_arg(format!(
+            "configuration key '{key}' ({steps}) is more than {}: the newest steps kept must leave the strategy \
+             something to drop",
+            defaults::MAX_KEEP_RECENT_STEPS
+        )));
+    }
+    Ok(steps)
 }
 
 fn parse_strategy(value: &Value) -> Result<StrategyName> {

@@ -1,16 +1,48 @@
-//! A read-only view of the ledger: messages grouped into turns, which messages are pinned,
-//! and how the window counts. Strategies plan over it and the view renders from it; neither
-//! needs the [`crate::Window`] that owns the data.
+//! A read-only view of the ledger: messages grouped into turns and steps, which messages are
+//! pinned, and how the window counts. Strategies plan over it and the view renders from it;
+//! neither needs the [`crate::Window`] that owns the data.
+//!
+//! **Steps are the unit of planning.** A step is one model response (its thinking, text and
+//! tool calls) with the results that answer its calls; a new step starts at an
+//! assistant-side message after a result of the current step ([`crate::pairing::RunningStep`]
+//! holds that rule). A turn is its USER message followed by a run of steps; the USER message
+//! opens the turn's first step. Strategies plan over the steps ("units") in ledger order, so
+//! a chat turn is one unit and a tool loop of a thousand steps under one user message is a
+//! thousand units.
 
 use crate::message::{Kind, Message};
 use crate::tokens::{Calibration, Count, Model, saturate_u32};
 use std::ops::Range;
 
-/// Where a turn starts (its USER message).
+/// Where a turn starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TurnStart {
     /// Index of the turn's USER message.
     pub first: usize,
+    /// Index of the turn's first step among the ledger's steps.
+    pub first_unit: usize,
+}
+
+/// What makes a message pinned: always sent, counted like the system prompt (outside the
+/// history budget), never dropped.
+#[derive(Clone, Copy, Debug)]
+pub struct PinRule<'a> {
+    /// Where the turns start.
+    pub turns: &'a [TurnStart],
+    /// True when the session's first USER message (the task) is pinned.
+    pub pin_task: bool,
+    /// The messages the host pinned, ascending.
+    pub host_pins: &'a [usize],
+}
+
+impl PinRule<'_> {
+    /// True for SYSTEM messages, messages before the first USER message, the task (unless
+    /// the setting `pin_task` is off) and the messages the host pinned.
+    pub fn is_pinned(&self, index: usize, kind: Kind) -> bool {
+        kind == Kind::System
+            || self.turns.first().is_none_or(|turn| index < turn.first || (self.pin_task && index == turn.first))
+            || self.host_pins.binary_search(&index).is_ok()
+    }
 }
 
 /// The ledger as strategies and the renderer read it. Cheap to copy: it only borrows.
@@ -18,6 +50,7 @@ pub struct TurnStart {
 pub struct Ledger<'a> {
     messages: &'a [Message],
     turns: &'a [TurnStart],
+    units: &'a [usize],
     pinned: &'a [usize],
     model: &'a Model,
     calibration: Calibration,
@@ -25,18 +58,20 @@ pub struct Ledger<'a> {
 }
 
 impl<'a> Ledger<'a> {
-    /// The ledger of `messages`, grouped by `turns`, with the pinned messages at the indices
-    /// `pinned` (ascending), counted by `model` scaled by `calibration`; tool outputs are cut
-    /// to `tool_output_max_lines` lines when a strategy cuts them.
+    /// The ledger of `messages`, grouped by `turns` and the steps starting at `units`, with
+    /// the pinned messages at the indices `pinned` (ascending), counted by `model` scaled by
+    /// `calibration`; tool outputs are cut to `tool_output_max_lines` lines when a strategy
+    /// cuts them.
     pub fn new(
         messages: &'a [Message],
         turns: &'a [TurnStart],
+        units: &'a [usize],
         pinned: &'a [usize],
         model: &'a Model,
         calibration: Calibration,
         tool_output_max_lines: usize,
     ) -> Ledger<'a> {
-        Ledger { messages, turns, pinned, model, calibration, tool_output_max_lines }
+        Ledger { messages, turns, units, pinned, model, calibration, tool_output_max_lines }
     }
 
     /// Every message, in ledger order.
@@ -54,28 +89,71 @@ impl<'a> Ledger<'a> {
         self.turns.len()
     }
 
+    /// Steps (planning units) in the ledger.
+    pub fn unit_count(&self) -> usize {
+        self.units.len()
+    }
+
+    /// The ledger indices of step `unit`.
+    pub fn unit_range(&self, unit: usize) -> Range<usize> {
+        self.first_of(unit)..self.first_of(unit + 1)
+    }
+
+    /// The first ledger index of step `unit`; the message count for `unit_count()`.
+    pub fn first_of(&self, unit: usize) -> usize {
+        self.units.get(unit).copied().unwrap_or(self.messages.len())
+    }
+
     /// The ledger indices of turn `turn`.
     pub fn turn_range(&self, turn: usize) -> Range<usize> {
-        self.first_of(turn)..self.first_of(turn + 1)
+        let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
+        self.turns[turn].first..end
     }
 
-    /// The first ledger index of turn `turn`; the message count for `turn_count()`.
-    pub fn first_of(&self, turn: usize) -> usize {
-        self.turns.get(turn).map_or(self.messages.len(), |start| start.first)
+    /// The steps of turn `turn`.
+    pub fn turn_units(&self, turn: usize) -> Range<usize> {
+        self.first_unit_of(turn)..self.first_unit_of(turn + 1)
     }
 
-    /// Non-pinned messages of turns `turns`. O(log pinned).
-    pub fn history_messages(&self, turns: Range<usize>) -> usize {
-        if turns.is_empty() {
+    /// The first step of turn `turn`; the step count for `turn_count()`.
+    pub fn first_unit_of(&self, turn: usize) -> usize {
+        self.turns.get(turn).map_or(self.units.len(), |start| start.first_unit)
+    }
+
+    /// The turn step `unit` belongs to. O(log turns).
+    pub fn turn_of_unit(&self, unit: usize) -> usize {
+        self.turns.partition_point(|turn| turn.first_unit <= unit).saturating_sub(1)
+    }
+
+    /// True when step `unit` opens its turn (it holds the turn's USER message).
+    pub fn opens_turn(&self, unit: usize) -> bool {
+        self.turns.get(self.turn_of_unit(unit)).is_some_and(|turn| turn.first_unit == unit)
+    }
+
+    /// True when step `unit` is the last of its turn so far (a later step of the same turn
+    /// may still come while `unit` is the newest).
+    pub fn closes_turn(&self, unit: usize) -> bool {
+        unit + 1 == self.first_unit_of(self.turn_of_unit(unit) + 1)
+    }
+
+    /// Non-pinned messages of steps `units`. O(log pinned).
+    pub fn history_messages(&self, units: Range<usize>) -> usize {
+        if units.is_empty() {
             return 0;
         }
-        let range = self.first_of(turns.start)..self.first_of(turns.end);
+        let range = self.first_of(units.start)..self.first_of(units.end);
         range.len() - self.pinned_in(range).len()
     }
 
-    /// True for SYSTEM messages and messages before the first USER message.
+    /// Tool calls in steps `units`. O(messages of those steps).
+    pub fn tool_calls(&self, units: Range<usize>) -> usize {
+        let range = self.first_of(units.start)..self.first_of(units.end);
+        self.messages[range].iter().filter(|message| message.kind() == Kind::ToolCall).count()
+    }
+
+    /// True for pinned messages (see [`PinRule`]). O(log pinned).
     pub fn is_pinned(&self, index: usize) -> bool {
-        self.messages[index].kind() == Kind::System || self.turns.first().is_none_or(|turn| index < turn.first)
+        self.pinned.binary_search(&index).is_ok()
     }
 
     /// The indices of the pinned messages within `range`.

@@ -277,13 +277,19 @@ pub struct RunningStep {
 
 impl RunningStep {
     /// Feeds the next message: a USER message starts afresh; thinking, text or a call after
-    /// answers opens a new step; a result answers a call of the open step.
-    pub fn feed(&mut self, message: &Message) {
+    /// answers opens a new step; a result answers a call of the open step. Returns true when
+    /// the message starts a step (a USER message starts its turn's first step): the one rule
+    /// the ledger's steps, the planner and the wire's steps share.
+    pub fn feed(&mut self, message: &Message) -> bool {
         match message.kind() {
-            Kind::User => *self = RunningStep::default(),
-            Kind::System => {}
+            Kind::User => {
+                *self = RunningStep::default();
+                true
+            }
+            Kind::System => false,
             Kind::Thinking | Kind::Assistant | Kind::ToolCall => {
-                if self.answered_any {
+                let starts = self.answered_any;
+                if starts {
                     self.close();
                 }
                 if message.kind() == Kind::ToolCall {
@@ -294,14 +300,22 @@ impl RunningStep {
                         answered: false,
                     });
                 }
+                starts
             }
             Kind::ToolResult => {
                 if let Some(call) = step_answer(&self.calls, message.call_id(), message.name()) {
                     self.calls[call].answered = true;
                     self.answered_any = true;
                 }
+                false
             }
         }
+    }
+
+    /// How many cancelled results a request adds for the open step's unanswered calls (the
+    /// running step's; those of the turn's completed steps are the view's own items).
+    pub fn open_cancelled(&self) -> usize {
+        self.calls.iter().filter(|call| !call.answered && call.form.cancellable()).count()
     }
 
     fn close(&mut self) {

@@ -18,7 +18,8 @@ use crate::ledger::Ledger;
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
 use crate::pairing;
 use crate::strategy::monologue::Monologue;
-use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan};
+use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan, Rules};
+use crate::strategy::sliding::WalkUnits;
 use crate::strategy::tiered::{Keep, Tiered};
 use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::tally::Tally;
@@ -35,6 +36,7 @@ mod deferred;
 mod fixed_parts;
 mod host;
 mod last_request;
+mod pins;
 mod ledger_state;
 mod policy_state;
 mod provider_compaction;
@@ -42,7 +44,7 @@ mod request;
 mod restore;
 mod settings;
 mod summarize;
-mod turn_sums;
+mod unit_sums;
 mod usage;
 mod utf8;
 mod view;
@@ -346,17 +348,17 @@ impl Window {
     fn append(&mut self, message: Message) {
         let count = self.calibrated(message.count());
         let defective = self.ledger.push(message, count);
-        if defective.is_some_and(|turn| turn >= self.policy.first_live_turn) {
+        if defective.is_some_and(|unit| unit >= self.policy.first_unit) {
             self.rebuild_view();
         }
     }
 
-    /// Rebuilds the view with the current plan, extended to turns pushed since.
+    /// Rebuilds the view with the current plan, extended to steps pushed since.
     fn rebuild_view(&mut self) {
         self.resolve_counts();
         let plan = match &self.policy.overlay {
-            Some(overlay) => overlay.plan.clone().extended(self.ledger.turns.len()),
-            None => Plan::whole_from(self.policy.first_live_turn, self.ledger.turns.len()),
+            Some(overlay) => overlay.plan.clone().extended(self.ledger.units.len()),
+            None => Plan::whole_from(self.policy.first_unit, self.ledger.units.len()),
         };
         let previous = self.policy.overlay.as_ref().filter(|_| self.policy.costs.view_reusable);
         let overlay = Some(plan.build(&Renderer::new(self.ledger()), previous));
@@ -366,13 +368,20 @@ impl Window {
         self.policy.overlay = overlay;
     }
 
-    /// True when message `index` is pinned: a SYSTEM message, or one before the first USER
-    /// message. Pinned messages are always sent.
+    /// True when message `index` is sent whatever the boundary: a SYSTEM message, one before
+    /// the first USER message, the task (the first USER message, unless `pin_task` is off), a
+    /// message the host pinned ([`Window::pin`]), and the USER message of the turn
+    /// `start` falls inside (when its oldest steps were dropped). A host that sends the
+    /// pinned messages before `start` and then every message from `start` sends the view's
+    /// messages, less its synthetic items (the marker, a summary, cancelled results).
     pub fn is_pinned_at(&self, index: usize) -> bool {
-        self.ledger.messages.get(index).is_some_and(|message| self.is_pinned(index, message.kind()))
+        let pinned = self.ledger.messages.get(index).is_some_and(|message| self.is_pinned(index, message.kind()));
+        pinned || self.boundary_question() == Some(index)
     }
 
-    /// True for SYSTEM messages and messages before the first USER message.
+    /// True for pinned messages: SYSTEM messages, messages before the first USER message,
+    /// the task (unless `pin_task` is off) and the host's pins. They are counted with the
+    /// system prompt, outside the history budget.
     pub(crate) fn is_pinned(&self, index: usize, kind: Kind) -> bool {
         self.ledger.is_pinned(index, kind)
     }
@@ -515,7 +524,7 @@ impl Window {
         self.ledger.truncate(message_count, self.wire.calibration);
         self.wire.last_request.forget_from(message_count);
         self.wire.last_report = None;
-        self.policy.costs.forget_from(self.ledger.turns.len().saturating_sub(1));
+        self.policy.costs.forget_from(self.ledger.units.len().saturating_sub(1));
     }
 
     /// After a rewind: drops the compaction records whose archived range is no longer
@@ -552,7 +561,7 @@ impl Window {
     /// [`Window::reset_with`]).
     pub fn reset(&mut self) {
         self.wire.cache.prepared.rewound(0);
-        self.ledger = LedgerState::default();
+        self.ledger = LedgerState { pin_task: self.settings.pin_task, ..LedgerState::default() };
         self.policy.forced_first_live = 0;
         self.policy.choices.clear();
         self.wire.last_request.forget();
@@ -583,19 +592,22 @@ impl Window {
         self.policy.forced_first_live = self.policy.forced_first_live.min(self.ledger.turns.len().saturating_sub(1));
         self.policy.compacted_through = self.policy.compacted_through.min(self.ledger.turns.len());
         let mut costs = std::mem::take(&mut self.policy.costs);
-        let (first_live_turn, overlay) = self.plan_view(&mut costs);
+        let (first_unit, overlay) = self.plan_view(&mut costs);
         self.policy.costs = costs;
         self.policy.enforced_messages = self.ledger.messages.len();
-        if first_live_turn != self.policy.first_live_turn || overlay != self.policy.overlay {
+        if first_unit != self.policy.first_unit || overlay != self.policy.overlay {
             self.bump_generation();
         }
-        self.policy.first_live_turn = first_live_turn;
+        self.policy.first_unit = first_unit;
+        self.policy.first_live_turn = self.ledger.turn_of_unit(first_unit);
         self.policy.overlay = overlay;
     }
 
-    /// The first live turn and the computed view (see [`Window::plan_strategy`]); when the
-    /// newest turn alone is over the room the context limit leaves, its oldest long tool
-    /// outputs are cut ([`running_turn::fit`]).
+    /// The first step sent and the computed view (see [`Window::plan_strategy`]). When the
+    /// request is still over the room the context limit leaves (the newest
+    /// `keep_recent_steps` alone are over it), the newest steps that fit are kept
+    /// ([`drop_oldest::fit_from`], the newest step at least) and then the newest turn's
+    /// oldest long tool outputs are cut ([`running_turn::fit`]).
     fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
         let (first, overlay) = self.plan_strategy(cache);
         let (Some(room), Some(newest)) = (self.context_room(), self.ledger.turns.len().checked_sub(1)) else {
@@ -603,48 +615,60 @@ impl Window {
         };
         let history = match &overlay {
             Some(overlay) => overlay.history().tokens(),
-            None => self.history_from(first).tokens(),
+            None => self.ledger.history_from_unit(first).tokens(),
         };
         if history <= room {
             return (first, overlay);
         }
         let renderer = Renderer::new(self.ledger());
-        let mut cut = overlay.clone().unwrap_or_else(|| Plan::whole_from(first, self.ledger.turns.len()).build(&renderer, None));
-        match running_turn::fit(&renderer, &mut cut, newest, room) {
-            0 => (first, overlay),
-            _ => (first, Some(cut)),
-        }
+        let mut costs = Costs::new(renderer, cache);
+        let strict = Limits { tokens: room, items: None, turns: None, low_water: Fraction::ONE };
+        let mut cut = drop_oldest::fit_from(&mut costs, first, &strict).build(&renderer, None);
+        cache.view_reusable = false;
+        running_turn::fit(&renderer, &mut cut, newest, room);
+        (cut.plan.first_live_unit().min(self.ledger.units.len().saturating_sub(1)), Some(cut))
     }
 
-    /// The first live turn and, unless the view is simply the pinned messages +
-    /// `[start, count)`, the computed view. The sliding window without tool pairs to repair
-    /// is O(log turns); with pairs to repair, O(pinned + live messages); the other strategies
-    /// O(messages).
+    /// The first step sent (with its turn's USER message) and, unless the view is simply the
+    /// pinned messages + `[start, count)`, the computed view. The sliding window without
+    /// tool pairs to repair and with its boundary on a turn is O(log steps) amortised; with
+    /// pairs to repair or a boundary inside a turn, O(pinned + live messages); the other
+    /// strategies O(messages).
     fn plan_strategy(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
-        let turn_count = self.ledger.turns.len();
+        let unit_count = self.ledger.units.len();
         let available = self.available_for_history();
         let settings = &self.settings;
-        let renderer = Renderer::new(self.ledger());
+        let ledger = self.ledger();
+        let renderer = Renderer::new(ledger);
         let previous = self.policy.overlay.as_ref().filter(|_| cache.view_reusable);
         let mut costs = Costs::new(renderer, cache);
         // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
-        let floor = self.policy.forced_first_live.max(self.archived_turns());
+        let floor = self.ledger.first_unit_of(self.policy.forced_first_live.max(self.archived_turns()));
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
         let low_water = settings.low_water;
+        let keep_recent_steps = settings.keep_recent_steps as usize;
+        let cut_by_hand = self.ledger.first_unit_of(self.policy.compacted_through);
         let plan = match settings.strategy {
             StrategyName::Sliding | StrategyName::Summary => {
                 let limits = Limits { tokens: available, items: None, turns: None, low_water };
-                let turn_cost =
-                    |turn: usize| Cost { tokens: self.history_from(turn).minus(self.history_from(turn + 1)).tokens(), items: 0 };
-                let newest = turn_count.saturating_sub(1);
+                let newest = unit_count.saturating_sub(1);
                 // The summary strategy's view holds the summary instead of the archived turns.
-                let free = if settings.strategy == StrategyName::Summary { self.archived_turns() } else { 0 };
-                let first = costs.first_kept(&limits, free, turn_count, turn_cost).max(floor.min(newest));
-                if !self.repairs_from(first) {
-                    return (first, None);
+                let free = match settings.strategy == StrategyName::Summary {
+                    true => self.ledger.first_unit_of(self.archived_turns()),
+                    false => 0,
+                };
+                let marker = costs.step_marker_reserve();
+                let mut units = Summed {
+                    ledger: &self.ledger,
+                    calibration: self.wire.calibration,
+                    rules: Rules { ledger, free, keep_recent_steps, marker },
+                };
+                let first = costs.first_kept(&limits, &mut units).max(floor.min(newest));
+                match self.repairs_from(first) {
+                    false if unit_count == 0 || ledger.opens_turn(first) => return (first, None),
+                    false => drop_oldest::whole_from(&costs, first),
+                    true => drop_oldest::fit_from(&mut costs, first, &Limits { low_water: Fraction::ONE, ..limits }),
                 }
-                let strict = Limits { low_water: Fraction::ONE, ..limits };
-                drop_oldest::fit_from(&mut costs, first, turn_count, &strict)
             }
             StrategyName::DropOldest => {
                 let limits = Limits {
@@ -653,33 +677,38 @@ impl Window {
                     turns: settings.turn_threshold.map(u64::from),
                     low_water,
                 };
-                drop_oldest::plan(&mut costs, floor, turn_count, &limits)
+                drop_oldest::plan(&mut costs, floor, &limits, keep_recent_steps)
             }
             StrategyName::Tiered => {
                 let tiered = Tiered {
                     limits: Limits { tokens, items: settings.message_threshold.map(u64::from), turns: None, low_water },
-                    keep: Keep { first: settings.keep_first as usize, recent: settings.keep_recent as usize },
-                    cut_by_hand: self.policy.compacted_through,
+                    keep: Keep {
+                        first: settings.keep_first as usize,
+                        recent: settings.keep_recent as usize,
+                        recent_steps: keep_recent_steps,
+                    },
+                    cut_by_hand,
                 };
                 let mut replay = std::mem::take(&mut costs.cache().tiered);
                 let zones = replay.run(&tiered, &mut costs);
                 costs.cache().tiered = replay;
-                tiered::plan(&self.ledger(), &zones, turn_count, floor)
+                tiered::plan(&ledger, &zones, unit_count, floor)
             }
             StrategyName::Monologue => {
                 let planner = Monologue {
                     limits: Limits { tokens, items: None, turns: None, low_water },
                     keep_recent_turns: settings.keep_recent_turns as usize,
+                    keep_recent_steps,
                 };
                 let mut replay = std::mem::take(&mut costs.cache().monologue);
                 let zones = replay.run(&planner, &mut costs);
                 costs.cache().monologue = replay;
-                monologue::plan(&zones, turn_count, floor, self.policy.compacted_through)
+                monologue::plan(&zones, unit_count, floor, cut_by_hand)
             }
         };
         let overlay = plan.build(&renderer, previous);
         cache.view_reusable = true;
-        (overlay.first_live_turn().min(turn_count.saturating_sub(1)), Some(overlay))
+        (overlay.plan.first_live_unit().min(unit_count.saturating_sub(1)), Some(overlay))
     }
 
     /// The ledger, read-only, as strategies and the view read it.
@@ -687,6 +716,7 @@ impl Window {
         Ledger::new(
             &self.ledger.messages,
             &self.ledger.turns,
+            &self.ledger.units,
             &self.ledger.pinned_indices,
             &self.model,
             self.wire.calibration,
@@ -694,13 +724,13 @@ impl Window {
         )
     }
 
-    /// True when a turn from `first` on has tool pairs the view must repair.
+    /// True when a step from `first` on has tool pairs the view must repair. O(newest step).
     fn repairs_from(&self, first: usize) -> bool {
-        if self.ledger.defective_turns.last().is_some_and(|&t| t >= first) {
+        if self.ledger.defective_units.last().is_some_and(|&u| u >= first) {
             return true;
         }
-        self.ledger.turns.len().checked_sub(1).is_some_and(|newest| {
-            let range = self.turn_range(newest);
+        self.ledger.units.len().checked_sub(1).is_some_and(|newest| {
+            let range = self.ledger.unit_range(newest);
             !pairing::analyze(&self.ledger.messages, range.start, range.end, false).is_empty()
         })
     }
@@ -773,9 +803,25 @@ impl Window {
     }
 
     /// `context_window_start`: index of the first live message. 0 when nothing was pruned,
-    /// otherwise the USER message of the first live turn. O(1).
+    /// otherwise the first message of the first step sent: the USER message of the first
+    /// live turn, or, when the oldest steps of that turn were dropped, the first message of
+    /// its first step sent (its USER message is then sent among the pinned messages, see
+    /// [`Window::is_pinned_at`]). O(1).
     pub fn start(&self) -> usize {
-        if self.policy.first_live_turn == 0 { 0 } else { self.ledger.turns[self.policy.first_live_turn].first }
+        if self.policy.first_unit == 0 { 0 } else { self.ledger.units[self.policy.first_unit] }
+    }
+
+    /// The USER message sent from before `start` because `start` falls inside its turn.
+    fn boundary_question(&self) -> Option<usize> {
+        let turn = self.ledger.turns.get(self.policy.first_live_turn)?;
+        (self.policy.first_unit > turn.first_unit).then_some(turn.first)
+    }
+
+    /// Where each step starts, as ledger indices, ascending: the planner's units (see
+    /// [`crate::ledger`]). A step starts at a USER message, or at thinking, text or a tool
+    /// call after a result answered a call of the step before.
+    pub fn step_starts(&self) -> &[usize] {
+        &self.ledger.units
     }
 
     /// Index of the first live turn, which is also the number of turns pruned. O(1).
@@ -834,7 +880,7 @@ impl Window {
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: self.ledger.sums.turn(turn).count(),
+            tokens: self.ledger.turn_tokens(turn).count(),
             live: match &self.policy.overlay {
                 Some(overlay) => overlay.is_live(turn),
                 None => turn >= self.policy.first_live_turn,
@@ -863,7 +909,7 @@ impl Window {
             }
             None => {
                 let mut total = self.fixed_cost();
-                let history = self.history_from(self.policy.first_live_turn);
+                let history = self.ledger.history_from_unit(self.policy.first_unit);
                 total.exact += history.exact;
                 total.estimated += history.estimated;
                 total
@@ -876,7 +922,7 @@ impl Window {
     /// call still running, or interrupted, when the request is rendered): they are not view
     /// items, but the render sends them and [`Window::live_tokens`] counts them.
     pub fn running_cancelled(&self) -> usize {
-        self.ledger.running.cancelled()
+        self.ledger.running.open_cancelled()
     }
 
     /// Tokens of the [`Window::running_cancelled`] results.
@@ -887,5 +933,25 @@ impl Window {
         }
         let one = self.model.count(CANCELLED_RESULT);
         Count { tokens: one.tokens.saturating_mul(calls), exact: one.exact }
+    }
+}
+
+/// The sliding walk over the ledger's step sums: O(log steps) a step, no rendering.
+struct Summed<'a> {
+    ledger: &'a LedgerState,
+    calibration: Calibration,
+    rules: Rules<'a>,
+}
+
+impl<'a> WalkUnits<'a> for Summed<'a> {
+    fn cost(&mut self, unit: usize) -> Cost {
+        match unit < self.rules.free {
+            true => Cost::default(),
+            false => Cost { tokens: self.ledger.unit_cost(unit, self.calibration), items: 0 },
+        }
+    }
+
+    fn rules(&self) -> Rules<'a> {
+        self.rules
     }
 }

@@ -81,11 +81,31 @@ fn check(window: &Window, strategy: &str, limit: u64, largest_turn: u64, context
     assert!(history <= limit || u64::from(newest) > limit, "{context}: history {history} over the limit {limit}");
     let low = window.settings().low_water.floor_of(limit);
     if whole_turns(strategy) {
-        let first = window.first_live_turn();
-        let given_up = first.checked_sub(1).map_or(0, |turn| u64::from(window.turn_info(turn).unwrap().tokens.tokens));
+        // The step given up last: the one before the boundary, with its turn's USER message
+        // (sent while a later step of the turn is) and the marker (sent while the boundary is
+        // inside a turn).
+        let steps = window.step_starts();
+        let at = steps.partition_point(|&s| s < window.start());
+        let given_up = match (window.start(), at.checked_sub(1)) {
+            (0, _) | (_, None) => 0,
+            (start, Some(previous)) => {
+                let step: u64 = (steps[previous]..start)
+                    .filter(|&i| !window.is_pinned_at(i))
+                    .map(|i| u64::from(window.message(i).unwrap().count().tokens))
+                    .sum();
+                let user = window.turn_of(steps[previous]).map_or(0, |turn| {
+                    let first = window.turn_info(turn).unwrap().first_message;
+                    u64::from(window.message(first).unwrap().count().tokens)
+                });
+                step + user + 64
+            }
+        };
+        // A summary archives whole turns: the turn before the first live one.
+        let turn = window.first_live_turn().checked_sub(1).map_or(0, |t| u64::from(window.turn_info(t).unwrap().tokens.tokens));
+        let given_up = given_up.max(turn);
         assert!(
             history >= low || history + given_up > low,
-            "{context}: history {history} is under low water {low} by more than the turn the last step gave up ({given_up})"
+            "{context}: history {history} is under low water {low} by more than the step the last move gave up ({given_up})"
         );
     } else {
         assert!(

@@ -4,9 +4,11 @@
 use ctxwin::config::Tokens;
 use ctxwin::{Count, ErrorKind, Kind, Window};
 
-/// A window of `turns` turns of `tokens` exact tokens each (a question and an answer).
+/// A window of `turns` turns of `tokens` exact tokens each (a question and an answer); the
+/// task is not pinned, so every turn is history.
 fn session(model: &str, settings: &str, turns: usize, tokens: u32) -> Window {
     let mut window = Window::new(model);
+    window.configure(r#"{"pin_task":false}"#).unwrap();
     window.configure(settings).unwrap();
     for _ in 0..turns {
         window.push_counted(Kind::User, Count::exact(tokens / 2));
@@ -206,6 +208,7 @@ fn a_given_budget_of_100000_is_not_the_default() {
 #[test]
 fn a_refused_budget_or_reserve_names_what_is_sent_besides_the_history() {
     let mut window = Window::new("claude-sonnet-4-5");
+    window.configure(r#"{"pin_task":false}"#).unwrap();
     window.push(Kind::User, "Read it.").unwrap();
     window.push_tool_call("a", "read", "{}").unwrap();
     let cancelled = window.model().count(ctxwin::view::text::CANCELLED_RESULT).tokens;

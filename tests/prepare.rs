@@ -183,10 +183,12 @@ fn a_rewind_shortens_the_stable_prefix() {
     assert_eq!(info.stable_tokens, 40);
 }
 
-/// The running turn alone over the context limit: its oldest long tool outputs are cut,
-/// never dropped; when even that is not enough, OUT_OF_RANGE and nothing changes.
+/// The running turn over the context limit: its oldest steps are dropped behind one marker
+/// (never its USER message, which is pinned as the task), then, when the newest step alone
+/// is over, its long tool output is cut; when even that is not enough, OUT_OF_RANGE and
+/// nothing changes.
 #[test]
-fn the_running_turn_is_cut_not_dropped_and_an_impossible_request_is_refused() {
+fn the_running_turn_loses_its_oldest_steps_then_an_impossible_request_is_refused() {
     let mut window = Window::new("gpt-4o");
     window.configure(r#"{"context_limit":6000,"output_reserve":1000,"tool_output_max_lines":20}"#).unwrap();
     window.push(Kind::User, "Read the logs.").unwrap();
@@ -194,13 +196,28 @@ fn the_running_turn_is_cut_not_dropped_and_an_impossible_request_is_refused() {
     for call in ["a", "b", "c"] {
         window.push_tool(Kind::ToolCall, call, "read_log").unwrap();
         window.push_tool(Kind::ToolResult, call, &log).unwrap();
+        window.push(Kind::Assistant, "Next log.").unwrap();
     }
     let info = window.prepare().unwrap();
     assert!(info.tokens + 1000 <= 6000, "{info:?}");
-    let types: Vec<ItemType> = (0..window.view_len()).map(|i| window.view_item(i).unwrap().item_type).collect();
-    assert_eq!(types.len(), 7, "nothing dropped");
-    assert_eq!(types[2], ItemType::Truncated, "the oldest output is cut first");
-    assert_eq!(*types.last().unwrap(), ItemType::Message, "the newest output stays whole");
+    let items: Vec<_> = (0..window.view_len()).map(|i| window.view_item(i).unwrap()).collect();
+    assert_eq!((items[0].index, items[0].item_type), (0, ItemType::Message), "the task is sent");
+    assert!(window.start() > 1 && window.is_pinned_at(0));
+    let markers: Vec<_> = items.iter().filter(|item| item.item_type == ItemType::Synthetic).collect();
+    assert_eq!(markers.len(), 1, "one marker");
+    assert!(markers[0].text.unwrap().contains("tool call"), "{:?}", markers[0].text);
+    let sent: Vec<usize> = items.iter().filter(|item| item.item_type == ItemType::Message).map(|item| item.index).collect();
+    let expected: Vec<usize> = std::iter::once(0).chain(window.start()..window.message_count()).collect();
+    assert_eq!(sent, expected, "the task, then every message from the boundary on, whole");
+    assert_eq!(*items.last().unwrap(), window.view_item(window.view_len() - 1).unwrap());
+    // One step alone over the room: its output is cut, not dropped.
+    let long: String = (0..1500).map(|l| format!("{l}: request served in {l} ms\n")).collect();
+    window.push_tool(Kind::ToolCall, "d", "read_log").unwrap();
+    window.push_tool(Kind::ToolResult, "d", &long).unwrap();
+    let info = window.prepare().unwrap();
+    assert!(info.tokens + 1000 <= 6000, "{info:?}");
+    let last = window.view_item(window.view_len() - 1).unwrap();
+    assert_eq!((last.index, last.item_type), (window.message_count() - 1, ItemType::Truncated), "the newest output is cut");
     // A question far above the limit: a user message is never cut.
     let before = ctxwin::persist::export(&window);
     window.push(Kind::User, &"Please read this: words words words. ".repeat(2000)).unwrap();

@@ -1,6 +1,6 @@
 //! The ledger against a straightforward reference: random operation sequences on a
-//! `Window` and on a plain re-computation (drop the oldest turn while over budget, after every
-//! turn, replayed over the whole ledger at every enforcement point) must agree on the
+//! `Window` and on a plain re-computation (drop the oldest step while over budget, after every
+//! step, replayed over the whole ledger at every enforcement point) must agree on the
 //! boundary, the live tokens and every turn.
 
 use ctxwin::{Count, Kind, Window};
@@ -35,7 +35,13 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// The reference ledger: plain vectors and loops.
+/// Newest steps of the running turn the window keeps by default (`keep_recent_steps`).
+const KEEP_RECENT_STEPS: usize = 3;
+
+/// The reference ledger: plain vectors and loops, over steps. A step starts at a USER
+/// message, or at thinking, text or a call after a result answered a call of the current step
+/// (calls and results pushed with counts alone pair in order); the task (the first USER
+/// message) is pinned; a turn's USER message counts with the turn's last step.
 #[derive(Default)]
 struct Reference {
     messages: Vec<(Kind, u32, bool)>,
@@ -43,6 +49,8 @@ struct Reference {
     overhead: u64,
     includes_overhead: bool,
     first_live: usize,
+    /// The first kept step.
+    first_step: usize,
     floor: usize,
     /// Each forced drop: the ledger length it was made at, and the floor it set.
     drops: Vec<(usize, usize)>,
@@ -54,15 +62,51 @@ impl Reference {
         (0..self.messages.len()).filter(|&i| self.messages[i].0 == Kind::User).collect()
     }
 
+    /// The first message of every step, and the turn each step belongs to.
+    fn steps(&self) -> (Vec<usize>, Vec<usize>) {
+        let (mut starts, mut turns) = (Vec::new(), Vec::new());
+        let (mut open_calls, mut answered) = (0usize, false);
+        let mut turn = None;
+        for (i, &(kind, _, _)) in self.messages.iter().enumerate() {
+            let starts_step = match kind {
+                Kind::User => {
+                    turn = Some(turn.map_or(0, |t| t + 1));
+                    true
+                }
+                Kind::Thinking | Kind::Assistant | Kind::ToolCall => turn.is_some() && answered,
+                _ => false,
+            };
+            if starts_step {
+                starts.push(i);
+                turns.push(turn.unwrap());
+                open_calls = 0;
+                answered = false;
+            }
+            match kind {
+                Kind::ToolCall => open_calls += 1,
+                Kind::ToolResult if open_calls > 0 => {
+                    open_calls -= 1;
+                    answered = true;
+                }
+                _ => {}
+            }
+        }
+        (starts, turns)
+    }
+
     fn pinned(&self, i: usize) -> bool {
         let first_user = self.turn_starts().first().copied().unwrap_or(usize::MAX);
-        self.messages[i].0 == Kind::System || i < first_user
+        self.messages[i].0 == Kind::System || i <= first_user
+    }
+
+    fn tokens(&self, range: std::ops::Range<usize>) -> u64 {
+        range.filter(|&i| !self.pinned(i)).map(|i| u64::from(self.messages[i].1)).sum()
     }
 
     fn turn_tokens(&self, t: usize) -> u64 {
         let starts = self.turn_starts();
         let end = starts.get(t + 1).copied().unwrap_or(self.messages.len());
-        (starts[t]..end).filter(|&i| self.messages[i].0 != Kind::System).map(|i| u64::from(self.messages[i].1)).sum()
+        self.tokens(starts[t]..end)
     }
 
     fn pinned_tokens(&self) -> u64 {
@@ -73,31 +117,73 @@ impl Reference {
         if self.includes_overhead { self.budget.saturating_sub(self.overhead + self.pinned_tokens()) } else { self.budget }
     }
 
-    /// The source design's loop, after every turn, from the start of the ledger; when the
-    /// live turns are over the budget, the oldest go until they are within `low_water` of it.
+    /// The step marker's cost: what the window reserves for it, and what it costs for
+    /// `steps` steps holding `calls` calls.
+    fn marker(steps: usize, calls: usize) -> u64 {
+        let text = ctxwin::view::text::step_marker(steps, calls);
+        u64::from(ctxwin::tokens::Model::resolve("unknown-model").count(&text).tokens)
+    }
+
+    /// The sliding walk, after every step, from the start of the ledger: when the kept steps
+    /// (with the marker's reserve when the first is not its turn's first) are over the
+    /// budget, the oldest go until they are within `low_water` of it, never the newest
+    /// `KEEP_RECENT_STEPS` of the running turn, nor any step of a turn that has no more.
     fn enforce(&mut self) {
-        let turns = self.turn_starts().len();
+        let turn_starts = self.turn_starts();
+        let turns = turn_starts.len();
         self.floor = self.floor.min(turns.saturating_sub(1));
+        let (starts, step_turn) = self.steps();
+        let n = starts.len();
+        let end_of = |u: usize| starts.get(u + 1).copied().unwrap_or(self.messages.len());
+        let first_step_of = |t: usize| step_turn.iter().position(|&x| x == t).unwrap_or(n);
+        let cost = |u: usize| {
+            let t = step_turn[u];
+            let opens = first_step_of(t) == u;
+            let closes = u + 1 == n || step_turn[u + 1] != t;
+            let user = self.tokens(turn_starts[t]..turn_starts[t] + 1);
+            let own = self.tokens(starts[u]..end_of(u));
+            match (opens, closes) {
+                (true, false) => own - user,
+                (false, true) => own + user,
+                _ => own,
+            }
+        };
+        let reserve = Self::marker(u32::MAX as usize, u32::MAX as usize);
+        let marker = |first: usize| if first < n && first_step_of(step_turn[first]) != first { reserve } else { 0 };
         let available = self.available();
         let low = if self.low_water >= 1.0 { available } else { (self.low_water * available as f64).floor() as u64 };
         let mut k = 0;
-        for last in 0..turns {
-            if (k..=last).map(|t| self.turn_tokens(t)).sum::<u64>() > available {
-                while k < last && (k..=last).map(|t| self.turn_tokens(t)).sum::<u64>() > low {
+        for last in 0..n {
+            let guard = first_step_of(step_turn[last]).max((last + 1).saturating_sub(KEEP_RECENT_STEPS)).min(last);
+            let kept = |k: usize| (k..=last).map(cost).sum::<u64>() + marker(k);
+            if kept(k) > available {
+                while k < guard && kept(k) > low {
                     k += 1;
                 }
             }
         }
-        self.first_live = k.max(self.floor);
+        let floor = first_step_of(self.floor).min(n);
+        self.first_step = k.max(floor.min(n.saturating_sub(1)));
+        self.first_live = if n == 0 { 0 } else { step_turn[self.first_step] };
     }
 
     fn live_tokens(&self) -> u64 {
-        let turns = self.turn_starts().len();
-        self.overhead + self.pinned_tokens() + (self.first_live..turns).map(|t| self.turn_tokens(t)).sum::<u64>()
+        let (starts, step_turn) = self.steps();
+        let mut live = self.overhead + self.pinned_tokens();
+        let Some(&first) = starts.get(self.first_step) else { return live };
+        live += self.tokens(first..self.messages.len());
+        let turn_first = step_turn.iter().position(|&t| t == step_turn[self.first_step]).unwrap();
+        if turn_first < self.first_step {
+            // The boundary inside a turn: its USER message and the marker are sent too.
+            let user = self.turn_starts()[step_turn[self.first_step]];
+            let calls = (starts[turn_first]..first).filter(|&i| self.messages[i].0 == Kind::ToolCall).count();
+            live += self.tokens(user..user + 1) + Self::marker(self.first_step - turn_first, calls);
+        }
+        live
     }
 
     fn start(&self) -> usize {
-        if self.first_live == 0 { 0 } else { self.turn_starts()[self.first_live] }
+        if self.first_step == 0 { 0 } else { self.steps().0[self.first_step] }
     }
 }
 
@@ -183,10 +269,13 @@ fn check(window: &Window, reference: &Reference) {
         assert_eq!(info.live, t >= reference.first_live);
     }
     assert!(window.turn_info(starts.len()).is_err());
-    // Structural invariants of the boundary.
+    // Structural invariants of the boundary: it starts a step; the USER message of the turn
+    // it falls inside is sent from before it.
     assert!(window.start() <= window.message_count());
     if window.start() != 0 {
-        assert_eq!(window.message(window.start()).unwrap().kind(), Kind::User);
+        assert!(reference.steps().0.contains(&window.start()));
+        let question = starts[reference.first_live];
+        assert!(question == window.start() || window.is_pinned_at(question));
     }
 }
 

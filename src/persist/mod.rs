@@ -194,6 +194,7 @@ fn write_window(window: &Window) -> Value {
         "first_live_turn": window.first_live_turn(),
         "forced_first_live": window.forced_first_live(),
         "compacted_through": window.compacted_through(),
+        "pins": window.host_pins(),
         "choices": window.choices().iter()
             .map(|c| json!([c.messages, c.forced_first_live, c.compacted_through]))
             .collect::<Vec<_>>(),
@@ -273,6 +274,8 @@ fn read_window(value: &Value) -> Result<Window> {
             Some(_) => Some(fields.string("tokenizer")?.to_owned()),
         },
         settings: read_settings(fields.value("settings")?)?,
+        before_steps: fields.value("settings")?.get("keep_recent_steps").is_none(),
+        pins: read_pins(&fields)?,
         overhead: Overhead { system: overhead.tokens("system")?, tools: overhead.tokens("tools")? },
         generation: fields.whole("generation", u64::from(u32::MAX))? as u32,
         first_live_turn: fields.index("first_live_turn")?,
@@ -294,6 +297,23 @@ fn read_window(value: &Value) -> Result<Window> {
         cache: read_cache(&fields)?,
     };
     Window::restore(saved)
+}
+
+/// The messages the host pinned: none in a document saved before pins existed.
+fn read_pins(fields: &Fields) -> Result<Vec<usize>> {
+    match fields.optional("pins") {
+        None => Ok(Vec::new()),
+        Some(Value::Array(pins)) => pins
+            .iter()
+            .enumerate()
+            .map(|(i, pin)| {
+                pin.as_u64()
+                    .and_then(|pin| usize::try_from(pin).ok())
+                    .ok_or_else(|| parse_error(&format!("pins[{i}]"), "expected a message index"))
+            })
+            .collect(),
+        Some(_) => Err(fields.wrong("pins", "an array of message indices")),
+    }
 }
 
 /// The summary request awaiting its answer, if any: `null` or its generation and turns.
@@ -368,9 +388,11 @@ fn saved_settings(settings: &Settings) -> Value {
 
 /// Settings are stored as a configuration object: an option this version lacks is
 /// UNSUPPORTED, any other problem PARSE. A document saved before `low_water` and
-/// `output_reserve` existed restores the behaviour it was saved with (1 and 0).
+/// `output_reserve` existed restores the behaviour it was saved with (1 and 0), and one
+/// saved before `pin_task` did keeps its task unpinned.
 fn read_settings(value: &Value) -> Result<Settings> {
-    let before_keys = Settings { low_water: Fraction::ONE, output_reserve: Tokens::Fixed(0), ..Settings::default() };
+    let before_keys =
+        Settings { low_water: Fraction::ONE, output_reserve: Tokens::Fixed(0), pin_task: false, ..Settings::default() };
     before_keys.with_value(value).map_err(|e| match e.kind() {
         ErrorKind::Unsupported => Error::new(ErrorKind::Unsupported, format!("settings: {}", e.message())),
         _ => parse_error("settings", e.message()),

@@ -1,31 +1,51 @@
 //! Drop oldest (Forge's sliding-window fallback): thresholds on tokens, messages and turns;
-//! when any one is exceeded, drop the oldest whole turns until all hold within `low_water`
-//! of them (the sliding walk, see [`super::sliding`]). The newest turn is never dropped.
+//! when any one is exceeded, drop the oldest steps until all hold within `low_water` of them
+//! (the sliding walk, see [`super::sliding`]). A chat turn is one step; a tool loop loses
+//! its oldest steps behind one marker, never its newest `keep_recent_steps`.
 
 use super::plan::{Cost, Costs, Limits, Plan};
 use crate::view::render::Treatment;
 
-/// The plan of the sliding walk under `limits` over the turns rendered whole, never before
-/// `floor` (turns dropped by hand); the newest turn alone when even it is over.
-pub fn plan(costs: &mut Costs<'_>, floor: usize, turn_count: usize, limits: &Limits) -> Plan {
-    let newest = turn_count.saturating_sub(1);
-    let first = costs.first_kept_whole(limits, turn_count).max(floor.min(newest));
-    Plan::whole_from(first, turn_count)
+/// The plan of the sliding walk under `limits` over the steps rendered whole, keeping the
+/// newest `keep_recent_steps` of the running turn, never before `floor` (turns dropped by
+/// hand, archived by a summary).
+pub fn plan(costs: &mut Costs<'_>, floor: usize, limits: &Limits, keep_recent_steps: usize) -> Plan {
+    let unit_count = costs.renderer().ledger().unit_count();
+    let newest = unit_count.saturating_sub(1);
+    let first = costs.first_kept_whole(limits, keep_recent_steps).max(floor.min(newest));
+    whole_from(costs, first)
 }
 
-/// The plan keeping the longest run of newest whole turns, from `floor` on, within `limits`
-/// (low water left aside): the sliding window's correction when the view repairs tool pairs
-/// its token sums do not see. The newest turn alone when even it is over. O(turns kept).
-pub fn fit_from(costs: &mut Costs<'_>, floor: usize, turn_count: usize, limits: &Limits) -> Plan {
-    let mut first = turn_count.saturating_sub(1).max(floor.min(turn_count));
+/// The plan keeping the longest run of newest steps, from `floor` on, within `limits` (low
+/// water left aside; the marker's reserve counted when the run starts inside a turn): the
+/// sliding window's correction when the view repairs tool pairs its token sums do not see.
+/// The newest step alone when even it is over. O(steps kept).
+pub fn fit_from(costs: &mut Costs<'_>, floor: usize, limits: &Limits) -> Plan {
+    let ledger = *costs.renderer().ledger();
+    let unit_count = ledger.unit_count();
+    let reserve = costs.step_marker_reserve();
+    let mut first = unit_count.saturating_sub(1).max(floor.min(unit_count));
     let mut suffix = Cost::default();
-    for turn in (floor..turn_count).rev() {
-        suffix = suffix.plus(costs.of(turn, Treatment::Whole));
-        let whole_turns = (turn_count - turn) as u64;
-        if turn + 1 < turn_count && !limits.admit(suffix, whole_turns) {
+    for unit in (floor..unit_count).rev() {
+        suffix = suffix.plus(costs.of(unit, Treatment::Whole));
+        let marker = if ledger.opens_turn(unit) { Cost::default() } else { reserve };
+        let turns = (ledger.turn_of_unit(unit_count - 1) - ledger.turn_of_unit(unit) + 1) as u64;
+        if unit + 1 < unit_count && !limits.admit(suffix.plus(marker), turns) {
             break;
         }
-        first = turn;
+        first = unit;
     }
-    Plan::whole_from(first, turn_count)
+    whole_from(costs, first)
+}
+
+/// The plan sending steps from `first` on whole, behind the step marker when `first` is
+/// not its turn's first step.
+pub fn whole_from(costs: &Costs<'_>, first: usize) -> Plan {
+    let ledger = costs.renderer().ledger();
+    let mut plan = Plan::whole_from(first, ledger.unit_count());
+    if first < ledger.unit_count() && !ledger.opens_turn(first) {
+        let turn_first = ledger.first_unit_of(ledger.turn_of_unit(first));
+        plan.mark_steps(first, first - turn_first, ledger.tool_calls(turn_first..first));
+    }
+    plan
 }

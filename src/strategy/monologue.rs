@@ -1,13 +1,17 @@
-//! Monologue compaction (ProbeAgent's compactor), for sessions of any length: once the view
-//! is over its limit, older turns are stripped to their user message and final answer
-//! (thinking, tool calls and tool results go), oldest first, never the last
-//! `keep_recent_turns`; then the oldest turns are dropped. It goes on until the view is
-//! within `low_water` of its limit (see [`super::band`]). Both steps only move a boundary forward, so the decision is two
-//! numbers, made turn by turn ([`super::replay`]) in O(1) amortized per turn.
+//! Monologue compaction (ProbeAgent's compactor), for sessions of any length, over steps:
+//! once the view is over its limit, older steps are stripped to their user message and
+//! final answer (thinking, tool calls and tool results go), oldest first, never the last
+//! `keep_recent_turns` turns, but in a running turn of more than `keep_recent_steps` steps
+//! every step but its newest `keep_recent_steps`; then the oldest steps are dropped (never
+//! the newest `keep_recent_steps` of the running turn). It goes on until the view is within
+//! `low_water` of its limit (see [`super::band`]). Both only move a boundary forward, so the
+//! decision is two numbers, made step by step ([`super::replay`]) in O(1) amortized per
+//! step. A chat turn is one step: for chat sessions this is the classic rule over turns.
 
 use super::band::shrink;
-use super::plan::{Cost, Costs, Limits, Plan};
+use super::plan::{Cost, Costs, Limits, Plan, Rules};
 use super::replay::Stepper;
+use crate::ledger::Ledger;
 use crate::view::render::Treatment;
 
 /// The monologue planner's settings.
@@ -17,15 +21,36 @@ pub struct Monologue {
     pub limits: Limits,
     /// Turns at the end never stripped.
     pub keep_recent_turns: usize,
+    /// Newest steps of the running turn never stripped nor dropped.
+    pub keep_recent_steps: usize,
 }
 
-/// Monologue's decision after a turn: turns `..dropped` are dropped, `dropped..stripped`
-/// stripped, later turns whole.
+impl Monologue {
+    /// The first step never stripped when `newest` is the newest step of `ledger`: the first
+    /// step of the last `keep_recent_turns` turns, or when the running turn has more than
+    /// `keep_recent_steps` steps, its newest `keep_recent_steps`. Never past `newest`.
+    fn strip_end(&self, ledger: &Ledger<'_>, newest: usize) -> usize {
+        let turn = ledger.turn_of_unit(newest);
+        let running = ledger.first_unit_of(turn);
+        let keep = self.keep_recent_steps.max(1);
+        let end = match newest + 1 - running > keep {
+            true => newest + 1 - keep,
+            false => match self.keep_recent_turns {
+                0 => newest + 1,
+                turns => ledger.first_unit_of((turn + 1).saturating_sub(turns)),
+            },
+        };
+        end.min(newest)
+    }
+}
+
+/// Monologue's decision after a step: steps `..dropped` are dropped, `dropped..stripped`
+/// stripped, later steps whole.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Zones {
     dropped: usize,
     stripped: usize,
-    /// What the turns sent cost.
+    /// What the steps sent cost.
     cost: Cost,
 }
 
@@ -39,7 +64,9 @@ impl Stepper for Monologue {
         if self.limits.admit(zones.cost, 0) {
             return zones;
         }
-        let strip_end = (newest + 1).saturating_sub(self.keep_recent_turns).min(newest);
+        let ledger = *costs.renderer().ledger();
+        let strip_end = self.strip_end(&ledger, newest);
+        let guard = Rules { ledger, free: 0, keep_recent_steps: self.keep_recent_steps, marker: Cost::default() }.guard(newest);
         shrink(
             zones,
             &self.limits,
@@ -48,7 +75,7 @@ impl Stepper for Monologue {
                 let (turn, from, to) = if zones.stripped < strip_end {
                     zones.stripped += 1;
                     (zones.stripped - 1, Treatment::Whole, Treatment::Stripped)
-                } else if zones.dropped < newest {
+                } else if zones.dropped < guard {
                     let from = if zones.dropped < zones.stripped { Treatment::Stripped } else { Treatment::Whole };
                     zones.dropped += 1;
                     zones.stripped = zones.stripped.max(zones.dropped);
@@ -65,17 +92,17 @@ impl Stepper for Monologue {
     }
 }
 
-/// The plan of `zones` over `turn_count` turns: turns before `floor` are dropped (by hand or
-/// archived by a summary), and turns before `stripped_by_hand` are stripped (a manual
+/// The plan of `zones` over `unit_count` steps: steps before `floor` are dropped (by hand
+/// or archived by a summary), and steps before `stripped_by_hand` are stripped (a manual
 /// compaction), but never the newest.
-pub fn plan(zones: &Zones, turn_count: usize, floor: usize, stripped_by_hand: usize) -> Plan {
-    let newest = turn_count.saturating_sub(1);
-    let dropped = zones.dropped.max(floor).min(turn_count);
-    let stripped = zones.stripped.max(stripped_by_hand.min(newest)).max(dropped).min(turn_count);
+pub fn plan(zones: &Zones, unit_count: usize, floor: usize, stripped_by_hand: usize) -> Plan {
+    let newest = unit_count.saturating_sub(1);
+    let dropped = zones.dropped.max(floor).min(unit_count);
+    let stripped = zones.stripped.max(stripped_by_hand.min(newest)).max(dropped).min(unit_count);
     let mut plan = Plan::empty();
     plan.push(0..dropped, Treatment::Dropped);
     plan.push(dropped..stripped, Treatment::Stripped);
-    plan.push(stripped..turn_count, Treatment::Whole);
+    plan.push(stripped..unit_count, Treatment::Whole);
     plan
 }
 
@@ -91,13 +118,14 @@ mod tests {
 
     fn session() -> Window {
         let mut window = Window::new("estimated-model");
-        window.configure(r#"{"strategy":"monologue","history_budget":1000000}"#).unwrap();
+        window.configure(r#"{"strategy":"monologue","history_budget":1000000,"pin_task":false}"#).unwrap();
+        // Each turn one step (the answer comes with the call), as a chat turn.
         for t in 0..5 {
             window.push(Kind::User, &format!("Question {t}: why is the build red?")).unwrap();
             window.push(Kind::Thinking, "I should read the CI log before answering anything.").unwrap();
+            window.push(Kind::Assistant, &format!("Answer {t}: a missing library.")).unwrap();
             window.push_tool(Kind::ToolCall, &format!("log_{t}"), "fetch the log").unwrap();
             window.push_tool(Kind::ToolResult, &format!("log_{t}"), "error: linker failed with exit code 1").unwrap();
-            window.push(Kind::Assistant, &format!("Answer {t}: a missing library.")).unwrap();
             window.end_turn();
         }
         window
@@ -109,12 +137,13 @@ mod tests {
         let planner = Monologue {
             limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
             keep_recent_turns: 2,
+            keep_recent_steps: 1,
         };
         let mut cache = CostCache::default();
         let ledger = window.ledger();
         let mut costs = Costs::new(Renderer::new(ledger), &mut cache);
         let zones = Replay::default().run(&planner, &mut costs);
-        let overlay = plan(&zones, window.turn_count(), 0, 0).build(&Renderer::new(ledger), None);
+        let overlay = plan(&zones, ledger.unit_count(), 0, 0).build(&Renderer::new(ledger), None);
         (overlay.items.iter().map(|item| item.index).collect(), overlay.history().tokens())
     }
 
@@ -123,9 +152,9 @@ mod tests {
         let window = session();
         let all = window.view_history().tokens();
         assert_eq!(sent(&window, all, 1.0).0, (0..25).collect::<Vec<_>>(), "under the limit nothing happens");
-        let one: Vec<usize> = [0, 4].into_iter().chain(5..25).collect();
+        let one: Vec<usize> = [0, 2].into_iter().chain(5..25).collect();
         assert_eq!(sent(&window, all - 1, 1.0).0, one, "stripping turn 0 is enough");
-        let three: Vec<usize> = [0, 4, 5, 9, 10, 14].into_iter().chain(15..25).collect();
+        let three: Vec<usize> = [0, 2, 5, 7, 10, 12].into_iter().chain(15..25).collect();
         // Stripping a turn saves `saved`; a low water between two and three turns' saving.
         let mut cache = CostCache::default();
         let mut costs = Costs::new(Renderer::new(window.ledger()), &mut cache);
@@ -133,7 +162,7 @@ mod tests {
         let low_water = (all as f64 - 2.5 * saved as f64) / (all - 1) as f64;
         let (sent_three, stripped) = sent(&window, all - 1, low_water);
         assert_eq!(sent_three, three, "down to low water: turns 0 to 2 stripped, 3 and 4 whole");
-        let four: Vec<usize> = [5, 9, 10, 14].into_iter().chain(15..25).collect();
+        let four: Vec<usize> = [5, 7, 10, 12].into_iter().chain(15..25).collect();
         assert_eq!(sent(&window, stripped - 1, 1.0).0, four, "then the oldest turn goes");
     }
 }

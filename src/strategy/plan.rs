@@ -1,11 +1,13 @@
-//! What planning needs: the limits a strategy enforces, and what each turn costs under each
-//! treatment, remembered between runs together with the strategies' own per-turn decisions.
+//! What planning needs: the limits a strategy enforces, and what each step (the planner's
+//! unit, see [`crate::ledger`]) costs under each treatment, remembered between runs together
+//! with the strategies' own per-step decisions.
 
 use super::monologue::Monologue;
 use super::replay::Replay;
-use super::sliding::Walk;
+use super::sliding::{Walk, WalkUnits};
 use super::tiered::Tiered;
 use crate::config::Fraction;
+use crate::ledger::Ledger;
 use crate::view::Item;
 pub use crate::view::plan::Plan;
 use crate::view::render::{Renderer, Treatment};
@@ -38,7 +40,7 @@ pub struct Limits {
     pub tokens: u64,
     /// History items, if limited.
     pub items: Option<u64>,
-    /// Live turns, if limited.
+    /// Live turns (turns with a step sent), if limited.
     pub turns: Option<u64>,
     /// When the strategy has to act, it acts until the view is within this fraction of each
     /// limit ([`Limits::low`]), so the view then stays unchanged for many turns.
@@ -66,32 +68,32 @@ impl Limits {
     }
 }
 
-/// What each completed turn costs under each treatment, the per-turn decisions of the
-/// strategies that keep them, and whether the view's items of completed turns may be reused:
-/// kept between runs of the strategy. A completed turn changes only by truncate, a model
-/// change, a new calibration or new settings, which forget it ([`CostCache::forget_from`],
-/// [`CostCache::clear`]).
+/// What each completed step costs under each treatment, the per-step decisions of the
+/// strategies that keep them, and whether the view's items of completed steps may be reused:
+/// kept between runs of the strategy. A completed step changes only by truncate, a model
+/// change, a new calibration, a new count, a pin or new settings, which forget it
+/// ([`CostCache::forget_from`], [`CostCache::forget`], [`CostCache::clear`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CostCache {
-    turns: Vec<[Option<Cost>; Treatment::ALL.len()]>,
-    /// The sliding walk over the completed turns, which depends on their costs too.
+    units: Vec<[Option<Cost>; Treatment::ALL.len()]>,
+    /// The sliding walk over the completed steps, which depends on their costs too.
     walk: Walk,
-    /// The decisions of `tiered`, turn by turn.
+    /// The decisions of `tiered`, step by step.
     pub tiered: Replay<Tiered>,
-    /// The decisions of `monologue`, turn by turn.
+    /// The decisions of `monologue`, step by step.
     pub monologue: Replay<Monologue>,
-    /// True when the items of the view's completed turns are still what those turns render
+    /// True when the items of the view's completed steps are still what those steps render
     /// to (nothing was forgotten since the view was built).
     pub view_reusable: bool,
 }
 
 impl CostCache {
-    /// Forgets turn `turn` and every later one.
-    pub fn forget_from(&mut self, turn: usize) {
-        self.turns.truncate(turn);
-        self.walk.forget_from(turn);
-        self.tiered.forget_from(turn);
-        self.monologue.forget_from(turn);
+    /// Forgets step `unit` and every later one.
+    pub fn forget_from(&mut self, unit: usize) {
+        self.units.truncate(unit);
+        self.walk.forget_from(unit);
+        self.tiered.forget_from(unit);
+        self.monologue.forget_from(unit);
         self.view_reusable = false;
     }
 
@@ -100,20 +102,24 @@ impl CostCache {
         *self = CostCache::default();
     }
 
-    /// Forgets turn `turn`'s costs (one of its counts changed), and every decision made
-    /// since it (the sliding walk, the per-turn decisions, the view's items).
-    pub fn forget(&mut self, turn: usize) {
-        if let Some(costs) = self.turns.get_mut(turn) {
-            *costs = [None; Treatment::ALL.len()];
+    /// Forgets the costs of steps `units` (one of their counts changed), and every decision
+    /// made since the first (the sliding walk, the per-step decisions, the view's items).
+    pub fn forget(&mut self, units: std::ops::Range<usize>) {
+        for unit in units.clone() {
+            if let Some(costs) = self.units.get_mut(unit) {
+                *costs = [None; Treatment::ALL.len()];
+            }
         }
-        self.walk.forget_from(turn);
-        self.tiered.forget_from(turn);
-        self.monologue.forget_from(turn);
+        if !units.is_empty() {
+            self.walk.forget_from(units.start);
+            self.tiered.forget_from(units.start);
+            self.monologue.forget_from(units.start);
+        }
         self.view_reusable = false;
     }
 }
 
-/// The cost of each turn under each treatment, rendered once and remembered; completed turns
+/// The cost of each step under each treatment, rendered once and remembered; completed steps
 /// are remembered across runs in a [`CostCache`].
 pub struct Costs<'a> {
     renderer: Renderer<'a>,
@@ -133,15 +139,18 @@ impl<'a> Costs<'a> {
         &self.renderer
     }
 
-    /// What turn `turn` costs under `treatment`.
-    pub fn of(&mut self, turn: usize, treatment: Treatment) -> Cost {
-        let completed = turn + 1 < self.renderer.ledger().turn_count();
+    /// What step `unit` costs under `treatment`. Its turn's USER message is counted with the
+    /// turn's last step, not its first (see [`crate::window`]'s `unit_cost`): a treatment
+    /// that sends the USER message sends it whenever any step of the turn is sent.
+    pub fn of(&mut self, unit: usize, treatment: Treatment) -> Cost {
+        let ledger = *self.renderer.ledger();
+        let completed = unit + 1 < ledger.unit_count();
         let slot = match completed {
             true => {
-                if self.cache.turns.len() <= turn {
-                    self.cache.turns.resize(turn + 1, [None; Treatment::ALL.len()]);
+                if self.cache.units.len() <= unit {
+                    self.cache.units.resize(unit + 1, [None; Treatment::ALL.len()]);
                 }
-                &mut self.cache.turns[turn][treatment as usize]
+                &mut self.cache.units[unit][treatment as usize]
             }
             false => &mut self.newest[treatment as usize],
         };
@@ -149,23 +158,31 @@ impl<'a> Costs<'a> {
             return cost;
         }
         self.scratch.clear();
-        self.renderer.render(turn, treatment, &mut self.scratch);
-        let cost = history_cost(&self.scratch);
+        self.renderer.render(unit, treatment, &mut self.scratch);
+        let mut cost = history_cost(&self.scratch);
+        let (opens, closes) = (ledger.opens_turn(unit), ledger.closes_turn(unit));
+        if treatment.keeps_user_message() && opens != closes {
+            let question = ledger.first_of(ledger.first_unit_of(ledger.turn_of_unit(unit)));
+            let user = history_cost(&[self.renderer.message_item(question, false)]);
+            cost = if opens { cost.minus(user) } else { cost.plus(user) };
+        }
         *slot = Some(cost);
         cost
     }
 
-    /// The first kept turn of the sliding walk (see [`Walk`]) under `limits`, where turns
-    /// before `free` cost nothing and turn `t` costs `cost(t)` whole.
-    pub fn first_kept(&mut self, limits: &Limits, free: usize, turn_count: usize, cost: impl FnMut(usize) -> Cost) -> usize {
-        self.cache.walk.first_kept(limits, free, turn_count, cost)
+    /// The first kept step of the sliding walk (see [`Walk`]) over `units`.
+    pub fn first_kept<'u>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'u>) -> usize {
+        self.cache.walk.first_kept(limits, units)
     }
 
-    /// The first kept turn of the sliding walk under `limits`, over the turns as rendered
-    /// whole.
-    pub fn first_kept_whole(&mut self, limits: &Limits, turn_count: usize) -> usize {
+    /// The first kept step of the sliding walk under `limits`, over the steps as rendered
+    /// whole, keeping the newest `keep_recent_steps` of the running turn.
+    pub fn first_kept_whole(&mut self, limits: &Limits, keep_recent_steps: usize) -> usize {
         let mut walk = std::mem::take(&mut self.cache.walk);
-        let first = walk.first_kept(limits, 0, turn_count, |turn| self.of(turn, Treatment::Whole));
+        let ledger = *self.renderer.ledger();
+        let marker = self.step_marker_reserve();
+        let mut units = Rendered { costs: self, rules: Rules { ledger, free: 0, keep_recent_steps, marker } };
+        let first = walk.first_kept(limits, &mut units);
         self.cache.walk = walk;
         first
     }
@@ -175,10 +192,16 @@ impl<'a> Costs<'a> {
         history_cost(&[self.renderer.marker(0, removed)])
     }
 
-    /// What the summary block of turns `turns` costs: rendered and counted, O(block).
-    pub fn block(&mut self, turns: std::ops::Range<usize>) -> Cost {
+    /// What the step marker costs at most: the sliding walk reserves it whenever it keeps a
+    /// turn's later steps without its first.
+    pub fn step_marker_reserve(&self) -> Cost {
+        history_cost(&[self.renderer.step_marker(0, u32::MAX as usize, u32::MAX as usize)])
+    }
+
+    /// What the summary block of steps `units` costs: rendered and counted, O(block).
+    pub fn block(&mut self, units: std::ops::Range<usize>) -> Cost {
         self.scratch.clear();
-        self.renderer.render_block(turns, &mut self.scratch);
+        self.renderer.render_block(units, &mut self.scratch);
         history_cost(&self.scratch)
     }
 
@@ -195,4 +218,64 @@ fn history_cost(items: &[Item]) -> Cost {
         cost.items += 1;
     }
     cost
+}
+
+/// The rules of the sliding walk besides the costs: which steps cost nothing, which newest
+/// steps stay, and what the marker costs when a turn keeps later steps without its first.
+#[derive(Clone, Copy, Debug)]
+pub struct Rules<'a> {
+    /// The ledger walked.
+    pub ledger: Ledger<'a>,
+    /// Steps before this one cost nothing (archived by a summary).
+    pub free: usize,
+    /// Newest steps of the running turn never dropped (at least 1).
+    pub keep_recent_steps: usize,
+    /// What the step marker costs at most.
+    pub marker: Cost,
+}
+
+impl Rules<'_> {
+    /// The latest first kept step when `newest` is the newest: never past the newest
+    /// `keep_recent_steps` steps, and never into a turn with fewer steps than that (so a
+    /// turn of one step, a chat turn, is kept whole, as the newest turn always was).
+    pub fn guard(&self, newest: usize) -> usize {
+        let turn_first = self.ledger.first_unit_of(self.ledger.turn_of_unit(newest));
+        turn_first.max((newest + 1).saturating_sub(self.keep_recent_steps.max(1))).min(newest)
+    }
+
+    /// What the marker costs when `first` is the first kept step: its reserve when `first`
+    /// is not the first step of its turn.
+    pub fn marker(&self, first: usize) -> Cost {
+        match first < self.ledger.unit_count() && !self.ledger.opens_turn(first) {
+            true => self.marker,
+            false => Cost::default(),
+        }
+    }
+
+    /// Turns with a step among `first..end`.
+    pub fn live_turns(&self, first: usize, end: usize) -> u64 {
+        match end > first {
+            true => (self.ledger.turn_of_unit(end - 1) - self.ledger.turn_of_unit(first) + 1) as u64,
+            false => 0,
+        }
+    }
+}
+
+/// The walk over the steps as rendered whole.
+struct Rendered<'c, 'a> {
+    costs: &'c mut Costs<'a>,
+    rules: Rules<'a>,
+}
+
+impl<'a> WalkUnits<'a> for Rendered<'_, 'a> {
+    fn cost(&mut self, unit: usize) -> Cost {
+        match unit < self.rules.free {
+            true => Cost::default(),
+            false => self.costs.of(unit, Treatment::Whole),
+        }
+    }
+
+    fn rules(&self) -> Rules<'a> {
+        self.rules
+    }
 }

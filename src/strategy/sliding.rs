@@ -1,83 +1,103 @@
-//! The sliding window (Ikigai's dynamic sliding window) with a low-water mark: when the
-//! oldest whole turns must go, enough of them go for the history to be within `low_water` of
-//! the limits, so the window then stays put (and the provider's cached prefix valid) for
-//! many turns. The newest turn is never dropped.
+//! The sliding window (Ikigai's dynamic sliding window) with a low-water mark, over steps:
+//! when the oldest steps must go, enough of them go for the history to be within `low_water`
+//! of the limits, so the window then stays put (and the provider's cached prefix valid) for
+//! many steps. A chat turn is one step, so for chat sessions this is the classic walk over
+//! whole turns; in a long tool loop the running turn loses its oldest steps one at a time,
+//! never its newest `keep_recent_steps` (see [`Rules::guard`]), and its USER message stays
+//! as long as any of its steps does (it is counted with the turn's last step).
 //!
-//! **Determinism.** The first kept turn is defined turn by turn, as if the strategy ran after
-//! every turn: after turn `t`, when turns `first..=t` are over the limits, `first` moves to
-//! the oldest turn from which turns `first..=t` are within the low-water limits (never past
-//! `t`). That depends only on the turns' costs and the limits, never on when or how often
-//! the strategy ran: running it once at the end walks the same steps. The newest turn is
+//! **Determinism.** The first kept step is defined step by step, as if the strategy ran
+//! after every step: after step `t`, when steps `first..=t` (with the marker, when `first`
+//! is not its turn's first step) are over the limits, `first` moves to the oldest step from
+//! which they are within the low-water limits (never past [`Rules::guard`]). That depends
+//! only on the steps' costs, the turn structure and the limits, never on when or how often
+//! the strategy ran: running it once at the end walks the same steps. The newest step is
 //! walked but not remembered, since it may still grow; as it grows its step only moves
 //! `first` further, so pruning mid-turn (`prepare`) and pruning at `end_turn` agree.
-//! With `low_water` 1 the walk is the classic rule: the longest run of newest turns within
+//! With `low_water` 1 the walk is the classic rule: the longest run of newest steps within
 //! the limits.
 //!
 //! The `summary` strategy walks the same way over what its view holds: the turns a summary
 //! archived cost nothing to it (the summary in place is counted with the fixed cost), so the
 //! view grows back to the limit after a summary before the walk prunes again.
 
-use super::plan::{Cost, Limits};
+use super::plan::{Cost, Limits, Rules};
 
-/// The walk over the completed turns, remembered between runs. O(1) amortized per turn:
-/// `first` only moves forward. Forgotten (and walked again) when the limits change or a
-/// walked turn changes.
+/// The steps a walk goes over: what each costs, and the rules.
+pub trait WalkUnits<'a> {
+    /// What step `unit` costs sent whole (nothing when it is free).
+    fn cost(&mut self, unit: usize) -> Cost;
+    /// The rules: the ledger, the free steps, the steps kept, the marker.
+    fn rules(&self) -> Rules<'a>;
+}
+
+/// What a walk was made under: the limits, the free steps, the newest steps kept and the
+/// marker's reserve. A walk under other rules starts again.
+type Key = (Limits, usize, usize, Cost);
+
+/// The walk over the completed steps, remembered between runs. O(1) amortized per step:
+/// `first` only moves forward. Forgotten (and walked again) when the rules change or a
+/// walked step changes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Walk {
-    /// The limits walked under, and the turns walked as free (archived by a summary).
-    key: Option<(Limits, usize)>,
-    /// Turns walked.
-    turns: usize,
-    /// The first kept turn after them.
+    key: Option<Key>,
+    /// Steps walked.
+    units: usize,
+    /// The first kept step after them.
     first: usize,
-    /// The cost of turns `first..turns`.
+    /// The cost of steps `first..units`.
     kept: Cost,
 }
 
 impl Walk {
-    /// Forgets the walk if it covered turn `turn` or a later one (they changed).
-    pub fn forget_from(&mut self, turn: usize) {
-        if self.turns > turn {
+    /// Forgets the walk if it covered step `unit` or a later one (they changed).
+    pub fn forget_from(&mut self, unit: usize) {
+        if self.units > unit {
             *self = Walk::default();
         }
     }
 
-    /// The first kept turn of `turn_count` turns under `limits`, where turns before `free`
-    /// cost nothing and `cost(t)` is what turn `t` costs whole. Remembers the walk over every
-    /// turn but the newest.
-    pub fn first_kept(&mut self, limits: &Limits, free: usize, turn_count: usize, mut cost: impl FnMut(usize) -> Cost) -> usize {
-        let key = Some((*limits, free));
+    /// The first kept step of the ledger of `units` under `limits`. Remembers the walk over
+    /// every step but the newest.
+    pub fn first_kept<'a>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'a>) -> usize {
+        let rules = units.rules();
+        let key = Some((*limits, rules.free, rules.keep_recent_steps, rules.marker));
         if self.key != key {
             *self = Walk { key, ..Walk::default() };
         }
-        let mut cost = |turn: usize| if turn < free { Cost::default() } else { cost(turn) };
-        let Some(newest) = turn_count.checked_sub(1) else {
+        let Some(newest) = rules.ledger.unit_count().checked_sub(1) else {
             return 0;
         };
-        if self.turns > newest {
-            // The ledger lost turns without the walk being told: walk again.
+        if self.units > newest {
+            // The ledger lost steps without the walk being told: walk again.
             *self = Walk { key, ..Walk::default() };
         }
-        while self.turns < newest {
-            self.step(limits, &mut cost);
+        while self.units < newest {
+            self.step(limits, units);
         }
         let mut last = *self;
-        last.step(limits, &mut cost);
+        last.step(limits, units);
         last.first
     }
 
-    /// Adds the next turn; when the kept turns are over `limits`, drops the oldest until they
-    /// are within the low-water limits or only the new turn is left.
-    fn step(&mut self, limits: &Limits, cost: &mut impl FnMut(usize) -> Cost) {
-        let turn = self.turns;
-        self.kept = self.kept.plus(cost(turn));
-        self.turns += 1;
-        if limits.admit(self.kept, (self.turns - self.first) as u64) {
+    /// Adds the next step; when the kept steps are over `limits`, drops the oldest until
+    /// they are within the low-water limits or the guard is reached.
+    fn step<'a>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'a>) {
+        let unit = self.units;
+        self.kept = self.kept.plus(units.cost(unit));
+        self.units += 1;
+        let rules = units.rules();
+        let admit = |limits: &Limits, walk: &Walk| {
+            let cost = walk.kept.plus(rules.marker(walk.first));
+            limits.admit(cost, rules.live_turns(walk.first, walk.units))
+        };
+        if admit(limits, self) {
             return;
         }
         let low = limits.low();
-        while self.first < turn && !low.admit(self.kept, (self.turns - self.first) as u64) {
-            self.kept = self.kept.minus(cost(self.first));
+        let guard = rules.guard(unit);
+        while self.first < guard && !admit(&low, self) {
+            self.kept = self.kept.minus(units.cost(self.first));
             self.first += 1;
         }
     }
@@ -94,6 +114,37 @@ mod tests {
 
     fn cost(tokens: u64) -> Cost {
         Cost { tokens, items: 1 }
+    }
+
+    /// Chat turns of one step each, costing `costs`; turns before `free` cost nothing.
+    struct Chat<'a> {
+        costs: &'a [u64],
+        rules: Rules<'a>,
+    }
+
+    impl<'a> WalkUnits<'a> for Chat<'a> {
+        fn cost(&mut self, unit: usize) -> Cost {
+            if unit < self.rules.free { Cost::default() } else { cost(self.costs[unit]) }
+        }
+
+        fn rules(&self) -> Rules<'a> {
+            self.rules
+        }
+    }
+
+    /// The first kept turn of `walk` over chat turns costing `costs`, the first `len` of them.
+    fn first_kept(walk: &mut Walk, limits: &Limits, free: usize, costs: &[u64], len: usize) -> usize {
+        use crate::ledger::{Ledger, TurnStart};
+        use crate::message::{CountSource, Kind, Message};
+        use crate::tokens::{Calibration, Count, Model};
+        let messages: Vec<Message> =
+            (0..len).map(|_| Message::new(Kind::User, Count::exact(0), CountSource::Caller, None)).collect();
+        let turns: Vec<TurnStart> = (0..len).map(|i| TurnStart { first: i, first_unit: i }).collect();
+        let units: Vec<usize> = (0..len).collect();
+        let model = Model::resolve("unknown-model");
+        let ledger = Ledger::new(&messages, &turns, &units, &[], &model, Calibration::default(), 10);
+        let rules = Rules { ledger, free, keep_recent_steps: 1, marker: Cost::default() };
+        walk.first_kept(limits, &mut Chat { costs, rules })
     }
 
     /// The reference at low water 1: drop from the front one turn at a time, as the source
@@ -125,10 +176,10 @@ mod tests {
         let turns = [5u64, 0, 7, 3, 9, 1, 1, 20, 2];
         for available in 0..60 {
             let mut walk = Walk::default();
-            let first = walk.first_kept(&limits(available, 1.0), 0, turns.len(), |t| cost(turns[t]));
+            let first = first_kept(&mut walk, &limits(available, 1.0), 0, &turns, turns.len());
             assert_eq!(first, one_at_a_time(&turns, available), "available {available}");
         }
-        assert_eq!(Walk::default().first_kept(&limits(0, 1.0), 0, 0, |_| cost(1)), 0);
+        assert_eq!(first_kept(&mut Walk::default(), &limits(0, 1.0), 0, &[], 0), 0);
     }
 
     #[test]
@@ -149,11 +200,11 @@ mod tests {
             let mut walk = Walk::default();
             for end in 1..=len {
                 if next(3) == 0 {
-                    walk.first_kept(&limits, 0, end, |t| cost(turns[t]));
+                    first_kept(&mut walk, &limits, 0, &turns, end);
                 }
             }
-            let once = Walk::default().first_kept(&limits, 0, len, |t| cost(turns[t]));
-            let incremental = walk.first_kept(&limits, 0, len, |t| cost(turns[t]));
+            let once = first_kept(&mut Walk::default(), &limits, 0, &turns, len);
+            let incremental = first_kept(&mut walk, &limits, 0, &turns, len);
             let reference = after_every_turn(&turns, available, low);
             assert_eq!(once, reference, "{turns:?} available {available} low {low}");
             assert_eq!(incremental, reference, "{turns:?} available {available} low {low}");
@@ -169,11 +220,11 @@ mod tests {
         let turns = [9u64, 9, 9, 4, 4, 4, 4];
         let limits = limits(20, 0.5);
         let mut walk = Walk::default();
-        assert_eq!(walk.first_kept(&limits, 0, turns.len(), |t| cost(turns[t])), 4);
+        assert_eq!(first_kept(&mut walk, &limits, 0, &turns, turns.len()), 4);
         for free in 0..turns.len() {
             let zeroed: Vec<u64> = turns.iter().enumerate().map(|(t, &c)| if t < free { 0 } else { c }).collect();
             let reference = after_every_turn(&zeroed, 20, 10);
-            assert_eq!(walk.first_kept(&limits, free, turns.len(), |t| cost(turns[t])), reference, "free {free}");
+            assert_eq!(first_kept(&mut walk, &limits, free, &turns, turns.len()), reference, "free {free}");
         }
     }
 
@@ -181,8 +232,8 @@ mod tests {
     fn forgets_turns_that_changed() {
         let limits = limits(10, 0.5);
         let mut walk = Walk::default();
-        assert_eq!(walk.first_kept(&limits, 0, 4, |_| cost(4)), 2);
+        assert_eq!(first_kept(&mut walk, &limits, 0, &[4, 4, 4, 4], 4), 2);
         walk.forget_from(1);
-        assert_eq!(walk.first_kept(&limits, 0, 4, |t| cost(if t == 0 { 0 } else { 4 })), 3);
+        assert_eq!(first_kept(&mut walk, &limits, 0, &[0, 4, 4, 4], 4), 3);
     }
 }

@@ -1,20 +1,22 @@
-//! Tiered compaction (three-level compaction), for sessions of any length. Once the view is
-//! over its limits, it gives up, one step at a time and oldest first:
+//! Tiered compaction (three-level compaction), for sessions of any length, over steps (a
+//! chat turn is one step; a tool loop is many). Once the view is over its limits, it gives
+//! up, one move at a time and oldest first:
 //! - L1: tool outputs longer than `tool_output_max_lines` (or with lines over 400
-//!   characters) cut to head and tail, turn by turn, the running turn's included;
-//! - L2: turns of the middle (between the first `keep_first` and the last `keep_recent`
+//!   characters) cut to head and tail, step by step, the running step's included;
+//! - L2: steps of the middle (between the first `keep_first` and the last `keep_recent`
 //!   history messages) replaced by a one-line summary in one `[Summary]` block, which holds
 //!   at most [`BLOCK_LINES`] lines and an eighth of the token limit (older lines go first);
-//! - L3: the oldest summarized turns dropped behind one `[Context compacted: …]` marker;
-//! - then the dropped run widens into the recent turns and back through the first ones.
+//! - L3: the oldest summarized steps dropped behind one `[Context compacted: …]` marker;
+//! - then the dropped run widens into the recent steps (never the newest
+//!   `keep_recent_steps` of the running turn) and back through the first ones.
 //!
 //! It goes on until the view is within `low_water` of its limits (see [`super::band`]).
-//! Every step only moves a boundary between zones of turns forward, so the zones are a
-//! handful of numbers, decided turn by turn ([`super::replay`]) in O(1) amortized per turn. All steps work on whole turns, so a
-//! tool call never loses its result.
+//! Every move only moves a boundary between zones of steps forward, so the zones are a
+//! handful of numbers, decided step by step ([`super::replay`]) in O(1) amortized per step.
+//! Every move works on whole steps, so a tool call never loses its result.
 
 use super::band::shrink;
-use super::plan::{Cost, Costs, Limits, Plan};
+use super::plan::{Cost, Costs, Limits, Plan, Rules};
 use super::replay::Stepper;
 use crate::ledger::Ledger;
 use crate::view::render::Treatment;
@@ -25,10 +27,12 @@ pub const BLOCK_LINES: u64 = 50;
 /// What tiered compaction keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Keep {
-    /// Messages at the start of the history to keep (rounded up to whole turns).
+    /// Messages at the start of the history to keep (rounded up to whole steps).
     pub first: usize,
-    /// Messages at the end of the history to keep (rounded up to whole turns).
+    /// Messages at the end of the history to keep (rounded up to whole steps).
     pub recent: usize,
+    /// Newest steps of the running turn never dropped.
+    pub recent_steps: usize,
 }
 
 /// The tiered planner's settings.
@@ -39,13 +43,13 @@ pub struct Tiered {
     /// What it keeps.
     pub keep: Keep,
     /// Turns before this one had their tool outputs cut by a manual compaction, which ran
-    /// when the turn before it was the newest: from that turn on they stay cut.
+    /// when the step before it was the newest: from that step on they stay cut.
     pub cut_by_hand: usize,
 }
 
-/// Tiered's decision after a turn: turns `..first` are the first group (kept), turns
+/// Tiered's decision after a step: steps `..first` are the first group (kept), steps
 /// `first..dropped` are dropped behind the marker, `dropped..summarized` are in the summary
-/// block, and later turns are kept; kept turns before `cut` have their long tool outputs cut.
+/// block, and later steps are kept; kept steps before `cut` have their long tool outputs cut.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Zones {
     first: usize,
@@ -54,14 +58,14 @@ pub struct Zones {
     cut: usize,
     /// True once the first group is fixed (L2 began).
     grouped: bool,
-    /// What the kept turns cost.
+    /// What the kept steps cost.
     kept: Cost,
     /// What the summary block costs: counted when `block_counted`, else the sum of its lines.
     block: Cost,
     block_counted: bool,
     /// What the marker costs (zero when nothing is dropped).
     marker: Cost,
-    /// The marker is left out: only the newest turn is left and it alone is over.
+    /// The marker is left out: only the newest step is left and it alone is over.
     unmarked: bool,
 }
 
@@ -109,7 +113,7 @@ impl Stepper for Tiered {
             }
         }
         if !self.limits.admit(zones.cost(), 0) {
-            // Everything but the newest turn is gone and it alone is over: the marker would
+            // Everything but the newest step is gone and it alone is over: the marker would
             // only add to it.
             zones.unmarked = true;
         }
@@ -117,7 +121,7 @@ impl Stepper for Tiered {
     }
 }
 
-/// One prune of the tiered planner, at the turn `newest`.
+/// One prune of the tiered planner, at the step `newest`.
 struct Step<'t, 'c, 'a> {
     tiered: &'t Tiered,
     costs: &'c mut Costs<'a>,
@@ -129,8 +133,8 @@ impl Step<'_, '_, '_> {
         *self.costs.renderer().ledger()
     }
 
-    /// L1: cuts the tool outputs of the oldest kept turn not cut yet, the newest included;
-    /// false when every turn is cut.
+    /// L1: cuts the tool outputs of the oldest kept step not cut yet, the newest included;
+    /// false when every step is cut.
     fn cut_one(&mut self, zones: &mut Zones) -> bool {
         if zones.cut < zones.summarized && zones.cut >= zones.first {
             zones.cut = zones.summarized;
@@ -145,7 +149,7 @@ impl Step<'_, '_, '_> {
         true
     }
 
-    /// Gives up one more step of the view; false when only the newest turn is left.
+    /// Gives up one more step of the view; false when only the newest step is left.
     fn advance(&mut self, zones: &mut Zones) -> bool {
         if self.cut_one(zones) {
             return true;
@@ -156,7 +160,7 @@ impl Step<'_, '_, '_> {
             zones.first = self.first_group_end(recent);
             (zones.dropped, zones.summarized) = (zones.first, zones.first);
         }
-        // L2: the oldest turn of the middle into the block; the block's oldest lines go while
+        // L2: the oldest step of the middle into the block; the block's oldest lines go while
         // it is over its bounds.
         if zones.summarized < recent {
             let turn = zones.summarized;
@@ -174,14 +178,17 @@ impl Step<'_, '_, '_> {
             }
             return true;
         }
-        // L3: the oldest summarized turn.
+        // L3: the oldest summarized step.
         if zones.dropped < zones.summarized {
             self.drop_line(zones);
             return true;
         }
-        // Widening: the oldest recent turn (never the newest), then the first group from
-        // its end, so the first turns (usually the task) go last.
-        let turn = if zones.summarized < self.newest {
+        // Widening: the oldest recent step (never the newest ones), then the first group
+        // from its end, so the first steps (usually the task) go last.
+        let guard =
+            Rules { ledger: self.ledger(), free: 0, keep_recent_steps: self.tiered.keep.recent_steps, marker: Cost::default() }
+                .guard(self.newest);
+        let turn = if zones.summarized < guard {
             zones.summarized += 1;
             zones.dropped = zones.summarized;
             zones.summarized - 1
@@ -209,7 +216,7 @@ impl Step<'_, '_, '_> {
         self.mark(zones);
     }
 
-    /// Recosts the marker for the turns dropped.
+    /// Recosts the marker for the steps dropped.
     fn mark(&mut self, zones: &mut Zones) {
         zones.marker = match zones.first < zones.dropped {
             true => self.costs.marker(self.ledger().history_messages(zones.first..zones.dropped)),
@@ -217,15 +224,15 @@ impl Step<'_, '_, '_> {
         };
     }
 
-    /// What a kept turn costs now.
+    /// What a kept step costs now.
     fn kept_cost(&mut self, zones: &Zones, turn: usize) -> Cost {
         let treatment = if turn < zones.cut { Treatment::OutputsTruncated } else { Treatment::Whole };
         self.costs.of(turn, treatment)
     }
 
-    /// The first turn of the recent group: the latest turn from which the turns up to the
+    /// The first step of the recent group: the latest step from which the steps up to the
     /// newest hold the last `keep.recent` history messages (0 when all of them do not).
-    /// O(log² turns).
+    /// O(log² steps).
     fn recent_start(&self) -> usize {
         let (ledger, newest, keep) = (self.ledger(), self.newest, self.tiered.keep.recent);
         let holds = |start: usize| ledger.history_messages(start..newest + 1) >= keep;
@@ -241,8 +248,8 @@ impl Step<'_, '_, '_> {
         lo
     }
 
-    /// The end of the first group: the fewest turns holding the first `keep.first` history
-    /// messages, never into the recent group. O(log² turns).
+    /// The end of the first group: the fewest steps holding the first `keep.first` history
+    /// messages, never into the recent group. O(log² steps).
     fn first_group_end(&self, recent: usize) -> usize {
         let (ledger, keep) = (self.ledger(), self.tiered.keep.first);
         let (mut lo, mut hi) = (0, recent);
@@ -254,7 +261,7 @@ impl Step<'_, '_, '_> {
     }
 }
 
-/// The plan of `zones` over `turn_count` turns; turns before `floor` are dropped too (by
+/// The plan of `zones` over `turn_count` steps; steps before `floor` are dropped too (by
 /// hand or archived by a summary), which only makes the view smaller.
 pub fn plan(ledger: &Ledger<'_>, zones: &Zones, turn_count: usize, floor: usize) -> Plan {
     let floor = floor.min(turn_count);
@@ -302,14 +309,15 @@ mod tests {
     /// answer; counts are estimates (bytes / 4). Nothing is pruned by the window itself.
     fn session(turns: usize) -> Window {
         let mut window = Window::new("estimated-model");
-        window.configure(r#"{"strategy":"tiered","tool_output_max_lines":4,"history_budget":1000000}"#).unwrap();
+        window.configure(r#"{"strategy":"tiered","tool_output_max_lines":4,"history_budget":1000000,"pin_task":false}"#).unwrap();
         window.push(Kind::System, "You are terse.").unwrap();
         let output: String = (0..30).map(|i| format!("line {i} of the output\n")).collect();
         for t in 0..turns {
+            // One step a turn (the answer comes with the call), as a chat turn.
             window.push(Kind::User, &format!("Question number {t}: what does this module do?")).unwrap();
+            window.push(Kind::Assistant, &format!("Answer {t}: it parses the configuration.")).unwrap();
             window.push_tool(Kind::ToolCall, &format!("call_{t}"), "read module").unwrap();
             window.push_tool(Kind::ToolResult, &format!("call_{t}"), &output).unwrap();
-            window.push(Kind::Assistant, &format!("Answer {t}: it parses the configuration.")).unwrap();
             window.end_turn();
         }
         window
@@ -322,14 +330,14 @@ mod tests {
     fn planned(window: &Window, tokens: u64, low_water: f64) -> (Runs, Vec<(ItemType, String)>) {
         let tiered = Tiered {
             limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
-            keep: Keep { first: 1, recent: 4 },
+            keep: Keep { first: 1, recent: 4, recent_steps: 1 },
             cut_by_hand: 0,
         };
         let mut cache = CostCache::default();
         let ledger = window.ledger();
         let mut costs = Costs::new(Renderer::new(ledger), &mut cache);
         let zones = Replay::default().run(&tiered, &mut costs);
-        let plan = plan(&ledger, &zones, window.turn_count(), 0);
+        let plan = plan(&ledger, &zones, ledger.unit_count(), 0);
         let runs = plan.runs().collect();
         let overlay = plan.build(&Renderer::new(ledger), None);
         let items = overlay.items.iter().map(|item| (item.item_type, item.text.as_deref().unwrap_or("").to_owned())).collect();
@@ -355,7 +363,7 @@ mod tests {
         assert_eq!(runs, vec![(0..6, Treatment::OutputsTruncated)], "the running turn too, before any summary");
         assert_eq!(items.iter().filter(|item| item.0 == ItemType::Truncated).count(), 6);
         assert!(items.iter().all(|item| item.0 != ItemType::Synthetic));
-        assert_eq!(items.last().unwrap().0, ItemType::Message, "the answer is sent as itself");
+        assert_eq!(items[items.len() - 3].0, ItemType::Message, "the answer is sent as itself");
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod plan;
 pub mod render;
 pub mod text;
 
+use crate::ledger::Ledger;
 use crate::message::Kind;
 use crate::tally::Tally;
 use crate::tokens::Count;
@@ -68,15 +69,19 @@ pub struct Overlay {
     /// The ledger's message count when the view was computed. Messages pushed since follow
     /// the items as pushed, until the strategy runs again.
     pub through: usize,
-    /// Where each turn sent (each summary block) stands among the items, ascending.
+    /// Where each step sent (each summary block) stands among the items, ascending.
     spans: Vec<Span>,
+    /// The turns whose USER message is not sent, as ascending runs.
+    dead: Vec<Range<usize>>,
+    /// Turns planned.
+    turns: usize,
 }
 
-/// The items of one turn sent, or of one summary block.
+/// The items of one step sent, or of one summary block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
-    /// The turns: one, or those of a summary block.
-    pub turns: Range<usize>,
+    /// The steps: one, or those of a summary block.
+    pub units: Range<usize>,
     /// How they are sent.
     pub treatment: Treatment,
     /// Their items.
@@ -84,16 +89,38 @@ pub struct Span {
 }
 
 impl Overlay {
-    /// The `items` of `plan`, computed over the first `through` messages, with the `spans`
-    /// of its turns.
-    pub fn new(items: Vec<Item>, plan: Plan, through: usize, spans: Vec<Span>) -> Overlay {
-        Overlay { items, plan, through, spans }
+    /// The `items` of `plan` over `ledger` (all its messages), with the `spans` of its
+    /// steps. O(runs × log turns) besides the items.
+    pub fn new(items: Vec<Item>, plan: Plan, ledger: &Ledger<'_>, spans: Vec<Span>) -> Overlay {
+        // A turn is dead when none of its steps is sent with its USER message: the runs that
+        // do not keep it, widened to whole turns.
+        let mut dead: Vec<Range<usize>> = Vec::new();
+        let all: Vec<_> = plan.runs().collect();
+        let mut runs = all.into_iter().peekable();
+        while let Some((run, treatment)) = runs.next() {
+            if treatment.keeps_user_message() {
+                continue;
+            }
+            let mut end = run.end;
+            while let Some((next, _)) = runs.next_if(|(_, t)| !t.keeps_user_message()) {
+                end = next.end;
+            }
+            let first = ledger.turn_of_unit(run.start) + usize::from(!ledger.opens_turn(run.start));
+            let last = match end < ledger.unit_count() && !ledger.opens_turn(end) {
+                true => ledger.turn_of_unit(end),
+                false => ledger.turn_of_unit(end.saturating_sub(1)) + 1,
+            };
+            if first < last {
+                dead.push(first..last);
+            }
+        }
+        Overlay { items, plan, through: ledger.message_count(), spans, dead, turns: ledger.turn_count() }
     }
 
-    /// The items of the turns `turns` if they were sent as `treatment`. O(log turns sent).
-    pub fn span_items(&self, turns: &Range<usize>, treatment: Treatment) -> Option<&[Item]> {
-        let at = self.spans.partition_point(|span| span.turns.start < turns.start);
-        let span = self.spans.get(at).filter(|span| span.turns == *turns && span.treatment == treatment)?;
+    /// The items of the steps `units` if they were sent as `treatment`. O(log steps sent).
+    pub fn span_items(&self, units: &Range<usize>, treatment: Treatment) -> Option<&[Item]> {
+        let at = self.spans.partition_point(|span| span.units.start < units.start);
+        let span = self.spans.get(at).filter(|span| span.units == *units && span.treatment == treatment)?;
         Some(&self.items[span.items.clone()])
     }
 
@@ -120,18 +147,24 @@ impl Overlay {
         self.items.iter().filter(|item| item.item_type == ItemType::Message).count()
     }
 
-    /// True when turn `turn`'s USER message is sent as itself.
+    /// True when turn `turn`'s USER message is sent as itself (a turn pushed since the view
+    /// was built is). O(log runs).
     pub fn is_live(&self, turn: usize) -> bool {
-        self.plan.treatment(turn).is_some_and(Treatment::keeps_user_message)
+        let at = self.dead.partition_point(|run| run.end <= turn);
+        !self.dead.get(at).is_some_and(|run| run.contains(&turn))
     }
 
     /// The first turn whose USER message is sent, or the turns planned when none is.
     pub fn first_live_turn(&self) -> usize {
-        self.plan.first_live_turn()
+        match self.dead.first() {
+            Some(run) if run.start == 0 => run.end,
+            _ => 0,
+        }
+        .min(self.turns)
     }
 
     /// Turns whose USER message is not sent.
     pub fn dead_turns(&self) -> usize {
-        self.plan.dead_turns()
+        self.dead.iter().map(|run| run.len()).sum()
     }
 }

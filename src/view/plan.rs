@@ -1,138 +1,184 @@
-//! Plans: how each turn of the ledger is sent, as runs of turns sent alike, and the view a
-//! plan yields. A plan has a handful of runs whatever the length of the session, so it is
-//! built, stored and compared in O(runs); rendering it reuses the items of the previous view
-//! for every turn sent as before.
+//! Plans: how each step (the planner's unit, see [`crate::ledger`]) of the ledger is sent,
+//! as runs of steps sent alike, and the view a plan yields. A plan has a handful of runs
+//! whatever the length of the session, so it is built, stored and compared in O(runs);
+//! rendering it reuses the items of the previous view for every step sent as before.
+//!
+//! A turn's USER message is sent whenever one of its steps is sent with a treatment that
+//! keeps it: when its first step is dropped (or summarized) and a later one is sent, the view
+//! sends the USER message at its place in ledger order, as the host that loops from
+//! `context_window_start` sends it among its pinned messages.
 
 use super::render::{Renderer, Treatment};
 use super::{Item, Overlay, Span};
 use std::ops::Range;
 
-/// How every turn is sent: runs of turns sent alike, and the compaction marker (before a
-/// turn, counting the messages removed). A run of [`Treatment::Summarized`] turns is sent as
-/// one summary block.
+/// What the compaction marker says was removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Removed {
+    /// Messages (tiered compaction's middle).
+    Messages(usize),
+    /// The oldest steps of a turn whose later steps are sent, and their tool calls.
+    Steps {
+        /// Steps removed.
+        steps: usize,
+        /// Tool calls among them.
+        calls: usize,
+    },
+}
+
+/// How every step is sent: runs of steps sent alike, and the compaction marker (before a
+/// step). A run of [`Treatment::Summarized`] steps is sent as one summary block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
-    /// `(first turn, treatment)`, ascending by turn; each run ends where the next begins,
-    /// the last at `turns`. Empty when there are no turns.
+    /// `(first step, treatment)`, ascending; each run ends where the next begins, the last
+    /// at `units`. Empty when there are no steps.
     runs: Vec<(usize, Treatment)>,
-    /// Turns planned.
-    turns: usize,
-    /// The turn the marker stands before, and the messages it says were removed.
-    marker: Option<(usize, usize)>,
+    /// Steps planned.
+    units: usize,
+    /// The step the marker stands before, and what it says was removed.
+    marker: Option<(usize, Removed)>,
 }
 
 impl Plan {
-    /// A plan of no turns yet; [`Plan::push`] adds runs.
+    /// A plan of no steps yet; [`Plan::push`] adds runs.
     pub fn empty() -> Plan {
-        Plan { runs: Vec::new(), turns: 0, marker: None }
+        Plan { runs: Vec::new(), units: 0, marker: None }
     }
 
-    /// Sends the turns `turns` (which start where the plan ends) as `treatment`. Empty
+    /// Sends the steps `units` (which start where the plan ends) as `treatment`. Empty
     /// ranges are skipped and a run continuing the previous one's treatment joins it.
-    pub fn push(&mut self, turns: Range<usize>, treatment: Treatment) {
-        debug_assert!(turns.is_empty() || turns.start == self.turns, "runs are pushed in order");
-        if turns.is_empty() {
+    pub fn push(&mut self, units: Range<usize>, treatment: Treatment) {
+        debug_assert!(units.is_empty() || units.start == self.units, "runs are pushed in order");
+        if units.is_empty() {
             return;
         }
         if self.runs.last().is_none_or(|&(_, last)| last != treatment) {
-            self.runs.push((turns.start, treatment));
+            self.runs.push((units.start, treatment));
         }
-        self.turns = turns.end;
+        self.units = units.end;
     }
 
-    /// Places the compaction marker before turn `turn`, saying `removed` messages were
+    /// Places the compaction marker before step `unit`, saying `removed` messages were
     /// removed.
-    pub fn mark(&mut self, turn: usize, removed: usize) {
-        self.marker = Some((turn, removed));
+    pub fn mark(&mut self, unit: usize, removed: usize) {
+        self.marker = Some((unit, Removed::Messages(removed)));
     }
 
-    /// The plan sending turns from `prefix` on whole, up to `turn_count`.
-    pub fn whole_from(prefix: usize, turn_count: usize) -> Plan {
+    /// Places the step marker before step `unit`: `steps` steps of its turn, holding `calls`
+    /// tool calls, were removed.
+    pub fn mark_steps(&mut self, unit: usize, steps: usize, calls: usize) {
+        self.marker = Some((unit, Removed::Steps { steps, calls }));
+    }
+
+    /// The plan sending steps from `prefix` on whole, up to `unit_count`.
+    pub fn whole_from(prefix: usize, unit_count: usize) -> Plan {
         let mut plan = Plan::empty();
-        plan.push(0..prefix.min(turn_count), Treatment::Dropped);
-        plan.push(prefix.min(turn_count)..turn_count, Treatment::Whole);
+        plan.push(0..prefix.min(unit_count), Treatment::Dropped);
+        plan.push(prefix.min(unit_count)..unit_count, Treatment::Whole);
         plan
     }
 
-    /// This plan, with turns added since sent whole.
-    pub fn extended(mut self, turn_count: usize) -> Plan {
-        let planned = self.turns;
-        self.push(planned..turn_count.max(planned), Treatment::Whole);
+    /// This plan, with steps added since sent whole.
+    pub fn extended(mut self, unit_count: usize) -> Plan {
+        let planned = self.units;
+        self.push(planned..unit_count.max(planned), Treatment::Whole);
         self
     }
 
-    /// Turns planned.
-    pub fn turns(&self) -> usize {
-        self.turns
+    /// Steps planned.
+    pub fn units(&self) -> usize {
+        self.units
     }
 
-    /// How turn `turn` is sent, if it is planned. O(log runs).
-    pub fn treatment(&self, turn: usize) -> Option<Treatment> {
-        if turn >= self.turns {
+    /// How step `unit` is sent, if it is planned. O(log runs).
+    pub fn treatment(&self, unit: usize) -> Option<Treatment> {
+        if unit >= self.units {
             return None;
         }
-        let run = self.runs.partition_point(|&(first, _)| first <= turn) - 1;
+        let run = self.runs.partition_point(|&(first, _)| first <= unit) - 1;
         Some(self.runs[run].1)
     }
 
-    /// The runs, as turn ranges with their treatment.
+    /// The runs, as step ranges with their treatment.
     pub fn runs(&self) -> impl Iterator<Item = (Range<usize>, Treatment)> + '_ {
         self.runs.iter().enumerate().map(|(i, &(first, treatment))| {
-            let end = self.runs.get(i + 1).map_or(self.turns, |&(next, _)| next);
+            let end = self.runs.get(i + 1).map_or(self.units, |&(next, _)| next);
             (first..end, treatment)
         })
     }
 
-    /// Turns whose USER message is not sent.
-    pub fn dead_turns(&self) -> usize {
-        self.runs().filter(|(_, t)| !t.keeps_user_message()).map(|(turns, _)| turns.len()).sum()
+    /// The first step sent with its turn's USER message, or the planned steps when none is.
+    pub fn first_live_unit(&self) -> usize {
+        self.runs().find(|(_, t)| t.keeps_user_message()).map_or(self.units, |(units, _)| units.start)
     }
 
-    /// The first turn whose USER message is sent, or the planned turns when none is.
-    pub fn first_live_turn(&self) -> usize {
-        self.runs().find(|(_, t)| t.keeps_user_message()).map_or(self.turns, |(turns, _)| turns.start)
-    }
-
-    /// The view this plan yields: the pinned head, then each run. Turns sent as they were in
-    /// `previous` (turns completed when it was built) reuse its items, so the cost is the
-    /// items' copy plus the rendering of the turns whose treatment changed.
+    /// The view this plan yields: the pinned head, then each run. Steps sent as they were in
+    /// `previous` (steps completed when it was built) reuse its items, so the cost is the
+    /// items' copy plus the rendering of the steps whose treatment changed.
     pub fn build(self, renderer: &Renderer<'_>, previous: Option<&Overlay>) -> Overlay {
         let ledger = renderer.ledger();
         let mut items: Vec<Item> = Vec::new();
         let mut spans = Vec::new();
         renderer.pinned_items(0..ledger.first_of(0), &mut items);
-        let reuse = |turns: &Range<usize>, treatment: Treatment| {
+        let reuse = |units: &Range<usize>, treatment: Treatment| {
             let previous = previous?;
-            (turns.end < previous.plan.turns).then_some(())?;
-            previous.span_items(turns, treatment)
+            (units.end < previous.plan.units).then_some(())?;
+            previous.span_items(units, treatment)
+        };
+        // The USER messages sent for runs that keep later steps of a turn whose first step
+        // is not sent with it, ascending.
+        let questions: Vec<usize> = self
+            .runs()
+            .filter(|(run, treatment)| treatment.keeps_user_message() && !ledger.opens_turn(run.start))
+            .map(|(run, _)| ledger.first_unit_of(ledger.turn_of_unit(run.start)))
+            // A first step summarized stands for its question: only a dropped one is sent again.
+            .filter(|&first| self.treatment(first) == Some(Treatment::Dropped))
+            .map(|first| ledger.first_of(first))
+            .filter(|&question| !ledger.is_pinned(question))
+            .collect();
+        // The questions sent so far.
+        let mut asked = 0;
+        // The pinned messages of `range`, with the questions among them in ledger order.
+        let pinned = |range: Range<usize>, items: &mut Vec<Item>, asked: &mut usize| {
+            for &index in ledger.pinned_in(range.clone()) {
+                while questions.get(*asked).is_some_and(|&q| q < index) {
+                    items.push(renderer.message_item(questions[*asked], false));
+                    *asked += 1;
+                }
+                items.push(renderer.message_item(index, false));
+            }
+            while questions.get(*asked).is_some_and(|&q| q < range.end) {
+                items.push(renderer.message_item(questions[*asked], false));
+                *asked += 1;
+            }
         };
         for (run, treatment) in self.runs() {
             let marker = self.marker.filter(|&(before, _)| run.contains(&before));
             let mut split = run.start;
-            if let Some((turn, removed)) = marker {
-                // The marker stands before its turn, after the pinned messages of the dropped
-                // turns before it, so items keep ledger order.
+            if let Some((unit, removed)) = marker {
+                // The marker stands before its step, after the pinned messages of the dropped
+                // steps before it, so items keep ledger order.
                 if treatment == Treatment::Dropped {
-                    renderer.pinned_items(ledger.first_of(run.start)..ledger.first_of(turn), &mut items);
-                    split = turn;
+                    pinned(ledger.first_of(run.start)..ledger.first_of(unit), &mut items, &mut asked);
+                    split = unit;
                 }
-                items.push(renderer.marker(ledger.first_of(turn), removed));
+                items.push(renderer.removed_marker(ledger.first_of(unit), removed));
             }
-            let mut render = |turns: Range<usize>, items: &mut Vec<Item>| {
+            let mut render = |units: Range<usize>, items: &mut Vec<Item>| {
                 let start = items.len();
-                match reuse(&turns, treatment) {
+                match reuse(&units, treatment) {
                     Some(old) => items.extend_from_slice(old),
-                    None if treatment == Treatment::Summarized => renderer.render_block(turns.clone(), items),
-                    None => renderer.render(turns.start, treatment, items),
+                    None if treatment == Treatment::Summarized => renderer.render_block(units.clone(), items),
+                    None => renderer.render(units.start, treatment, items),
                 }
-                spans.push(Span { turns, treatment, items: start..items.len() });
+                spans.push(Span { units, treatment, items: start..items.len() });
             };
             match treatment {
-                Treatment::Dropped => renderer.pinned_items(ledger.first_of(split)..ledger.first_of(run.end), &mut items),
+                Treatment::Dropped => pinned(ledger.first_of(split)..ledger.first_of(run.end), &mut items, &mut asked),
                 Treatment::Summarized => render(run, &mut items),
-                _ => run.for_each(|turn| render(turn..turn + 1, &mut items)),
+                _ => run.for_each(|unit| render(unit..unit + 1, &mut items)),
             }
         }
-        Overlay::new(items, self, ledger.message_count(), spans)
+        Overlay::new(items, self, ledger, spans)
     }
 }

@@ -1,14 +1,16 @@
-//! Rendering one turn of the ledger into view items under a treatment, with tool pairs
-//! repaired.
+//! Rendering one step of the ledger (the planner's unit, see [`crate::ledger`]) into view
+//! items under a treatment, with tool pairs repaired. Every cost is the step's own: a step's
+//! pairing is analysed over the step alone.
 
+use super::plan::Removed;
 use super::text;
 use super::{Item, ItemType};
 use crate::ledger::Ledger;
 use crate::message::{Kind, Message};
 use crate::pairing::{self, Problem};
 
-/// How a turn is sent. Every treatment keeps a turn's tool calls and results together: it
-/// sends all of them or none.
+/// How a step is sent. Every treatment keeps a step's tool calls and results together: it
+/// sends all of them or none. (Issue 25's "results cleared" would be one more treatment.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Treatment {
     /// Every message, tool pairs repaired.
@@ -19,7 +21,7 @@ pub enum Treatment {
     Stripped,
     /// One synthetic `[Summary]` user item.
     Summarized,
-    /// Nothing but its pinned SYSTEM messages.
+    /// Nothing but its pinned messages.
     Dropped,
 }
 
@@ -28,13 +30,14 @@ impl Treatment {
     pub const ALL: [Treatment; 5] =
         [Treatment::Whole, Treatment::OutputsTruncated, Treatment::Stripped, Treatment::Summarized, Treatment::Dropped];
 
-    /// True when the turn's USER message is sent as itself.
+    /// True when the step's turn's USER message is sent as itself (by the step that holds
+    /// it, or before a later step of the turn when its first step is not sent).
     pub fn keeps_user_message(self) -> bool {
         matches!(self, Treatment::Whole | Treatment::OutputsTruncated | Treatment::Stripped)
     }
 }
 
-/// Renders turns of one ledger.
+/// Renders steps of one ledger.
 #[derive(Clone, Copy)]
 pub struct Renderer<'a> {
     ledger: Ledger<'a>,
@@ -51,13 +54,13 @@ impl<'a> Renderer<'a> {
         &self.ledger
     }
 
-    /// Appends the items of turn `turn` under `treatment` to `out`.
-    pub fn render(&self, turn: usize, treatment: Treatment, out: &mut Vec<Item>) {
-        let range = self.ledger.turn_range(turn);
+    /// Appends the items of step `unit` under `treatment` to `out`. O(the step).
+    pub fn render(&self, unit: usize, treatment: Treatment, out: &mut Vec<Item>) {
+        let range = self.ledger.unit_range(unit);
         let messages = self.ledger.messages();
         match treatment {
             Treatment::Whole | Treatment::OutputsTruncated => {
-                let complete = turn + 1 < self.ledger.turn_count();
+                let complete = unit + 1 < self.ledger.unit_count();
                 let defects = pairing::analyze(messages, range.start, range.end, complete);
                 let truncate = treatment == Treatment::OutputsTruncated;
                 let mut next_defect = 0;
@@ -74,41 +77,60 @@ impl<'a> Renderer<'a> {
                 self.cancelled_results(&defects, range.end, out);
             }
             Treatment::Stripped => {
-                let answer = self.final_answer(turn);
-                let question = range.start;
+                let answer = self.final_answer(unit);
+                let question = self.question(unit);
                 for index in range {
-                    if index == question || Some(index) == answer || self.is_pinned(index) {
+                    if Some(index) == question || Some(index) == answer || self.is_pinned(index) {
                         out.push(self.message_item(index, false));
                     }
                 }
             }
             Treatment::Summarized => {
-                out.push(self.synthetic(Kind::User, range.start, self.summary_line(turn)));
+                out.push(self.synthetic(Kind::User, range.start, self.summary_line(unit)));
                 self.pinned_items(range, out);
             }
             Treatment::Dropped => self.pinned_items(range, out),
         }
     }
 
-    /// The summary block of turns `turns` (at least one): one synthetic USER item, standing
-    /// at the first turn's USER message, holding each turn's one-line summary, oldest first,
-    /// followed by the pinned messages of those turns.
-    pub fn render_block(&self, turns: std::ops::Range<usize>, out: &mut Vec<Item>) {
-        let lines: Vec<String> = turns.clone().map(|turn| self.summary_line(turn)).collect();
-        let first = self.ledger.first_of(turns.start);
+    /// The summary block of steps `units` (at least one): one synthetic USER item, standing
+    /// at the first step's first message, holding each step's one-line summary, oldest
+    /// first, followed by the pinned messages of those steps.
+    pub fn render_block(&self, units: std::ops::Range<usize>, out: &mut Vec<Item>) {
+        let lines: Vec<String> = units.clone().map(|unit| self.summary_line(unit)).collect();
+        let first = self.ledger.first_of(units.start);
         out.push(self.synthetic(Kind::User, first, lines.join("\n")));
-        self.pinned_items(first..self.ledger.first_of(turns.end), out);
+        self.pinned_items(first..self.ledger.first_of(units.end), out);
     }
 
-    /// The one-line summary of turn `turn`: its question, its tool calls and the start of its
-    /// final answer.
-    fn summary_line(&self, turn: usize) -> String {
+    /// The one-line summary of step `unit`: its turn's question (for the turn's first step),
+    /// its tool calls and the start of its final answer.
+    fn summary_line(&self, unit: usize) -> String {
         let messages = self.ledger.messages();
-        let range = self.ledger.turn_range(turn);
-        let question = messages[range.start].text();
-        let answer = self.final_answer(turn).and_then(|i| messages[i].text());
+        let range = self.ledger.unit_range(unit);
+        let question = self.question(unit).and_then(|i| messages[i].text());
+        let answer = self.final_answer(unit).and_then(|i| messages[i].text());
         let calls = messages[range].iter().filter(|m| m.kind() == Kind::ToolCall).count();
         text::summary_line(question, calls, answer)
+    }
+
+    /// The USER message step `unit` holds: its turn's, when it is the turn's first step.
+    fn question(&self, unit: usize) -> Option<usize> {
+        self.ledger.opens_turn(unit).then(|| self.ledger.first_of(unit))
+    }
+
+    /// The marker saying what was `removed`, standing at ledger index `index`.
+    pub fn removed_marker(&self, index: usize, removed: Removed) -> Item {
+        match removed {
+            Removed::Messages(messages) => self.marker(index, messages),
+            Removed::Steps { steps, calls } => self.step_marker(index, steps, calls),
+        }
+    }
+
+    /// The step marker: `steps` older steps of the turn, holding `calls` tool calls, were
+    /// removed; it stands at ledger index `index` (the first step sent after them).
+    pub fn step_marker(&self, index: usize, steps: usize, calls: usize) -> Item {
+        self.synthetic(Kind::User, index, text::step_marker(steps, calls))
     }
 
     /// The compaction marker for `removed` messages, standing at ledger index `index`.
@@ -166,10 +188,10 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// The turn's last ASSISTANT message, its final answer.
-    fn final_answer(&self, turn: usize) -> Option<usize> {
+    /// The step's last ASSISTANT message, its final answer.
+    fn final_answer(&self, unit: usize) -> Option<usize> {
         let messages = self.ledger.messages();
-        self.ledger.turn_range(turn).rev().find(|&i| messages[i].kind() == Kind::Assistant)
+        self.ledger.unit_range(unit).rev().find(|&i| messages[i].kind() == Kind::Assistant)
     }
 
     fn is_pinned(&self, index: usize) -> bool {

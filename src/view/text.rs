@@ -13,6 +13,16 @@ pub fn marker(removed_messages: usize) -> String {
     format!("[Context compacted: {removed_messages} messages removed to fit context window]")
 }
 
+/// The marker that stands where the oldest steps of a turn were dropped, its later steps
+/// sent: how many steps and tool calls left the request.
+pub fn step_marker(steps: usize, calls: usize) -> String {
+    let s = if steps == 1 { "" } else { "s" };
+    let c = if calls == 1 { "" } else { "s" };
+    format!(
+        "[Context compacted: {steps} earlier step{s} of this task ({calls} tool call{c} and their results) removed to fit context window]"
+    )
+}
+
 /// Longest line a cut tool output keeps whole. A longer line (one-line JSON, minified
 /// output, a Gemini `functionResponse`) keeps its first and last [`LINE_END_CHARS`]
 /// characters around `[... N characters truncated ...]`.

@@ -36,11 +36,10 @@ impl Window {
     }
 
     /// Gives uncounted message `index` its first count, `count` from `source`; the sums
-    /// follow and the cost cache forgets its turn. The caller takes `index` out of the
+    /// follow and the cost cache forgets its steps. The caller takes `index` out of the
     /// uncounted list.
     pub(super) fn settle(&mut self, index: usize, count: Count, source: CountSource) {
-        if let Some(turn) = self.ledger.settle(index, count, source, self.wire.calibration) {
-            self.policy.costs.forget(turn);
-        }
+        let units = self.ledger.settle(index, count, source, self.wire.calibration);
+        self.policy.costs.forget(units);
     }
 }

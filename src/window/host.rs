@@ -205,9 +205,8 @@ impl Window {
             match old {
                 Some((count, source)) => drop(self.replace_count(index, count, source)),
                 None => {
-                    if let Some(turn) = self.ledger.unsettle(index, self.wire.calibration) {
-                        self.policy.costs.forget(turn);
-                    }
+                    let units = self.ledger.unsettle(index, self.wire.calibration);
+                    self.policy.costs.forget(units);
                 }
             }
         }
@@ -221,22 +220,19 @@ impl Window {
     fn replace_count(&mut self, index: usize, count: Count, source: CountSource) -> (Count, CountSource) {
         let (old, kind) = (self.ledger.messages[index].count(), self.ledger.messages[index].kind());
         let (from, to) = (self.calibrated(old), self.calibrated(count));
-        let turn = self.turn_of(index);
         if self.is_pinned(index, kind) {
             self.ledger.pinned.sub(from);
             self.ledger.pinned.add(to);
         } else {
-            let turn = turn.expect("a history message belongs to a turn");
+            let unit = self.ledger.unit_of(index).expect("a history message belongs to a step");
             self.ledger.history.sub(from);
             self.ledger.history.add(to);
-            self.ledger.sums.sub(turn, from);
-            self.ledger.sums.add(turn, to);
+            self.ledger.sums.sub(unit, from);
+            self.ledger.sums.add(unit, to);
         }
-        // A pinned SYSTEM message inside a turn is rendered with its turn: the view's items
-        // of that turn are stale too.
-        if let Some(turn) = turn {
-            self.policy.costs.forget(turn);
-        }
+        // A pinned SYSTEM message inside a step is rendered with its step: the view's items
+        // of that step are stale too.
+        self.policy.costs.forget(self.ledger.touched_units(index));
         let message = &mut self.ledger.messages[index];
         let old_source = message.source();
         message.set_count(count);

@@ -1,49 +1,81 @@
-//! The ledger a [`Window`](super::Window) owns: every message pushed, grouped into turns,
-//! with the token sums the strategies read and what the host recorded about its messages.
-//! Nothing here depends on a strategy or a provider format.
+//! The ledger a [`Window`](super::Window) owns: every message pushed, grouped into turns and
+//! steps, with the token sums the strategies read, the pins, and what the host recorded about
+//! its messages. Nothing here depends on a strategy or a provider format.
 
 use super::host::{HostIds, PendingCounts};
-use super::turn_sums::TurnSums;
-use crate::ledger::{TurnStart, calibrated};
+use super::unit_sums::UnitSums;
+use crate::ledger::{PinRule, TurnStart, calibrated};
 use crate::message::{CountSource, Kind, Message};
 use crate::pairing::{self, RunningStep};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count};
 use std::ops::Range;
 
-/// Messages, turns and their sums: the record of what was pushed.
-#[derive(Clone, Debug, Default)]
+/// Messages, turns, steps and their sums: the record of what was pushed.
+#[derive(Clone, Debug)]
 pub(super) struct LedgerState {
     /// Every message pushed, pruned ones included.
     pub messages: Vec<Message>,
     /// Where each turn starts.
     pub turns: Vec<TurnStart>,
-    /// History tokens of each turn, with prefix sums.
-    pub sums: TurnSums,
+    /// Where each step starts (a ledger index), ascending; recorded at push time, O(1).
+    pub units: Vec<usize>,
+    /// History tokens of each step, with prefix sums.
+    pub sums: UnitSums,
     /// History tokens of every turn.
     pub history: Tally,
     /// Tokens of pinned messages.
     pub pinned: Tally,
     /// Indices of the pinned messages, ascending.
     pub pinned_indices: Vec<usize>,
-    /// Completed turns (all but the newest) whose tool pairs the view repairs, ascending.
-    pub defective_turns: Vec<usize>,
+    /// True when the session's first USER message is pinned (the setting `pin_task`).
+    pub pin_task: bool,
+    /// The messages the host pinned ([`super::Window::pin`]), ascending.
+    pub host_pins: Vec<usize>,
+    /// Completed steps (all but the newest) whose tool pairs the view repairs, ascending.
+    pub defective_units: Vec<usize>,
     /// The host's ids of its messages (`push_message`), and where each starts.
     pub host_ids: HostIds,
     /// Counts `set_count` recorded, applied at the next enforcement (saved).
     pub pending_counts: PendingCounts,
-    /// The newest turn's steps as a request reads them: how many cancelled results a
-    /// request adds for its unanswered calls.
+    /// The newest step as a request reads it: where steps start, and how many cancelled
+    /// results a request adds for its unanswered calls.
     pub running: RunningStep,
     /// Messages the library has not counted yet, ascending (see [`Message::is_uncounted`]):
     /// the sums leave them out until [`LedgerState::settle`] gives them their counts.
     pub uncounted: Vec<usize>,
 }
 
+impl Default for LedgerState {
+    fn default() -> LedgerState {
+        LedgerState {
+            messages: Vec::new(),
+            turns: Vec::new(),
+            units: Vec::new(),
+            sums: UnitSums::default(),
+            history: Tally::default(),
+            pinned: Tally::default(),
+            pinned_indices: Vec::new(),
+            pin_task: true,
+            host_pins: Vec::new(),
+            defective_units: Vec::new(),
+            host_ids: HostIds::default(),
+            pending_counts: PendingCounts::default(),
+            running: RunningStep::default(),
+            uncounted: Vec::new(),
+        }
+    }
+}
+
 impl LedgerState {
-    /// True for SYSTEM messages and messages before the first USER message.
+    /// What pins a message.
+    pub fn pin_rule(&self) -> PinRule<'_> {
+        PinRule { turns: &self.turns, pin_task: self.pin_task, host_pins: &self.host_pins }
+    }
+
+    /// True for pinned messages (see [`PinRule`]).
     pub fn is_pinned(&self, index: usize, kind: Kind) -> bool {
-        kind == Kind::System || self.turns.first().is_none_or(|turn| index < turn.first)
+        self.pin_rule().is_pinned(index, kind)
     }
 
     /// The ledger indices of turn `turn`.
@@ -51,6 +83,21 @@ impl LedgerState {
         let first = self.turns[turn].first;
         let end = self.turns.get(turn + 1).map_or(self.messages.len(), |next| next.first);
         first..end
+    }
+
+    /// The ledger indices of step `unit`.
+    pub fn unit_range(&self, unit: usize) -> Range<usize> {
+        self.units[unit]..self.units.get(unit + 1).copied().unwrap_or(self.messages.len())
+    }
+
+    /// The steps of turn `turn`.
+    pub fn turn_units(&self, turn: usize) -> Range<usize> {
+        self.turns[turn].first_unit..self.turns.get(turn + 1).map_or(self.units.len(), |next| next.first_unit)
+    }
+
+    /// The first step of turn `turn`; the step count for the turn count.
+    pub fn first_unit_of(&self, turn: usize) -> usize {
+        self.turns.get(turn).map_or(self.units.len(), |start| start.first_unit)
     }
 
     /// The indices of the pinned messages before ledger index `end`.
@@ -64,25 +111,77 @@ impl LedgerState {
         self.turns.partition_point(|turn| turn.first <= index).checked_sub(1)
     }
 
+    /// The step holding ledger index `index`, if any.
+    pub fn unit_of(&self, index: usize) -> Option<usize> {
+        self.units.partition_point(|&first| first <= index).checked_sub(1)
+    }
+
+    /// The turn step `unit` belongs to.
+    pub fn turn_of_unit(&self, unit: usize) -> usize {
+        self.turns.partition_point(|turn| turn.first_unit <= unit).saturating_sub(1)
+    }
+
     /// History tokens of turns `k..`.
     pub fn history_from(&self, k: usize) -> Tally {
-        if k < self.turns.len() { self.history.minus(self.sums.before(k)) } else { Tally::default() }
+        self.history_from_unit(self.first_unit_of(k))
+    }
+
+    /// History tokens of steps `u..`.
+    pub fn history_from_unit(&self, u: usize) -> Tally {
+        if u < self.units.len() { self.history.minus(self.sums.before(u)) } else { Tally::default() }
+    }
+
+    /// History tokens of turn `turn`.
+    pub fn turn_tokens(&self, turn: usize) -> Tally {
+        let units = self.turn_units(turn);
+        self.sums.before(units.end).minus(self.sums.before(units.start))
+    }
+
+    /// What the planner counts for step `unit` sent whole: its history tokens, with its
+    /// turn's USER message counted with the turn's last step rather than its first (the USER
+    /// message is sent whenever a step of its turn is, and a strategy that drops the oldest
+    /// steps keeps the last one longest). O(log steps).
+    pub fn unit_cost(&self, unit: usize, calibration: Calibration) -> u64 {
+        let own = self.sums.unit(unit).tokens();
+        let turn = self.turn_of_unit(unit);
+        let units = self.turn_units(turn);
+        let (opens, closes) = (units.start == unit, units.end == unit + 1);
+        if opens == closes {
+            return own;
+        }
+        let user = self.user_cost(turn, calibration);
+        if opens { own - user } else { own + user }
+    }
+
+    /// History tokens of turn `turn`'s USER message (0 when it is pinned or not counted yet).
+    fn user_cost(&self, turn: usize, calibration: Calibration) -> u64 {
+        let index = self.turns[turn].first;
+        let message = &self.messages[index];
+        match self.is_pinned(index, Kind::User) || message.is_uncounted() {
+            true => 0,
+            false => u64::from(calibrated(calibration, message.count()).tokens),
+        }
     }
 
     /// Appends `message`, which the window counts as `count` (calibrated; left out of the
-    /// sums while the message is uncounted). A USER message starts a turn and completes the
-    /// previous one; returns that turn when it left tool pairs for the view to repair.
+    /// sums while the message is uncounted). A USER message starts a turn, and a step starts
+    /// where [`RunningStep::feed`] says; either completes the previous step: returns that
+    /// step when it left tool pairs for the view to repair.
     pub fn push(&mut self, message: Message, count: Count) -> Option<usize> {
         let mut defective = None;
-        if message.kind() == Kind::User {
-            if let Some(previous) = self.turns.len().checked_sub(1) {
-                let range = self.turn_range(previous);
+        let starts = self.running.feed(&message);
+        if starts && (message.kind() == Kind::User || !self.turns.is_empty()) {
+            if let Some(previous) = self.units.len().checked_sub(1) {
+                let range = self.unit_range(previous);
                 if !pairing::analyze(&self.messages, range.start, range.end, true).is_empty() {
-                    self.defective_turns.push(previous);
+                    self.defective_units.push(previous);
                     defective = Some(previous);
                 }
             }
-            self.turns.push(TurnStart { first: self.messages.len() });
+            if message.kind() == Kind::User {
+                self.turns.push(TurnStart { first: self.messages.len(), first_unit: self.units.len() });
+            }
+            self.units.push(self.messages.len());
             self.sums.push(Tally::default());
         }
         let index = self.messages.len();
@@ -96,10 +195,9 @@ impl LedgerState {
             self.pinned.add(count);
         } else {
             self.history.add(count);
-            self.sums.add(self.turns.len() - 1, count);
+            self.sums.add(self.units.len() - 1, count);
         }
         self.host_ids.note(&self.messages, &message);
-        self.running.feed(&message);
         self.messages.push(message);
         defective
     }
@@ -117,11 +215,14 @@ impl LedgerState {
                 self.pinned.sub(count);
             } else {
                 self.history.sub(count);
-                self.sums.sub(self.turns.len() - 1, count);
+                self.sums.sub(self.units.len() - 1, count);
+            }
+            if self.units.last() == Some(&index) {
+                self.units.pop();
+                self.sums.pop();
             }
             if self.turns.last().is_some_and(|turn| turn.first == index) {
                 self.turns.pop();
-                self.sums.pop();
             }
             if let Some(message) = self.messages.pop() {
                 self.host_ids.forget(index, &message);
@@ -132,9 +233,11 @@ impl LedgerState {
         self.uncounted.truncate(uncounted);
         let pinned = self.pinned_indices.partition_point(|&i| i < message_count);
         self.pinned_indices.truncate(pinned);
-        let newest = self.turns.len().saturating_sub(1);
-        let defective = self.defective_turns.partition_point(|&t| t < newest);
-        self.defective_turns.truncate(defective);
+        let pins = self.host_pins.partition_point(|&i| i < message_count);
+        self.host_pins.truncate(pins);
+        let newest = self.units.len().saturating_sub(1);
+        let defective = self.defective_units.partition_point(|&u| u < newest);
+        self.defective_units.truncate(defective);
         self.running = RunningStep::default();
         let first = self.turns.last().map_or(0, |turn| turn.first);
         for message in &self.messages[first..] {
@@ -144,41 +247,59 @@ impl LedgerState {
 
     /// Gives uncounted message `index` its first count, `count` (raw; the sums add it scaled
     /// by `calibration`), from `source`; the caller takes `index` out of `uncounted`.
-    /// Returns the message's turn, if it is in one (a pinned SYSTEM message inside a turn
-    /// included: the view renders it with its turn).
-    pub fn settle(&mut self, index: usize, count: Count, source: CountSource, calibration: Calibration) -> Option<usize> {
+    /// Returns the steps whose cost it changed (see [`LedgerState::touched_units`]).
+    pub fn settle(&mut self, index: usize, count: Count, source: CountSource, calibration: Calibration) -> Range<usize> {
         let message = &mut self.messages[index];
         debug_assert!(message.is_uncounted(), "message {index} was counted already");
         message.set_count(count);
         message.set_source(source);
         let (kind, count) = (message.kind(), calibrated(calibration, count));
-        let turn = self.turn_of(index);
         if self.is_pinned(index, kind) {
             self.pinned.add(count);
         } else {
-            let turn = turn.expect("a history message belongs to a turn");
+            let unit = self.unit_of(index).expect("a history message belongs to a step");
             self.history.add(count);
-            self.sums.add(turn, count);
+            self.sums.add(unit, count);
         }
-        turn
+        self.touched_units(index)
     }
 
     /// Makes message `index`, settled by [`LedgerState::settle`], uncounted again (undoing a
-    /// count applied by a call that then failed). Returns its turn, as `settle` does.
-    pub fn unsettle(&mut self, index: usize, calibration: Calibration) -> Option<usize> {
+    /// count applied by a call that then failed). Returns the steps it changed, as `settle`.
+    pub fn unsettle(&mut self, index: usize, calibration: Calibration) -> Range<usize> {
         let (kind, count) = (self.messages[index].kind(), calibrated(calibration, self.messages[index].count()));
-        let turn = self.turn_of(index);
         if self.is_pinned(index, kind) {
             self.pinned.sub(count);
         } else {
-            let turn = turn.expect("a history message belongs to a turn");
+            let unit = self.unit_of(index).expect("a history message belongs to a step");
             self.history.sub(count);
-            self.sums.sub(turn, count);
+            self.sums.sub(unit, count);
         }
         self.messages[index].mark_uncounted();
         let at = self.uncounted.partition_point(|&i| i < index);
         self.uncounted.insert(at, index);
-        turn
+        self.touched_units(index)
+    }
+
+    /// The steps whose rendering or cost a new count of message `index` changes: its step
+    /// (a pinned SYSTEM message inside a step is rendered with it), and for a turn's USER
+    /// message every step of its turn (its cost is counted with the turn's last step).
+    /// Empty for a message before the first turn.
+    pub fn touched_units(&self, index: usize) -> Range<usize> {
+        let Some(unit) = self.unit_of(index) else { return 0..0 };
+        match self.turn_of(index).filter(|&turn| self.turns[turn].first == index) {
+            Some(turn) => self.turn_units(turn),
+            None => unit..unit + 1,
+        }
+    }
+
+    /// Recomputes which messages are pinned (after a pin or the setting `pin_task` changed)
+    /// and sums every count again. O(messages).
+    pub fn repin(&mut self, calibration: Calibration) {
+        let rule = self.pin_rule();
+        let pinned: Vec<usize> = (0..self.messages.len()).filter(|&i| rule.is_pinned(i, self.messages[i].kind())).collect();
+        self.pinned_indices = pinned;
+        self.rebuild_tallies(calibration);
     }
 
     /// Sums every count again, scaled by `calibration` (after a new ratio or new counts).
@@ -186,15 +307,15 @@ impl LedgerState {
         self.history = Tally::default();
         self.pinned = Tally::default();
         self.sums.clear();
-        let mut turn = Tally::default();
-        let mut next_turn = 0;
+        let mut unit = Tally::default();
+        let mut next_unit = 0;
         for index in 0..self.messages.len() {
-            if self.turns.get(next_turn).is_some_and(|turn| turn.first == index) {
-                if next_turn > 0 {
-                    self.sums.push(turn);
+            if self.units.get(next_unit) == Some(&index) {
+                if next_unit > 0 {
+                    self.sums.push(unit);
                 }
-                turn = Tally::default();
-                next_turn += 1;
+                unit = Tally::default();
+                next_unit += 1;
             }
             let (kind, count) = (self.messages[index].kind(), calibrated(calibration, self.messages[index].count()));
             if self.messages[index].is_uncounted() {
@@ -203,11 +324,11 @@ impl LedgerState {
                 self.pinned.add(count);
             } else {
                 self.history.add(count);
-                turn.add(count);
+                unit.add(count);
             }
         }
-        if next_turn > 0 {
-            self.sums.push(turn);
+        if next_unit > 0 {
+            self.sums.push(unit);
         }
     }
 }

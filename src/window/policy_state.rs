@@ -13,6 +13,9 @@ use crate::view::Overlay;
 pub(super) struct PolicyState {
     /// The first turn whose USER message is sent.
     pub first_live_turn: usize,
+    /// The first step sent with its turn's USER message: `context_window_start` is its
+    /// first message (0 for the first step).
+    pub first_unit: usize,
     /// Turns dropped by hand: the boundary never moves before this turn.
     pub forced_first_live: usize,
     /// The choices `drop_oldest_turn`, `compact` and `recover` recorded, with the ledger
@@ -26,7 +29,7 @@ pub(super) struct PolicyState {
     pub pending_summary: Option<PendingSummary>,
     /// The computed view, when it is not simply the pinned messages + `[start, count)`.
     pub overlay: Option<Overlay>,
-    /// What completed turns cost under each treatment.
+    /// What completed steps cost under each treatment.
     pub costs: CostCache,
     /// Messages in the ledger when the strategy last ran: later pushes sit at the end of the
     /// view as pushed until the next `end_turn` (saved, so a restore replays exactly).

@@ -16,12 +16,15 @@ use crate::wire::FormatSet;
 impl Window {
     /// Prepares the next request; call it before every request, in the middle of a turn too.
     /// Runs the strategy over the whole ledger, so overhead + pinned messages + summary +
-    /// view + `output_reserve` fit the context limit: older turns are pruned or compacted by
-    /// the strategy's rules (never the running turn), then the running turn's oldest long
-    /// tool outputs are cut by tiered L1's rule. Reports what the request holds and how many
+    /// view + `output_reserve` fit the context limit: older steps, those of the running turn
+    /// included, are dropped or compacted by the strategy's rules (never the newest step, nor
+    /// a turn's USER message while one of its steps is sent), then the newest turn's oldest
+    /// long tool outputs are cut by tiered L1's rule. Reports what the request holds and how many
     /// of its leading items the previous prepared request sent byte for byte.
     ///
-    /// Errors (nothing changes): OUT_OF_RANGE when even then the request does not fit.
+    /// Errors (nothing changes): OUT_OF_RANGE when even then the request does not fit: the
+    /// task, the pinned messages and the newest step alone exceed the limit (the message
+    /// says how much each takes).
     pub fn prepare(&mut self) -> Result<RequestInfo> {
         let verbatim = self.verbatim();
         let counts = self.apply_pending_counts();
@@ -38,7 +41,11 @@ impl Window {
                     ErrorKind::OutOfRange,
                     format!(
                         "the request cannot fit: {tokens} tokens + output reserve {reserve} exceed the context limit \
-                         {limit} with every older turn pruned and the running turn's long tool outputs cut"
+                         {limit} with every older step dropped and the newest step's long tool outputs cut: what every \
+                         request sends besides the history (the task, pinned messages, system prompt, tools, summary) \
+                         takes {fixed} and the newest step {newest}",
+                        fixed = self.fixed_cost().tokens(),
+                        newest = self.view_history().tokens(),
                     ),
                 ));
             }

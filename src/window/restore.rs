@@ -30,8 +30,14 @@ pub struct SavedWindow {
     pub messages: Vec<Message>,
     /// Messages in the ledger when the strategy last ran; the rest were pushed since.
     pub enforced_messages: usize,
-    /// The first live turn, checked against the replay.
+    /// The first live turn, checked against the replay (unless `before_steps`).
     pub first_live_turn: usize,
+    /// True for a document saved before steps were the planner's unit (its settings lack
+    /// `keep_recent_steps`): its boundary was computed over whole turns, so the replay's is
+    /// taken instead of being checked against it.
+    pub before_steps: bool,
+    /// The messages the host pinned, ascending.
+    pub pins: Vec<usize>,
     /// Turns dropped by hand.
     pub forced_first_live: usize,
     /// Turns compacted by hand (`compact`).
@@ -97,8 +103,16 @@ impl Window {
                 saved.messages.len()
             )));
         }
+        if let Some(window) = saved.pins.windows(2).find(|pair| pair[0] >= pair[1]) {
+            return Err(inconsistent(format!("pins must be ascending message indices, not {} then {}", window[0], window[1])));
+        }
+        if let Some(&pin) = saved.pins.iter().find(|&&pin| pin >= saved.messages.len()) {
+            return Err(inconsistent(format!("pins names message {pin}, past the {} saved messages", saved.messages.len())));
+        }
         let mut window = Window::new(&saved.model);
         window.policy.choices = choices;
+        window.ledger.pin_task = saved.settings.pin_task;
+        window.ledger.host_pins = saved.pins;
         window.settings = saved.settings;
         window.overhead = saved.overhead;
         window.wire.calibration = saved.calibration;
@@ -115,7 +129,7 @@ impl Window {
         for message in messages {
             window.append(message);
         }
-        if window.policy.first_live_turn != saved.first_live_turn {
+        if window.policy.first_live_turn != saved.first_live_turn && !saved.before_steps {
             return Err(inconsistent(format!(
                 "first_live_turn {} does not match the ledger, whose strategy gives {}",
                 saved.first_live_turn, window.policy.first_live_turn

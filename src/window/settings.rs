@@ -69,8 +69,13 @@ impl Window {
         };
         self.settings = settings;
         self.wire.wire_formats = formats;
-        self.policy.costs.clear();
-        self.enforce();
+        match self.ledger.pin_task != self.settings.pin_task {
+            true => self.repin(),
+            false => {
+                self.policy.costs.clear();
+                self.enforce();
+            }
+        }
         Ok(())
     }
 

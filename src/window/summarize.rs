@@ -260,9 +260,11 @@ mod tests {
     use crate::persist;
     use crate::tokens::Count;
 
-    /// A session of `turns` turns of `user` + `tool` tokens, counted, each completed.
+    /// A session of `turns` turns of `user` + `tool` tokens, counted, each completed; the
+    /// task is not pinned (these tests archive it).
     fn session(config: &str, turns: usize, user: u32, tool: u32) -> Window {
         let mut window = Window::new("gpt-4o");
+        window.configure(r#"{"pin_task":false}"#).unwrap();
         window.configure(config).unwrap();
         window.push_counted(Kind::System, Count::exact(50));
         for _ in 0..turns {

@@ -103,14 +103,15 @@ impl Window {
         self.view_history().tokens().saturating_sub(self.available_for_history())
     }
 
-    /// The tool pairing problems of what was pushed, in ledger order (the newest turn's
-    /// unanswered calls are not problems: it may still be running).
+    /// The tool pairing problems of what was pushed, in ledger order, step by step as the
+    /// view repairs them (the newest step's unanswered calls are not problems: it may still
+    /// be running).
     pub fn pairing_defects(&self) -> Vec<pairing::Defect> {
-        let newest = self.ledger.turns.len().saturating_sub(1);
+        let newest = self.ledger.units.len().saturating_sub(1);
         let mut defects = Vec::new();
-        for turn in 0..self.ledger.turns.len() {
-            let range = self.turn_range(turn);
-            defects.extend(pairing::analyze(&self.ledger.messages, range.start, range.end, turn < newest));
+        for unit in 0..self.ledger.units.len() {
+            let range = self.ledger.unit_range(unit);
+            defects.extend(pairing::analyze(&self.ledger.messages, range.start, range.end, unit < newest));
         }
         defects
     }
