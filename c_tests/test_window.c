@@ -1,6 +1,15 @@
 /* The ledger: turns, pinned messages, the sliding boundary and every window function. */
 #include "harness.h"
 
+/* These tests count every turn, the first included, as history: the task is not pinned
+ * ("pin_task": false); c_tests/test_view.c checks the pinned task. */
+static ctxwin_window *unpinned_window(const char *model) {
+    ctxwin_window *w = new_window(model);
+    CHECK_OK(ctxwin_window_configure(w, "{\"pin_task\":false}", 18));
+    return w;
+}
+#define new_window unpinned_window
+
 static ctxwin_count counted(int32_t tokens) {
     ctxwin_count c = {tokens, true};
     return c;
