@@ -45,6 +45,7 @@ static void counts_equal_the_text_counts(void) {
 
 static void a_split_anthropic_message_renders_only_its_live_blocks(void) {
     ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(ctxwin_window_configure(w, "{\"pin_task\":false}", 18)); /* the first question may go */
     const char *json =
         "[{\"role\":\"user\",\"content\":\"first question, rather long so that it weighs\"},"
         "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"ls\",\"input\":{}}]},"

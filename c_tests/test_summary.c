@@ -3,6 +3,14 @@
 #include <stdlib.h>
 #include "harness.h"
 
+/* These tests archive the first turn too: the task is not pinned ("pin_task": false). */
+static ctxwin_window *unpinned_window(const char *model) {
+    ctxwin_window *w = new_window(model);
+    CHECK_OK(ctxwin_window_configure(w, "{\"pin_task\":false}", 18));
+    return w;
+}
+#define new_window unpinned_window
+
 static ctxwin_count counted(int32_t tokens) {
     ctxwin_count c = {tokens, true};
     return c;
