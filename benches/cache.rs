@@ -87,6 +87,11 @@ struct Totals {
     unreported: u64,
     /// The summary requests alone: how many, their input, and its cached part.
     summaries: [u64; 3],
+    /// Summed over the requests: tool calls sent, USER and ASSISTANT messages sent as
+    /// themselves, and tool results sent cleared (a placeholder in place of the output).
+    calls_sent: u64,
+    talk_sent: u64,
+    cleared_sent: u64,
 }
 
 /// The causes of `Totals::missed`, as printed.
@@ -106,6 +111,11 @@ fn output(lines: usize, salt: usize) -> String {
 /// The items of the request the window prepared, each as a hash of what it sends, with its
 /// tokens.
 fn request(window: &Window) -> Vec<Sent> {
+    request_items(window).into_iter().map(|(sent, _)| sent).collect()
+}
+
+/// The items of the request the window prepared, with each item's kind and type.
+fn request_items(window: &Window) -> Vec<(Sent, (Kind, ItemType))> {
     (0..window.view_len())
         .map(|i| {
             let item = window.view_item(i).unwrap();
@@ -114,12 +124,13 @@ fn request(window: &Window) -> Vec<Sent> {
             // in its text), a synthetic item by its text alone.
             let index = (item.item_type != ItemType::Synthetic).then_some(item.index);
             (item.item_type == ItemType::Message, item.kind.code(), index, item.text).hash(&mut hasher);
-            Sent {
+            let sent = Sent {
                 hash: hasher.finish(),
                 tokens: u64::from(item.tokens.tokens),
                 synthetic: item.item_type == ItemType::Synthetic,
                 index: item.index,
-            }
+            };
+            (sent, (item.kind, item.item_type))
         })
         .collect()
 }
@@ -147,13 +158,18 @@ struct Trace {
 /// to "auto" (the limit less reserve and overhead), so the summary threshold fires before
 /// the budget prunes turns out of the view.
 fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
+    policy_session(strategy, low_water, "", seed)
+}
+
+/// [`session`] with more configuration keys (`extra`, JSON object members, e.g. the stages).
+fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (Totals, Trace) {
     let mut rng = Rng::new(seed);
     let mut window = Window::new("claude-sonnet-4-5");
     window.set_overhead(SYSTEM, TOOLS).unwrap();
     let (strategy, budget) = strategy.split_once('@').map_or((strategy, BUDGET.to_string()), |(s, b)| (s, format!("\"{b}\"")));
     let (strategy, mode) = strategy.split_once('+').unwrap_or((strategy, "standalone"));
     let config = format!(
-        r#"{{"strategy":"{strategy}","history_budget":{budget},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":{SUMMARY_BUDGET},"summary_request":"{mode}"}}"#
+        r#"{{"strategy":"{strategy}","history_budget":{budget},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":{SUMMARY_BUDGET},"summary_request":"{mode}"{extra}}}"#
     );
     window.configure(&config).unwrap();
     let overhead = (SYSTEM + TOOLS) as u64;
@@ -163,7 +179,13 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
     let mut call = 0;
     let send = |window: &mut Window, totals: &mut Totals, previous: &mut Vec<Sent>| {
         let info = window.prepare().expect("every request fits");
-        let items = request(window);
+        let typed = request_items(window);
+        for &(_, (kind, item_type)) in &typed {
+            totals.calls_sent += u64::from(kind == Kind::ToolCall);
+            totals.talk_sent += u64::from(matches!(kind, Kind::User | Kind::Assistant) && item_type == ItemType::Message);
+            totals.cleared_sent += u64::from(kind == Kind::ToolResult && item_type == ItemType::Truncated);
+        }
+        let items: Vec<Sent> = typed.into_iter().map(|(sent, _)| sent).collect();
         let common = items.iter().zip(previous.iter()).take_while(|(a, b)| a.hash == b.hash).count();
         let common_tokens: u64 = items[..common].iter().map(|i| i.tokens).sum();
         assert!(info.stable_items <= common, "prepare reported a stable prefix longer than the true one");
@@ -373,6 +395,11 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    // `CTXWIN_CACHE_BENCH=policies` prints the policy table alone.
+    if std::env::var("CTXWIN_CACHE_BENCH").as_deref() == Ok("policies") {
+        policies();
+        return;
+    }
     println!(
         "cache bench: {TURNS} turns, seeds {SEEDS:?}, budget {BUDGET}, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians"
     );
@@ -439,6 +466,54 @@ fn main() {
         println!("{line}");
     }
     frontier(&traces);
+    policies();
+}
+
+/// The policies a coding agent could start with, side by side on the same sessions: billed
+/// input (cached at 0.1x) relative to `sliding` at `low_water` 1, and what each request shows
+/// relative to today's default (`sliding` at `low_water` 0.65): tool calls, and USER and
+/// ASSISTANT messages sent as themselves. Goals (issue 25): the recommended policy bills at
+/// most 0.40x of `low_water` 1, shows at least 2x the tool calls and 1.5x the messages of
+/// the default, and no request is over the limit.
+fn policies() {
+    const POLICIES: [(&str, &str, &str, &str); 6] = [
+        ("sliding, low_water 1", "sliding", "1", ""),
+        ("sliding (today's default)", "sliding", "0.65", ""),
+        ("clear, sliding", "sliding", "0.65", r#","stages":["clear","sliding"]"#),
+        ("clear keep 4, sliding", "sliding", "0.65", r#","stages":["clear","sliding"],"keep_tool_results":4"#),
+        ("clear keep 16, sliding", "sliding", "0.65", r#","stages":["clear","sliding"],"keep_tool_results":16"#),
+        ("clear, summary", "summary", "0.65", r#","stages":["clear","summary"]"#),
+    ];
+    println!(
+        "\npolicies on the same sessions (medians over the seeds; billed at 0.1x vs sliding at low_water 1; shown vs today's default):"
+    );
+    println!(
+        "{:<28} {:>10} {:>8} {:>8} {:>10} {:>8} {:>10} {:>8} {:>9} {:>6}",
+        "policy", "billed.1", "vs lw1", "calls", "vs dflt", "talk", "vs dflt", "cleared", "largest", "over"
+    );
+    let runs: Vec<Vec<Totals>> = POLICIES
+        .iter()
+        .map(|&(_, strategy, low_water, extra)| {
+            SEEDS.iter().map(|&seed| policy_session(strategy, low_water, extra, seed).0).collect()
+        })
+        .collect();
+    let (lw1, default) = (&runs[0], &runs[1]);
+    for ((name, ..), runs) in POLICIES.iter().zip(&runs) {
+        let per = |f: &dyn Fn(&Totals, usize) -> f64| median(runs.iter().enumerate().map(|(s, r)| f(r, s)).collect());
+        let per_request = |r: &Totals, v: u64| v as f64 / r.requests as f64;
+        println!(
+            "{name:<28} {:>10.2} {:>8.3} {:>8.1} {:>10.2} {:>8.1} {:>10.2} {:>8.1} {:>9} {:>6}",
+            per(&|r, _| r.billed(0.1) / 1e6),
+            per(&|r, s| r.billed(0.1) / lw1[s].billed(0.1)),
+            per(&|r, _| per_request(r, r.calls_sent)),
+            per(&|r, s| per_request(r, r.calls_sent) / per_request(&default[s], default[s].calls_sent)),
+            per(&|r, _| per_request(r, r.talk_sent)),
+            per(&|r, s| per_request(r, r.talk_sent) / per_request(&default[s], default[s].talk_sent)),
+            per(&|r, _| per_request(r, r.cleared_sent)),
+            runs.iter().map(|r| r.largest).max().unwrap(),
+            runs.iter().map(|r| r.over).sum::<u64>(),
+        );
+    }
 }
 
 /// Sliding in the front-dropping model: the walk at each low water, and the best any

@@ -1,8 +1,11 @@
 //! Window settings and the JSON object `ctxwin_window_configure` takes.
 
+pub mod clearing;
+
 use crate::error::{Error, ErrorKind, Result, echo};
 use crate::limits::MessageLimit;
 use crate::wire::Format;
+use clearing::Clearing;
 use serde_json::Value;
 
 /// The default history budget: the source design's `DEFAULT_HISTORY_TOKEN_LIMIT`.
@@ -242,6 +245,8 @@ pub struct Settings {
     pub cache_breakpoints: bool,
     /// How summary requests are built.
     pub summary_request: SummaryRequest,
+    /// The clearing stage: whether it runs before the strategy (`stages`) and how.
+    pub clearing: Clearing,
 }
 
 impl Default for Settings {
@@ -271,6 +276,7 @@ impl Default for Settings {
             output_reserve: Tokens::Auto,
             cache_breakpoints: false,
             summary_request: SummaryRequest::Standalone,
+            clearing: Clearing::default(),
         }
     }
 }
@@ -294,6 +300,13 @@ impl Settings {
         for (key, value) in object {
             next.apply(key, value)?;
         }
+        if let (Some(strategy), Some(Value::Array(stages))) = (object.get("strategy"), object.get("stages")) {
+            if stages.last() != Some(strategy) {
+                return Err(Error::invalid_arg(format!(
+                    "configuration keys 'strategy' ({strategy}) and 'stages' disagree: the last stage is the strategy; give one of them"
+                )));
+            }
+        }
         next.check_consistent()?;
         Ok(next)
     }
@@ -301,7 +314,7 @@ impl Settings {
     /// Every setting as a configuration object: `with_value` on the defaults gives these
     /// settings back.
     pub fn to_value(&self) -> Value {
-        serde_json::json!({
+        let mut value = serde_json::json!({
             "strategy": self.strategy.as_str(),
             "history_budget": match self.budget_mode {
                 BudgetMode::Default => Value::from("default"),
@@ -329,7 +342,21 @@ impl Settings {
             "output_reserve": self.output_reserve.to_value(),
             "cache_breakpoints": self.cache_breakpoints,
             "summary_request": self.summary_request.as_str(),
-        })
+            "stages": self.stages(),
+        });
+        self.clearing.to_entries(value.as_object_mut().expect("settings are an object"));
+        value
+    }
+
+    /// The policy's stages, in the order they act: `"clear"` when the clearing stage is on,
+    /// then the strategy (itself a preset of stages, see [`StrategyName`]).
+    pub fn stages(&self) -> Vec<&'static str> {
+        let mut stages = Vec::new();
+        if self.clearing.enabled {
+            stages.push(STAGE_CLEAR);
+        }
+        stages.push(self.strategy.as_str());
+        stages
     }
 
     /// Tokens kept free for the answer in a context limit of `limit` tokens.
@@ -380,6 +407,8 @@ impl Settings {
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
             "cache_breakpoints" => self.cache_breakpoints = parse_bool(key, value)?,
             "summary_request" => self.summary_request = parse_summary_request(value)?,
+            "stages" => (self.clearing.enabled, self.strategy) = parse_stages(value)?,
+            key if clearing::KEYS.contains(&key) => self.clearing.apply(key, value)?,
             unknown => return Err(Error::invalid_arg(format!("unknown configuration key '{}'", echo(unknown)))),
         }
         Ok(())
@@ -401,16 +430,60 @@ fn parse_keep_recent_steps(key: &str, value: &Value) -> Result<u32> {
 
 fn parse_strategy(value: &Value) -> Result<StrategyName> {
     let name = value.as_str().ok_or_else(|| Error::invalid_arg("configuration key 'strategy' must be a string"))?;
-    match name {
-        "sliding" => Ok(StrategyName::Sliding),
-        "summary" => Ok(StrategyName::Summary),
-        "drop_oldest" => Ok(StrategyName::DropOldest),
-        "tiered" => Ok(StrategyName::Tiered),
-        "monologue" => Ok(StrategyName::Monologue),
-        other => Err(Error::invalid_arg(format!(
+    strategy_named(name).ok_or_else(|| {
+        Error::invalid_arg(format!(
             "configuration key 'strategy': unknown strategy '{}' (expected sliding, drop_oldest, tiered, monologue or summary)",
-            echo(other)
-        ))),
+            echo(name)
+        ))
+    })
+}
+
+fn strategy_named(name: &str) -> Option<StrategyName> {
+    match name {
+        "sliding" => Some(StrategyName::Sliding),
+        "summary" => Some(StrategyName::Summary),
+        "drop_oldest" => Some(StrategyName::DropOldest),
+        "tiered" => Some(StrategyName::Tiered),
+        "monologue" => Some(StrategyName::Monologue),
+        _ => None,
+    }
+}
+
+/// The stage that clears old tool results before the strategy acts.
+pub const STAGE_CLEAR: &str = "clear";
+
+/// The `stages` key: a list of stage names in the order they act, each acting only while the
+/// view is still over its limits: `"clear"` first if wanted, then exactly one strategy (a
+/// preset of stages: `summary` summarises then drops, `tiered` cuts, condenses then drops,
+/// `monologue` strips then drops, `sliding` and `drop_oldest` drop). Returns whether the
+/// clearing stage is on, and the strategy.
+fn parse_stages(value: &Value) -> Result<(bool, StrategyName)> {
+    let refuse = |why: String| {
+        Error::invalid_arg(format!(
+            "configuration key 'stages': {why} (expected an optional \"clear\" then one strategy: sliding, drop_oldest, \
+             tiered, monologue or summary, e.g. [\"clear\", \"sliding\"])"
+        ))
+    };
+    let Value::Array(stages) = value else {
+        return Err(refuse(format!("must be a list of stage names (got {})", echo(&value.to_string()))));
+    };
+    let names: Vec<&str> = stages
+        .iter()
+        .map(|stage| {
+            stage.as_str().ok_or_else(|| refuse(format!("a stage name must be a string (got {})", echo(&stage.to_string()))))
+        })
+        .collect::<Result<_>>()?;
+    if let Some(unknown) = names.iter().find(|name| **name != STAGE_CLEAR && strategy_named(name).is_none()) {
+        return Err(refuse(format!("unknown stage '{}'", echo(unknown))));
+    }
+    if names.iter().skip(1).any(|name| *name == STAGE_CLEAR) {
+        return Err(refuse("\"clear\" comes first, before the strategy".into()));
+    }
+    match names.as_slice() {
+        [] => Err(refuse("the list is empty".into())),
+        [STAGE_CLEAR] => Err(refuse("\"clear\" must be followed by a strategy".into())),
+        [STAGE_CLEAR, strategy] | [strategy] => Ok((names.len() == 2, strategy_named(strategy).expect("checked above"))),
+        _ => Err(refuse(format!("one strategy ends the list ({} stages given)", names.len()))),
     }
 }
 
@@ -565,10 +638,28 @@ mod tests {
             r#"{"cache_breakpoints":true}"#,
             r#"{"summary_request":"conversation"}"#,
             r#"{"summary_request":"standalone"}"#,
+            r#"{"stages":["clear","summary"],"keep_tool_results":4,"exclude_tools":["memory"],"clear_at_least":0}"#,
+            r#"{"stages":["tiered"],"clear_tool_inputs":true,"supersede":{"read_file":"path"},"clear_placeholder":"{tool}"}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
         }
+    }
+
+    #[test]
+    fn stages_set_the_clearing_stage_and_the_strategy() {
+        let settings = Settings::default().with_json(r#"{"stages":["clear","summary"]}"#).unwrap();
+        assert!(settings.clearing.enabled);
+        assert_eq!(settings.strategy, StrategyName::Summary);
+        assert_eq!(settings.stages(), ["clear", "summary"]);
+        // The strategy key keeps the clearing stage; stages without "clear" turn it off.
+        let tiered = settings.with_json(r#"{"strategy":"tiered"}"#).unwrap();
+        assert_eq!(tiered.stages(), ["clear", "tiered"]);
+        let plain = tiered.with_json(r#"{"stages":["sliding"]}"#).unwrap();
+        assert_eq!((plain.clearing.enabled, plain.strategy), (false, StrategyName::Sliding));
+        assert_eq!(Settings::default().stages(), ["sliding"]);
+        // Both keys, agreeing, are fine.
+        assert!(Settings::default().with_json(r#"{"strategy":"monologue","stages":["clear","monologue"]}"#).is_ok());
     }
 
     #[test]
@@ -644,6 +735,18 @@ mod tests {
                 "keep_recent",
             ),
             (r#"{"history_budget":10,"bogus":1}"#, ErrorKind::InvalidArg, "bogus"),
+            (r#"{"stages":[]}"#, ErrorKind::InvalidArg, "'stages': the list is empty"),
+            (r#"{"stages":"clear"}"#, ErrorKind::InvalidArg, "'stages'"),
+            (r#"{"stages":["clear"]}"#, ErrorKind::InvalidArg, "must be followed by a strategy"),
+            (r#"{"stages":["sliding","clear"]}"#, ErrorKind::InvalidArg, "\"clear\" comes first"),
+            (r#"{"stages":["compress","sliding"]}"#, ErrorKind::InvalidArg, "unknown stage 'compress'"),
+            (r#"{"stages":["clear","clear","sliding"]}"#, ErrorKind::InvalidArg, "\"clear\" comes first"),
+            (r#"{"stages":["clear","sliding","tiered"]}"#, ErrorKind::InvalidArg, "3 stages given"),
+            (r#"{"stages":["clear",7]}"#, ErrorKind::InvalidArg, "'stages'"),
+            (r#"{"stages":["clear","sliding"],"strategy":"tiered"}"#, ErrorKind::InvalidArg, "disagree"),
+            (r#"{"keep_tool_results":-1}"#, ErrorKind::InvalidArg, "keep_tool_results"),
+            (r#"{"exclude_tools":{"a":1}}"#, ErrorKind::InvalidArg, "exclude_tools"),
+            (r#"{"supersede":{"read_file":""}}"#, ErrorKind::InvalidArg, "supersede"),
             (r#"[1,2]"#, ErrorKind::InvalidArg, "object"),
             (r#"{"history_budget":"#, ErrorKind::Parse, "JSON"),
             // A key given twice: refused as every JSON reader refuses it.

@@ -27,7 +27,7 @@ mod reading;
 pub use reading::MAX_SAVED_BYTES;
 
 use crate::cache::{CacheState, CacheStats, PreparedView};
-use crate::config::{BudgetMode, Fraction, Settings, Tokens};
+use crate::config::{BudgetMode, Fraction, Settings, Tokens, clearing};
 use crate::error::{Error, ErrorKind, Result};
 use crate::fields::{Fields, parse_error};
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_call_text};
@@ -375,13 +375,21 @@ fn read_header(fields: &Fields) -> Result<()> {
     Ok(())
 }
 
-/// The settings as a configuration object, without `history_budget` while it is the default:
-/// a missing key restores the default, in this version and in those before `"default"`
-/// was a value (which read the key as a number or `"auto"`).
+/// The settings as a configuration object, without `history_budget` while it is the default
+/// and without the clearing stage's keys while they are the defaults: a missing key restores
+/// the default, in this version and in those before the key or the value existed (so a
+/// document that uses neither still loads in older libraries).
 fn saved_settings(settings: &Settings) -> Value {
     let mut value = settings.to_value();
+    let object = value.as_object_mut().expect("settings are an object");
     if settings.budget_mode == BudgetMode::Default {
-        value.as_object_mut().expect("settings are an object").remove("history_budget");
+        object.remove("history_budget");
+    }
+    let defaults = Settings::default().to_value();
+    for key in clearing::KEYS.iter().copied().chain(["stages"]) {
+        if object.get(key) == defaults.get(key) || (key == "stages" && !settings.clearing.enabled) {
+            object.remove(key);
+        }
     }
     value
 }

@@ -1,0 +1,238 @@
+//! The clearing stage's settings (`stages`, `keep_tool_results`, `clear_tool_inputs`,
+//! `exclude_tools`, `clear_at_least`, `clear_placeholder`, `supersede`): which old tool
+//! results a view replaces by a short placeholder before any strategy drops or summarises.
+
+use crate::error::{Error, Result, echo};
+use serde_json::{Map, Value};
+
+/// Newest tool results the clearing stage never clears, unless configured
+/// (`keep_tool_results`). Chosen with `cargo bench --bench cache` (see the README's policy
+/// table): fewer saves little more and costs the model the results it is working from.
+pub const DEFAULT_KEEP_TOOL_RESULTS: u32 = 8;
+
+/// Tokens a clearing must save at least, unless configured (`clear_at_least`): a clearing
+/// changes the prompt from the first result it clears on, so the provider's cached prefix is
+/// lost from there, and a small saving does not pay for it.
+pub const DEFAULT_CLEAR_AT_LEAST: u32 = 2_000;
+
+/// Longest placeholder template `clear_placeholder` takes, in bytes.
+pub const MAX_PLACEHOLDER_BYTES: usize = 1_024;
+
+/// How the clearing stage treats old tool results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clearing {
+    /// True when the policy's stages start with `"clear"`.
+    pub enabled: bool,
+    /// Newest tool results never cleared.
+    pub keep_tool_results: u32,
+    /// True when a cleared result's call is sent with empty arguments too.
+    pub clear_tool_inputs: bool,
+    /// Tools whose results are never cleared, as given.
+    pub exclude_tools: Vec<Box<str>>,
+    /// Tokens a clearing must save at least, or it does not happen.
+    pub clear_at_least: u32,
+    /// The placeholder template (`{tool}`, `{call_id}`, `{host_id}`, `{tokens}`), or `None`
+    /// for the built-in text.
+    pub placeholder: Option<Box<str>>,
+    /// `(tool, argument)`: a result of `tool` is superseded by a later call of `tool` with
+    /// the same value of `argument` (a file read again).
+    pub supersede: Vec<(Box<str>, Box<str>)>,
+}
+
+impl Default for Clearing {
+    fn default() -> Clearing {
+        Clearing {
+            enabled: false,
+            keep_tool_results: DEFAULT_KEEP_TOOL_RESULTS,
+            clear_tool_inputs: false,
+            exclude_tools: Vec::new(),
+            clear_at_least: DEFAULT_CLEAR_AT_LEAST,
+            placeholder: None,
+            supersede: Vec::new(),
+        }
+    }
+}
+
+/// The keys this module reads.
+pub const KEYS: [&str; 6] =
+    ["keep_tool_results", "clear_tool_inputs", "exclude_tools", "clear_at_least", "clear_placeholder", "supersede"];
+
+impl Clearing {
+    /// Applies the configuration key `key` (one of [`KEYS`]).
+    pub fn apply(&mut self, key: &str, value: &Value) -> Result<()> {
+        match key {
+            "keep_tool_results" => self.keep_tool_results = whole_number(key, value)?,
+            "clear_tool_inputs" => {
+                self.clear_tool_inputs = value
+                    .as_bool()
+                    .ok_or_else(|| Error::invalid_arg(format!("configuration key '{key}' must be true or false")))?
+            }
+            "exclude_tools" => self.exclude_tools = tool_names(value)?,
+            "clear_at_least" => self.clear_at_least = whole_number(key, value)?,
+            "clear_placeholder" => self.placeholder = placeholder(value)?,
+            "supersede" => self.supersede = supersede_rules(value)?,
+            _ => unreachable!("Clearing::apply is called with its own keys"),
+        }
+        Ok(())
+    }
+
+    /// The keys as a configuration object's entries.
+    pub fn to_entries(&self, into: &mut Map<String, Value>) {
+        into.insert("keep_tool_results".into(), self.keep_tool_results.into());
+        into.insert("clear_tool_inputs".into(), self.clear_tool_inputs.into());
+        into.insert("exclude_tools".into(), self.exclude_tools.iter().map(|tool| Value::from(&**tool)).collect());
+        into.insert("clear_at_least".into(), self.clear_at_least.into());
+        into.insert("clear_placeholder".into(), self.placeholder.as_deref().map_or(Value::Null, Value::from));
+        let rules: Map<String, Value> =
+            self.supersede.iter().map(|(tool, argument)| (tool.to_string(), Value::from(&**argument))).collect();
+        into.insert("supersede".into(), rules.into());
+    }
+
+    /// True when results of `tool` may be cleared.
+    pub fn clears(&self, tool: Option<&str>) -> bool {
+        tool.is_none_or(|tool| !self.exclude_tools.iter().any(|excluded| &**excluded == tool))
+    }
+
+    /// The argument whose value identifies what a call of `tool` read, if a rule names one.
+    pub fn superseding_argument(&self, tool: &str) -> Option<&str> {
+        self.supersede.iter().find(|(name, _)| &**name == tool).map(|(_, argument)| &**argument)
+    }
+}
+
+fn whole_number(key: &str, value: &Value) -> Result<u32> {
+    value.as_u64().filter(|&n| n <= i32::MAX as u64).map(|n| n as u32).ok_or_else(|| {
+        Error::invalid_arg(format!(
+            "configuration key '{key}' must be a whole number from 0 to {} (got {})",
+            i32::MAX,
+            echo(&value.to_string())
+        ))
+    })
+}
+
+fn tool_names(value: &Value) -> Result<Vec<Box<str>>> {
+    let refuse = || Error::invalid_arg("configuration key 'exclude_tools' must be a list of tool names (strings)");
+    let Value::Array(names) = value else {
+        return Err(refuse());
+    };
+    names.iter().map(|name| name.as_str().filter(|name| !name.is_empty()).map(Box::from).ok_or_else(refuse)).collect()
+}
+
+fn placeholder(value: &Value) -> Result<Option<Box<str>>> {
+    match value {
+        Value::Null => Ok(None),
+        Value::String(text) if !text.trim().is_empty() && text.len() <= MAX_PLACEHOLDER_BYTES => Ok(Some(text.as_str().into())),
+        _ => Err(Error::invalid_arg(format!(
+            "configuration key 'clear_placeholder' must be null (the built-in text) or a text of 1 to {MAX_PLACEHOLDER_BYTES} \
+             bytes that is not blank; {{tool}}, {{call_id}}, {{host_id}} and {{tokens}} in it are filled in"
+        ))),
+    }
+}
+
+fn supersede_rules(value: &Value) -> Result<Vec<(Box<str>, Box<str>)>> {
+    let Value::Object(rules) = value else {
+        return Err(Error::invalid_arg(
+            "configuration key 'supersede' must be an object naming, per tool, the argument that identifies what it read \
+             (e.g. {\"read_file\": \"path\"})",
+        ));
+    };
+    rules
+        .iter()
+        .map(|(tool, argument)| match argument.as_str() {
+            Some(argument) if !argument.is_empty() && !tool.is_empty() => Ok((tool.as_str().into(), argument.into())),
+            _ => Err(Error::invalid_arg(format!(
+                "configuration key 'supersede': the rule for tool '{}' must name an argument (a non-empty string, e.g. \"path\")",
+                echo(tool)
+            ))),
+        })
+        .collect()
+}
+
+/// The placeholder that stands for a cleared result: `template` (or the built-in text) with
+/// `{tool}`, `{call_id}`, `{host_id}` and `{tokens}` filled in. The built-in text names the
+/// host id only where there is one.
+pub fn placeholder_text(
+    template: Option<&str>,
+    tool: Option<&str>,
+    call_id: Option<&str>,
+    host_id: Option<i64>,
+    tokens: u32,
+) -> String {
+    let tool = tool.unwrap_or("tool");
+    let call_id = call_id.unwrap_or("");
+    match template {
+        Some(template) => template
+            .replace("{tool}", tool)
+            .replace("{call_id}", call_id)
+            .replace("{host_id}", &host_id.map(|id| id.to_string()).unwrap_or_default())
+            .replace("{tokens}", &tokens.to_string()),
+        None => {
+            let call = if call_id.is_empty() { String::new() } else { format!(" (call {call_id})") };
+            let host = host_id.map(|id| format!(", host id {id}")).unwrap_or_default();
+            format!(
+                "[Old tool result cleared to save context: {tool}{call}{host}, {tokens} tokens. Call the tool again if you need it.]"
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn applied(key: &str, json: &str) -> Result<Clearing> {
+        let mut clearing = Clearing::default();
+        clearing.apply(key, &serde_json::from_str(json).unwrap()).map(|()| clearing)
+    }
+
+    #[test]
+    fn reads_every_key() {
+        assert_eq!(applied("keep_tool_results", "0").unwrap().keep_tool_results, 0);
+        assert!(applied("clear_tool_inputs", "true").unwrap().clear_tool_inputs);
+        let excluded = applied("exclude_tools", r#"["memory","todo"]"#).unwrap();
+        assert!(!excluded.clears(Some("memory")) && excluded.clears(Some("read_file")) && excluded.clears(None));
+        assert_eq!(applied("clear_at_least", "5000").unwrap().clear_at_least, 5000);
+        let rules = applied("supersede", r#"{"read_file":"path","view":"file"}"#).unwrap();
+        assert_eq!(rules.superseding_argument("view"), Some("file"));
+        assert_eq!(rules.superseding_argument("grep"), None);
+        assert_eq!(applied("clear_placeholder", r#""gone: {tool}""#).unwrap().placeholder.as_deref(), Some("gone: {tool}"));
+        assert_eq!(applied("clear_placeholder", "null").unwrap().placeholder, None);
+    }
+
+    #[test]
+    fn refusals_name_the_key() {
+        for (key, json) in [
+            ("keep_tool_results", "-1"),
+            ("keep_tool_results", "2.5"),
+            ("keep_tool_results", r#""3""#),
+            ("clear_tool_inputs", "1"),
+            ("exclude_tools", r#""read_file""#),
+            ("exclude_tools", r#"["read_file", 3]"#),
+            ("exclude_tools", r#"[""]"#),
+            ("clear_at_least", "-5"),
+            ("clear_placeholder", r#""  ""#),
+            ("clear_placeholder", "7"),
+            ("supersede", r#"["read_file"]"#),
+            ("supersede", r#"{"read_file": ""}"#),
+            ("supersede", r#"{"read_file": null}"#),
+            ("supersede", r#"{"read_file": ["path"]}"#),
+        ] {
+            let error = applied(key, json).unwrap_err();
+            assert!(error.message().contains(key), "{key} = {json}: {}", error.message());
+        }
+        let long = format!("\"{}\"", "x".repeat(MAX_PLACEHOLDER_BYTES + 1));
+        assert!(applied("clear_placeholder", &long).is_err());
+    }
+
+    #[test]
+    fn placeholders_name_the_tool_the_call_and_the_tokens() {
+        let text = placeholder_text(None, Some("read_file"), Some("call_7"), None, 1234);
+        assert!(text.contains("read_file") && text.contains("call_7") && text.contains("1234"), "{text}");
+        assert!(!text.contains("host id"), "{text}");
+        assert!(placeholder_text(None, Some("grep"), None, Some(42), 9).contains("host id 42"));
+        assert_eq!(
+            placeholder_text(Some("{tool}/{call_id}/{host_id}/{tokens} (recall it)"), Some("ls"), Some("c1"), Some(5), 77),
+            "ls/c1/5/77 (recall it)"
+        );
+        assert_eq!(placeholder_text(Some("{host_id}|"), None, None, None, 0), "|");
+    }
+}
