@@ -1,6 +1,7 @@
 /* Cache-aware windows through the C API: prepare before every request (the request fits
  * the context limit, the stable prefix grows with appends), provider usage objects, cache
  * statistics, and bad input that changes nothing. */
+#include <stdio.h>
 #include <stdlib.h>
 #include "harness.h"
 
@@ -64,7 +65,7 @@ static void a_request_that_cannot_fit_is_refused(void) {
     big[20000] = '\0';
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, big));
     uint32_t generation = ctxwin_window_generation(w);
-    ctxwin_request_info info = {7, 7, 7, 7, 7};
+    ctxwin_request_info info = {7, 7, 7, 7, 7, 7, 7};
     CHECK_STATUS(ctxwin_window_prepare(w, &info), CTXWIN_STATUS_OUT_OF_RANGE);
     CHECK(info.removed == 7 && info.tokens == 7); /* not written on failure */
     CHECK(strstr(last_error(w), "2000") != NULL);
@@ -266,10 +267,60 @@ static void usage_is_not_taken_on_trust(void) {
     CHECK_STATUS(ctxwin_window_calibration(w, NULL, &learned), CTXWIN_STATUS_NULL_ARG);
     CHECK_STATUS(ctxwin_window_calibration(w, &ratio, NULL), CTXWIN_STATUS_NULL_ARG);
     CHECK_STATUS(ctxwin_window_calibration(NULL, &ratio, &learned), CTXWIN_STATUS_NULL_ARG);
+/* The clearing stage: in a long tool loop under a small budget, old results are sent as a
+ * placeholder naming the tool and the call while their calls stay; prepare says how many
+ * and what it saved; the newest results stay whole; bad stage lists change nothing. */
+static void old_tool_results_are_cleared_first(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"stages\":[\"clear\",\"sliding\"],\"history_budget\":3000,"
+                          "\"keep_tool_results\":2,\"clear_at_least\":500}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parse.c."));
+    char output[4096];
+    size_t len = 0;
+    for (int line = 0; line < 100; line++) {
+        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
+    }
+    ctxwin_request_info info;
+    for (int step = 0; step < 12; step++) {
+        char id[16];
+        snprintf(id, sizeof id, "call_%d", step);
+        const char *args = "{\"path\":\"src/parse.c\"}";
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+    }
+    CHECK(info.cleared_results > 0 && info.cleared_tokens >= 500);
+    size_t cleared = 0, whole = 0, calls = 0;
+    for (size_t i = 0; i < ctxwin_window_view_len(w); i++) {
+        struct ctxwin_item item;
+        CHECK_OK(ctxwin_window_view_get(w, i, &item));
+        if (item.kind == CTXWIN_KIND_TOOL_CALL) calls++;
+        if (item.kind != CTXWIN_KIND_TOOL_RESULT) continue;
+        if (item.type == CTXWIN_ITEM_TRUNCATED) {
+            cleared++;
+            CHECK(strstr(item.text, "read_file") != NULL && strstr(item.text, "call_") != NULL);
+        } else {
+            whole++;
+        }
+    }
+    CHECK(cleared == info.cleared_results && whole >= 2 && calls == cleared + whole);
+    uint32_t generation = ctxwin_window_generation(w);
+    CHECK_STATUS(configure(w, "{\"stages\":[]}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "'stages'") != NULL);
+    CHECK_STATUS(configure(w, "{\"stages\":[\"clear\",\"shred\"]}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "shred") != NULL);
+    CHECK_STATUS(configure(w, "{\"exclude_tools\":\"read_file\"}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "exclude_tools") != NULL);
+    CHECK_STATUS(configure(w, "{\"keep_tool_results\":-1}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(ctxwin_window_generation(w) == generation);
+    ctxwin_request_info again;
+    CHECK_OK(ctxwin_window_prepare(w, &again));
+    CHECK(again.cleared_results == info.cleared_results && again.tokens == info.tokens);
     ctxwin_window_free(w);
 }
 
 void suite_cache(void) {
+    harness_run("old_tool_results_are_cleared_first", old_tool_results_are_cleared_first);
     harness_run("prepare_before_every_request", prepare_before_every_request);
     harness_run("a_request_that_cannot_fit_is_refused", a_request_that_cannot_fit_is_refused);
     harness_run("usage_objects_of_every_provider", usage_objects_of_every_provider);

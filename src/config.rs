@@ -369,6 +369,13 @@ impl Settings {
 
     /// Rejects combinations no conversation can satisfy.
     fn check_consistent(&self) -> Result<()> {
+        if self.clearing.enabled && !matches!(self.strategy, StrategyName::Sliding | StrategyName::Summary) {
+            return Err(Error::invalid_arg(format!(
+                "configuration key 'stages': \"clear\" runs before sliding or summary in this version, not {} \
+                 (they walk the steps it clears; the others plan on whole outputs)",
+                self.strategy.as_str()
+            )));
+        }
         if let Some(threshold) = self.message_threshold {
             let kept = u64::from(self.keep_first) + u64::from(self.keep_recent);
             if self.strategy == StrategyName::Tiered && kept > u64::from(threshold) {
@@ -639,7 +646,8 @@ mod tests {
             r#"{"summary_request":"conversation"}"#,
             r#"{"summary_request":"standalone"}"#,
             r#"{"stages":["clear","summary"],"keep_tool_results":4,"exclude_tools":["memory"],"clear_at_least":0}"#,
-            r#"{"stages":["tiered"],"clear_tool_inputs":true,"supersede":{"read_file":"path"},"clear_placeholder":"{tool}"}"#,
+            r#"{"stages":["tiered"],"clear_tool_inputs":true,"clear_placeholder":"{tool}"}"#,
+            r#"{"stages":["clear","sliding"],"clear_tool_inputs":true,"exclude_tools":["a","b"]}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
             assert_eq!(Settings::default().with_value(&settings.to_value()).unwrap(), settings, "{json}");
@@ -653,13 +661,15 @@ mod tests {
         assert_eq!(settings.strategy, StrategyName::Summary);
         assert_eq!(settings.stages(), ["clear", "summary"]);
         // The strategy key keeps the clearing stage; stages without "clear" turn it off.
-        let tiered = settings.with_json(r#"{"strategy":"tiered"}"#).unwrap();
-        assert_eq!(tiered.stages(), ["clear", "tiered"]);
-        let plain = tiered.with_json(r#"{"stages":["sliding"]}"#).unwrap();
+        let sliding = settings.with_json(r#"{"strategy":"sliding"}"#).unwrap();
+        assert_eq!(sliding.stages(), ["clear", "sliding"]);
+        let refused = sliding.with_json(r#"{"strategy":"tiered"}"#).unwrap_err();
+        assert!(refused.message().contains("\"clear\" runs before sliding or summary"), "{}", refused.message());
+        let plain = sliding.with_json(r#"{"stages":["sliding"]}"#).unwrap();
         assert_eq!((plain.clearing.enabled, plain.strategy), (false, StrategyName::Sliding));
         assert_eq!(Settings::default().stages(), ["sliding"]);
         // Both keys, agreeing, are fine.
-        assert!(Settings::default().with_json(r#"{"strategy":"monologue","stages":["clear","monologue"]}"#).is_ok());
+        assert!(Settings::default().with_json(r#"{"strategy":"summary","stages":["clear","summary"]}"#).is_ok());
     }
 
     #[test]
@@ -746,7 +756,6 @@ mod tests {
             (r#"{"stages":["clear","sliding"],"strategy":"tiered"}"#, ErrorKind::InvalidArg, "disagree"),
             (r#"{"keep_tool_results":-1}"#, ErrorKind::InvalidArg, "keep_tool_results"),
             (r#"{"exclude_tools":{"a":1}}"#, ErrorKind::InvalidArg, "exclude_tools"),
-            (r#"{"supersede":{"read_file":""}}"#, ErrorKind::InvalidArg, "supersede"),
             (r#"[1,2]"#, ErrorKind::InvalidArg, "object"),
             (r#"{"history_budget":"#, ErrorKind::Parse, "JSON"),
             // A key given twice: refused as every JSON reader refuses it.

@@ -17,6 +17,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::ledger::Ledger;
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
 use crate::pairing;
+use crate::strategy::clearing::ClearStage;
 use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan, Rules};
 use crate::strategy::sliding::WalkUnits;
@@ -25,6 +26,7 @@ use crate::strategy::{drop_oldest, monologue, running_turn, tiered};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count, Model, Tokenizer};
 use crate::view::Overlay;
+use crate::view::clearing::ClearedView;
 use crate::view::render::Renderer;
 use crate::view::text::CANCELLED_RESULT;
 use crate::wire::{Format, FormatSet};
@@ -525,6 +527,7 @@ impl Window {
         self.wire.last_request.forget_from(message_count);
         self.wire.last_report = None;
         self.policy.costs.forget_from(self.ledger.units.len().saturating_sub(1));
+        self.policy.costs.clearables.forget_from(message_count);
     }
 
     /// After a rewind: drops the compaction records whose archived range is no longer
@@ -641,6 +644,13 @@ impl Window {
         let ledger = self.ledger();
         let renderer = Renderer::new(ledger);
         let previous = self.policy.overlay.as_ref().filter(|_| cache.view_reusable);
+        // The clearing stage (before sliding and summary only: see `Settings::check_consistent`).
+        let clearing = settings.clearing.enabled;
+        let mut clearables = std::mem::take(&mut cache.clearables);
+        if clearing {
+            clearables.read_to(&ledger, &settings.clearing, self.ledger.messages.len());
+        }
+        let mut cleared_before = 0;
         let mut costs = Costs::new(renderer, cache);
         // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
         let floor = self.ledger.first_unit_of(self.policy.forced_first_live.max(self.archived_turns()));
@@ -648,7 +658,7 @@ impl Window {
         let low_water = settings.low_water;
         let keep_recent_steps = settings.keep_recent_steps as usize;
         let cut_by_hand = self.ledger.first_unit_of(self.policy.compacted_through);
-        let plan = match settings.strategy {
+        let mut plan = match settings.strategy {
             StrategyName::Sliding | StrategyName::Summary => {
                 let limits = Limits { tokens: available, items: None, turns: None, low_water };
                 let newest = unit_count.saturating_sub(1);
@@ -662,11 +672,24 @@ impl Window {
                     ledger: &self.ledger,
                     calibration: self.wire.calibration,
                     rules: Rules { ledger, free, keep_recent_steps, marker },
+                    clear: clearing.then(|| ClearStage {
+                        clearables: &clearables,
+                        keep: settings.clearing.keep_tool_results as usize,
+                        at_least: u64::from(settings.clearing.clear_at_least),
+                    }),
                 };
-                let first = costs.first_kept(&limits, &mut units).max(floor.min(newest));
+                let kept = costs.first_kept(&limits, &mut units);
+                let first = kept.first.max(floor.min(newest));
+                cleared_before = kept.cleared_before;
+                let clears_in_view = unit_count > 0 && cleared_before > ledger.unit_range(first).start;
                 match self.repairs_from(first) {
-                    false if unit_count == 0 || ledger.opens_turn(first) => return (first, None),
+                    false if (unit_count == 0 || ledger.opens_turn(first)) && !clears_in_view => {
+                        costs.cache().clearables = clearables;
+                        return (first, None);
+                    }
                     false => drop_oldest::whole_from(&costs, first),
+                    // Repaired steps cost what the renderer says; it counts cleared results
+                    // whole, so this may drop a step more than the walk did, never less.
                     true => drop_oldest::fit_from(&mut costs, first, &Limits { low_water: Fraction::ONE, ..limits }),
                 }
             }
@@ -706,7 +729,10 @@ impl Window {
                 monologue::plan(&zones, unit_count, floor, cut_by_hand)
             }
         };
-        let overlay = plan.build(&renderer, previous);
+        plan.clear_before(cleared_before);
+        let view = ClearedView { before: cleared_before, clearing: &settings.clearing, clearables: &clearables };
+        let overlay = plan.build(&renderer.with_clearing(view), previous);
+        cache.clearables = clearables;
         cache.view_reusable = true;
         (overlay.plan.first_live_unit().min(unit_count.saturating_sub(1)), Some(overlay))
     }
@@ -941,6 +967,7 @@ struct Summed<'a> {
     ledger: &'a LedgerState,
     calibration: Calibration,
     rules: Rules<'a>,
+    clear: Option<ClearStage<'a>>,
 }
 
 impl<'a> WalkUnits<'a> for Summed<'a> {
@@ -953,5 +980,9 @@ impl<'a> WalkUnits<'a> for Summed<'a> {
 
     fn rules(&self) -> Rules<'a> {
         self.rules
+    }
+
+    fn clear(&self) -> Option<ClearStage<'_>> {
+        self.clear
     }
 }

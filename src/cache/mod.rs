@@ -41,6 +41,11 @@ pub struct RequestInfo {
     pub stable_items: usize,
     /// Tokens of those items.
     pub stable_tokens: u64,
+    /// Tool results the request sends cleared (a placeholder in place of the output; the
+    /// clearing stage, `"stages": ["clear", ...]`).
+    pub cleared_results: usize,
+    /// Tokens that clearing them saves.
+    pub cleared_tokens: u64,
 }
 
 /// A window's cache state: the view last prepared and the provider's reports.

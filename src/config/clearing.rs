@@ -1,5 +1,5 @@
 //! The clearing stage's settings (`stages`, `keep_tool_results`, `clear_tool_inputs`,
-//! `exclude_tools`, `clear_at_least`, `clear_placeholder`, `supersede`): which old tool
+//! `exclude_tools`, `clear_at_least`, `clear_placeholder`): which old tool
 //! results a view replaces by a short placeholder before any strategy drops or summarises.
 
 use crate::error::{Error, Result, echo};
@@ -34,9 +34,6 @@ pub struct Clearing {
     /// The placeholder template (`{tool}`, `{call_id}`, `{host_id}`, `{tokens}`), or `None`
     /// for the built-in text.
     pub placeholder: Option<Box<str>>,
-    /// `(tool, argument)`: a result of `tool` is superseded by a later call of `tool` with
-    /// the same value of `argument` (a file read again).
-    pub supersede: Vec<(Box<str>, Box<str>)>,
 }
 
 impl Default for Clearing {
@@ -48,14 +45,12 @@ impl Default for Clearing {
             exclude_tools: Vec::new(),
             clear_at_least: DEFAULT_CLEAR_AT_LEAST,
             placeholder: None,
-            supersede: Vec::new(),
         }
     }
 }
 
 /// The keys this module reads.
-pub const KEYS: [&str; 6] =
-    ["keep_tool_results", "clear_tool_inputs", "exclude_tools", "clear_at_least", "clear_placeholder", "supersede"];
+pub const KEYS: [&str; 5] = ["keep_tool_results", "clear_tool_inputs", "exclude_tools", "clear_at_least", "clear_placeholder"];
 
 impl Clearing {
     /// Applies the configuration key `key` (one of [`KEYS`]).
@@ -70,7 +65,6 @@ impl Clearing {
             "exclude_tools" => self.exclude_tools = tool_names(value)?,
             "clear_at_least" => self.clear_at_least = whole_number(key, value)?,
             "clear_placeholder" => self.placeholder = placeholder(value)?,
-            "supersede" => self.supersede = supersede_rules(value)?,
             _ => unreachable!("Clearing::apply is called with its own keys"),
         }
         Ok(())
@@ -83,19 +77,11 @@ impl Clearing {
         into.insert("exclude_tools".into(), self.exclude_tools.iter().map(|tool| Value::from(&**tool)).collect());
         into.insert("clear_at_least".into(), self.clear_at_least.into());
         into.insert("clear_placeholder".into(), self.placeholder.as_deref().map_or(Value::Null, Value::from));
-        let rules: Map<String, Value> =
-            self.supersede.iter().map(|(tool, argument)| (tool.to_string(), Value::from(&**argument))).collect();
-        into.insert("supersede".into(), rules.into());
     }
 
     /// True when results of `tool` may be cleared.
     pub fn clears(&self, tool: Option<&str>) -> bool {
         tool.is_none_or(|tool| !self.exclude_tools.iter().any(|excluded| &**excluded == tool))
-    }
-
-    /// The argument whose value identifies what a call of `tool` read, if a rule names one.
-    pub fn superseding_argument(&self, tool: &str) -> Option<&str> {
-        self.supersede.iter().find(|(name, _)| &**name == tool).map(|(_, argument)| &**argument)
     }
 }
 
@@ -126,25 +112,6 @@ fn placeholder(value: &Value) -> Result<Option<Box<str>>> {
              bytes that is not blank; {{tool}}, {{call_id}}, {{host_id}} and {{tokens}} in it are filled in"
         ))),
     }
-}
-
-fn supersede_rules(value: &Value) -> Result<Vec<(Box<str>, Box<str>)>> {
-    let Value::Object(rules) = value else {
-        return Err(Error::invalid_arg(
-            "configuration key 'supersede' must be an object naming, per tool, the argument that identifies what it read \
-             (e.g. {\"read_file\": \"path\"})",
-        ));
-    };
-    rules
-        .iter()
-        .map(|(tool, argument)| match argument.as_str() {
-            Some(argument) if !argument.is_empty() && !tool.is_empty() => Ok((tool.as_str().into(), argument.into())),
-            _ => Err(Error::invalid_arg(format!(
-                "configuration key 'supersede': the rule for tool '{}' must name an argument (a non-empty string, e.g. \"path\")",
-                echo(tool)
-            ))),
-        })
-        .collect()
 }
 
 /// The placeholder that stands for a cleared result: `template` (or the built-in text) with
@@ -191,9 +158,6 @@ mod tests {
         let excluded = applied("exclude_tools", r#"["memory","todo"]"#).unwrap();
         assert!(!excluded.clears(Some("memory")) && excluded.clears(Some("read_file")) && excluded.clears(None));
         assert_eq!(applied("clear_at_least", "5000").unwrap().clear_at_least, 5000);
-        let rules = applied("supersede", r#"{"read_file":"path","view":"file"}"#).unwrap();
-        assert_eq!(rules.superseding_argument("view"), Some("file"));
-        assert_eq!(rules.superseding_argument("grep"), None);
         assert_eq!(applied("clear_placeholder", r#""gone: {tool}""#).unwrap().placeholder.as_deref(), Some("gone: {tool}"));
         assert_eq!(applied("clear_placeholder", "null").unwrap().placeholder, None);
     }
@@ -211,10 +175,6 @@ mod tests {
             ("clear_at_least", "-5"),
             ("clear_placeholder", r#""  ""#),
             ("clear_placeholder", "7"),
-            ("supersede", r#"["read_file"]"#),
-            ("supersede", r#"{"read_file": ""}"#),
-            ("supersede", r#"{"read_file": null}"#),
-            ("supersede", r#"{"read_file": ["path"]}"#),
         ] {
             let error = applied(key, json).unwrap_err();
             assert!(error.message().contains(key), "{key} = {json}: {}", error.message());

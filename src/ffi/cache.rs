@@ -24,6 +24,12 @@ pub struct ctxwin_request_info {
     pub stable_items: usize,
     /// Tokens of those items.
     pub stable_tokens: i64,
+    /// Tool results the request sends cleared: a placeholder naming the tool, the call and
+    /// the tokens cleared stands in place of the output, the call stays (the clearing stage,
+    /// `"stages": ["clear", ...]`). Since: 0.3
+    pub cleared_results: usize,
+    /// Tokens clearing them saves. Since: 0.3
+    pub cleared_tokens: i64,
 }
 
 impl From<RequestInfo> for ctxwin_request_info {
@@ -34,6 +40,8 @@ impl From<RequestInfo> for ctxwin_request_info {
             tokens: i64::try_from(info.tokens).unwrap_or(i64::MAX),
             stable_items: info.stable_items,
             stable_tokens: i64::try_from(info.stable_tokens).unwrap_or(i64::MAX),
+            cleared_results: info.cleared_results,
+            cleared_tokens: i64::try_from(info.cleared_tokens).unwrap_or(i64::MAX),
         }
     }
 }

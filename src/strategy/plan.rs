@@ -4,7 +4,8 @@
 
 use super::monologue::Monologue;
 use super::replay::Replay;
-use super::sliding::{Walk, WalkUnits};
+use super::sliding::{Kept, Walk, WalkUnits};
+use crate::view::clearing::Clearables;
 use super::tiered::Tiered;
 use crate::config::Fraction;
 use crate::ledger::Ledger;
@@ -78,6 +79,8 @@ pub struct CostCache {
     units: Vec<[Option<Cost>; Treatment::ALL.len()]>,
     /// The sliding walk over the completed steps, which depends on their costs too.
     walk: Walk,
+    /// What clearing each tool result saves, for the clearing stage.
+    pub clearables: Clearables,
     /// The decisions of `tiered`, step by step.
     pub tiered: Replay<Tiered>,
     /// The decisions of `monologue`, step by step.
@@ -171,7 +174,7 @@ impl<'a> Costs<'a> {
     }
 
     /// The first kept step of the sliding walk (see [`Walk`]) over `units`.
-    pub fn first_kept<'u>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'u>) -> usize {
+    pub fn first_kept<'u>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'u>) -> Kept {
         self.cache.walk.first_kept(limits, units)
     }
 
@@ -182,7 +185,7 @@ impl<'a> Costs<'a> {
         let ledger = *self.renderer.ledger();
         let marker = self.step_marker_reserve();
         let mut units = Rendered { costs: self, rules: Rules { ledger, free: 0, keep_recent_steps, marker } };
-        let first = walk.first_kept(limits, &mut units);
+        let first = walk.first_kept(limits, &mut units).first;
         self.cache.walk = walk;
         first
     }

@@ -21,6 +21,7 @@
 //! archived cost nothing to it (the summary in place is counted with the fixed cost), so the
 //! view grows back to the limit after a summary before the walk prunes again.
 
+use super::clearing::ClearStage;
 use super::plan::{Cost, Limits, Rules};
 
 /// The steps a walk goes over: what each costs, and the rules.
@@ -29,11 +30,25 @@ pub trait WalkUnits<'a> {
     fn cost(&mut self, unit: usize) -> Cost;
     /// The rules: the ledger, the free steps, the steps kept, the marker.
     fn rules(&self) -> Rules<'a>;
+    /// The clearing stage, when the policy starts with it (see [`super::clearing`]).
+    fn clear(&self) -> Option<ClearStage<'_>> {
+        None
+    }
 }
 
-/// What a walk was made under: the limits, the free steps, the newest steps kept and the
-/// marker's reserve. A walk under other rules starts again.
-type Key = (Limits, usize, usize, Cost);
+/// What a walk was made under: the limits, the free steps, the newest steps kept, the
+/// marker's reserve and the clearing stage's bounds (newest results kept, least saving). A
+/// walk under other rules starts again.
+type Key = (Limits, usize, usize, Cost, Option<(usize, u64)>);
+
+/// What the walk decided: the first kept step, and the clear pointer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kept {
+    /// The first kept step.
+    pub first: usize,
+    /// Every clearable tool result before this ledger index is sent cleared.
+    pub cleared_before: usize,
+}
 
 /// The walk over the completed steps, remembered between runs. O(1) amortized per step:
 /// `first` only moves forward. Forgotten (and walked again) when the rules change or a
@@ -45,8 +60,10 @@ pub struct Walk {
     units: usize,
     /// The first kept step after them.
     first: usize,
-    /// The cost of steps `first..units`.
+    /// The cost of steps `first..units`, less what clearing saves in them.
     kept: Cost,
+    /// The clear pointer: every clearable tool result before this ledger index is cleared.
+    clear: usize,
 }
 
 impl Walk {
@@ -57,16 +74,17 @@ impl Walk {
         }
     }
 
-    /// The first kept step of the ledger of `units` under `limits`. Remembers the walk over
-    /// every step but the newest.
-    pub fn first_kept<'a>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'a>) -> usize {
+    /// The first kept step of the ledger of `units` under `limits`, and the clear pointer.
+    /// Remembers the walk over every step but the newest.
+    pub fn first_kept<'a>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'a>) -> Kept {
         let rules = units.rules();
-        let key = Some((*limits, rules.free, rules.keep_recent_steps, rules.marker));
+        let clearing = units.clear().map(|stage| (stage.keep, stage.at_least));
+        let key = Some((*limits, rules.free, rules.keep_recent_steps, rules.marker, clearing));
         if self.key != key {
             *self = Walk { key, ..Walk::default() };
         }
         let Some(newest) = rules.ledger.unit_count().checked_sub(1) else {
-            return 0;
+            return Kept::default();
         };
         if self.units > newest {
             // The ledger lost steps without the walk being told: walk again.
@@ -77,11 +95,13 @@ impl Walk {
         }
         let mut last = *self;
         last.step(limits, units);
-        last.first
+        Kept { first: last.first, cleared_before: last.clear }
     }
 
-    /// Adds the next step; when the kept steps are over `limits`, drops the oldest until
-    /// they are within the low-water limits or the guard is reached.
+    /// Adds the next step; when the kept steps are over `limits`, clears the oldest tool
+    /// results (when the clearing stage runs) and then, if still over, drops the oldest steps,
+    /// each until they are within the low-water limits (or nothing is left to clear, or the
+    /// guard is reached).
     fn step<'a>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'a>) {
         let unit = self.units;
         self.kept = self.kept.plus(units.cost(unit));
@@ -95,9 +115,27 @@ impl Walk {
             return;
         }
         let low = limits.low();
+        if let Some(stage) = units.clear() {
+            let ledger = rules.ledger;
+            let from = self.clear.max(ledger.unit_range(self.first.max(rules.free)).start);
+            let protected = stage.clearables.protected_from(ledger.unit_range(unit).end, stage.keep);
+            let kept = self.kept.plus(rules.marker(self.first)).tokens;
+            if let Some((to, saved)) = stage.advance(from, protected, kept, low.tokens) {
+                self.clear = to;
+                self.kept.tokens -= saved;
+            }
+            if admit(limits, self) {
+                return;
+            }
+        }
         let guard = rules.guard(unit);
         while self.first < guard && !admit(&low, self) {
-            self.kept = self.kept.minus(units.cost(self.first));
+            let mut dropped = units.cost(self.first);
+            if let (Some(stage), false) = (units.clear(), self.first < rules.free) {
+                let range = rules.ledger.unit_range(self.first);
+                dropped.tokens -= stage.clearables.saving_in(range.start..range.end.min(self.clear).max(range.start));
+            }
+            self.kept = self.kept.minus(dropped);
             self.first += 1;
         }
     }
@@ -144,7 +182,7 @@ mod tests {
         let model = Model::resolve("unknown-model");
         let ledger = Ledger::new(&messages, &turns, &units, &[], &model, Calibration::default(), 10);
         let rules = Rules { ledger, free, keep_recent_steps: 1, marker: Cost::default() };
-        walk.first_kept(limits, &mut Chat { costs, rules })
+        walk.first_kept(limits, &mut Chat { costs, rules }).first
     }
 
     /// The reference at low water 1: drop from the front one turn at a time, as the source

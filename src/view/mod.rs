@@ -2,6 +2,7 @@
 //! of messages, and synthetic items the library writes (a turn summary, the compaction
 //! marker, a cancelled tool result). Strategies decide the view; the ledger never changes.
 
+pub mod clearing;
 pub mod plan;
 pub mod render;
 pub mod text;

@@ -37,12 +37,15 @@ pub struct Plan {
     units: usize,
     /// The step the marker stands before, and what it says was removed.
     marker: Option<(usize, Removed)>,
+    /// Every clearable tool result before this ledger index is sent cleared (see
+    /// `view::clearing`); 0 when nothing is.
+    cleared_before: usize,
 }
 
 impl Plan {
     /// A plan of no steps yet; [`Plan::push`] adds runs.
     pub fn empty() -> Plan {
-        Plan { runs: Vec::new(), units: 0, marker: None }
+        Plan { runs: Vec::new(), units: 0, marker: None, cleared_before: 0 }
     }
 
     /// Sends the steps `units` (which start where the plan ends) as `treatment`. Empty
@@ -90,6 +93,17 @@ impl Plan {
         self.units
     }
 
+    /// Sends every clearable tool result before ledger index `before` cleared. The renderer
+    /// the plan is built with clears the same ones.
+    pub fn clear_before(&mut self, before: usize) {
+        self.cleared_before = before;
+    }
+
+    /// The ledger index before which clearable tool results are sent cleared.
+    pub fn cleared_before(&self) -> usize {
+        self.cleared_before
+    }
+
     /// How step `unit` is sent, if it is planned. O(log runs).
     pub fn treatment(&self, unit: usize) -> Option<Treatment> {
         if unit >= self.units {
@@ -122,7 +136,7 @@ impl Plan {
         renderer.pinned_items(0..ledger.first_of(0), &mut items);
         let reuse = |units: &Range<usize>, treatment: Treatment| {
             let previous = previous?;
-            (units.end < previous.plan.units).then_some(())?;
+            (units.end < previous.plan.units && previous.plan.cleared_before == self.cleared_before).then_some(())?;
             previous.span_items(units, treatment)
         };
         // The USER messages sent for runs that keep later steps of a turn whose first step

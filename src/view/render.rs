@@ -3,6 +3,7 @@
 //! pairing is analysed over the step alone.
 
 use super::plan::Removed;
+use super::clearing::ClearedView;
 use super::text;
 use super::{Item, ItemType};
 use crate::ledger::Ledger;
@@ -41,12 +42,18 @@ impl Treatment {
 #[derive(Clone, Copy)]
 pub struct Renderer<'a> {
     ledger: Ledger<'a>,
+    clearing: Option<ClearedView<'a>>,
 }
 
 impl<'a> Renderer<'a> {
     /// A renderer over `ledger`.
     pub fn new(ledger: Ledger<'a>) -> Renderer<'a> {
-        Renderer { ledger }
+        Renderer { ledger, clearing: None }
+    }
+
+    /// This renderer, sending the tool results `clearing` clears as their placeholders.
+    pub fn with_clearing(self, clearing: ClearedView<'a>) -> Renderer<'a> {
+        Renderer { clearing: Some(clearing), ..self }
     }
 
     /// The ledger rendered.
@@ -143,6 +150,9 @@ impl<'a> Renderer<'a> {
     pub fn message_item(&self, index: usize, truncate: bool) -> Item {
         let message: &Message = &self.ledger.messages()[index];
         let pinned = self.ledger.is_pinned(index);
+        if let Some((text, tokens)) = self.clearing.and_then(|clearing| clearing.cleared(&self.ledger, index)) {
+            return Item { item_type: ItemType::Truncated, kind: message.kind(), index, tokens, text: Some(text.into()), pinned };
+        }
         let tokens = self.ledger.calibrated(message.count());
         let cut = match (truncate && !pinned && message.kind() == Kind::ToolResult, message.text()) {
             (true, Some(text)) => text::head_and_tail(text, self.ledger.tool_output_max_lines()),

@@ -41,5 +41,6 @@ impl Window {
     pub(super) fn settle(&mut self, index: usize, count: Count, source: CountSource) {
         let units = self.ledger.settle(index, count, source, self.wire.calibration);
         self.policy.costs.forget(units);
+        self.policy.costs.clearables.forget_from(index);
     }
 }

@@ -207,6 +207,7 @@ impl Window {
                 None => {
                     let units = self.ledger.unsettle(index, self.wire.calibration);
                     self.policy.costs.forget(units);
+                    self.policy.costs.clearables.forget_from(index);
                 }
             }
         }
@@ -233,6 +234,7 @@ impl Window {
         // A pinned SYSTEM message inside a step is rendered with its step: the view's items
         // of that step are stale too.
         self.policy.costs.forget(self.ledger.touched_units(index));
+        self.policy.costs.clearables.forget_from(index);
         let message = &mut self.ledger.messages[index];
         let old_source = message.source();
         message.set_count(count);

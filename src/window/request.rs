@@ -12,6 +12,8 @@ use super::Window;
 use crate::cache::{CacheState, CacheStats, RequestInfo, SentItem, Usage, fingerprints, parse_usage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::wire::FormatSet;
+use crate::message::Kind;
+use crate::view::ItemType;
 
 impl Window {
     /// Prepares the next request; call it before every request, in the middle of a turn too.
@@ -57,6 +59,14 @@ impl Window {
         let next = fingerprints(&items);
         let indices: Vec<usize> = items.iter().map(|sent| sent.item.index).collect();
         let item_tokens: Vec<u64> = items.iter().map(|sent| u64::from(sent.item.tokens.tokens)).collect();
+        let cleared_before = self.policy.overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
+        let (mut cleared_results, mut cleared_tokens) = (0, 0);
+        for sent in items.iter().filter(|sent| sent.item.item_type == ItemType::Truncated && sent.item.index < cleared_before) {
+            if let (Kind::ToolResult, Some(message)) = (sent.item.kind, sent.message) {
+                cleared_results += 1;
+                cleared_tokens += u64::from(self.calibrated(message.count()).tokens.saturating_sub(sent.item.tokens.tokens));
+            }
+        }
         let stable_items = self.wire.cache.prepared.advance(next, &indices);
         // The request prepared is the one the next usage report is about.
         self.note_request();
@@ -66,6 +76,8 @@ impl Window {
             tokens,
             stable_items,
             stable_tokens: item_tokens[..stable_items].iter().sum(),
+            cleared_results,
+            cleared_tokens,
         })
     }
 

@@ -1,0 +1,272 @@
+//! What the view sends for a cleared tool result (the clearing stage, see
+//! `strategy::clearing`): a short placeholder naming the tool, the call and the tokens
+//! cleared, in place of the output; the call stays (with `clear_tool_inputs`, with empty
+//! arguments). And what clearing each result saves, read once per message.
+
+use crate::config::clearing::{Clearing, placeholder_text};
+use crate::ledger::Ledger;
+use crate::message::{Kind, Message, counted_text};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// What clearing each tool result would save, and which call each answers: built once per
+/// message, as the walk reaches it, and kept between runs like the walk.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Clearables {
+    /// `saved_before[i]`: the tokens clearing every clearable result before ledger index `i`
+    /// saves. One longer than the messages seen.
+    saved_before: Vec<u64>,
+    /// The ledger indices of the tool results seen, ascending (clearable or not).
+    results: Vec<usize>,
+    /// The call each result seen answers, by the result's ledger index, and the other way.
+    calls: HashMap<usize, usize>,
+    answers: HashMap<usize, usize>,
+    /// The calls of the turn being read, by id.
+    turn_calls: HashMap<Box<str>, usize>,
+    /// The ledger index of each USER message seen: where each turn starts.
+    turn_starts: Vec<usize>,
+}
+
+impl Clearables {
+    /// Messages read so far.
+    pub fn seen(&self) -> usize {
+        self.saved_before.len().saturating_sub(1)
+    }
+
+    /// Forgets ledger message `index` and every later one (they changed or are gone): the
+    /// turn holding it is read again from its USER message.
+    pub fn forget_from(&mut self, index: usize) {
+        if index >= self.seen() {
+            return;
+        }
+        let turn = self.turn_starts.partition_point(|&start| start <= index);
+        let Some(&start) = turn.checked_sub(1).and_then(|turn| self.turn_starts.get(turn)) else {
+            *self = Clearables::default();
+            return;
+        };
+        self.saved_before.truncate(start + 1);
+        self.results.retain(|&r| r < start);
+        self.calls.retain(|&result, _| result < start);
+        self.answers.retain(|&call, _| call < start);
+        self.turn_calls.clear();
+        self.turn_starts.truncate(turn - 1);
+    }
+
+    /// Reads the ledger's messages up to `end` (exclusive) under `clearing`.
+    pub fn read_to(&mut self, ledger: &Ledger<'_>, clearing: &Clearing, end: usize) {
+        if self.saved_before.is_empty() {
+            self.saved_before.push(0);
+        }
+        let messages = ledger.messages();
+        while self.seen() < end.min(messages.len()) {
+            let index = self.seen();
+            let message = &messages[index];
+            let mut saving = 0;
+            match message.kind() {
+                Kind::User => {
+                    self.turn_calls.clear();
+                    self.turn_starts.push(index);
+                }
+                Kind::ToolCall => {
+                    if let Some(id) = message.call_id() {
+                        self.turn_calls.insert(id.into(), index);
+                    }
+                }
+                Kind::ToolResult => {
+                    let call = message.call_id().and_then(|id| self.turn_calls.get(id).copied());
+                    if let Some(call) = call {
+                        self.calls.insert(index, call);
+                        self.answers.entry(call).or_insert(index);
+                    }
+                    self.results.push(index);
+                    saving = Cleared::of(ledger, clearing, index, call).map_or(0, |cleared| cleared.saving);
+                }
+                _ => {}
+            }
+            let before = self.saved_before[index];
+            self.saved_before.push(before + saving);
+        }
+    }
+
+    /// Tokens clearing every clearable result in ledger range `range` saves (of messages
+    /// read).
+    pub fn saving_in(&self, range: Range<usize>) -> u64 {
+        let at = |i: usize| self.saved_before[i.min(self.seen())];
+        at(range.end) - at(range.start.min(range.end))
+    }
+
+    /// The nearest ledger index `to` in `from + 1..=end` such that clearing `from..to` saves
+    /// at least `target` tokens (`end` when none does). O(log messages).
+    pub fn reach(&self, from: usize, end: usize, target: u64) -> usize {
+        let end = end.min(self.seen());
+        if from >= end {
+            return end;
+        }
+        let base = self.saved_before[from];
+        (from + 1 + self.saved_before[from + 1..=end].partition_point(|&saved| saved - base < target)).min(end)
+    }
+
+    /// The ledger index before which the clear pointer may go at most once the ledger reads
+    /// up to `end`: the newest `keep` results before `end` are never cleared.
+    pub fn protected_from(&self, end: usize, keep: usize) -> usize {
+        let before = self.results.partition_point(|&r| r < end);
+        match before.checked_sub(keep) {
+            _ if keep == 0 || before == 0 => end,
+            Some(oldest_kept) => self.results[oldest_kept],
+            None => self.results[0],
+        }
+    }
+
+    /// The call that the result at ledger index `result` answers, if its turn has it.
+    pub fn call_of(&self, result: usize) -> Option<usize> {
+        self.calls.get(&result).copied()
+    }
+
+    /// The first result that answers the call at ledger index `call`.
+    pub fn answer_of(&self, call: usize) -> Option<usize> {
+        self.answers.get(&call).copied()
+    }
+}
+
+/// What a view clears: every clearable result before ledger index `before`.
+#[derive(Clone, Copy)]
+pub struct ClearedView<'c> {
+    /// The clear pointer.
+    pub before: usize,
+    /// The settings.
+    pub clearing: &'c Clearing,
+    /// The results' calls.
+    pub clearables: &'c Clearables,
+}
+
+impl ClearedView<'_> {
+    /// How the message at ledger index `index` is sent cleared, if it is: the placeholder of
+    /// a cleared result, or (with `clear_tool_inputs`) the empty arguments of a cleared
+    /// result's call, with the text's tokens.
+    pub fn cleared(&self, ledger: &Ledger<'_>, index: usize) -> Option<(String, crate::tokens::Count)> {
+        let message = &ledger.messages()[index];
+        match message.kind() {
+            Kind::ToolResult if index < self.before => {
+                let cleared = Cleared::of(ledger, self.clearing, index, self.clearables.call_of(index))?;
+                Some((cleared.placeholder, cleared.placeholder_count))
+            }
+            Kind::ToolCall if self.clearing.clear_tool_inputs && inputs_clearable(message) => {
+                let result = self.clearables.answer_of(index).filter(|&result| result < self.before)?;
+                Cleared::of(ledger, self.clearing, result, Some(index))?;
+                let count = ledger.model().count(&counted_text(message.name(), CLEARED_ARGUMENTS));
+                Some((CLEARED_ARGUMENTS.to_owned(), count))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// How one cleared result is sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cleared {
+    /// The placeholder that stands for the result.
+    pub placeholder: String,
+    /// The placeholder's tokens.
+    pub placeholder_count: crate::tokens::Count,
+    /// Tokens clearing saves: the result's less the placeholder's, and with
+    /// `clear_tool_inputs` the call's arguments less an empty object's.
+    pub saving: u64,
+}
+
+/// True when the call `call` can be sent with its arguments cleared: a call sent as a
+/// message of its own. A call the provider returned among other parts of one message (an
+/// Anthropic `tool_use` after its thinking, a Gemini `functionCall` carrying a thought
+/// signature) is sent as it came, so that the message keeps its parts together.
+fn inputs_clearable(call: &Message) -> bool {
+    call.extras().and_then(|extras| extras.wire).is_none_or(|wire| wire.of == 1)
+}
+
+/// Arguments a call with cleared inputs is sent with.
+pub const CLEARED_ARGUMENTS: &str = "{}";
+
+impl Cleared {
+    /// How the tool result at ledger index `result` (answering the call at `call`, if known)
+    /// is sent when cleared, or `None` when it is not clearable: a pinned result, a result of
+    /// an excluded tool, or one the placeholder would not shorten.
+    pub fn of(ledger: &Ledger<'_>, clearing: &Clearing, result: usize, call: Option<usize>) -> Option<Cleared> {
+        let messages: &[Message] = ledger.messages();
+        let message = &messages[result];
+        let call_message = call.map(|call| &messages[call]);
+        let tool = call_message.and_then(Message::name).or(message.name());
+        if message.kind() != Kind::ToolResult || ledger.is_pinned(result) || !clearing.clears(tool) {
+            return None;
+        }
+        let tokens = ledger.calibrated(message.count()).tokens;
+        let placeholder = placeholder_text(clearing.placeholder.as_deref(), tool, message.call_id(), message.host_id(), tokens);
+        let placeholder_count = ledger.model().count(&placeholder);
+        let mut saving = u64::from(tokens).checked_sub(u64::from(placeholder_count.tokens)).filter(|&s| s > 0)?;
+        if let Some(call) = call_message.filter(|call| clearing.clear_tool_inputs && inputs_clearable(call)) {
+            let whole = ledger.calibrated(call.count()).tokens;
+            let emptied = ledger.model().count(&counted_text(call.name(), CLEARED_ARGUMENTS)).tokens;
+            saving += u64::from(whole.saturating_sub(emptied));
+        }
+        Some(Cleared { placeholder, placeholder_count, saving })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{CountSource, MessageExtras};
+    use crate::tokens::{Calibration, Count, Model};
+
+    fn message(kind: Kind, id: Option<&str>, text: &str) -> Message {
+        let extras = MessageExtras {
+            call_id: id.map(Into::into),
+            name: (kind == Kind::ToolCall).then(|| "read_file".into()),
+            ..MessageExtras::default()
+        };
+        Message::new(kind, Count::exact(text.len() as u32), CountSource::Caller, Some(text.into())).with_extras(extras)
+    }
+
+    #[test]
+    fn savings_protection_and_reach_follow_a_plain_recount() {
+        let long = "x".repeat(4_000);
+        let messages = vec![
+            message(Kind::User, None, "task"),
+            message(Kind::ToolCall, Some("a"), "{}"),
+            message(Kind::ToolResult, Some("a"), &long),
+            message(Kind::ToolCall, Some("b"), "{}"),
+            message(Kind::ToolResult, Some("b"), "ok"),
+            message(Kind::ToolCall, Some("c"), "{}"),
+            message(Kind::ToolResult, Some("c"), &long),
+        ];
+        let turns = [crate::ledger::TurnStart { first: 0 }];
+        let model = Model::resolve("gpt-4o");
+        let ledger = Ledger::new(&messages, &turns, &[], &model, Calibration::default(), 40);
+        let clearing = Clearing::default();
+        let mut clearables = Clearables::default();
+        clearables.read_to(&ledger, &clearing, messages.len());
+        // A result the placeholder would not shorten saves nothing; the long ones save their
+        // tokens less the placeholder's.
+        let placeholder = |id: &str| model.count(&placeholder_text(None, Some("read_file"), Some(id), None, 4_000)).tokens;
+        assert_eq!(clearables.saving_in(4..5), 0);
+        assert_eq!(clearables.saving_in(2..3), u64::from(4_000 - placeholder("a")));
+        assert_eq!(clearables.saving_in(0..7), u64::from(8_000 - placeholder("a") - placeholder("c")));
+        assert_eq!(clearables.call_of(6), Some(5));
+        assert_eq!(clearables.answer_of(1), Some(2));
+        // The newest `keep` results are protected.
+        assert_eq!(clearables.protected_from(7, 0), 7);
+        assert_eq!(clearables.protected_from(7, 1), 6);
+        assert_eq!(clearables.protected_from(7, 2), 4);
+        assert_eq!(clearables.protected_from(7, 5), 2);
+        assert_eq!(clearables.protected_from(2, 1), 2);
+        // The nearest point that saves the target.
+        assert_eq!(clearables.reach(0, 7, 1), 3);
+        assert_eq!(clearables.reach(0, 7, 4_000 - u64::from(placeholder("a")) + 1), 7);
+        assert_eq!(clearables.reach(3, 5, 1), 5);
+        // Forgetting a turn reads it again the same way.
+        let before = clearables.clone();
+        for index in [6, 3, 0] {
+            clearables.forget_from(index);
+            assert!(clearables.seen() <= index);
+            clearables.read_to(&ledger, &clearing, messages.len());
+            assert_eq!(clearables, before, "forgotten from {index}");
+        }
+    }
+}
