@@ -480,7 +480,7 @@ fn policies() {
         ("sliding, low_water 1", "sliding", "1", ""),
         ("sliding (today's default)", "sliding", "0.65", ""),
         ("clear, sliding", "sliding", "0.65", r#","stages":["clear","sliding"]"#),
-        ("clear keep 4, sliding", "sliding", "0.65", r#","stages":["clear","sliding"],"keep_tool_results":4"#),
+        ("clear keep 8, sliding", "sliding", "0.65", r#","stages":["clear","sliding"],"keep_tool_results":8"#),
         ("clear keep 16, sliding", "sliding", "0.65", r#","stages":["clear","sliding"],"keep_tool_results":16"#),
         ("clear, summary", "summary", "0.65", r#","stages":["clear","summary"]"#),
     ];

@@ -6,9 +6,10 @@ use crate::error::{Error, Result, echo};
 use serde_json::{Map, Value};
 
 /// Newest tool results the clearing stage never clears, unless configured
-/// (`keep_tool_results`). Chosen with `cargo bench --bench cache` (see the README's policy
-/// table): fewer saves little more and costs the model the results it is working from.
-pub const DEFAULT_KEEP_TOOL_RESULTS: u32 = 8;
+/// (`keep_tool_results`). Chosen with `CTXWIN_CACHE_BENCH=policies cargo bench --bench
+/// cache` (docs/strategies.md): on its sessions keeping 4 bills less and shows more of the
+/// conversation than keeping 8 or 16 (a clearing then frees more, so it comes less often).
+pub const DEFAULT_KEEP_TOOL_RESULTS: u32 = 4;
 
 /// Tokens a clearing must save at least, unless configured (`clear_at_least`): a clearing
 /// changes the prompt from the first result it clears on, so the provider's cached prefix is
