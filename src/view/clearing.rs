@@ -236,9 +236,10 @@ mod tests {
             message(Kind::ToolCall, Some("c"), "{}"),
             message(Kind::ToolResult, Some("c"), &long),
         ];
-        let turns = [crate::ledger::TurnStart { first: 0 }];
+        let turns = [crate::ledger::TurnStart { first: 0, first_unit: 0 }];
+        let units = [0, 1, 3, 5];
         let model = Model::resolve("gpt-4o");
-        let ledger = Ledger::new(&messages, &turns, &[], &model, Calibration::default(), 40);
+        let ledger = Ledger::new(&messages, &turns, &units, &[], &model, Calibration::default(), 40);
         let clearing = Clearing::default();
         let mut clearables = Clearables::default();
         clearables.read_to(&ledger, &clearing, messages.len());
