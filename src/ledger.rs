@@ -33,15 +33,19 @@ pub struct PinRule<'a> {
     pub pin_task: bool,
     /// The messages the host pinned, ascending.
     pub host_pins: &'a [usize],
+    /// The USER message of the newest provider compaction (0 when none): it is the task from
+    /// there on, and the host's pins before it lapse (the provider dropped what came before).
+    pub floor: usize,
 }
 
 impl PinRule<'_> {
     /// True for SYSTEM messages, messages before the first USER message, the task (unless
-    /// the setting `pin_task` is off) and the messages the host pinned.
+    /// the setting `pin_task` is off: the first USER message, or a provider compaction's
+    /// message once there is one) and the messages the host pinned (from the floor on).
     pub fn is_pinned(&self, index: usize, kind: Kind) -> bool {
         kind == Kind::System
-            || self.turns.first().is_none_or(|turn| index < turn.first || (self.pin_task && index == turn.first))
-            || self.host_pins.binary_search(&index).is_ok()
+            || self.turns.first().is_none_or(|turn| index < turn.first || (self.pin_task && index == turn.first.max(self.floor)))
+            || index >= self.floor && self.host_pins.binary_search(&index).is_ok()
     }
 }
 

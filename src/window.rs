@@ -540,6 +540,7 @@ impl Window {
         let kept = self.policy.compactions.iter().take_while(|record| record.archived_turns < turns).count();
         if kept < self.policy.compactions.len() {
             self.policy.compactions.truncate(kept);
+            self.refloor();
             self.bump_generation();
         }
         self.policy.pending_summary = None;

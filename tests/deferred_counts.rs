@@ -243,6 +243,8 @@ fn pushing_without_asking_for_the_count_changes_nothing_visible() {
 #[test]
 fn a_count_recorded_before_it_is_needed_replaces_it_without_counting() {
     let w = W::new("gpt-4o");
+    // The turn's only message is the task, pinned by default: unpinned, the turn holds it.
+    assert_eq!(w.configure(r#"{"pin_task":false}"#), ctxwin_status::Ok);
     let parts =
         vec![(CTXWIN_KIND_USER, "a question the library does not need to count".to_owned(), String::new(), String::new())];
     assert_eq!(w.push(&parts, 1, false).0, ctxwin_status::Ok);

@@ -100,6 +100,7 @@ fn set_count_then_end_turn_is_pushing_that_count() {
 #[test]
 fn set_count_moves_nothing_until_the_next_end_turn() {
     let mut window = Window::new("gpt-4o");
+    window.configure(r#"{"pin_task":false}"#).unwrap();
     window.set_budget(100).unwrap();
     for _ in 0..5 {
         window.push_counted(Kind::User, Count::exact(10));
@@ -133,6 +134,9 @@ fn set_turn_count_sums_to_the_total() {
     let mut rng = Rng::new(7);
     for _ in 0..500 {
         let mut window = Window::new("gpt-4o");
+        // A turn's total spreads over its history messages: the task, pinned by default,
+        // would not be one.
+        window.configure(r#"{"pin_task":false}"#).unwrap();
         window.push(Kind::System, "be brief").unwrap();
         for _ in 0..1 + rng.below(4) {
             window.push(Kind::User, &text(&mut rng)).unwrap();

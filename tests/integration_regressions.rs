@@ -30,6 +30,7 @@ fn recover_refuses_an_excess_larger_than_the_history() {
         window.push_counted(Kind::User, Count::exact(100));
         window.end_turn();
     }
+    window.configure(r#"{"pin_task":false}"#).unwrap();
     window.recover(&overflow(150)).unwrap();
     assert!(window.view_history().tokens() + 150 <= 400);
 }

@@ -83,9 +83,12 @@ fn transcript(format: Format) -> Vec<Value> {
 fn session(format: Format) -> Window {
     let mut window = Window::new("gpt-4o");
     // The messages are pushed one by one and the first ones fit several formats: the window
-    // is told its format, as an agent speaking Responses or Anthropic to gpt-4o would.
-    let settings =
-        format!(r#"{{"strategy":"tiered","tool_output_max_lines":6,"history_budget":100000,"format":"{}"}}"#, format.key());
+    // is told its format, as an agent speaking Responses or Anthropic to gpt-4o would. The
+    // first turn is archived whole, its question too: the task is not pinned.
+    let settings = format!(
+        r#"{{"strategy":"tiered","tool_output_max_lines":6,"history_budget":100000,"pin_task":false,"format":"{}"}}"#,
+        format.key()
+    );
     window.configure(&settings).unwrap();
     for message in transcript(format) {
         json::push_json(&mut window, &message.to_string()).unwrap_or_else(|e| panic!("{format:?}: {e}\n{message}"));

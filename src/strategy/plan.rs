@@ -5,11 +5,11 @@
 use super::monologue::Monologue;
 use super::replay::Replay;
 use super::sliding::{Kept, Walk, WalkUnits};
-use crate::view::clearing::Clearables;
 use super::tiered::Tiered;
 use crate::config::Fraction;
 use crate::ledger::Ledger;
 use crate::view::Item;
+use crate::view::clearing::Clearables;
 pub use crate::view::plan::Plan;
 use crate::view::render::{Renderer, Treatment};
 

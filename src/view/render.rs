@@ -2,8 +2,8 @@
 //! items under a treatment, with tool pairs repaired. Every cost is the step's own: a step's
 //! pairing is analysed over the step alone.
 
-use super::plan::Removed;
 use super::clearing::ClearedView;
+use super::plan::Removed;
 use super::text;
 use super::{Item, ItemType};
 use crate::ledger::Ledger;

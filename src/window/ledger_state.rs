@@ -32,6 +32,10 @@ pub(super) struct LedgerState {
     pub pin_task: bool,
     /// The messages the host pinned ([`super::Window::pin`]), ascending.
     pub host_pins: Vec<usize>,
+    /// The USER message of the newest provider compaction, 0 when there is none: the
+    /// provider dropped everything before it, so the task pin moves to it and the host's
+    /// pins before it lapse.
+    pub pin_floor: usize,
     /// Completed steps (all but the newest) whose tool pairs the view repairs, ascending.
     pub defective_units: Vec<usize>,
     /// The host's ids of its messages (`push_message`), and where each starts.
@@ -58,6 +62,7 @@ impl Default for LedgerState {
             pinned_indices: Vec::new(),
             pin_task: true,
             host_pins: Vec::new(),
+            pin_floor: 0,
             defective_units: Vec::new(),
             host_ids: HostIds::default(),
             pending_counts: PendingCounts::default(),
@@ -70,7 +75,7 @@ impl Default for LedgerState {
 impl LedgerState {
     /// What pins a message.
     pub fn pin_rule(&self) -> PinRule<'_> {
-        PinRule { turns: &self.turns, pin_task: self.pin_task, host_pins: &self.host_pins }
+        PinRule { turns: &self.turns, pin_task: self.pin_task, host_pins: &self.host_pins, floor: self.pin_floor }
     }
 
     /// True for pinned messages (see [`PinRule`]).

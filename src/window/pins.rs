@@ -10,6 +10,7 @@
 use super::Window;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Kind;
+use crate::summary::CompactionRecord;
 
 impl Window {
     /// Pins message `index` (`pinned` true) or takes the host's pin off it (false): a pinned
@@ -89,6 +90,18 @@ impl Window {
         Ok(())
     }
 
+    /// Moves the task pin to the newest provider compaction's message after the compaction
+    /// records changed (see [`super::ledger_state::LedgerState::pin_floor`]): when it moved,
+    /// recomputes the pins and forgets the costs. The caller enforces.
+    pub(super) fn refloor(&mut self) {
+        let floor = provider_floor(&self.policy.compactions);
+        if floor != self.ledger.pin_floor {
+            self.ledger.pin_floor = floor;
+            self.ledger.repin(self.wire.calibration);
+            self.policy.costs.clear();
+        }
+    }
+
     /// Recomputes which messages are pinned after a pin or `pin_task` changed, forgets the
     /// costs and re-enforces the strategy. O(messages).
     pub(super) fn repin(&mut self) {
@@ -97,4 +110,9 @@ impl Window {
         self.policy.costs.clear();
         self.enforce();
     }
+}
+
+/// The USER message of the newest provider compaction among `records`, 0 when none is.
+pub(super) fn provider_floor(records: &[CompactionRecord]) -> usize {
+    records.iter().rev().find(|record| record.provider).map_or(0, |record| record.last_archived + 1)
 }

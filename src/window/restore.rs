@@ -119,6 +119,7 @@ impl Window {
         window.policy.forced_first_live = saved.forced_first_live;
         window.policy.compacted_through = saved.compacted_through;
         window.policy.compactions = saved.compactions;
+        window.ledger.pin_floor = super::pins::provider_floor(&window.policy.compactions);
         let mut messages = saved.messages.into_iter();
         for message in messages.by_ref().take(saved.enforced_messages) {
             window.append(message);

@@ -109,6 +109,7 @@ impl Window {
     /// describes the view, and the strategy re-runs over what is left.
     pub(super) fn accept_compaction(&mut self, record: CompactionRecord) {
         self.policy.compactions.push(record);
+        self.refloor();
         self.policy.pending_summary = None;
         self.wire.prompt_total = None;
         self.bump_generation();

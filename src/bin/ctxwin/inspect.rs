@@ -337,8 +337,11 @@ mod tests {
         assert_eq!(report.history, sent);
         assert_eq!(report.system + report.history, u64::from(window.live_tokens().tokens));
         assert_eq!(report.items[0].index, 0);
-        assert_eq!(report.items[1].index, window.start());
-        assert_eq!(report.divider_at(), Some(1));
+        // The task (the first USER message) is pinned: sent before the boundary, above the divider.
+        assert!(report.items[1].index == 1 && report.items[1].pinned);
+        assert!(window.start() > 2);
+        assert_eq!(report.items[2].index, window.start());
+        assert_eq!(report.divider_at(), Some(2));
         assert!(report.to_text(&window, "x").contains(&format!("context window starts here (message {})", window.start())));
         assert_eq!(KIND_NAMES[Kind::ToolCall as usize], "tool call");
     }
