@@ -465,10 +465,13 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
                 Some(ItemType::Truncated) => {
                     assert_eq!(window.message(index).unwrap().kind(), Kind::ToolResult, "only tool outputs are cut");
                     let tiered = window.settings().strategy == ctxwin::config::StrategyName::Tiered;
-                    // Checked for the strategies whose fallback was verified step by step;
-                    // `monologue` and `summary` are not yet (see the report of issue 24).
-                    let unverified = matches!(window.settings().strategy.as_str(), "monologue" | "summary");
-                    assert!(tiered || unverified || room.is_some_and(|room| history > room), "newest step cut though it fits");
+                    // The step goes with its turn's question and, when older steps went, the marker.
+                    let question = match layout.pinned[info.first_message] || step == info.first_message {
+                        true => 0,
+                        false => u64::from(calibrated(window, window.message(info.first_message).unwrap().count())),
+                    };
+                    let needed = history + question + marker_reserve();
+                    assert!(tiered || room.is_some_and(|room| needed > room), "newest step cut though it fits");
                 }
                 _ => panic!("newest step lost {index} ({history} history tokens)"),
             }
@@ -478,8 +481,7 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     let tokens = window.view_history().tokens();
     let sum: u64 = history.iter().map(|item| u64::from(item.4)).sum();
     assert_eq!(tokens, sum, "view_history disagrees with the items");
-    // Not yet verified for `monologue` (see the report of issue 24).
-    if let Some(limit) = limit.filter(|&limit| tokens > limit && window.settings().strategy.as_str() != "monologue") {
+    if let Some(limit) = limit.filter(|&limit| tokens > limit) {
         assert!(newest_steps_tokens(window) > limit, "over the limit ({tokens} > {limit}) though the newest steps fit");
     }
     // The budget, capped by what the context limit leaves beside the fixed cost and the
@@ -629,65 +631,69 @@ fn run(strategy: &'static str) {
     // CTXWIN_VIEW_CASES overrides the number of conversations (quicker runs while iterating).
     let cases = std::env::var("CTXWIN_VIEW_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(CONVERSATIONS);
     let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
-    runner
-        .run(&(any::<u64>(), any::<bool>()), |(seed, manual)| {
-            let mut rng = Rng::new(seed);
-            let config = settings(&mut rng, strategy);
-            let steps = conversation(&mut rng, manual, strategy == "summary");
-            let mut window = Window::new(MODEL);
-            window.configure(&config).unwrap();
-            if rng.chance(30) {
-                window.set_overhead(rng.below(200) as i32, rng.below(200) as i32).unwrap();
+    let case = |(seed, manual): (u64, bool)| {
+        let mut rng = Rng::new(seed);
+        let config = settings(&mut rng, strategy);
+        let steps = conversation(&mut rng, manual, strategy == "summary");
+        let mut window = Window::new(MODEL);
+        window.configure(&config).unwrap();
+        if rng.chance(30) {
+            window.set_overhead(rng.below(200) as i32, rng.below(200) as i32).unwrap();
+        }
+        let mut previous = (snapshot(&window), window.generation(), window.message_count());
+        for step in &steps {
+            let enforced = apply(&mut window, step);
+            if matches!(step, Step::Push(Kind::User, _)) {
+                // A new turn: the request about to be sent must pair its tools already.
+                check_invariants(&window, &snapshot(&window), None);
             }
-            let mut previous = (snapshot(&window), window.generation(), window.message_count());
-            for step in &steps {
-                let enforced = apply(&mut window, step);
-                if matches!(step, Step::Push(Kind::User, _)) {
-                    // A new turn: the request about to be sent must pair its tools already.
-                    check_invariants(&window, &snapshot(&window), None);
-                }
-                if !enforced {
-                    continue;
-                }
-                let view = snapshot(&window);
-                let budget = u64::from(window.settings().history_budget);
-                let limit = match strategy {
-                    "sliding" => budget,
-                    _ => window.settings().token_threshold.map_or(budget, |t| u64::from(t).min(budget)),
-                };
-                check_invariants(&window, &view, Some(limit));
-                // Pushing appends to the view as pushed and a rewind cuts it; any other change
-                // bumps the generation.
-                let count = window.message_count();
-                let mut pushed: Snapshot = previous.0.iter().filter(|item| item.2 < count).cloned().collect();
-                pushed.extend((previous.2..window.message_count()).map(|index| {
-                    let message = window.message(index).unwrap();
-                    let text = message.text().map(str::to_owned);
-                    (ItemType::Message, message.kind(), index, text, calibrated(&window, message.count()))
-                }));
-                if view != pushed {
-                    assert_ne!(window.generation(), previous.1, "the view changed but the generation did not");
-                }
-                if !manual && matches!(strategy, "sliding" | "drop_oldest") {
-                    check_reference(&window, &view);
-                }
-                previous = (view, window.generation(), window.message_count());
+            if !enforced {
+                continue;
             }
-            if !manual {
-                let mut replay = Window::new(MODEL);
-                replay.configure(&config).unwrap();
-                let overhead = window.overhead();
-                replay.set_overhead(overhead.system as i32, overhead.tools as i32).unwrap();
-                for step in steps.iter().filter(|s| !matches!(s, Step::EndTurn)) {
-                    apply(&mut replay, step);
-                }
-                replay.end_turn();
-                assert_eq!(snapshot(&replay), previous.0, "a replay of the ledger gives another view");
+            let view = snapshot(&window);
+            let budget = u64::from(window.settings().history_budget);
+            let limit = match strategy {
+                "sliding" => budget,
+                _ => window.settings().token_threshold.map_or(budget, |t| u64::from(t).min(budget)),
+            };
+            check_invariants(&window, &view, Some(limit));
+            // Pushing appends to the view as pushed and a rewind cuts it; any other change
+            // bumps the generation.
+            let count = window.message_count();
+            let mut pushed: Snapshot = previous.0.iter().filter(|item| item.2 < count).cloned().collect();
+            pushed.extend((previous.2..window.message_count()).map(|index| {
+                let message = window.message(index).unwrap();
+                let text = message.text().map(str::to_owned);
+                (ItemType::Message, message.kind(), index, text, calibrated(&window, message.count()))
+            }));
+            if view != pushed {
+                assert_ne!(window.generation(), previous.1, "the view changed but the generation did not");
             }
-            checked.fetch_add(1, Ordering::Relaxed);
-            Ok(())
-        })
-        .unwrap_or_else(|failure| panic!("{strategy}: {failure}"));
+            if !manual && matches!(strategy, "sliding" | "drop_oldest") {
+                check_reference(&window, &view);
+            }
+            previous = (view, window.generation(), window.message_count());
+        }
+        if !manual {
+            let mut replay = Window::new(MODEL);
+            replay.configure(&config).unwrap();
+            let overhead = window.overhead();
+            replay.set_overhead(overhead.system as i32, overhead.tools as i32).unwrap();
+            for step in steps.iter().filter(|s| !matches!(s, Step::EndTurn)) {
+                apply(&mut replay, step);
+            }
+            replay.end_turn();
+            assert_eq!(snapshot(&replay), previous.0, "a replay of the ledger gives another view");
+        }
+        checked.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    };
+    // CTXWIN_VIEW_CASE=seed,manual replays the one conversation a failure names.
+    if let Ok(named) = std::env::var("CTXWIN_VIEW_CASE") {
+        let (seed, manual) = named.split_once(',').expect("CTXWIN_VIEW_CASE=seed,manual");
+        return case((seed.trim().parse().unwrap(), manual.trim().parse().unwrap())).unwrap();
+    }
+    runner.run(&(any::<u64>(), any::<bool>()), case).unwrap_or_else(|failure| panic!("{strategy}: {failure}"));
     let checked = checked.load(Ordering::Relaxed);
     println!("{strategy}: checked {checked} random conversations");
     assert!(checked >= cases as usize);

@@ -148,16 +148,14 @@ impl<'a> Costs<'a> {
     pub fn of(&mut self, unit: usize, treatment: Treatment) -> Cost {
         let ledger = *self.renderer.ledger();
         let completed = unit + 1 < ledger.unit_count();
-        let slot = match completed {
-            true => {
-                if self.cache.units.len() <= unit {
-                    self.cache.units.resize(unit + 1, [None; Treatment::ALL.len()]);
-                }
-                &mut self.cache.units[unit][treatment as usize]
-            }
-            false => &mut self.newest[treatment as usize],
+        if completed && self.cache.units.len() <= unit {
+            self.cache.units.resize(unit + 1, [None; Treatment::ALL.len()]);
+        }
+        let cached = match completed {
+            true => self.cache.units[unit][treatment as usize],
+            false => self.newest[treatment as usize],
         };
-        if let Some(cost) = *slot {
+        if let Some(cost) = cached {
             return cost;
         }
         self.scratch.clear();
@@ -165,12 +163,20 @@ impl<'a> Costs<'a> {
         let mut cost = history_cost(&self.scratch);
         let (opens, closes) = (ledger.opens_turn(unit), ledger.closes_turn(unit));
         if treatment.keeps_user_message() && opens != closes {
-            let question = ledger.first_of(ledger.first_unit_of(ledger.turn_of_unit(unit)));
-            let user = history_cost(&[self.renderer.message_item(question, false)]);
+            let user = self.question(ledger.turn_of_unit(unit));
             cost = if opens { cost.minus(user) } else { cost.plus(user) };
         }
-        *slot = Some(cost);
+        match completed {
+            true => self.cache.units[unit][treatment as usize] = Some(cost),
+            false => self.newest[treatment as usize] = Some(cost),
+        }
         cost
+    }
+
+    /// What turn `turn`'s USER message costs as history (nothing when it is pinned).
+    pub fn question(&self, turn: usize) -> Cost {
+        let ledger = self.renderer.ledger();
+        history_cost(&[self.renderer.message_item(ledger.first_of(ledger.first_unit_of(turn)), false)])
     }
 
     /// The first kept step of the sliding walk (see [`Walk`]) over `units`.

@@ -65,6 +65,10 @@ pub struct Zones {
     block_counted: bool,
     /// What the marker costs (zero when nothing is dropped).
     marker: Cost,
+    /// What the USER message of a turn the first group opens costs when none of the turn's
+    /// later steps is kept whole: the step closing a turn is charged its USER message (see
+    /// [`Costs::of`]), and here it is summarized or dropped.
+    question: Cost,
     /// The marker is left out: only the newest step is left and it alone is over.
     unmarked: bool,
 }
@@ -74,8 +78,8 @@ impl Zones {
     fn cost(&self) -> Cost {
         let marker = if self.unmarked { Cost::default() } else { self.marker };
         Cost {
-            tokens: self.kept.tokens + self.block.tokens + marker.tokens,
-            items: self.kept.items + self.block.items + marker.items,
+            tokens: self.kept.tokens + self.block.tokens + marker.tokens + self.question.tokens,
+            items: self.kept.items + self.block.items + marker.items + self.question.items,
         }
     }
 }
@@ -176,6 +180,7 @@ impl Step<'_, '_, '_> {
             {
                 self.drop_line(zones);
             }
+            self.mark(zones);
             return true;
         }
         // L3: the oldest summarized step.
@@ -216,12 +221,30 @@ impl Step<'_, '_, '_> {
         self.mark(zones);
     }
 
-    /// Recosts the marker for the steps dropped.
+    /// Recosts the marker for the steps dropped, and the question the first group leaves
+    /// uncharged.
     fn mark(&mut self, zones: &mut Zones) {
         zones.marker = match zones.first < zones.dropped {
             true => self.costs.marker(self.ledger().history_messages(zones.first..zones.dropped)),
             false => Cost::default(),
         };
+        zones.question = self.uncharged_question(zones);
+    }
+
+    /// The cost of the USER message of the turn whose first steps end the first group, when
+    /// the step that closes that turn is summarized or dropped (so nothing charges it).
+    fn uncharged_question(&self, zones: &Zones) -> Cost {
+        let ledger = self.ledger();
+        let Some(last) = zones.first.checked_sub(1) else { return Cost::default() };
+        if ledger.closes_turn(last) {
+            return Cost::default();
+        }
+        let turn = ledger.turn_of_unit(last);
+        let closer = ledger.first_unit_of(turn + 1) - 1;
+        match closer < zones.summarized {
+            true => self.costs.question(turn),
+            false => Cost::default(),
+        }
     }
 
     /// What a kept step costs now.

@@ -141,30 +141,34 @@ impl Plan {
         };
         // The USER messages sent for runs that keep later steps of a turn whose first step
         // is not sent with it, ascending.
-        let questions: Vec<usize> = self
+        let mut questions: Vec<usize> = self
             .runs()
             .filter(|(run, treatment)| treatment.keeps_user_message() && !ledger.opens_turn(run.start))
             .map(|(run, _)| ledger.first_unit_of(ledger.turn_of_unit(run.start)))
-            // A first step summarized stands for its question: only a dropped one is sent again.
-            .filter(|&first| self.treatment(first) == Some(Treatment::Dropped))
+            // Sent again unless its first step sends it itself (a summary line is not the
+            // question: the turn's later steps answer the question, so it goes with them).
+            .filter(|&first| !self.treatment(first).is_some_and(Treatment::keeps_user_message))
             .map(|first| ledger.first_of(first))
             .filter(|&question| !ledger.is_pinned(question))
             .collect();
+        // Several runs of one turn (stripped steps, then whole ones) share its question.
+        questions.dedup();
         // The questions sent so far.
         let mut asked = 0;
-        // The pinned messages of `range`, with the questions among them in ledger order.
-        let pinned = |range: Range<usize>, items: &mut Vec<Item>, asked: &mut usize| {
-            for &index in ledger.pinned_in(range.clone()) {
-                while questions.get(*asked).is_some_and(|&q| q < index) {
-                    items.push(renderer.message_item(questions[*asked], false));
-                    *asked += 1;
-                }
-                items.push(renderer.message_item(index, false));
-            }
-            while questions.get(*asked).is_some_and(|&q| q < range.end) {
+        // The questions before ledger index `end` not sent yet.
+        let ask = |end: usize, items: &mut Vec<Item>, asked: &mut usize| {
+            while questions.get(*asked).is_some_and(|&q| q < end) {
                 items.push(renderer.message_item(questions[*asked], false));
                 *asked += 1;
             }
+        };
+        // The pinned messages of `range`, with the questions among them in ledger order.
+        let pinned = |range: Range<usize>, items: &mut Vec<Item>, asked: &mut usize| {
+            for &index in ledger.pinned_in(range.clone()) {
+                ask(index, items, asked);
+                items.push(renderer.message_item(index, false));
+            }
+            ask(range.end, items, asked);
         };
         for (run, treatment) in self.runs() {
             let marker = self.marker.filter(|&(before, _)| run.contains(&before));
@@ -189,7 +193,13 @@ impl Plan {
             };
             match treatment {
                 Treatment::Dropped => pinned(ledger.first_of(split)..ledger.first_of(run.end), &mut items, &mut asked),
-                Treatment::Summarized => render(run, &mut items),
+                Treatment::Summarized => {
+                    let messages = ledger.first_of(run.start)..ledger.first_of(run.end);
+                    render(run, &mut items);
+                    // The block's pinned messages, with the question of a turn that goes on
+                    // after it.
+                    pinned(messages, &mut items, &mut asked);
+                }
                 _ => run.for_each(|unit| render(unit..unit + 1, &mut items)),
             }
         }

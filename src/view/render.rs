@@ -102,12 +102,10 @@ impl<'a> Renderer<'a> {
 
     /// The summary block of steps `units` (at least one): one synthetic USER item, standing
     /// at the first step's first message, holding each step's one-line summary, oldest
-    /// first, followed by the pinned messages of those steps.
+    /// first. The pinned messages of those steps are sent after it, by the caller.
     pub fn render_block(&self, units: std::ops::Range<usize>, out: &mut Vec<Item>) {
         let lines: Vec<String> = units.clone().map(|unit| self.summary_line(unit)).collect();
-        let first = self.ledger.first_of(units.start);
-        out.push(self.synthetic(Kind::User, first, lines.join("\n")));
-        self.pinned_items(first..self.ledger.first_of(units.end), out);
+        out.push(self.synthetic(Kind::User, self.ledger.first_of(units.start), lines.join("\n")));
     }
 
     /// The one-line summary of step `unit`: its turn's question (for the turn's first step),
