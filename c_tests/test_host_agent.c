@@ -65,31 +65,30 @@ static ctxwin_status agent_add(agent *a, const block *blocks, size_t n) {
     return rc;
 }
 
-/* Where message `id` is in the agent's own array (ids ascend). */
-static size_t agent_position(const agent *a, int64_t id) {
-    size_t lo = 0, hi = a->len;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a->msgs[mid].id < id) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-/* Builds the request from the agent's own array, from the first live message on (the parts
- * of it the boundary pruned left out), and checks each block against the window's view:
- * same kind, same host message. Returns the number of blocks sent. */
+/* Builds the request from the agent's own array as the README's request builder does: the
+ * pinned blocks before the boundary (the task, the question of the turn the boundary falls
+ * inside, the agent's own pins), then every block from the first live message on (the parts
+ * of it the boundary pruned left out). Checks each block against the window's view: same
+ * kind, same host message; the view's synthetic items (the marker standing for the steps
+ * the boundary left out of a turn) are the library's, not the agent's. Returns the number
+ * of view items matched. */
 static size_t agent_request(const agent *a) {
     int64_t first_id = 0;
     if (ctxwin_window_start_host_id(a->w, &first_id) != CTXWIN_OK) return 0;
-    size_t first_index = 0;
-    CHECK_OK(ctxwin_window_host_index(a->w, first_id, &first_index));
-    size_t skip = ctxwin_window_start(a->w) - first_index;
+    size_t start = ctxwin_window_start(a->w);
     size_t sent = 0, items = ctxwin_window_view_len(a->w);
-    for (size_t p = agent_position(a, first_id); p < a->len; p++) {
-        for (size_t b = (p == agent_position(a, first_id) ? skip : 0); b < a->msgs[p].n; b++) {
+    for (size_t p = 0; p < a->len; p++) {
+        size_t index = 0;
+        CHECK_OK(ctxwin_window_host_index(a->w, a->msgs[p].id, &index));
+        for (size_t b = 0; b < a->msgs[p].n; b++, index++) {
+            if (index < start && !ctxwin_window_is_pinned(a->w, index)) continue;
             ctxwin_item item;
-            CHECK(sent < items);
-            if (sent >= items || ctxwin_window_view_get(a->w, sent, &item) != CTXWIN_OK) return sent;
+            for (;;) {
+                CHECK(sent < items);
+                if (sent >= items || ctxwin_window_view_get(a->w, sent, &item) != CTXWIN_OK) return sent;
+                if (item.type != CTXWIN_ITEM_SYNTHETIC) break;
+                sent++; /* the marker */
+            }
             int64_t item_host = -1;
             CHECK_OK(ctxwin_window_host_id(a->w, item.index, &item_host));
             CHECK(item_host == a->msgs[p].id);
@@ -176,7 +175,7 @@ static void live_session(agent *a, int turns) {
 static void test_live_session(void) {
     agent a = agent_new("gpt-4o", 400);
     /* The classic rule (no low-water margin), which the expectations below recompute. */
-    const char *classic = "{\"low_water\":1}";
+    const char *classic = "{\"low_water\":1,\"pin_task\":false}";
     CHECK_OK(ctxwin_window_configure(a.w, classic, strlen(classic)));
     live_session(&a, 30);
     CHECK(ctxwin_window_turn_count(a.w) == 30);

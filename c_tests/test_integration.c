@@ -13,7 +13,9 @@ static void push_json(ctxwin_window *w, const char *json) {
 
 static ctxwin_window *session(void) {
     ctxwin_window *w = new_window("gpt-4o");
-    const char *config = "{\"strategy\":\"tiered\",\"tool_output_max_lines\":6,\"history_budget\":100000}";
+    /* The first turn is archived whole, its question too: the task is not pinned. */
+    const char *config =
+        "{\"strategy\":\"tiered\",\"tool_output_max_lines\":6,\"history_budget\":100000,\"pin_task\":false}";
     CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
     CHECK_OK(ctxwin_window_set_overhead(w, 120, 80));
     push_json(w, "{\"role\":\"system\",\"content\":\"You are a coding agent.\"}");

@@ -53,7 +53,7 @@ static void sliding_view_is_pinned_plus_start_to_count(void) {
     CHECK(start > 0);
     size_t expected[64], n = 0;
     for (size_t i = 0; i < count; i++) {
-        if (i >= start || i == 0 || i == 8) expected[n++] = i; /* 0 and 8 are SYSTEM */
+        if (i >= start || i == 0 || i == 1 || i == 8) expected[n++] = i; /* 0 and 8 are SYSTEM, 1 the task */
     }
     CHECK(ctxwin_window_view_len(w) == n);
     for (size_t i = 0; i < n && i < ctxwin_window_view_len(w); i++) {
@@ -177,7 +177,7 @@ static void monologue_compact_keeps_questions_and_answers(void) {
 
 static void drop_oldest_honours_every_threshold(void) {
     ctxwin_window *w = new_window("gpt-4o");
-    CHECK_OK(configure(w, "{\"strategy\":\"drop_oldest\",\"message_threshold\":5,\"turn_threshold\":3}"));
+    CHECK_OK(configure(w, "{\"strategy\":\"drop_oldest\",\"message_threshold\":5,\"turn_threshold\":3,\"pin_task\":false}"));
     size_t pruned = 0, total = 0;
     for (int t = 0; t < 6; t++) {
         CHECK_OK(push_str(w, CTXWIN_KIND_USER, "next"));

@@ -297,6 +297,16 @@ typedef struct ctxwin_request_info {
    * Tokens of those items.
    */
   int64_t stable_tokens;
+  /**
+   * Tool results the request sends cleared: a placeholder naming the tool, the call and
+   * the tokens cleared stands in place of the output, the call stays (the clearing stage,
+   * `"stages": ["clear", ...]`). Since: 0.3
+   */
+  size_t cleared_results;
+  /**
+   * Tokens clearing them saves. Since: 0.3
+   */
+  int64_t cleared_tokens;
 } ctxwin_request_info;
 
 /**
