@@ -269,6 +269,9 @@ static void usage_is_not_taken_on_trust(void) {
     CHECK_STATUS(ctxwin_window_calibration(w, NULL, &learned), CTXWIN_STATUS_NULL_ARG);
     CHECK_STATUS(ctxwin_window_calibration(w, &ratio, NULL), CTXWIN_STATUS_NULL_ARG);
     CHECK_STATUS(ctxwin_window_calibration(NULL, &ratio, &learned), CTXWIN_STATUS_NULL_ARG);
+    ctxwin_window_free(w);
+}
+
 /* The clearing stage: in a long tool loop under a small budget, old results are sent as a
  * placeholder naming the tool and the call while their calls stay; prepare says how many
  * and what it saved; the newest results stay whole; bad stage lists change nothing. */

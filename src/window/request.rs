@@ -11,9 +11,9 @@
 use super::Window;
 use crate::cache::{CacheState, CacheStats, RequestInfo, SentItem, Usage, fingerprints, parse_usage};
 use crate::error::{Error, ErrorKind, Result};
-use crate::wire::FormatSet;
 use crate::message::Kind;
 use crate::view::ItemType;
+use crate::wire::FormatSet;
 
 impl Window {
     /// Prepares the next request; call it before every request, in the middle of a turn too.
