@@ -401,3 +401,27 @@ fn a_session_file_replays_to_the_golden_report() {
     assert_eq!(report, expected, "the report changed; if on purpose, rerun with CTXWIN_BLESS=1 and commit the file");
     assert!(report.contains("claude log, 6 model calls"), "the sub-agent's and the synthetic answer are not calls");
 }
+
+#[test]
+fn cleared_results_are_reported_per_request_and_policy() {
+    let scratch = Scratch::new("clear");
+    let run = claude_run(80, 13, false);
+    let log = scratch.write("run.jsonl", &jsonl(&run.lines));
+    let config = r#"{"stages":["clear","sliding"],"keep_tool_results":2,"clear_at_least":0}"#;
+    let report = replay_json(&["replay", "--config", config, "--budget", "25%", "--json", &log]);
+    let policy = &report["policies"][0];
+    assert_eq!(policy["config"], config);
+    let rows = policy["requests"].as_array().unwrap();
+    let cleared: Vec<u64> = rows.iter().map(|r| r["results_cleared"].as_u64().unwrap()).collect();
+    assert!(cleared.iter().any(|&n| n > 0), "a quarter of the largest history clears results: {cleared:?}");
+    for row in rows {
+        assert_eq!(row["results_cleared"].as_u64().unwrap() > 0, row["cleared_tokens"].as_u64().unwrap() > 0, "{row}");
+    }
+    let totals = &policy["totals"];
+    assert_eq!(totals["results_cleared"], *cleared.last().unwrap());
+    let saved: u64 = rows.iter().map(|r| r["cleared_tokens"].as_u64().unwrap()).sum();
+    assert_eq!(totals["tokens_saved_by_clearing"], saved);
+    // Without the clearing stage nothing is cleared.
+    let plain = replay_json(&["replay", "--budget", "25%", "--json", &log]);
+    assert_eq!(plain["policies"][0]["totals"]["tokens_saved_by_clearing"], 0);
+}

@@ -63,6 +63,10 @@ pub struct Row {
     pub messages: usize,
     /// Messages `prepare` took out of the view or shortened at this request.
     pub removed: usize,
+    /// Tool results the request sends cleared, and the tokens that saves (the clearing
+    /// stage, `"stages": ["clear", ...]`).
+    pub cleared: usize,
+    pub cleared_tokens: u64,
     /// Leading tokens the previous request sent identically (the overhead included).
     pub cached: u64,
     /// Input billed at the cache prices.
@@ -188,6 +192,7 @@ fn request(window: &mut Window, line: usize, task: Option<usize>, cached_before:
     };
     row.tokens = info.tokens;
     row.removed = info.removed;
+    (row.cleared, row.cleared_tokens) = (info.cleared_results, info.cleared_tokens);
     row.over_budget = window.overrun() > 0;
     let mut sent = vec![false; row.messages];
     for item in (0..window.view_len()).filter_map(|i| window.view_item(i)) {

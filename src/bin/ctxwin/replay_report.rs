@@ -18,6 +18,10 @@ pub struct Totals {
     pub billed: f64,
     pub largest: u64,
     pub render_errors: usize,
+    /// Results the last request sends cleared (what is cleared stays cleared), and the
+    /// tokens clearing saved over all requests.
+    pub cleared: usize,
+    pub cleared_tokens: u64,
 }
 
 impl Totals {
@@ -33,6 +37,8 @@ impl Totals {
             billed: rows.iter().map(|r| r.billed).sum(),
             largest: rows.iter().map(|r| r.tokens).max().unwrap_or(0),
             render_errors: rows.iter().filter(|r| r.render_error.is_some()).count(),
+            cleared: rows.last().map_or(0, |r| r.cleared),
+            cleared_tokens: rows.iter().map(|r| r.cleared_tokens).sum(),
         }
     }
 
@@ -46,6 +52,7 @@ impl Totals {
             "task_kept": self.task_kept.map(|(kept, of)| json!({"requests": kept, "of": of})),
             "tokens_sent": self.tokens, "cached_tokens": self.cached, "cache_hit_share": self.cache_share(),
             "billed_input": self.billed, "largest_request": self.largest, "render_errors": self.render_errors,
+            "results_cleared": self.cleared, "tokens_saved_by_clearing": self.cleared_tokens,
         })
     }
 }
@@ -142,7 +149,7 @@ pub fn text(
     for run in runs.iter().filter(|_| rows) {
         let config = run.config.as_deref().map_or_else(String::new, |c| format!(", configured with {c}"));
         out.push_str(&format!("\n{}, history budget {}{config}\n", run.strategy, run.budget));
-        out.push_str("    req   line   tokens   logged  over     task  sent/pushed  removed   cached\n");
+        out.push_str("    req   line   tokens   logged  over     task  sent/pushed  removed  cleared   cached\n");
         for (i, row) in run.rows.iter().enumerate() {
             let logged = base.logged[i].map_or_else(|| "-".to_owned(), |u| u.prompt.to_string());
             let over = match (&row.refused, row.over_budget) {
@@ -156,7 +163,7 @@ pub fn text(
                 None => "-",
             };
             out.push_str(&format!(
-                "  {:>5}  {:>5}  {:>7}  {:>7}  {:>5}  {:>7}  {:>11}  {:>7}  {:>7}\n",
+                "  {:>5}  {:>5}  {:>7}  {:>7}  {:>5}  {:>7}  {:>11}  {:>7}  {:>7}  {:>7}\n",
                 i + 1,
                 row.line,
                 row.tokens,
@@ -165,6 +172,7 @@ pub fn text(
                 task,
                 format!("{}/{}", row.sent, row.messages),
                 row.removed,
+                row.cleared,
                 row.cached
             ));
         }
@@ -173,11 +181,13 @@ pub fn text(
         "\nbilled input: uncached tokens x {}, cached tokens x {} (input price = 1)\n",
         prices.write, prices.read
     ));
-    out.push_str("policy                      requests  over budget  over limit  task kept  tokens sent  billed input  cache hits  largest\n");
+    out.push_str(
+        "policy                      requests  over budget  over limit  task kept  tokens sent  billed input  cache hits  largest  cleared\n",
+    );
     let mut line = |label: &str, t: &Totals, dash: bool| {
         let or_dash = |n: usize| if dash { "-".to_owned() } else { n.to_string() };
         out.push_str(&format!(
-            "{:<26}  {:>8}  {:>11}  {:>10}  {:>9}  {:>11}  {:>12.0}  {:>10}  {:>7}\n",
+            "{:<26}  {:>8}  {:>11}  {:>10}  {:>9}  {:>11}  {:>12.0}  {:>10}  {:>7}  {:>7}\n",
             label,
             t.requests,
             or_dash(t.over_budget),
@@ -186,7 +196,8 @@ pub fn text(
             t.tokens,
             t.billed,
             percent(t.cache_share()),
-            t.largest
+            t.largest,
+            or_dash(t.cleared)
         ));
     };
     if let Some(logged) = logged_totals(base, prices) {
@@ -250,7 +261,8 @@ pub fn to_json(name: &str, log: &AgentLog, model: &ctxwin::Model, base: &Baselin
                     json!({
                         "request": i + 1, "line": row.line, "tokens": row.tokens, "over_budget": row.over_budget,
                         "refused": row.refused, "task_sent": row.task, "messages_sent": row.sent,
-                        "messages_pushed": row.messages, "removed": row.removed, "cached_tokens": row.cached,
+                        "messages_pushed": row.messages, "removed": row.removed, "results_cleared": row.cleared,
+                        "cleared_tokens": row.cleared_tokens, "cached_tokens": row.cached,
                         "billed_input": row.billed, "render_error": row.render_error,
                         "logged_prompt": base.logged[i].map(|u| u.prompt),
                     })
