@@ -36,6 +36,24 @@ const MAX_BYTES: usize = 4000;
 ///
 /// Panics when a source group has no readable file (no cargo registry, no toolchain docs).
 pub fn texts(count: usize, seed: u64) -> Vec<(Kind, String)> {
+    excerpts(count, seed).into_iter().map(|excerpt| (excerpt.kind, excerpt.text)).collect()
+}
+
+/// One text of the corpus with where it came from.
+#[derive(Clone, Debug)]
+pub struct Excerpt {
+    pub kind: Kind,
+    /// The file's path below its source root (a crate's directory in cargo's registry, the
+    /// toolchain's HTML books, `/usr/share/doc`), as an agent's tools would name it.
+    pub path: String,
+    /// The 1-based line of the file the text starts at.
+    pub line: usize,
+    pub text: String,
+}
+
+/// `count` texts of real text with their file and line: the same texts as [`texts`] gives
+/// for `seed`.
+pub fn excerpts(count: usize, seed: u64) -> Vec<Excerpt> {
     let groups = [(Kind::Code, code_files()), (Kind::Docs, doc_files()), (Kind::Data, data_files())];
     for (kind, files) in &groups {
         assert!(!files.is_empty(), "no {kind:?} files found for the real-text corpus");
@@ -54,16 +72,34 @@ pub fn texts(count: usize, seed: u64) -> Vec<(Kind, String)> {
         let path = &files[rng.below(files.len())];
         let Some(content) = read(path) else { continue };
         let want = (MIN_BYTES as f64 * ((MAX_BYTES / MIN_BYTES) as f64).powf(rng.below(1001) as f64 / 1000.0)) as usize;
-        if let Some(text) = excerpt(&content, want, &mut rng) {
-            out.push((*kind, text));
+        if let Some((line, text)) = excerpt(&content, want, &mut rng) {
+            out.push(Excerpt { kind: *kind, path: relative(path), line, text });
         }
     }
     out
 }
 
+/// `path` below its source root: what follows the registry's index directory, the
+/// toolchain's `html` directory or `/usr/share/doc`.
+fn relative(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let registry = cargo_registry();
+    if let Ok(rest) = path.strip_prefix(&registry) {
+        // <index>/<crate-version>/...: the crate's directory on.
+        return rest.components().skip(1).collect::<PathBuf>().to_string_lossy().into_owned();
+    }
+    for root in ["/share/doc/rust/html/", "/usr/share/doc/"] {
+        if let Some(at) = text.find(root) {
+            return text[at + root.len()..].to_owned();
+        }
+    }
+    path.file_name().map_or_else(String::new, |name| name.to_string_lossy().into_owned())
+}
+
 /// A run of whole lines of `content`, starting at a random line, at least `want` bytes
-/// (or to the end of the file); None when that leaves fewer than `MIN_BYTES`.
-fn excerpt(content: &str, want: usize, rng: &mut Rng) -> Option<String> {
+/// (or to the end of the file), with its 1-based first line; None when that leaves fewer
+/// than `MIN_BYTES`.
+fn excerpt(content: &str, want: usize, rng: &mut Rng) -> Option<(usize, String)> {
     let lines: Vec<&str> = content.split_inclusive('\n').collect();
     let start = rng.below(lines.len().max(1));
     let mut text = String::new();
@@ -74,7 +110,7 @@ fn excerpt(content: &str, want: usize, rng: &mut Rng) -> Option<String> {
         text.push_str(line);
     }
     let text = text.trim_end_matches('\n').to_owned();
-    (text.trim().len() >= MIN_BYTES).then_some(text)
+    (text.trim().len() >= MIN_BYTES).then_some((start + 1, text))
 }
 
 fn read(path: &Path) -> Option<String> {
