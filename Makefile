@@ -61,7 +61,7 @@ FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
 .PHONY: all lib header check-header test check-all rust-test fmt-check tiktoken-reference tokenizer-reference tokenizer-files sdk-types \
 	estimate-families c-test header-compile \
-	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-versus bench-memory bench-save-memory sizes symbols check-symbols install \
+	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-steps bench-versus bench-memory bench-save-memory sizes symbols check-symbols install \
 	install-test dist dist-test dist-outside target-dir-test clean
 
 all: lib
@@ -319,6 +319,11 @@ demo: $(OUT)/agent_demo $(OUT)/summary_demo
 bench:
 	$(CARGO) bench $(FEATURES)
 	@$(MAKE) --no-print-directory sizes
+
+# Long tool loops in one turn (issue 24), alone: push + prepare per step at 1,000 and 10,000
+# steps, and per call in a step of 100,000 parallel calls (make bench runs it too).
+bench-steps:
+	$(CARGO) bench $(FEATURES) --bench steps
 
 # Counting speed against an earlier commit's engine, both built here and run alternately on
 # the mixed corpus (default REV: the engine when "no slower than today" was asked for).

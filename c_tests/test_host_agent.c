@@ -435,7 +435,190 @@ static void test_getters_reset_and_last_usage(void) {
     ctxwin_window_free(w);
 }
 
+/* Issue 27: counts the host records show at once in turn_info and message_get (tokens and
+ * exact flag), while the boundary, the view, live_tokens and the generation wait for the
+ * next end_turn. */
+static void test_recorded_counts_show_at_once(void) {
+    agent a = agent_new("claude-sonnet-4-5", 400); /* estimates: the recorded counts are exact */
+    /* The task is history here, so that what is live once the counts apply is exact. */
+    CHECK_OK(ctxwin_window_configure(a.w, "{\"pin_task\":false}", 18));
+    live_session(&a, 6);
+    agent_turn(&a, 6);
+    size_t start = ctxwin_window_start(a.w), items = ctxwin_window_view_len(a.w);
+    uint32_t generation = ctxwin_window_generation(a.w);
+    ctxwin_count live_before, live_after;
+    CHECK_OK(ctxwin_window_live_tokens(a.w, &live_before));
+    size_t last = ctxwin_window_message_count(a.w) - 1;
+    ctxwin_message m;
+    CHECK_OK(ctxwin_window_message_get(a.w, last, &m));
+    CHECK(!m.tokens.exact);
+    ctxwin_turn_info info;
+    CHECK_OK(ctxwin_window_turn_info(a.w, 6, &info));
+    int32_t turn_before = info.tokens.tokens, last_before = m.tokens.tokens;
+
+    CHECK_OK(ctxwin_window_set_count(a.w, last, (ctxwin_count){9, true}));
+    CHECK_OK(ctxwin_window_message_get(a.w, last, &m));
+    CHECK(m.tokens.tokens == 9 && m.tokens.exact);
+    CHECK_OK(ctxwin_window_turn_info(a.w, 6, &info));
+    CHECK(info.tokens.tokens == turn_before - last_before + 9 && !info.tokens.exact);
+
+    CHECK_OK(ctxwin_window_set_turn_count(a.w, 6, (ctxwin_count){77, true}));
+    CHECK_OK(ctxwin_window_turn_info(a.w, 6, &info));
+    CHECK(info.tokens.tokens == 77 && info.tokens.exact);
+    /* Nothing else moved. */
+    CHECK(ctxwin_window_start(a.w) == start && ctxwin_window_view_len(a.w) == items);
+    CHECK(ctxwin_window_generation(a.w) == generation);
+    CHECK_OK(ctxwin_window_live_tokens(a.w, &live_after));
+    CHECK(live_after.tokens == live_before.tokens && live_after.exact == live_before.exact);
+    /* end_turn applies them: the same figures, now in the totals too. */
+    CHECK_OK(ctxwin_window_end_turn(a.w, NULL));
+    CHECK_OK(ctxwin_window_turn_info(a.w, 6, &info));
+    CHECK(info.tokens.tokens == 77 && info.tokens.exact);
+    CHECK_OK(ctxwin_window_live_tokens(a.w, &live_after));
+    CHECK(live_after.exact);
+    agent_free(&a);
+}
+
+/* Issue 27: "invalid_tool_parts":"keep" keeps the tool parts a model produced that the window
+ * cannot pair or send (arguments that are not a JSON object, a call cut short, an id no call
+ * carries), counted as text and flagged; the default refuses them, naming the id. */
+static void test_invalid_tool_parts_kept_or_refused(void) {
+    const char *anthropic = "{\"format\":\"anthropic\"}";
+    const char *keep = "{\"invalid_tool_parts\":\"keep\"}";
+    const char *cut = "{\"path\":\"src/ma";
+    for (int lenient = 0; lenient <= 1; lenient++) {
+        agent a = agent_new("claude-sonnet-4-5", 100000);
+        CHECK_OK(ctxwin_window_configure(a.w, anthropic, strlen(anthropic)));
+        if (lenient) CHECK_OK(ctxwin_window_configure(a.w, keep, strlen(keep)));
+        agent_turn(&a, 0);
+        block user = text_block(CTXWIN_KIND_USER, "read src/main.rs");
+        CHECK_OK(agent_add(&a, &user, 1));
+        size_t count = ctxwin_window_message_count(a.w);
+        /* A call whose arguments were cut short (max tokens) and its error result. */
+        block call[2] = {text_block(CTXWIN_KIND_ASSISTANT, "Reading."), tool_block(CTXWIN_KIND_TOOL_CALL, "t1", cut)};
+        block result = tool_block(CTXWIN_KIND_TOOL_RESULT, "t1", "error: arguments are not JSON");
+        block stray = tool_block(CTXWIN_KIND_TOOL_RESULT, "t9", "late output");
+        ctxwin_count c;
+        if (!lenient) {
+            CHECK_STATUS(agent_add(&a, call, 2), CTXWIN_STATUS_INVALID_ARG);
+            CHECK(strstr(last_error(a.w), "parts[1]") != NULL && strstr(last_error(a.w), "'t1'") != NULL);
+            CHECK_STATUS(agent_add(&a, &stray, 1), CTXWIN_STATUS_INVALID_ARG);
+            CHECK(strstr(last_error(a.w), "'t9'") != NULL);
+            CHECK_STATUS(ctxwin_window_push_tool_call(a.w, "t2", 2, "read", 4, cut, strlen(cut), &c),
+                         CTXWIN_STATUS_INVALID_ARG);
+            CHECK(strstr(last_error(a.w), "'t2'") != NULL);
+            CHECK(ctxwin_window_message_count(a.w) == count);
+            agent_free(&a);
+            continue;
+        }
+        CHECK_OK(agent_add(&a, call, 2));
+        CHECK_OK(agent_add(&a, &result, 1));
+        CHECK_OK(agent_add(&a, &stray, 1));
+        CHECK_OK(ctxwin_window_push_tool_call(a.w, "t2", 2, "read", 4, cut, strlen(cut), &c));
+        CHECK(ctxwin_window_message_count(a.w) == count + 5);
+        bool kept = true;
+        CHECK_OK(ctxwin_window_kept_as_text(a.w, count, &kept));
+        CHECK(!kept); /* the text part */
+        ctxwin_message m;
+        for (size_t i = count + 1; i < count + 5; i++) {
+            CHECK_OK(ctxwin_window_kept_as_text(a.w, i, &kept));
+            CHECK(kept);
+            CHECK_OK(ctxwin_window_message_get(a.w, i, &m));
+            CHECK(m.tokens.tokens > 0);
+        }
+        /* The call is kept as the assistant's text, as written; the results as results. */
+        CHECK_OK(ctxwin_window_message_get(a.w, count + 1, &m));
+        CHECK(m.kind == CTXWIN_KIND_ASSISTANT && m.call_id == NULL);
+        CHECK(m.text_len == strlen("shell\n") + strlen(cut) && memcmp(m.text, "shell\n", 6) == 0);
+        CHECK_OK(ctxwin_window_message_get(a.w, count + 3, &m));
+        CHECK(m.kind == CTXWIN_KIND_TOOL_RESULT && m.call_id_len == 2 && memcmp(m.call_id, "t9", 2) == 0);
+        char body[8192];
+        size_t needed = 0;
+        CHECK_OK(ctxwin_window_render_json(a.w, body, sizeof body, &needed));
+        CHECK(strstr(body, "late output") == NULL); /* a result that answers no call is not sent */
+        CHECK(strstr(body, "src/ma") != NULL);      /* the cut call is, as text */
+        agent_free(&a);
+    }
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *bad = "{\"invalid_tool_parts\":\"lenient\"}";
+    CHECK_STATUS(ctxwin_window_configure(w, bad, strlen(bad)), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "invalid_tool_parts") != NULL);
+    ctxwin_window_free(w);
+}
+
+/* Issue 27: set_model_with(CTXWIN_SET_MODEL_RECOUNT) drops the counts the host recorded for
+ * the old model: every message is recounted, as a window that never had them counts it. */
+static void test_set_model_recount_drops_host_counts(void) {
+    agent a = agent_new("claude-sonnet-4-5", 100000);
+    agent fresh = agent_new("gpt-4o", 100000);
+    live_session(&a, 4);
+    for (int t = 0; t < 4; t++) {
+        agent_turn(&fresh, t);
+        CHECK_OK(ctxwin_window_end_turn(fresh.w, NULL));
+    }
+    ctxwin_turn_info info, want;
+    CHECK_OK(ctxwin_window_turn_info(a.w, 2, &info));
+    CHECK(info.tokens.tokens == usage_of(2) && info.tokens.exact);
+    const char *model = "gpt-4o";
+    CHECK_STATUS(ctxwin_window_set_model_with(a.w, model, strlen(model), 2), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(a.w), "flags") != NULL);
+    CHECK_OK(ctxwin_window_turn_info(a.w, 2, &info));
+    CHECK(info.tokens.tokens == usage_of(2)); /* refused: nothing changed */
+    /* Without the flag the host's counts stay (ctxwin_window_set_model's rule). */
+    CHECK_OK(ctxwin_window_set_model_with(a.w, model, strlen(model), 0));
+    CHECK_OK(ctxwin_window_turn_info(a.w, 2, &info));
+    CHECK(info.tokens.tokens == usage_of(2) && info.tokens.exact);
+    /* A count recorded and not applied yet is dropped too. */
+    CHECK_OK(ctxwin_window_set_turn_count(a.w, 3, (ctxwin_count){5, true}));
+    CHECK_OK(ctxwin_window_set_model_with(a.w, model, strlen(model), CTXWIN_SET_MODEL_RECOUNT));
+    for (size_t t = 0; t < 4; t++) {
+        CHECK_OK(ctxwin_window_turn_info(a.w, t, &info));
+        CHECK_OK(ctxwin_window_turn_info(fresh.w, t, &want));
+        CHECK(info.tokens.tokens == want.tokens.tokens && info.tokens.exact && want.tokens.exact);
+    }
+    ctxwin_count total, fresh_total;
+    CHECK_OK(ctxwin_window_end_turn(a.w, NULL));
+    CHECK_OK(ctxwin_window_live_tokens(a.w, &total));
+    CHECK_OK(ctxwin_window_live_tokens(fresh.w, &fresh_total));
+    CHECK(total.tokens == fresh_total.tokens);
+    CHECK_STATUS(ctxwin_window_set_model_with(NULL, model, strlen(model), 0), CTXWIN_STATUS_NULL_ARG);
+    agent_free(&fresh);
+    agent_free(&a);
+}
+
+/* Issue 27: the host ids of a turn's first and last messages. */
+static void test_turn_host_ids(void) {
+    agent a = agent_new("gpt-4o", 100000);
+    live_session(&a, 3);
+    block user = text_block(CTXWIN_KIND_USER, "and now?");
+    CHECK_OK(agent_add(&a, &user, 1));
+    for (size_t t = 0; t < 3; t++) {
+        int64_t first = -1, last = -1;
+        CHECK_OK(ctxwin_window_turn_host_ids(a.w, t, &first, &last));
+        CHECK(first == a.msgs[t * 4].id && last == a.msgs[t * 4 + 3].id);
+    }
+    int64_t first = -1, last = -1;
+    CHECK_OK(ctxwin_window_turn_host_ids(a.w, 3, &first, &last)); /* the running turn: its one message */
+    CHECK(first == a.msgs[12].id && last == a.msgs[12].id);
+    first = last = -7;
+    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 4, &first, &last), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(a.w), "turn 4") != NULL);
+    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 0, NULL, &last), CTXWIN_STATUS_NULL_ARG);
+    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 0, &first, NULL), CTXWIN_STATUS_NULL_ARG);
+    CHECK(first == -7 && last == -7);
+    /* A message pushed without a host id has none. */
+    CHECK_OK(push_str(a.w, CTXWIN_KIND_ASSISTANT, "plain"));
+    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 3, &first, &last), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(a.w), "index 25") != NULL);
+    CHECK(first == -7 && last == -7);
+    agent_free(&a);
+}
+
 void suite_host_agent(void) {
+    harness_run("host agent: recorded counts show at once", test_recorded_counts_show_at_once);
+    harness_run("host agent: invalid tool parts kept or refused", test_invalid_tool_parts_kept_or_refused);
+    harness_run("host agent: set_model_with recount drops host counts", test_set_model_recount_drops_host_counts);
+    harness_run("host agent: turn host ids", test_turn_host_ids);
     harness_run("host agent: live session, counts after the fact", test_live_session);
     harness_run("host agent: rewind, replace in place, fork", test_rewind_replace_and_fork);
     harness_run("host agent: model switch keeps learned counts", test_model_switch_keeps_learned_counts);

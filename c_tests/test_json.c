@@ -82,10 +82,11 @@ static void errors_name_the_element_and_field_and_push_nothing(void) {
     CHECK_STATUS(ctxwin_window_push_json(NULL, "{}", 2), CTXWIN_STATUS_NULL_ARG);
     CHECK(ctxwin_window_message_count(w) == 1);
     /* One format per window. */
+    CHECK_OK(push_json(w, "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"a\",\"name\":\"ls\",\"input\":{}}]}"));
     CHECK_OK(push_json(w, "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"a\",\"content\":\"x\"}]}"));
     CHECK_STATUS(push_json(w, "{\"role\":\"model\",\"parts\":[{\"text\":\"hi\"}]}"), CTXWIN_STATUS_MISMATCH);
     CHECK(strstr(last_error(w), "Gemini") != NULL);
-    CHECK(ctxwin_window_message_count(w) == 2);
+    CHECK(ctxwin_window_message_count(w) == 3);
     ctxwin_window_free(w);
 }
 
@@ -162,7 +163,74 @@ static void tool_definitions_are_counted(void) {
     CHECK(untouched.tokens == -1);
 }
 
+/* Issue 26 item 3: a tool result whose id no call carries (a mistyped id) is refused by
+ * push_json in every format, naming the id, as push_tool refuses it; nothing is appended.
+ * The right id is taken, and so is the wrong one under "invalid_tool_parts":"keep", flagged
+ * and left out of the request. */
+static void a_mistyped_result_id_is_refused_in_every_format(void) {
+    static const struct {
+        const char *settings, *user, *call, *bad_result, *good_result;
+    } formats[] = {
+        {"{\"format\":\"openai_chat\"}", "{\"role\":\"user\",\"content\":\"List src/\"}",
+         "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"call_a1\",\"type\":\"function\","
+         "\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}]}",
+         "{\"role\":\"tool\",\"tool_call_id\":\"call_al\",\"content\":\"a.rs\"}",
+         "{\"role\":\"tool\",\"tool_call_id\":\"call_a1\",\"content\":\"a.rs\"}"},
+        {"{\"format\":\"openai_responses\"}", "{\"role\":\"user\",\"content\":\"List src/\"}",
+         "{\"type\":\"function_call\",\"call_id\":\"call_a1\",\"name\":\"ls\",\"arguments\":\"{}\"}",
+         "{\"type\":\"function_call_output\",\"call_id\":\"call_al\",\"output\":\"a.rs\"}",
+         "{\"type\":\"function_call_output\",\"call_id\":\"call_a1\",\"output\":\"a.rs\"}"},
+        {"{\"format\":\"anthropic\"}", "{\"role\":\"user\",\"content\":\"List src/\"}",
+         "{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"call_a1\",\"name\":\"ls\",\"input\":{}}]}",
+         "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"call_al\",\"content\":\"a.rs\"}]}",
+         "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"call_a1\",\"content\":\"a.rs\"}]}"},
+        {"{\"format\":\"gemini\"}", "{\"role\":\"user\",\"parts\":[{\"text\":\"List src/\"}]}",
+         "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"call_a1\",\"name\":\"ls\",\"args\":{}}}]}",
+         "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"id\":\"call_al\",\"name\":\"ls\",\"response\":{\"output\":\"a.rs\"}}}]}",
+         "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"id\":\"call_a1\",\"name\":\"ls\",\"response\":{\"output\":\"a.rs\"}}}]}"},
+    };
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+        ctxwin_window *w = new_window("gpt-4o");
+        CHECK_OK(ctxwin_window_configure(w, formats[f].settings, strlen(formats[f].settings)));
+        CHECK_OK(push_json(w, formats[f].user));
+        CHECK_OK(push_json(w, formats[f].call));
+        size_t count = ctxwin_window_message_count(w);
+        CHECK_STATUS(push_json(w, formats[f].bad_result), CTXWIN_STATUS_INVALID_ARG);
+        CHECK(strstr(last_error(w), "'call_al'") != NULL);
+        CHECK(ctxwin_window_message_count(w) == count);
+        /* push_tool refuses the same mistake the same way. */
+        CHECK_STATUS(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, "call_al", 7, "a.rs", 4, NULL),
+                     CTXWIN_STATUS_INVALID_ARG);
+        CHECK(strstr(last_error(w), "'call_al'") != NULL);
+        CHECK(ctxwin_window_message_count(w) == count);
+        CHECK_OK(push_json(w, formats[f].good_result));
+        CHECK(ctxwin_window_message_count(w) == count + 1);
+        ctxwin_window_free(w);
+
+        /* Kept under "invalid_tool_parts":"keep": flagged, not sent. */
+        w = new_window("gpt-4o");
+        CHECK_OK(ctxwin_window_configure(w, formats[f].settings, strlen(formats[f].settings)));
+        const char keep[] = "{\"invalid_tool_parts\":\"keep\"}";
+        CHECK_OK(ctxwin_window_configure(w, keep, strlen(keep)));
+        CHECK_OK(push_json(w, formats[f].user));
+        CHECK_OK(push_json(w, formats[f].call));
+        count = ctxwin_window_message_count(w);
+        CHECK_OK(push_json(w, formats[f].bad_result));
+        CHECK(ctxwin_window_message_count(w) == count + 1);
+        bool kept = false;
+        CHECK_OK(ctxwin_window_kept_as_text(w, count, &kept));
+        CHECK(kept);
+        CHECK_OK(ctxwin_window_kept_as_text(w, count - 1, &kept));
+        CHECK(!kept);
+        char body[4096];
+        CHECK_OK(ctxwin_window_render_json(w, body, sizeof body, NULL));
+        CHECK(strstr(body, "call_al") == NULL);
+        ctxwin_window_free(w);
+    }
+}
+
 void suite_json(void) {
+    harness_run("a_mistyped_result_id_is_refused_in_every_format", a_mistyped_result_id_is_refused_in_every_format);
     harness_run("chat_messages_become_ledger_messages_and_render_verbatim",
                 chat_messages_become_ledger_messages_and_render_verbatim);
     harness_run("counts_equal_the_text_counts", counts_equal_the_text_counts);

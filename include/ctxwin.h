@@ -190,6 +190,15 @@
 #define CTXWIN_MIN_THREAD_STACK (64 * 1024)
 
 /**
+ * `ctxwin_window_set_model_with` flag: also drop the counts the host gave for the old model
+ * (`ctxwin_window_set_count`, `ctxwin_window_set_turn_count`, `ctxwin_window_push_counted`),
+ * so every message whose text the window kept is recounted for the new one.
+ *
+ * Since: 0.3
+ */
+#define CTXWIN_SET_MODEL_RECOUNT 1
+
+/**
  * The result of every fallible function. `CTXWIN_STATUS_OK` (also spelt `CTXWIN_OK`) is 0,
  * so `if (rc)` tests for failure. The numbers are frozen and never reused.
  */
@@ -425,7 +434,8 @@ typedef struct ctxwin_part {
  * - `name`: the tool's name of a TOOL_CALL (and of a result whose provider JSON names it,
  *   a Gemini `functionResponse`).
  * - `tokens`: the message's count as the window uses it (estimates scaled by what
- *   `ctxwin_window_observe_usage` taught).
+ *   `ctxwin_window_observe_usage` taught); a count recorded by `ctxwin_window_set_count`
+ *   or `ctxwin_window_set_turn_count` shows at once, with its `exact` flag.
  *
  * Since: 0.2
  */
@@ -1056,6 +1066,34 @@ ctxwin_status ctxwin_window_host_index(const struct ctxwin_window *w, int64_t ho
 ctxwin_status ctxwin_window_host_id(const struct ctxwin_window *w, size_t index, int64_t *out);
 
 /**
+ * The host ids of turn `turn`'s first message (its USER message) and last message (the
+ * newest so far, for the running turn), so a host maps a turn to its own rows.
+ *
+ * An accessor rather than two more fields of `ctxwin_turn_info`: that struct is `#[repr(C)]`
+ * and callers allocate it, so a larger one would be written past the end of a caller's
+ * built against an older header; accessors add what structs cannot (see the README's API
+ * conventions).
+ *
+ * Parameters: `first` and `last` are caller-owned, both written only on success.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
+ * turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` when the first or the last
+ * message was not pushed with `ctxwin_window_push_message` (the message names its ledger
+ * index). O(1).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.3
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `first` and `last` are each NULL or writable.
+ */
+ctxwin_status ctxwin_window_turn_host_ids(const struct ctxwin_window *w,
+                                          size_t turn,
+                                          int64_t *first,
+                                          int64_t *last);
+
+/**
  * Whether message `index` was pushed as bytes that were not valid UTF-8 and kept with
  * U+FFFD in place of each invalid sequence (configuration `"invalid_utf8":"replace"`). Its
  * count is the count of the replaced text.
@@ -1071,6 +1109,27 @@ ctxwin_status ctxwin_window_host_id(const struct ctxwin_window *w, size_t index,
  * `w` is NULL or a live handle; `out` is NULL or writable.
  */
 ctxwin_status ctxwin_window_replaced_utf8(const struct ctxwin_window *w, size_t index, bool *out);
+
+/**
+ * Whether message `index` is a tool part a model produced that the window kept as text
+ * instead of refusing it (configuration `"invalid_tool_parts":"keep"`): a call whose
+ * arguments are not a JSON object where the format needs one, a call without a tool name,
+ * an empty call id, or an id no call (or a second call) carries. A call is kept as an
+ * ASSISTANT message holding the call as written (its name, a newline and its arguments); a
+ * result stays a TOOL_RESULT with its id, which requests leave out. Either is counted as
+ * its text.
+ *
+ * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for an
+ * index at or past the message count. `*out` is written only on success.
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.3
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `out` is NULL or writable.
+ */
+ctxwin_status ctxwin_window_kept_as_text(const struct ctxwin_window *w, size_t index, bool *out);
 
 /**
  * `ctxwin_window_observe_usage` for the request last prepared or rendered
@@ -2252,6 +2311,35 @@ ctxwin_status ctxwin_window_set_overhead(struct ctxwin_window *w,
  * `w` is NULL or a live handle; `model` is NULL or valid for `len` bytes.
  */
 ctxwin_status ctxwin_window_set_model(struct ctxwin_window *w, const char *model, size_t len);
+
+/**
+ * `ctxwin_window_set_model`, with options. With `CTXWIN_SET_MODEL_RECOUNT` every message
+ * whose text the window kept is recounted for the new model, the host's counts included
+ * (they were the old model's: its count becomes the library's), counts recorded by
+ * `ctxwin_window_set_count` / `ctxwin_window_set_turn_count` and not applied yet are
+ * forgotten, and a count given without a text (`ctxwin_window_push_counted`, a window with
+ * `retain_text` false) is kept as an estimate: a host that records the provider's counts
+ * switches models without `ctxwin_window_reset` and a re-push. Then re-enforces the
+ * strategy, as `ctxwin_window_set_model` does; `ctxwin_window_set_model(w, m, n)` is
+ * `ctxwin_window_set_model_with(w, m, n, 0)`.
+ *
+ * Parameters: `model`, `len` is a borrowed UTF-8 model name; `flags` is 0 or
+ * `CTXWIN_SET_MODEL_RECOUNT`.
+ *
+ * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
+ * `CTXWIN_STATUS_INVALID_ARG` for an unknown flag bit (nothing changes).
+ *
+ * Thread-safety: `w` must not be in use by another thread.
+ *
+ * Since: 0.3
+ *
+ * # Safety
+ * `w` is NULL or a live handle; `model` is NULL or valid for `len` bytes.
+ */
+ctxwin_status ctxwin_window_set_model_with(struct ctxwin_window *w,
+                                           const char *model,
+                                           size_t len,
+                                           uint32_t flags);
 
 /**
  * Appends a message and counts its text once, now. A USER message starts a new turn.

@@ -150,6 +150,30 @@ impl InvalidUtf8 {
     }
 }
 
+/// What a push does with a tool part a model produced that the window cannot pair or send as
+/// a tool message (`invalid_tool_parts`): arguments that are not a JSON object where the
+/// format needs one, a call cut short (no name), an empty call id, an id that no call (or a
+/// second call) carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum InvalidToolParts {
+    /// Refuse the push with INVALID_ARG naming the id (`"error"`, the default).
+    #[default]
+    Error,
+    /// Keep the part, counted as its text, and flag the message (`"keep"`): a call becomes
+    /// ASSISTANT text (the call as written), a result stays a result the view leaves out.
+    Keep,
+}
+
+impl InvalidToolParts {
+    /// The name `configure` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidToolParts::Error => "error",
+            InvalidToolParts::Keep => "keep",
+        }
+    }
+}
+
 /// A fraction in (0, 1]: never NaN, so it compares like an integer.
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
 pub struct Fraction(f64);
@@ -232,6 +256,8 @@ pub struct Settings {
     pub tool_output_max_lines: u32,
     /// What a push does with text that is not valid UTF-8.
     pub invalid_utf8: InvalidUtf8,
+    /// What a push does with a tool part it cannot pair or send as one.
+    pub invalid_tool_parts: InvalidToolParts,
     /// The provider format the window speaks (`format`); `None` is `"auto"`.
     pub format: Option<Format>,
     /// When a strategy has to act, it acts until the view is within this fraction of each of
@@ -271,6 +297,7 @@ impl Default for Settings {
             pin_task: true,
             tool_output_max_lines: defaults::TOOL_OUTPUT_MAX_LINES,
             invalid_utf8: InvalidUtf8::Error,
+            invalid_tool_parts: InvalidToolParts::Error,
             format: None,
             low_water: DEFAULT_LOW_WATER,
             output_reserve: Tokens::Auto,
@@ -337,6 +364,7 @@ impl Settings {
             "pin_task": self.pin_task,
             "tool_output_max_lines": self.tool_output_max_lines,
             "invalid_utf8": self.invalid_utf8.as_str(),
+            "invalid_tool_parts": self.invalid_tool_parts.as_str(),
             "format": self.format.map_or("auto", Format::key),
             "low_water": self.low_water.get(),
             "output_reserve": self.output_reserve.to_value(),
@@ -409,6 +437,7 @@ impl Settings {
             "pin_task" => self.pin_task = parse_bool(key, value)?,
             "tool_output_max_lines" => self.tool_output_max_lines = parse_positive(key, value)?,
             "invalid_utf8" => self.invalid_utf8 = parse_invalid_utf8(value)?,
+            "invalid_tool_parts" => self.invalid_tool_parts = parse_invalid_tool_parts(value)?,
             "format" => self.format = parse_format(value)?,
             "low_water" => self.low_water = parse_fraction(key, value)?,
             "output_reserve" => self.output_reserve = parse_auto_tokens(key, value)?,
@@ -536,6 +565,16 @@ fn parse_invalid_utf8(value: &Value) -> Result<InvalidUtf8> {
     }
 }
 
+fn parse_invalid_tool_parts(value: &Value) -> Result<InvalidToolParts> {
+    match value.as_str() {
+        Some("error") => Ok(InvalidToolParts::Error),
+        Some("keep") => Ok(InvalidToolParts::Keep),
+        _ => {
+            Err(Error::invalid_arg(format!("configuration key 'invalid_tool_parts' must be \"error\" or \"keep\" (got {value})")))
+        }
+    }
+}
+
 fn parse_threshold(key: &str, value: &Value) -> Result<Option<u32>> {
     if value.is_null() {
         return Ok(None);
@@ -636,6 +675,7 @@ mod tests {
             r#"{"max_message_bytes":0}"#,
             r#"{"max_message_bytes":4096}"#,
             r#"{"invalid_utf8":"replace"}"#,
+            r#"{"invalid_tool_parts":"keep"}"#,
             r#"{"format":"gemini"}"#,
             r#"{"format":"openai_responses"}"#,
             r#"{"low_water":0.7,"output_reserve":0}"#,

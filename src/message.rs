@@ -75,6 +75,10 @@ pub struct MessageExtras {
     /// True when the pushed bytes were not valid UTF-8 and each invalid sequence was
     /// replaced by U+FFFD (`invalid_utf8: "replace"`).
     pub replaced_utf8: bool,
+    /// True for a tool part a model produced that the window could not pair or send as one,
+    /// kept counted as its text (`invalid_tool_parts: "keep"`): a call is kept as ASSISTANT
+    /// text, a result as a result the view leaves out.
+    pub kept_as_text: bool,
     /// True for a provider's compaction (an Anthropic `compaction` block, an OpenAI
     /// Responses `compaction` item): a USER message that stands for everything before it,
     /// which the window archives (see `Window::push_parsed`).
@@ -161,6 +165,16 @@ impl Message {
     /// True when invalid UTF-8 in the pushed text was replaced by U+FFFD.
     pub fn replaced_utf8(&self) -> bool {
         self.extras().is_some_and(|extras| extras.replaced_utf8)
+    }
+
+    /// True for a tool part kept as text (see [`MessageExtras::kept_as_text`]).
+    pub fn kept_as_text(&self) -> bool {
+        self.extras().is_some_and(|extras| extras.kept_as_text)
+    }
+
+    /// Flags the message as a tool part kept as text.
+    pub(crate) fn mark_kept_as_text(&mut self) {
+        self.extras.get_or_insert_default().kept_as_text = true;
     }
 
     /// Marks the text as having had invalid UTF-8 replaced.

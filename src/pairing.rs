@@ -11,6 +11,10 @@
 //! out, and a call left unanswered in a completed turn gets a synthetic "cancelled" result.
 
 use crate::message::{Kind, Message};
+use rustc_hash::FxHashMap;
+use std::borrow::Borrow;
+use std::collections::VecDeque;
+use std::hash::Hash;
 
 /// What is wrong with one tool message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,38 +83,244 @@ enum CallState {
     Answered,
 }
 
-/// The calls of one turn so far, fed tool message after tool message: what [`analyze`]
-/// tracks, and what a push checks a new tool message against.
-#[derive(Debug, Default)]
-pub struct TurnCalls<'a> {
-    calls: Vec<(usize, &'a str, CallState)>,
+/// What a tool message of `kind` does to the state of the call with its id (`None`: no call
+/// with this id in the turn yet): the message's problem, if any, and the call's state after.
+fn transition(kind: Kind, state: Option<CallState>) -> (Option<Problem>, Option<CallState>) {
+    match (kind, state) {
+        (Kind::ToolCall, None) => (None, Some(CallState::Open)),
+        (Kind::ToolCall, Some(_)) => (Some(Problem::DuplicateCall), state),
+        (Kind::ToolResult, Some(CallState::Open)) => (None, Some(CallState::Answered)),
+        (Kind::ToolResult, Some(CallState::Answered)) => (Some(Problem::DuplicateResult), state),
+        (Kind::ToolResult, None) => (Some(Problem::OrphanResult), None),
+        _ => (None, state),
+    }
 }
 
-impl<'a> TurnCalls<'a> {
-    /// Feeds the message at ledger index `index`, of kind `kind` with call id `id`, after the
-    /// turn's earlier ones: its problem, if any (a message of another kind has none).
-    pub fn feed(&mut self, index: usize, kind: Kind, id: &'a str) -> Option<Problem> {
-        match kind {
-            Kind::ToolCall => {
-                if self.calls.iter().any(|&(_, other, _)| other == id) {
-                    return Some(Problem::DuplicateCall);
+/// The id-less calls of one step as id-less results answer them ([`id_less_answer`]'s
+/// rule: a named result the oldest open call of its name, a result without a name the
+/// oldest open call), indexed so that each answer costs O(1) amortised however many calls
+/// the step holds. `K` is a tool name as kept, `T` what is kept of each call.
+#[derive(Clone, Debug)]
+struct IdLessCalls<K, T> {
+    /// Every id-less call of the step, oldest first, and whether it is still open.
+    calls: Vec<(T, bool)>,
+    /// Positions in `calls`, oldest first; answered ones are skipped when met.
+    oldest: VecDeque<usize>,
+    /// Positions in `calls` by tool name, oldest first; answered ones are skipped when met.
+    by_name: FxHashMap<K, VecDeque<usize>>,
+}
+
+impl<K, T> Default for IdLessCalls<K, T> {
+    fn default() -> Self {
+        IdLessCalls { calls: Vec::new(), oldest: VecDeque::new(), by_name: FxHashMap::default() }
+    }
+}
+
+impl<K: Borrow<str> + Hash + Eq, T> IdLessCalls<K, T> {
+    /// Adds an open call of tool `name`.
+    fn push(&mut self, name: Option<K>, call: T) {
+        let at = self.calls.len();
+        self.calls.push((call, true));
+        self.oldest.push_back(at);
+        if let Some(name) = name {
+            self.by_name.entry(name).or_default().push_back(at);
+        }
+    }
+
+    /// Answers the call a result of tool `name` answers, if any is open: what was kept of it.
+    fn answer(&mut self, name: Option<&str>) -> Option<&T> {
+        let IdLessCalls { calls, oldest, by_name } = self;
+        let queue = match name {
+            Some(name) => by_name.get_mut(name)?,
+            None => oldest,
+        };
+        while let Some(at) = queue.pop_front() {
+            if std::mem::replace(&mut calls[at].1, false) {
+                return Some(&calls[at].0);
+            }
+        }
+        None
+    }
+
+    /// The calls still open, oldest first.
+    fn open(&self) -> impl Iterator<Item = &T> {
+        self.calls.iter().filter(|(_, open)| *open).map(|(call, _)| call)
+    }
+
+    /// Forgets every call (a new step).
+    fn clear(&mut self) {
+        self.calls.clear();
+        self.oldest.clear();
+        self.by_name.clear();
+    }
+}
+
+/// One call of a turn, as [`TurnCalls`] keeps it.
+#[derive(Clone, Copy, Debug)]
+struct Call {
+    index: usize,
+    state: CallState,
+    cancellable: bool,
+}
+
+/// The calls of one turn (or one step) so far, fed message after message and indexed: what
+/// [`analyze`] tracks, and what the ledger keeps of its running turn and newest step, so
+/// that a push checks a tool message, and a step's defects are known, in O(1) (amortised)
+/// however long the turn or the step. Calls with ids are matched across the whole run fed;
+/// id-less ones within their step, as a request pairs them (see `json::steps`). `K` is an id
+/// or a tool name as kept: borrowed while analysing, owned in the ledger.
+#[derive(Clone, Debug)]
+pub struct TurnCalls<K = Box<str>> {
+    /// The first call with each id (a later one reusing it is a duplicate, not kept).
+    by_id: FxHashMap<K, Call>,
+    /// The open step's calls without ids (id-less results answer only those).
+    id_less: IdLessCalls<K, Call>,
+    /// Earlier steps' id-less calls left unanswered that take a cancelled result: their
+    /// ledger indices.
+    left_open: Vec<usize>,
+    /// True once a result of the open step answered a call (a call, text or thinking then
+    /// opens the next step).
+    answered_in_step: bool,
+    /// Orphan and duplicated results and duplicated calls found so far.
+    problems: usize,
+    /// Calls not answered yet that take a cancelled result (see [`CallForm::cancellable`]).
+    unanswered: usize,
+}
+
+impl<K> Default for TurnCalls<K> {
+    fn default() -> Self {
+        TurnCalls {
+            by_id: FxHashMap::default(),
+            id_less: IdLessCalls::default(),
+            left_open: Vec::new(),
+            answered_in_step: false,
+            problems: 0,
+            unanswered: 0,
+        }
+    }
+}
+
+impl<K: Borrow<str> + Hash + Eq> TurnCalls<K> {
+    /// The problem a tool message of `kind` with call id `id` would have if fed now
+    /// (nothing is fed). O(1).
+    pub fn check(&self, kind: Kind, id: &str) -> Option<Problem> {
+        transition(kind, self.by_id.get(id).map(|call| call.state)).0
+    }
+
+    /// Feeds `message`, at ledger index `index`, after the run's earlier ones: its problem,
+    /// if any (a message that is not a tool message has none; neither has a result without
+    /// an id). O(1) amortised (a Responses call item is read to know its form).
+    pub fn feed<'m>(&mut self, index: usize, message: &'m Message) -> Option<Problem>
+    where
+        K: From<&'m str>,
+    {
+        let kind = message.kind();
+        if matches!(kind, Kind::Thinking | Kind::Assistant | Kind::ToolCall) && self.answered_in_step {
+            self.answered_in_step = false;
+            let left = self.id_less.open().filter(|call| call.cancellable).map(|call| call.index);
+            self.left_open.extend(left);
+            self.id_less.clear();
+        }
+        if !matches!(kind, Kind::ToolCall | Kind::ToolResult) {
+            return None;
+        }
+        let cancellable = || CallForm::of(message).cancellable();
+        let Some(id) = message.call_id() else {
+            match kind {
+                Kind::ToolCall => {
+                    let call = Call { index, state: CallState::Open, cancellable: cancellable() };
+                    self.unanswered += usize::from(call.cancellable);
+                    self.id_less.push(message.name().map(K::from), call);
                 }
-                self.calls.push((index, id, CallState::Open));
+                _ => {
+                    if let Some(call) = self.id_less.answer(message.name()) {
+                        self.unanswered -= usize::from(call.cancellable);
+                        self.answered_in_step = true;
+                    }
+                }
+            }
+            return None;
+        };
+        let problem = match self.by_id.get_mut(id) {
+            Some(call) => {
+                let (problem, state) = transition(kind, Some(call.state));
+                if problem.is_none() {
+                    // A result answering its call.
+                    self.unanswered -= usize::from(call.cancellable);
+                    self.answered_in_step = true;
+                    call.state = state.unwrap_or(call.state);
+                }
+                problem
+            }
+            None if kind == Kind::ToolCall => {
+                let call = Call { index, state: CallState::Open, cancellable: cancellable() };
+                self.unanswered += usize::from(call.cancellable);
+                self.by_id.insert(K::from(id), call);
                 None
             }
-            Kind::ToolResult => {
-                let open = self.calls.iter().position(|&(_, other, state)| other == id && state == CallState::Open);
-                match open {
-                    Some(call) => {
-                        self.calls[call].2 = CallState::Answered;
-                        None
-                    }
-                    None if self.calls.iter().any(|&(_, other, _)| other == id) => Some(Problem::DuplicateResult),
-                    None => Some(Problem::OrphanResult),
-                }
-            }
-            _ => None,
+            None => Some(Problem::OrphanResult),
+        };
+        self.problems += usize::from(problem.is_some());
+        problem
+    }
+
+    /// Orphan and duplicated results and duplicated calls fed so far: the problems of a
+    /// run still going on. O(1).
+    pub fn problems(&self) -> usize {
+        self.problems
+    }
+
+    /// Calls not answered yet that a completed run answers with a cancelled result. O(1).
+    pub fn unanswered(&self) -> usize {
+        self.unanswered
+    }
+
+    /// True when the run, `complete` or still going on, has defects the view repairs. O(1).
+    pub fn defective(&self, complete: bool) -> bool {
+        self.problems > 0 || (complete && self.unanswered > 0)
+    }
+
+    /// The ledger indices of the unanswered calls that take a cancelled result, ascending.
+    fn unanswered_calls(&self) -> Vec<usize> {
+        let by_id = self.by_id.values().filter(|call| call.state == CallState::Open && call.cancellable);
+        let id_less = self.id_less.open().filter(|call| call.cancellable);
+        let mut calls: Vec<usize> = by_id.chain(id_less).map(|call| call.index).chain(self.left_open.iter().copied()).collect();
+        calls.sort_unstable();
+        calls
+    }
+
+    /// A check of tool messages about to be added after the turn's, without feeding them.
+    pub fn probe(&self) -> Probe<'_, K> {
+        Probe { base: Some(self), fed: FxHashMap::default() }
+    }
+}
+
+/// Tool messages checked one after the other on top of a turn's calls ([`TurnCalls::probe`])
+/// without changing them: what an all-or-nothing push checks first. O(1) per message.
+#[derive(Debug)]
+pub struct Probe<'a, K> {
+    /// The turn checked on top of; `None` once a USER message started a new one.
+    base: Option<&'a TurnCalls<K>>,
+    /// The states the probed messages gave their ids.
+    fed: FxHashMap<&'a str, CallState>,
+}
+
+impl<'a, K: Borrow<str> + Hash + Eq> Probe<'a, K> {
+    /// A USER message: what follows is a new turn.
+    pub fn new_turn(&mut self) {
+        self.base = None;
+        self.fed.clear();
+    }
+
+    /// Checks a tool message of `kind` with call id `id` after the ones probed before: its
+    /// problem, if any (then it is not counted as fed).
+    pub fn feed(&mut self, kind: Kind, id: &'a str) -> Option<Problem> {
+        let state = self.fed.get(id).copied().or_else(|| self.base.and_then(|base| base.by_id.get(id)).map(|call| call.state));
+        let (problem, after) = transition(kind, state);
+        if let (None, Some(after)) = (problem, after) {
+            self.fed.insert(id, after);
         }
+        problem
     }
 }
 
@@ -122,46 +332,21 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
         return Vec::new();
     }
     let mut defects = Vec::new();
-    let mut calls = TurnCalls::default();
-    // Calls without ids (and their tool names), answered in order by results without ids
-    // of their step (as a request pairs them: see `json::steps`); `step_from` is where the
-    // open step's id-less calls start.
-    let mut id_less: Vec<(usize, Option<&str>, CallState)> = Vec::new();
-    let (mut step_from, mut answered_in_step) = (0, false);
+    let mut calls = TurnCalls::<&str>::default();
     for (offset, message) in turn.iter().enumerate() {
         let index = first + offset;
-        if matches!(message.kind(), Kind::Thinking | Kind::Assistant | Kind::ToolCall) && answered_in_step {
-            (step_from, answered_in_step) = (id_less.len(), false);
-        }
-        let Some(id) = message.call_id() else {
-            match message.kind() {
-                Kind::ToolCall => id_less.push((index, message.name(), CallState::Open)),
-                Kind::ToolResult => {
-                    let open = id_less[step_from..].iter().map(|&(_, name, state)| (name, state == CallState::Open));
-                    if let Some(call) = id_less_answer(open, message.name()) {
-                        id_less[step_from + call].2 = CallState::Answered;
-                        answered_in_step = true;
-                    }
-                }
-                _ => {}
-            }
-            continue;
-        };
-        match calls.feed(index, message.kind(), id) {
-            Some(problem) => defects.push(Defect::at(index, problem)),
-            None => answered_in_step |= message.kind() == Kind::ToolResult,
+        if let Some(problem) = calls.feed(index, message) {
+            defects.push(Defect::at(index, problem));
         }
     }
-    if complete {
-        let id_less = id_less.iter().map(|&(index, _, state)| (index, "", state));
-        for (index, _, state) in calls.calls.iter().copied().chain(id_less) {
-            // A call that takes no answer (a provider's built-in tool; a call counted
-            // without a name) or cannot be cancelled is no defect: see `CallForm`.
-            if state == CallState::Open && CallForm::of(&messages[index]).cancellable() {
-                let run_end =
-                    (index..end).find(|&i| !matches!(messages[i].kind(), Kind::ToolCall | Kind::ToolResult)).unwrap_or(end);
-                defects.push(Defect { index, problem: Problem::UnansweredCall, repair_at: run_end });
+    if complete && calls.unanswered() > 0 {
+        // The end of the run of tool messages holding each call, found once per run.
+        let mut run_end = first;
+        for index in calls.unanswered_calls() {
+            if run_end <= index {
+                run_end = (index..end).find(|&i| !matches!(messages[i].kind(), Kind::ToolCall | Kind::ToolResult)).unwrap_or(end);
             }
+            defects.push(Defect { index, problem: Problem::UnansweredCall, repair_at: run_end });
         }
         defects.sort_by_key(|d| d.index);
     }
@@ -265,14 +450,22 @@ pub fn id_less_answer<'n>(mut calls: impl Iterator<Item = (Option<&'n str>, bool
     }
 }
 
-/// The step a request reads last, fed message by message, and how many cancelled results
-/// a request adds for the calls its steps leave unanswered (see `json::steps`): what the
-/// running turn costs on top of its messages.
+/// The step a request reads last, fed message by message: where steps start, and how many
+/// cancelled results a request adds for the calls it leaves unanswered (see `json::steps`),
+/// what the running step costs on top of its messages. Pairs as [`step_answer`] does (a
+/// result answers the first unanswered call of the step with its id, an id-less result the
+/// id-less call [`id_less_answer`] picks), indexed so that a message costs O(1) amortised
+/// however many parallel calls the step holds.
 #[derive(Clone, Debug, Default)]
 pub struct RunningStep {
-    calls: Vec<StepCall<Box<str>>>,
+    /// The step's unanswered calls with an id, by id: whether each takes a cancelled result,
+    /// oldest first.
+    open: FxHashMap<Box<str>, VecDeque<bool>>,
+    /// The step's id-less calls: whether each takes a cancelled result.
+    id_less: IdLessCalls<Box<str>, bool>,
+    /// Unanswered calls of the step that take a cancelled result.
+    unanswered: usize,
     answered_any: bool,
-    cancelled_before: usize,
 }
 
 impl RunningStep {
@@ -290,21 +483,32 @@ impl RunningStep {
             Kind::Thinking | Kind::Assistant | Kind::ToolCall => {
                 let starts = self.answered_any;
                 if starts {
-                    self.close();
+                    *self = RunningStep::default();
                 }
                 if message.kind() == Kind::ToolCall {
-                    self.calls.push(StepCall {
-                        own_id: message.call_id().map(Box::from),
-                        name: message.name().map(Box::from),
-                        form: CallForm::of(message),
-                        answered: false,
-                    });
+                    let cancellable = CallForm::of(message).cancellable();
+                    self.unanswered += usize::from(cancellable);
+                    match message.call_id() {
+                        Some(id) => self.open.entry(Box::from(id)).or_default().push_back(cancellable),
+                        None => self.id_less.push(message.name().map(Box::from), cancellable),
+                    }
                 }
                 starts
             }
             Kind::ToolResult => {
-                if let Some(call) = step_answer(&self.calls, message.call_id(), message.name()) {
-                    self.calls[call].answered = true;
+                let answered = match message.call_id() {
+                    Some(id) => {
+                        let calls = self.open.get_mut(id);
+                        let (call, emptied) = calls.map_or((None, false), |calls| (calls.pop_front(), calls.is_empty()));
+                        if emptied {
+                            self.open.remove(id);
+                        }
+                        call
+                    }
+                    None => self.id_less.answer(message.name()).copied(),
+                };
+                if let Some(cancellable) = answered {
+                    self.unanswered -= usize::from(cancellable);
                     self.answered_any = true;
                 }
                 false
@@ -313,21 +517,9 @@ impl RunningStep {
     }
 
     /// How many cancelled results a request adds for the open step's unanswered calls (the
-    /// running step's; those of the turn's completed steps are the view's own items).
+    /// running step's; those of the turn's completed steps are the view's own items). O(1).
     pub fn open_cancelled(&self) -> usize {
-        self.calls.iter().filter(|call| !call.answered && call.form.cancellable()).count()
-    }
-
-    fn close(&mut self) {
-        self.cancelled_before = self.cancelled();
-        self.calls.clear();
-        self.answered_any = false;
-    }
-
-    /// How many cancelled results a request adds for what was fed since the last USER
-    /// message.
-    pub fn cancelled(&self) -> usize {
-        self.cancelled_before + self.calls.iter().filter(|call| !call.answered && call.form.cancellable()).count()
+        self.unanswered
     }
 }
 
@@ -457,5 +649,156 @@ mod tests {
         // A call counted without a name (push_counted) takes no answer.
         let counted = [message(User, None), Message::new(ToolCall, Count::estimate(5), CountSource::Caller, None)];
         assert_eq!(analyze(&counted, 0, 2, true), vec![]);
+    }
+
+    /// The pairing as first written, a linear scan of the run per message (what `analyze`
+    /// did before the index): the reference the indexed [`TurnCalls`] must agree with. Each
+    /// message's problem, and the defects of the run taken as complete.
+    fn scanned(run: &[Message]) -> (Vec<Option<Problem>>, Vec<Defect>) {
+        let mut calls: Vec<(usize, &str, bool)> = Vec::new(); // (index, id, answered)
+        let mut id_less: Vec<(usize, Option<&str>, bool)> = Vec::new(); // (index, name, answered)
+        let (mut step_from, mut answered_in_step) = (0, false);
+        let mut problems = Vec::new();
+        for (index, message) in run.iter().enumerate() {
+            if matches!(message.kind(), Kind::Thinking | Kind::Assistant | Kind::ToolCall) && answered_in_step {
+                (step_from, answered_in_step) = (id_less.len(), false);
+            }
+            let problem = match (message.kind(), message.call_id()) {
+                (Kind::ToolCall, None) => {
+                    id_less.push((index, message.name(), false));
+                    None
+                }
+                (Kind::ToolResult, None) => {
+                    let open = id_less[step_from..].iter().map(|&(_, name, answered)| (name, !answered));
+                    if let Some(call) = id_less_answer(open, message.name()) {
+                        id_less[step_from + call].2 = true;
+                        answered_in_step = true;
+                    }
+                    None
+                }
+                (Kind::ToolCall, Some(id)) if calls.iter().any(|call| call.1 == id) => Some(Problem::DuplicateCall),
+                (Kind::ToolCall, Some(id)) => {
+                    calls.push((index, id, false));
+                    None
+                }
+                (Kind::ToolResult, Some(id)) => match calls.iter().position(|call| call.1 == id && !call.2) {
+                    Some(at) => {
+                        calls[at].2 = true;
+                        answered_in_step = true;
+                        None
+                    }
+                    None if calls.iter().any(|call| call.1 == id) => Some(Problem::DuplicateResult),
+                    None => Some(Problem::OrphanResult),
+                },
+                _ => None,
+            };
+            problems.push(problem);
+        }
+        let mut defects: Vec<Defect> =
+            problems.iter().enumerate().filter_map(|(index, problem)| problem.map(|p| Defect::at(index, p))).collect();
+        let calls = calls.iter().map(|call| (call.0, call.2)).chain(id_less.iter().map(|call| (call.0, call.2)));
+        for (index, answered) in calls {
+            if !answered && CallForm::of(&run[index]).cancellable() {
+                let is_tool = |i: &usize| matches!(run[*i].kind(), Kind::ToolCall | Kind::ToolResult);
+                let run_end = (index..run.len()).find(|i| !is_tool(i)).unwrap_or(run.len());
+                defects.push(Defect { index, problem: Problem::UnansweredCall, repair_at: run_end });
+            }
+        }
+        defects.sort_by_key(|d| d.index);
+        (problems, defects)
+    }
+
+    /// The running step as first written, its calls in a list, each result answering
+    /// through [`step_answer`]: whether each message starts a step, and how many cancelled
+    /// results a request adds for the open step after the last.
+    fn scanned_step(run: &[Message]) -> (Vec<bool>, usize) {
+        let (mut calls, mut answered_any, mut starts) = (Vec::<StepCall<Box<str>>>::new(), false, Vec::new());
+        for message in run {
+            starts.push(match message.kind() {
+                Kind::ToolResult => {
+                    if let Some(call) = step_answer(&calls, message.call_id(), message.name()) {
+                        calls[call].answered = true;
+                        answered_any = true;
+                    }
+                    false
+                }
+                Kind::User => {
+                    (calls, answered_any) = (Vec::new(), false);
+                    true
+                }
+                Kind::System => false,
+                kind => {
+                    let starts = answered_any;
+                    if answered_any {
+                        calls.clear();
+                        answered_any = false;
+                    }
+                    if kind == Kind::ToolCall {
+                        calls.push(StepCall {
+                            own_id: message.call_id().map(Box::from),
+                            name: message.name().map(Box::from),
+                            form: CallForm::of(message),
+                            answered: false,
+                        });
+                    }
+                    starts
+                }
+            });
+        }
+        (starts, calls.iter().filter(|call| !call.answered && call.form.cancellable()).count())
+    }
+
+    proptest::proptest! {
+        /// The indexed pairing (pushes, `analyze`, the running step) agrees with the scans it
+        /// replaced, over random turns of calls and results with few ids (so that ids
+        /// repeat), id-less ones of a few tool names or none (Gemini's parts; a plain push),
+        /// text, thinking and USER messages among them.
+        #[test]
+        fn indexed_pairing_agrees_with_the_scan(ops in proptest::collection::vec((0u8..7, 0u8..5, 0u8..3), 0..120)) {
+            let turn: Vec<Message> = ops
+                .iter()
+                .map(|&(op, id, name)| {
+                    let id = ["a", "b", "c", "d"].get(usize::from(id)).copied();
+                    let name = ["read", "grep"].get(usize::from(name)).copied();
+                    let tool = |kind| {
+                        Message::new(kind, Count::estimate(1), CountSource::Caller, None).with_extras(MessageExtras {
+                            call_id: id.map(Into::into),
+                            name: name.map(Into::into),
+                            ..MessageExtras::default()
+                        })
+                    };
+                    match op {
+                        0 | 1 => tool(ToolCall),
+                        2 | 3 => tool(ToolResult),
+                        4 => message(Assistant, None),
+                        5 => message(Kind::Thinking, None),
+                        _ => message(User, None),
+                    }
+                })
+                .collect();
+            let mut calls = TurnCalls::<Box<str>>::default();
+            let mut running = RunningStep::default();
+            let mut start = 0;
+            let (starts, _) = scanned_step(&turn);
+            for (index, message) in turn.iter().enumerate() {
+                if message.kind() == User {
+                    calls = TurnCalls::default();
+                    start = index;
+                }
+                let checked = message.call_id().and_then(|id| calls.check(message.kind(), id));
+                let fed = calls.feed(index, message);
+                proptest::prop_assert_eq!(running.feed(message), starts[index]);
+                let (problems, defects) = scanned(&turn[start..=index]);
+                proptest::prop_assert_eq!(fed, problems[index - start]);
+                proptest::prop_assert_eq!(checked, fed);
+                proptest::prop_assert_eq!(calls.problems(), problems.iter().flatten().count());
+                let unanswered = defects.iter().filter(|d| d.problem == Problem::UnansweredCall).count();
+                proptest::prop_assert_eq!(calls.unanswered(), unanswered);
+                proptest::prop_assert_eq!(running.open_cancelled(), scanned_step(&turn[..=index]).1);
+                let shifted: Vec<Defect> =
+                    defects.iter().map(|d| Defect { index: d.index + start, repair_at: d.repair_at + start, ..*d }).collect();
+                proptest::prop_assert_eq!(analyze(&turn, start, index + 1, true), shifted);
+            }
+        }
     }
 }

@@ -16,7 +16,6 @@ use crate::config::{BudgetMode, Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ledger::Ledger;
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
-use crate::pairing;
 use crate::strategy::clearing::ClearStage;
 use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan, Rules};
@@ -46,6 +45,7 @@ mod request;
 mod restore;
 mod settings;
 mod summarize;
+mod tool_parts;
 mod unit_sums;
 mod usage;
 mod utf8;
@@ -68,7 +68,8 @@ pub struct TurnInfo {
     pub first_message: usize,
     /// Messages in the turn, pinned SYSTEM messages inside it included.
     pub message_count: usize,
-    /// History tokens of the turn (pinned SYSTEM messages inside it excluded).
+    /// History tokens of the turn (pinned SYSTEM messages inside it excluded), counts
+    /// recorded by `set_count` / `set_turn_count` included at once.
     pub tokens: Count,
     /// True when the turn's USER message is sent as itself; false when the window pruned (or
     /// summarized) it.
@@ -149,21 +150,36 @@ impl Window {
     /// keeps caller-supplied counts as given, recounts the summaries, forgets the calibration
     /// (it belonged to the old model's tokenizer), and re-enforces the strategy.
     pub fn set_model(&mut self, model: &str) {
-        self.switch_model(Model::resolve(model));
+        self.switch_model(Model::resolve(model), false);
+    }
+
+    /// [`Window::set_model`], also dropping the counts the caller gave for the old model
+    /// when `recount`: every message whose text the window keeps is recounted for the new
+    /// one (its count becomes the library's), counts recorded by `set_count` and not applied
+    /// yet are forgotten, and a caller's count without a text (`push_counted`, a window
+    /// keeping counts only) is kept as an estimate. So a host that recorded the provider's
+    /// counts switches models without a reset and a re-push.
+    pub fn set_model_with(&mut self, model: &str, recount: bool) {
+        self.switch_model(Model::resolve(model), recount);
     }
 
     /// Counts with `tokenizer` from now on, exactly, keeping the model name (and its context
     /// limit): recounts as [`Window::set_model`] does. The window shares the tokenizer.
     pub fn set_tokenizer(&mut self, tokenizer: Arc<Tokenizer>) {
         let next = Model::with_tokenizer(self.model.name(), tokenizer);
-        self.switch_model(next);
+        self.switch_model(next, false);
     }
 
-    fn switch_model(&mut self, next: Model) {
+    /// Counts with `next`; `recount` recounts the caller's counts too (see
+    /// [`Window::set_model_with`]).
+    fn switch_model(&mut self, next: Model, recount: bool) {
+        if recount {
+            drop(self.ledger.pending_counts.take());
+        }
         let saved_tokenizer = matches!((&self.restored_with, next.tokenizer()),
             (Some(Some(saved)), Some(tokenizer)) if saved.as_str() == tokenizer.fingerprint());
         for (index, message) in self.ledger.messages.iter_mut().enumerate() {
-            if message.source() == CountSource::Caller {
+            if message.source() == CountSource::Caller && !recount {
                 continue;
             }
             let count = match (message.counted_text(), self.restored_counts.get(index)) {
@@ -172,6 +188,9 @@ impl Window {
                 (None, Some(&saved)) if saved_tokenizer => saved,
                 (None, _) => Count::estimate(message.count().tokens),
             };
+            if message.text().is_some() {
+                message.set_source(CountSource::Library);
+            }
             message.set_count(count);
         }
         // Every message the library counts was counted just now.
@@ -237,7 +256,15 @@ impl Window {
     /// A provider's compaction among them (an Anthropic `compaction` block, a Responses
     /// `compaction` item) archives the turns before it, as an accepted summary does, and is
     /// itself the summary in place (see [`Window::sent_summary`]).
-    pub fn push_parsed(&mut self, messages: Vec<Message>, formats: FormatSet) {
+    ///
+    /// Errors (nothing is appended): a tool result whose call id no call earlier in its
+    /// turn carries (a mistyped id), as [`Window::push_tool`] refuses it, naming the id and
+    /// the element of the push; under `"invalid_tool_parts":"keep"` it is kept, flagged
+    /// (see [`Window::check_parsed_results`]).
+    pub fn push_parsed(&mut self, mut messages: Vec<Message>, formats: FormatSet) -> Result<()> {
+        for orphan in self.check_parsed_results(&messages)? {
+            messages[orphan].mark_kept_as_text();
+        }
         self.wire.wire_formats = formats;
         for message in messages {
             let compaction = message.is_compaction();
@@ -246,6 +273,7 @@ impl Window {
                 self.archive_before_provider_compaction(self.ledger.messages.len() - 1);
             }
         }
+        Ok(())
     }
 
     /// The provider formats the window may still speak: [`FormatSet::ANY`] until JSON is
@@ -269,16 +297,18 @@ impl Window {
     ///
     /// Errors (nothing is appended): a kind other than TOOL_CALL or TOOL_RESULT, an empty
     /// id, no turn yet, a call reusing an id of its turn, a result for a call already
-    /// answered, or a result whose call never came in this turn.
+    /// answered, or a result whose call never came in this turn. Under
+    /// `"invalid_tool_parts":"keep"` a call or result refused for its id or its text is kept
+    /// instead, flagged (see [`Window::keep_tool_part_or`]); a wrong kind is still refused.
     ///
     /// A TOOL_CALL's text is its tool name, a newline and its arguments, as for
     /// [`Window::push`]; [`Window::push_tool_call`] takes them apart.
     pub fn push_tool(&mut self, kind: Kind, call_id: &str, text: &str) -> Result<Count> {
         match kind {
-            Kind::ToolCall => {
-                let (name, arguments) = split_call_text(text)?;
-                self.push_paired(kind, call_id, Some(&name), &arguments)
-            }
+            Kind::ToolCall => match split_call_text(text) {
+                Ok((name, arguments)) => self.push_paired(kind, call_id, Some(&name), &arguments),
+                Err(refusal) => self.keep_tool_part_or(refusal, kind, call_id, None, text),
+            },
             Kind::ToolResult => self.push_paired(kind, call_id, None, text),
             _ => Err(Error::invalid_arg(format!("push_tool takes a TOOL_CALL or TOOL_RESULT, not kind {}", kind.code()))),
         }
@@ -290,13 +320,17 @@ impl Window {
     ///
     /// Errors (nothing is appended): an empty name; arguments that are not a JSON object
     /// (empty is `{}`) in a window whose format needs one (Anthropic, Gemini); and the
-    /// errors of [`Window::push_tool`].
+    /// errors of [`Window::push_tool`]. Under `"invalid_tool_parts":"keep"` these are kept
+    /// as ASSISTANT text instead, flagged (see [`Window::keep_tool_part_or`]).
     pub fn push_tool_call(&mut self, call_id: &str, name: &str, arguments: &str) -> Result<Count> {
-        if name.trim().is_empty() {
-            return Err(Error::invalid_arg(format!("tool call id '{call_id}': name must not be empty")));
+        let checked = match name.trim().is_empty() {
+            true => Err(Error::invalid_arg(format!("tool call id '{call_id}': name must not be empty"))),
+            false => self.check_call_arguments(call_id, arguments),
+        };
+        match checked {
+            Ok(()) => self.push_paired(Kind::ToolCall, call_id, Some(name), arguments),
+            Err(refusal) => self.keep_tool_part_or(refusal, Kind::ToolCall, call_id, Some(name), arguments),
         }
-        self.check_call_arguments(call_id, arguments)?;
-        self.push_paired(Kind::ToolCall, call_id, Some(name), arguments)
     }
 
     /// Refuses a call's arguments that are not a JSON object (empty is `{}`) in a window
@@ -321,27 +355,31 @@ impl Window {
     /// Appends a tool call or result with its id (and a call's name), checking its pairing.
     fn push_paired(&mut self, kind: Kind, call_id: &str, name: Option<&str>, text: &str) -> Result<Count> {
         self.check_message_size(text.len().saturating_add(name.map_or(0, str::len)))?;
-        if call_id.is_empty() {
-            return Err(Error::invalid_arg("call id must not be empty"));
+        if let Err(refusal) = self.check_pairing(kind, call_id) {
+            return self.keep_tool_part_or(refusal, kind, call_id, name, text);
         }
-        let Some(turn) = self.ledger.turns.len().checked_sub(1) else {
-            return Err(Error::invalid_arg(format!(
-                "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
-            )));
-        };
         let count = self.model.count(&counted_text(name, text));
         let extras = MessageExtras { call_id: Some(call_id.into()), name: name.map(Box::from), ..MessageExtras::default() };
         self.append(self.library_message(kind, count, text, extras));
-        let index = self.ledger.messages.len() - 1;
-        let range = self.turn_range(turn);
-        let defect =
-            pairing::analyze(&self.ledger.messages, range.start, range.end, false).into_iter().find(|d| d.index == index);
-        if let Some(defect) = defect {
-            self.remove_from(index);
-            let why = defect.problem.refusal();
-            return Err(Error::invalid_arg(format!("tool call id '{call_id}': {why}")));
-        }
         Ok(count)
+    }
+
+    /// Refuses a tool message of `kind` with id `call_id` that would not pair: an empty id,
+    /// no turn yet, a call reusing an id of its turn, a result for a call already answered
+    /// or that never came in this turn. O(1): the running turn's calls are indexed.
+    fn check_pairing(&self, kind: Kind, call_id: &str) -> Result<()> {
+        if call_id.is_empty() {
+            return Err(Error::invalid_arg("call id must not be empty"));
+        }
+        if self.ledger.turns.is_empty() {
+            return Err(Error::invalid_arg(format!(
+                "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
+            )));
+        }
+        match self.ledger.calls.check(kind, call_id) {
+            Some(problem) => Err(Error::invalid_arg(format!("tool call id '{call_id}': {}", problem.refusal()))),
+            None => Ok(()),
+        }
     }
 
     /// Appends `message`. A USER message completes the previous turn: if that turn left tool
@@ -751,15 +789,12 @@ impl Window {
         )
     }
 
-    /// True when a step from `first` on has tool pairs the view must repair. O(newest step).
+    /// True when a step from `first` on has tool pairs the view must repair. O(1).
     fn repairs_from(&self, first: usize) -> bool {
         if self.ledger.defective_units.last().is_some_and(|&u| u >= first) {
             return true;
         }
-        self.ledger.units.len().checked_sub(1).is_some_and(|newest| {
-            let range = self.ledger.unit_range(newest);
-            !pairing::analyze(&self.ledger.messages, range.start, range.end, false).is_empty()
-        })
+        self.ledger.step_calls.defective(false)
     }
 
     /// Marks a change of the boundary or of the summary.
@@ -907,7 +942,7 @@ impl Window {
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
-            tokens: self.ledger.turn_tokens(turn).count(),
+            tokens: self.shown_turn_tokens(turn),
             live: match &self.policy.overlay {
                 Some(overlay) => overlay.is_live(turn),
                 None => turn >= self.policy.first_live_turn,

@@ -22,7 +22,8 @@ use libc::c_char;
 /// - `name`: the tool's name of a TOOL_CALL (and of a result whose provider JSON names it,
 ///   a Gemini `functionResponse`).
 /// - `tokens`: the message's count as the window uses it (estimates scaled by what
-///   `ctxwin_window_observe_usage` taught).
+///   `ctxwin_window_observe_usage` taught); a count recorded by `ctxwin_window_set_count`
+///   or `ctxwin_window_set_turn_count` shows at once, with its `exact` flag.
 ///
 /// Since: 0.2
 #[repr(C)]
@@ -51,7 +52,7 @@ fn borrowed(text: Option<&str>) -> (*const c_char, usize) {
 }
 
 impl ctxwin_message {
-    fn of(window: &Window, message: &Message) -> ctxwin_message {
+    fn of(window: &Window, index: usize, message: &Message) -> ctxwin_message {
         let (text, text_len) = borrowed(message.text());
         let (call_id, call_id_len) = borrowed(message.call_id());
         let (name, name_len) = borrowed(message.name());
@@ -63,7 +64,7 @@ impl ctxwin_message {
             call_id_len,
             name,
             name_len,
-            tokens: window.calibrated(message.count()).into(),
+            tokens: window.shown_count(index).unwrap_or(message.count()).into(),
         }
     }
 }
@@ -156,7 +157,7 @@ pub unsafe extern "C" fn ctxwin_window_message_get(
             // SAFETY: forwarded from this function's contract.
             let out = unsafe { out_arg(out, "out") }?;
             let message = window.message(index).ok_or_else(|| missing(window, index))?;
-            *out = ctxwin_message::of(window, message);
+            *out = ctxwin_message::of(window, index, message);
             Ok(())
         })
     }

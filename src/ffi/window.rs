@@ -303,6 +303,58 @@ pub unsafe extern "C" fn ctxwin_window_set_model(w: *mut ctxwin_window, model: *
     }
 }
 
+/// `ctxwin_window_set_model_with` flag: also drop the counts the host gave for the old model
+/// (`ctxwin_window_set_count`, `ctxwin_window_set_turn_count`, `ctxwin_window_push_counted`),
+/// so every message whose text the window kept is recounted for the new one.
+///
+/// Since: 0.3
+pub const CTXWIN_SET_MODEL_RECOUNT: u32 = 1;
+
+/// `ctxwin_window_set_model`, with options. With `CTXWIN_SET_MODEL_RECOUNT` every message
+/// whose text the window kept is recounted for the new model, the host's counts included
+/// (they were the old model's: its count becomes the library's), counts recorded by
+/// `ctxwin_window_set_count` / `ctxwin_window_set_turn_count` and not applied yet are
+/// forgotten, and a count given without a text (`ctxwin_window_push_counted`, a window with
+/// `retain_text` false) is kept as an estimate: a host that records the provider's counts
+/// switches models without `ctxwin_window_reset` and a re-push. Then re-enforces the
+/// strategy, as `ctxwin_window_set_model` does; `ctxwin_window_set_model(w, m, n)` is
+/// `ctxwin_window_set_model_with(w, m, n, 0)`.
+///
+/// Parameters: `model`, `len` is a borrowed UTF-8 model name; `flags` is 0 or
+/// `CTXWIN_SET_MODEL_RECOUNT`.
+///
+/// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`, or
+/// `CTXWIN_STATUS_INVALID_ARG` for an unknown flag bit (nothing changes).
+///
+/// Thread-safety: `w` must not be in use by another thread.
+///
+/// Since: 0.3
+///
+/// # Safety
+/// `w` is NULL or a live handle; `model` is NULL or valid for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ctxwin_window_set_model_with(
+    w: *mut ctxwin_window,
+    model: *const c_char,
+    len: usize,
+    flags: u32,
+) -> ctxwin_status {
+    ffi_boundary! {
+        try_mut!(w).update(|window| {
+            if flags & !CTXWIN_SET_MODEL_RECOUNT != 0 {
+                return Err(FfiError::new(
+                    ctxwin_status::InvalidArg,
+                    format!("flags: unknown bits {:#x} (expected CTXWIN_SET_MODEL_RECOUNT)", flags & !CTXWIN_SET_MODEL_RECOUNT),
+                ));
+            }
+            // SAFETY: forwarded from this function's contract.
+            let model = unsafe { str_arg(model, len, "model") }?;
+            window.set_model_with(model, flags & CTXWIN_SET_MODEL_RECOUNT != 0);
+            Ok(())
+        })
+    }
+}
+
 /// Appends a message and counts its text once, now. A USER message starts a new turn.
 ///
 /// Parameters:

@@ -78,7 +78,7 @@ fn push_messages(window: &mut Window, json: &str) -> Result<usize> {
     let retain = window.settings().retain_text;
     let (formats, messages) = parse(json, window.model(), window.wire_formats(), window.format(), retain)?;
     let added = messages.len();
-    window.push_parsed(messages, formats);
+    window.push_parsed(messages, formats)?;
     Ok(added)
 }
 

@@ -509,6 +509,9 @@ fn write_message(message: &Message) -> Value {
         if extras.compaction {
             object.insert("compaction".into(), json!(true));
         }
+        if extras.kept_as_text {
+            object.insert("kept_as_text".into(), json!(true));
+        }
     }
     Value::Object(object)
 }
@@ -590,6 +593,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
         host_id: fields.optional_i64("host_id")?,
         replaced_utf8: fields.optional("replaced_utf8").map(|_| fields.boolean("replaced_utf8")).transpose()?.unwrap_or(false),
         compaction: fields.optional("compaction").map(|_| fields.boolean("compaction")).transpose()?.unwrap_or(false),
+        kept_as_text: fields.optional("kept_as_text").map(|_| fields.boolean("kept_as_text")).transpose()?.unwrap_or(false),
     };
     if extras.compaction && kind != Kind::User {
         return Err(fields.wrong("compaction", "only on a USER message (kind 1)"));

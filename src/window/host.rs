@@ -4,10 +4,10 @@
 //! array needs ([`Window::start_host_id`], [`Window::host_index`], [`Window::host_id`]).
 
 use super::Window;
+use super::tool_parts::kept_form;
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::message::{counted_text, split_call_text};
-use crate::pairing::TurnCalls;
 use crate::tally::Tally;
 use crate::tokens::Count;
 use rustc_hash::FxHashMap;
@@ -125,6 +125,13 @@ impl PendingCounts {
         self.counts.truncate(kept);
     }
 
+    /// The recorded counts of the messages in `range`, by ledger index. O(log recorded).
+    pub fn within(&self, range: std::ops::Range<usize>) -> &[(usize, Count)] {
+        let from = self.counts.partition_point(|&(i, _)| i < range.start);
+        let to = self.counts.partition_point(|&(i, _)| i < range.end);
+        &self.counts[from..to]
+    }
+
     /// Takes every recorded count, by ledger index, leaving none.
     pub fn take(&mut self) -> Vec<(usize, Count)> {
         std::mem::take(&mut self.counts)
@@ -160,6 +167,44 @@ impl Window {
         self.message_at(index)?;
         self.ledger.pending_counts.record(index, count);
         Ok(())
+    }
+
+    /// The count message `index` shows the host (`message_get`), calibrated: the one
+    /// [`Window::set_count`] recorded for it, at once, else its own. `None` past the end.
+    pub fn shown_count(&self, index: usize) -> Option<Count> {
+        let message = self.ledger.messages.get(index)?;
+        Some(self.calibrated(self.ledger.pending_counts.get(index).unwrap_or(message.count())))
+    }
+
+    /// History tokens of turn `turn` as the host sees them (`turn_info`): with the counts
+    /// [`Window::set_count`] and [`Window::set_turn_count`] recorded in it, at once, while
+    /// the boundary, the view and [`Window::live_tokens`] wait for the next enforcement.
+    /// O(log messages + counts recorded in the turn).
+    pub(super) fn shown_turn_tokens(&self, turn: usize) -> Count {
+        let mut tally = self.ledger.turn_tokens(turn);
+        for &(index, count) in self.ledger.pending_counts.within(self.turn_range(turn)) {
+            let message = &self.ledger.messages[index];
+            if self.is_pinned(index, message.kind()) {
+                continue;
+            }
+            if !message.is_uncounted() {
+                tally.sub(self.calibrated(message.count()));
+            }
+            tally.add(self.calibrated(count));
+        }
+        tally.count()
+    }
+
+    /// The host ids of the first and the last message of turn `turn` (see
+    /// [`Window::push_message`]), so a host maps a turn to its own rows. O(1).
+    ///
+    /// Errors: OUT_OF_RANGE naming the turn; INVALID_ARG naming the ledger index of a first
+    /// or last message pushed without a host id.
+    pub fn turn_host_ids(&self, turn: usize) -> Result<(i64, i64)> {
+        let range = self.turn_info(turn)?;
+        let first = range.first_message;
+        let last = first + range.message_count - 1;
+        Ok((self.host_id(first)?, self.host_id(last)?))
     }
 
     /// The counts [`Window::set_count`] recorded that the next enforcement applies, by
@@ -333,35 +378,50 @@ impl Window {
             )));
         }
         // The first part refused, as pushing them one by one would find it: a part's own
-        // error, unless an earlier part's call id is refused.
+        // error, unless an earlier part's call id is refused. A window keeping invalid tool
+        // parts keeps the tool parts refused for their text or id as text instead.
+        let keep = self.keeps_invalid_tool_parts();
+        let mut kept = vec![false; parts.len()];
         let mut ready = Vec::with_capacity(parts.len());
         for (i, part) in parts.iter().enumerate() {
             match self.ready(part) {
                 Ok(part) => ready.push(part),
+                Err(e) if keep && matches!(part.kind, Kind::ToolCall | Kind::ToolResult) && e.kind() == ErrorKind::InvalidArg => {
+                    kept[i] = true;
+                    ready.push(Ready { kind: part.kind, name: None, text: Cow::Borrowed(part.text) });
+                }
                 Err(e) => {
-                    self.check_part_ids(&parts[..i])?;
+                    self.check_part_ids(&parts[..i], &mut kept[..i])?;
                     return Err(Error::new(e.kind(), format!("parts[{i}].{}", e.message())));
                 }
             }
         }
-        self.check_part_ids(parts)?;
+        self.check_part_ids(parts, &mut kept)?;
         let mut total = Tally::default();
-        for (part, ready) in parts.iter().zip(ready) {
-            let name = ready.name.as_deref();
+        for ((part, ready), kept) in parts.iter().zip(ready).zip(kept) {
+            let (kind, call_id, name, text) = match kept {
+                true => {
+                    let (kind, call_id, text) = kept_form(part.kind, part.call_id, part.name, part.text);
+                    (kind, call_id, None, text)
+                }
+                false => (ready.kind, part.call_id, ready.name, ready.text),
+            };
+            let name = name.as_deref();
             let extras = MessageExtras {
-                call_id: part.call_id.map(Box::from),
+                call_id: call_id.map(Box::from),
                 name: name.map(Box::from),
                 host_id: Some(host_id),
                 replaced_utf8: part.replaced,
+                kept_as_text: kept,
                 ..MessageExtras::default()
             };
             let message = if count_now {
-                let count = self.model.count(&counted_text(name, &ready.text));
+                let count = self.model.count(&counted_text(name, &text));
                 total.add(self.calibrated(count));
-                let text = self.settings.retain_text.then(|| Box::from(ready.text.as_ref()));
-                Message::new(ready.kind, count, CountSource::Library, text)
+                let text = self.settings.retain_text.then(|| Box::from(text.as_ref()));
+                Message::new(kind, count, CountSource::Library, text)
             } else {
-                Message::uncounted(ready.kind, Box::from(ready.text.as_ref()))
+                Message::uncounted(kind, Box::from(text.as_ref()))
             };
             self.append(message.with_extras(extras));
         }
@@ -398,23 +458,18 @@ impl Window {
 
     /// Checks the parts' call ids as `push_tool` would, part after part, without touching
     /// the ledger: the newest turn's calls, then the parts', are fed to the pairing check.
-    fn check_part_ids(&self, parts: &[Part<'_>]) -> Result<()> {
+    /// The parts marked in `kept` are kept as text (not fed); a window keeping invalid tool
+    /// parts marks there the tool parts whose id would be refused, instead of refusing.
+    fn check_part_ids(&self, parts: &[Part<'_>], kept: &mut [bool]) -> Result<()> {
         if parts.iter().all(|part| part.call_id.is_none()) {
             return Ok(());
         }
-        let mut calls = TurnCalls::default();
-        let turn_start = self.ledger.turns.last().map(|turn| turn.first);
-        if let Some(first) = turn_start {
-            for (index, message) in self.ledger.messages.iter().enumerate().skip(first) {
-                if let Some(id) = message.call_id() {
-                    calls.feed(index, message.kind(), id);
-                }
-            }
-        }
-        let mut in_turn = turn_start.is_some();
+        // The running turn's calls are indexed: O(parts) however long the turn.
+        let mut calls = self.ledger.calls.probe();
+        let mut in_turn = !self.ledger.turns.is_empty();
         for (i, part) in parts.iter().enumerate() {
             if part.kind == Kind::User {
-                calls = TurnCalls::default();
+                calls.new_turn();
                 in_turn = true;
             }
             let Some(id) = part.call_id else { continue };
@@ -424,16 +479,20 @@ impl Window {
                     part.kind.code()
                 )));
             }
-            if id.is_empty() {
-                return Err(Error::invalid_arg(format!("parts[{i}].call_id must not be empty")));
+            if kept[i] {
+                continue;
             }
-            if !in_turn {
-                return Err(Error::invalid_arg(format!(
-                    "parts[{i}].call_id '{id}': a tool message needs a turn; push a USER message first"
-                )));
-            }
-            if let Some(problem) = calls.feed(self.ledger.messages.len() + i, part.kind, id) {
-                return Err(Error::invalid_arg(format!("parts[{i}].call_id '{id}': {}", problem.refusal())));
+            let refusal = if id.is_empty() {
+                Some(format!("parts[{i}].call_id must not be empty"))
+            } else if !in_turn {
+                Some(format!("parts[{i}].call_id '{id}': a tool message needs a turn; push a USER message first"))
+            } else {
+                calls.feed(part.kind, id).map(|problem| format!("parts[{i}].call_id '{id}': {}", problem.refusal()))
+            };
+            match refusal {
+                Some(_) if self.keeps_invalid_tool_parts() => kept[i] = true,
+                Some(refusal) => return Err(Error::invalid_arg(refusal)),
+                None => {}
             }
         }
         Ok(())

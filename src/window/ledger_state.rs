@@ -6,7 +6,7 @@ use super::host::{HostIds, PendingCounts};
 use super::unit_sums::UnitSums;
 use crate::ledger::{PinRule, TurnStart, calibrated};
 use crate::message::{CountSource, Kind, Message};
-use crate::pairing::{self, RunningStep};
+use crate::pairing::{RunningStep, TurnCalls};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count};
 use std::ops::Range;
@@ -42,6 +42,11 @@ pub(super) struct LedgerState {
     pub host_ids: HostIds,
     /// Counts `set_count` recorded, applied at the next enforcement (saved).
     pub pending_counts: PendingCounts,
+    /// The newest turn's tool calls, indexed by id: what a push checks a tool message
+    /// against, in O(1).
+    pub calls: TurnCalls,
+    /// The newest step's tool calls: its defects, known in O(1) when it completes.
+    pub step_calls: TurnCalls,
     /// The newest step as a request reads it: where steps start, and how many cancelled
     /// results a request adds for its unanswered calls.
     pub running: RunningStep,
@@ -66,6 +71,8 @@ impl Default for LedgerState {
             defective_units: Vec::new(),
             host_ids: HostIds::default(),
             pending_counts: PendingCounts::default(),
+            calls: TurnCalls::default(),
+            step_calls: TurnCalls::default(),
             running: RunningStep::default(),
             uncounted: Vec::new(),
         }
@@ -177,16 +184,17 @@ impl LedgerState {
         let starts = self.running.feed(&message);
         if starts && (message.kind() == Kind::User || !self.turns.is_empty()) {
             if let Some(previous) = self.units.len().checked_sub(1) {
-                let range = self.unit_range(previous);
-                if !pairing::analyze(&self.messages, range.start, range.end, true).is_empty() {
+                if self.step_calls.defective(true) {
                     self.defective_units.push(previous);
                     defective = Some(previous);
                 }
             }
             if message.kind() == Kind::User {
                 self.turns.push(TurnStart { first: self.messages.len(), first_unit: self.units.len() });
+                self.calls = TurnCalls::default();
             }
             self.units.push(self.messages.len());
+            self.step_calls = TurnCalls::default();
             self.sums.push(Tally::default());
         }
         let index = self.messages.len();
@@ -203,6 +211,10 @@ impl LedgerState {
             self.sums.add(self.units.len() - 1, count);
         }
         self.host_ids.note(&self.messages, &message);
+        if !self.turns.is_empty() {
+            self.calls.feed(index, &message);
+            self.step_calls.feed(index, &message);
+        }
         self.messages.push(message);
         defective
     }
@@ -244,9 +256,18 @@ impl LedgerState {
         let defective = self.defective_units.partition_point(|&u| u < newest);
         self.defective_units.truncate(defective);
         self.running = RunningStep::default();
+        self.calls = TurnCalls::default();
+        self.step_calls = TurnCalls::default();
         let first = self.turns.last().map_or(0, |turn| turn.first);
-        for message in &self.messages[first..] {
+        let step = self.units.last().copied().unwrap_or(0);
+        for (index, message) in self.messages.iter().enumerate().skip(first) {
             self.running.feed(message);
+            if !self.turns.is_empty() {
+                self.calls.feed(index, message);
+                if index >= step {
+                    self.step_calls.feed(index, message);
+                }
+            }
         }
     }
 

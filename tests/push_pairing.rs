@@ -1,0 +1,140 @@
+//! Pairing at push time, on generated agent runs (tests/support/agent_run.rs): a result
+//! whose call is in an older step of the same turn is taken (the view, which repairs pairs
+//! step by step, leaves it out and cancels the call); a result whose id no call carries
+//! (a mistyped id) is refused by `push_json` in every format, naming the id, as `push_tool`
+//! refuses it, and nothing is appended (issue 26 item 3); under
+//! `"invalid_tool_parts":"keep"` it is kept, flagged, and left out of a request that still
+//! passes the provider's rules.
+
+#[path = "support/agent_run.rs"]
+mod agent_run;
+#[path = "support/provider_rules.rs"]
+mod provider_rules;
+
+use agent_run::{Route, Run, Shape};
+use ctxwin::json::{self, Format};
+use ctxwin::pairing::Problem;
+use ctxwin::{ErrorKind, Kind, Window};
+use provider_rules::{Rules, check};
+use serde_json::Value;
+
+fn window(format: Format, keep: bool) -> Window {
+    let mut window = Window::new(Run::model(Some(format)));
+    let keep = if keep { r#","invalid_tool_parts":"keep""# } else { "" };
+    window.configure(&format!(r#"{{"format":"{}"{keep}}}"#, format.key())).unwrap();
+    window
+}
+
+/// `push` with every occurrence of `id` replaced by `typo`.
+fn retyped(push: &Value, id: &str, typo: &str) -> String {
+    push.to_string().replace(&format!("\"{id}\""), &format!("\"{typo}\""))
+}
+
+#[test]
+fn a_mistyped_result_id_is_refused_by_push_json_in_every_format() {
+    let run = Run::generate(5, &Shape { skill: 0, ..Shape::with_steps(12) });
+    for format in Format::ALL {
+        for keep in [false, true] {
+            let mut window = window(format, keep);
+            run.push_task(&mut window, Route::Json(format)).unwrap();
+            for i in 0..3 {
+                run.push_step(&mut window, Route::Json(format), i).unwrap();
+            }
+            let pushes = run.step_pushes(format, 3);
+            json::push_json(&mut window, &pushes[0].to_string()).unwrap(); // the step's calls
+            let call = &run.steps[3].calls[0];
+            let id = call.id(Some(format));
+            let typo = format!("{id}x");
+            let before = window.message_count();
+            let bad = retyped(&pushes[1], &id, &typo); // its (first) results, the id mistyped
+            let pushed = json::push_json(&mut window, &bad);
+            if !keep {
+                let e = pushed.unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::InvalidArg, "{format:?}");
+                assert!(e.message().contains(&format!("'{typo}'")), "{format:?}: {e}");
+                assert_eq!(window.message_count(), before, "{format:?}: appended on refusal");
+                let typed = window.push_tool(Kind::ToolResult, &typo, "output").unwrap_err();
+                assert!(typed.message().contains(&format!("'{typo}'")), "{format:?}: push_tool: {typed}");
+                assert_eq!(window.message_count(), before);
+                continue;
+            }
+            pushed.unwrap();
+            let kept: Vec<usize> =
+                (before..window.message_count()).filter(|&i| window.message(i).unwrap().kept_as_text()).collect();
+            assert_eq!(kept.len(), 1, "{format:?}: exactly the mistyped result is flagged");
+            assert_eq!(window.message(kept[0]).unwrap().call_id(), Some(typo.as_str()));
+            window.prepare().unwrap();
+            let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+            let rules = match format {
+                Format::OpenAiChat => Rules::Chat,
+                Format::OpenAiResponses => Rules::Responses,
+                Format::Anthropic => Rules::Anthropic,
+                Format::Gemini => Rules::Gemini,
+            };
+            check(rules, &serde_json::from_str(&body).unwrap()).unwrap_or_else(|e| panic!("{format:?}: {e}"));
+            assert!(!body.contains(&format!("\"{typo}\"")), "{format:?}: the kept result is sent");
+        }
+    }
+}
+
+/// The late results (`results`) the view leaves out as orphans of their step, and the calls
+/// (`calls`) it answers with a cancelled result, as `pairing_defects` lists them; and the
+/// request passes Chat's rules.
+fn repaired_late(window: &mut Window, calls: &[usize], results: &[usize]) {
+    let defects: Vec<(usize, Problem)> = window.pairing_defects().iter().map(|d| (d.index, d.problem)).collect();
+    let mut expected: Vec<(usize, Problem)> = calls.iter().map(|&i| (i, Problem::UnansweredCall)).collect();
+    expected.extend(results.iter().map(|&i| (i, Problem::OrphanResult)));
+    expected.sort_by_key(|&(index, _)| index);
+    assert_eq!(defects, expected);
+    window.prepare().unwrap();
+    let body = json::render_request(window, r#"{"model":"m"}"#).unwrap();
+    check(Rules::Chat, &serde_json::from_str(&body).unwrap()).unwrap();
+}
+
+#[test]
+fn a_result_whose_call_is_in_an_older_step_of_the_turn_is_taken() {
+    let run = Run::generate(6, &Shape { skill: 0, ..Shape::with_steps(30) });
+    let mut window = Window::new("gpt-4o");
+    run.push_task(&mut window, Route::Typed).unwrap();
+    let late = &run.steps[0];
+    let first_call = window.message_count();
+    for call in &late.calls {
+        window.push_tool_call(&call.id(None), call.name, &call.arguments).unwrap();
+    }
+    let calls: Vec<usize> = (first_call..window.message_count()).collect();
+    // Twenty more steps run before the first step's results come back.
+    for i in 1..21 {
+        run.push_step(&mut window, Route::Typed, i).unwrap();
+    }
+    let first_result = window.message_count();
+    for (call, output) in late.calls.iter().zip(&late.outputs) {
+        window.push_tool(Kind::ToolResult, &call.id(None), &output.text).unwrap();
+    }
+    let results: Vec<usize> = (first_result..window.message_count()).collect();
+    // A new step after them completes theirs: the view repairs it.
+    window.push(Kind::Assistant, "done").unwrap();
+    repaired_late(&mut window, &calls, &results);
+    window.truncate(window.message_count() - 1).unwrap();
+    // Answered once, and a call that never came: refused, nothing appended.
+    let count = window.message_count();
+    let again = window.push_tool(Kind::ToolResult, &late.calls[0].id(None), "again").unwrap_err();
+    assert!(again.message().contains("already answered"), "{again}");
+    let never = window.push_tool(Kind::ToolResult, "call_never", "x").unwrap_err();
+    assert!(never.message().contains("'call_never'"), "{never}");
+    assert_eq!(window.message_count(), count);
+    // A rewind rebuilds the running turn's index: the result taken off can be pushed again
+    // (its call is open again), the one before it cannot (still answered).
+    let taken = window.message(count - 1).unwrap();
+    let (taken_id, taken_text) = (taken.call_id().unwrap().to_owned(), taken.text().unwrap().to_owned());
+    let before = window.message(count - 2).unwrap();
+    let (before_id, before_text) = (before.call_id().unwrap().to_owned(), before.text().unwrap().to_owned());
+    window.truncate(count - 1).unwrap();
+    let refused = window.push_tool(Kind::ToolResult, &before_id, &before_text).unwrap_err();
+    assert!(refused.message().contains("already answered"), "{refused}");
+    window.push_tool(Kind::ToolResult, &taken_id, &taken_text).unwrap();
+    window.push(Kind::Assistant, "done").unwrap();
+    repaired_late(&mut window, &calls, &results);
+    // A new turn starts a new index: the old ids no longer pair.
+    window.push(Kind::User, "next").unwrap();
+    assert!(window.push_tool(Kind::ToolResult, &run.steps[1].calls[0].id(None), "x").is_err());
+}
