@@ -63,14 +63,23 @@ pub fn fingerprints(items: &[SentItem<'_>]) -> Vec<Fingerprint> {
             Some(_) => run + items[run..].iter().take_while(|item| item.wire_origin() == origin).count(),
             None => run + 1,
         };
-        let parts: Vec<usize> = items[run..end].iter().map(|item| item.item.index).collect();
+        // Which parts are sent, hashed once per message (per item, a message of n parts
+        // cost O(n^2)).
+        let parts = origin.map(|_| {
+            let parts: Vec<usize> = items[run..end].iter().map(|item| item.item.index).collect();
+            [0u8, 1].map(|salt| {
+                let mut hasher = DefaultHasher::new();
+                (salt, &parts).hash(&mut hasher);
+                hasher.finish()
+            })
+        });
         for item in &items[run..end] {
             let half = |salt: u8| {
                 let mut hasher = DefaultHasher::new();
                 salt.hash(&mut hasher);
                 item.hash_into(&mut hasher);
-                if origin.is_some() {
-                    parts.hash(&mut hasher);
+                if let Some(parts) = parts {
+                    parts[usize::from(salt)].hash(&mut hasher);
                 }
                 hasher.finish()
             };
