@@ -272,6 +272,15 @@ static void usage_is_not_taken_on_trust(void) {
     ctxwin_window_free(w);
 }
 
+/* True when the item's text (not NUL-terminated) holds `needle`. */
+static int item_holds(const struct ctxwin_item *item, const char *needle) {
+    size_t n = strlen(needle);
+    for (size_t at = 0; item->text != NULL && at + n <= item->text_len; at++) {
+        if (memcmp(item->text + at, needle, n) == 0) return 1;
+    }
+    return 0;
+}
+
 /* The clearing stage: in a long tool loop under a small budget, old results are sent as a
  * placeholder naming the tool and the call while their calls stay; prepare says how many
  * and what it saved; the newest results stay whole; bad stage lists change nothing. */
@@ -287,7 +296,7 @@ static void old_tool_results_are_cleared_first(void) {
     }
     ctxwin_request_info info;
     for (int step = 0; step < 12; step++) {
-        char id[16];
+        char id[32];
         snprintf(id, sizeof id, "call_%d", step);
         const char *args = "{\"path\":\"src/parse.c\"}";
         CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
@@ -303,7 +312,7 @@ static void old_tool_results_are_cleared_first(void) {
         if (item.kind != CTXWIN_KIND_TOOL_RESULT) continue;
         if (item.type == CTXWIN_ITEM_TRUNCATED) {
             cleared++;
-            CHECK(strstr(item.text, "read_file") != NULL && strstr(item.text, "call_") != NULL);
+            CHECK(item_holds(&item, "read_file") && item_holds(&item, "call_"));
         } else {
             whole++;
         }

@@ -37,9 +37,16 @@ pub trait WalkUnits<'a> {
 }
 
 /// What a walk was made under: the limits, the free steps, the newest steps kept, the
-/// marker's reserve and the clearing stage's bounds (newest results kept, least saving). A
-/// walk under other rules starts again.
-type Key = (Limits, usize, usize, Cost, Option<(usize, u64)>);
+/// marker's reserve and the clearing stage's (on, newest results kept, least saving). A walk
+/// under other rules starts again. Every field is set, with no `Option` in it: optimised code
+/// compares an absent value's bytes too, which valgrind reports as a jump on uninitialised
+/// memory. The default key stands for a walk of nothing, which any key may continue.
+type Key = (u64, (bool, u64), (bool, u64), u64, usize, usize, Cost, (bool, usize, u64));
+
+/// An optional limit as a pair every byte of which is set.
+fn present(limit: Option<u64>) -> (bool, u64) {
+    limit.map_or((false, 0), |limit| (true, limit))
+}
 
 /// What the walk decided: the first kept step, and the clear pointer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,7 +62,7 @@ pub struct Kept {
 /// walked step changes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Walk {
-    key: Option<Key>,
+    key: Key,
     /// Steps walked.
     units: usize,
     /// The first kept step after them.
@@ -78,8 +85,17 @@ impl Walk {
     /// Remembers the walk over every step but the newest.
     pub fn first_kept<'a>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'a>) -> Kept {
         let rules = units.rules();
-        let clearing = units.clear().map(|stage| (stage.keep, stage.at_least));
-        let key = Some((*limits, rules.free, rules.keep_recent_steps, rules.marker, clearing));
+        let clearing = units.clear().map_or((false, 0, 0), |stage| (true, stage.keep, stage.at_least));
+        let key = (
+            limits.tokens,
+            present(limits.items),
+            present(limits.turns),
+            limits.low_water.get().to_bits(),
+            rules.free,
+            rules.keep_recent_steps,
+            rules.marker,
+            clearing,
+        );
         if self.key != key {
             *self = Walk { key, ..Walk::default() };
         }
