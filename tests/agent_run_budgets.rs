@@ -1,0 +1,167 @@
+//! Every strategy and staged policy, in every provider format, over generated long agent
+//! runs (tests/support/agent_run.rs: one task, then 10 to 300 steps of 1 to 6 parallel
+//! calls with outputs made of real files, thinking with signatures, skills inserted as user
+//! messages) pushed as the provider's JSON, `prepare` and `render_request` before every
+//! model call as an agent does. Each request:
+//! - holds its history within the budget, unless nothing it sends is left to drop (every
+//!   message sent belongs to the newest `keep_recent_steps` steps or is a USER message);
+//! - fits the context limit with the output reserve, or `prepare` refuses only because the
+//!   task, the pins and the newest steps alone exceed it;
+//! - sends the task;
+//! - passes the providers' structural rules (tests/support/provider_rules.rs).
+//!
+//! `CTXWIN_REQUEST_BODIES=file` appends every body to `file` as JSON Lines, which
+//! `make sdk-types` validates with the providers' own SDK types (tests/sdk_types.py).
+//! `CTXWIN_BUDGET_RUNS=n` runs n runs per format and policy (default 2).
+
+#[path = "support/agent_run.rs"]
+mod agent_run;
+#[path = "support/provider_rules.rs"]
+mod provider_rules;
+
+use agent_run::{Route, Run, Shape};
+use ctxwin::json::{self, Format};
+use ctxwin::view::ItemType;
+use ctxwin::{ErrorKind, Kind, Window};
+use provider_rules::{Rules, check};
+use serde_json::{Value, json};
+use std::io::Write;
+
+/// The five strategies and the staged policies, as configuration keys.
+const POLICIES: [&str; 7] = [
+    r#""strategy":"sliding""#,
+    r#""strategy":"drop_oldest""#,
+    r#""strategy":"tiered""#,
+    r#""strategy":"monologue""#,
+    r#""strategy":"summary""#,
+    r#""stages":["clear","sliding"]"#,
+    r#""stages":["clear","summary"]"#,
+];
+
+const BUDGET: u64 = 12_000;
+const LIMIT: u64 = 40_000;
+const RESERVE: u64 = 4_000;
+const KEEP_RECENT_STEPS: usize = 3;
+
+fn rules(format: Format) -> Rules {
+    match format {
+        Format::OpenAiChat => Rules::Chat,
+        Format::OpenAiResponses => Rules::Responses,
+        Format::Anthropic => Rules::Anthropic,
+        Format::Gemini => Rules::Gemini,
+    }
+}
+
+fn runs() -> u64 {
+    std::env::var("CTXWIN_BUDGET_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(2)
+}
+
+/// The start (up to 120 bytes) of `text` as a JSON string spells it, without the quotes.
+fn escaped_head(text: &str) -> String {
+    let escaped = serde_json::to_string(text).unwrap();
+    let inner = &escaped[1..escaped.len() - 1];
+    let mut end = inner.len().min(120);
+    while !inner.is_char_boundary(end) {
+        end -= 1;
+    }
+    inner[..end].to_owned()
+}
+
+/// One agent run under one policy: pushes its steps, checking the request before each.
+struct Agent {
+    window: Window,
+    format: Format,
+    /// The ledger index of each pushed step's first message.
+    step_starts: Vec<usize>,
+    context: String,
+    requests: usize,
+    over_budget: usize,
+}
+
+impl Agent {
+    /// The first ledger index of the newest `keep_recent_steps` steps pushed.
+    fn newest_floor(&self) -> usize {
+        let n = self.step_starts.len();
+        if n < KEEP_RECENT_STEPS { 0 } else { self.step_starts[n - KEEP_RECENT_STEPS] }
+    }
+
+    /// True when the view sends nothing a strategy may drop: every ledger message it sends
+    /// (whole or shortened) is pinned, a USER message, or one of the newest steps'.
+    fn nothing_left_to_drop(&self) -> bool {
+        let floor = self.newest_floor();
+        (0..self.window.view_len()).filter_map(|i| self.window.view_item(i)).all(|item| {
+            item.item_type == ItemType::Synthetic
+                || item.kind == Kind::User
+                || item.index >= floor
+                || self.window.is_pinned_at(item.index)
+        })
+    }
+
+    /// What an agent does before calling the model: prepare, render, send.
+    fn request(&mut self, task: &str, out: &mut Option<std::fs::File>) {
+        let when = format!("{} request {}", self.context, self.requests);
+        self.requests += 1;
+        let info = match self.window.prepare() {
+            Ok(info) => info,
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::OutOfRange, "{when}: {e}");
+                assert!(self.nothing_left_to_drop(), "{when}: refused with older steps still sent: {e}");
+                return;
+            }
+        };
+        assert!(info.tokens + RESERVE <= LIMIT, "{when}: {} tokens + reserve {RESERVE} over the limit {LIMIT}", info.tokens);
+        let history = self.window.view_history().tokens();
+        if history > BUDGET {
+            self.over_budget += 1;
+            assert!(self.nothing_left_to_drop(), "{when}: history {history} over the budget {BUDGET} with older steps still sent");
+        }
+        let body = json::render_request(&self.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+        let value: Value = serde_json::from_str(&body).unwrap();
+        if let Err(broken) = check(rules(self.format), &value) {
+            panic!("{when}: {broken}");
+        }
+        assert!(body.contains(&escaped_head(task)), "{when}: the task is not sent");
+        if let Some(file) = out {
+            let line = json!({"format": self.format.key(), "body": value}).to_string() + "\n";
+            file.write_all(line.as_bytes()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_policy_holds_budget_limit_and_task_over_long_runs_in_every_format() {
+    let mut out = std::env::var_os("CTXWIN_REQUEST_BODIES")
+        .map(|path| std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap());
+    let shape = Shape { steps: 10..=300, skill: 3, ..Shape::default() };
+    let (mut requests, mut over) = (0, 0);
+    for seed in 0..runs() {
+        let run = Run::generate(seed, &shape);
+        for format in Format::ALL {
+            for policy in POLICIES {
+                let mut window = Window::new(Run::model(Some(format)));
+                window
+                    .configure(&format!(
+                        r#"{{"format":"{}",{policy},"history_budget":{BUDGET},"context_limit":{LIMIT},
+                            "output_reserve":{RESERVE},"keep_recent_steps":{KEEP_RECENT_STEPS}}}"#,
+                        format.key()
+                    ))
+                    .unwrap();
+                let context = format!("seed {seed} {format:?} {policy}");
+                let mut agent = Agent { window, format, step_starts: Vec::new(), context, requests: 0, over_budget: 0 };
+                run.push_task(&mut agent.window, Route::Json(format)).unwrap();
+                for i in 0..run.steps.len() {
+                    agent.request(&run.task, &mut out);
+                    agent.step_starts.push(agent.window.message_count());
+                    run.push_step(&mut agent.window, Route::Json(format), i)
+                        .unwrap_or_else(|e| panic!("{}: step {i}: {e}", agent.context));
+                }
+                agent.request(&run.task, &mut out);
+                requests += agent.requests;
+                over += agent.over_budget;
+            }
+        }
+    }
+    eprintln!("{requests} requests, {over} over the budget with nothing left to drop");
+    // The runs are long enough for the budget to matter, and most requests hold it.
+    assert!(requests > 0 && over * 10 < requests, "{over} of {requests} requests over the budget");
+}
