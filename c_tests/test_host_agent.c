@@ -586,31 +586,30 @@ static void test_set_model_recount_drops_host_counts(void) {
     agent_free(&a);
 }
 
-/* Issue 27: the host ids of a turn's first and last messages. */
+/* Issue 27: ctxwin_turn_info gives the host ids of a turn's first and last messages. */
 static void test_turn_host_ids(void) {
     agent a = agent_new("gpt-4o", 100000);
     live_session(&a, 3);
     block user = text_block(CTXWIN_KIND_USER, "and now?");
     CHECK_OK(agent_add(&a, &user, 1));
+    ctxwin_turn_info info;
     for (size_t t = 0; t < 3; t++) {
-        int64_t first = -1, last = -1;
-        CHECK_OK(ctxwin_window_turn_host_ids(a.w, t, &first, &last));
-        CHECK(first == a.msgs[t * 4].id && last == a.msgs[t * 4 + 3].id);
+        CHECK_OK(ctxwin_window_turn_info(a.w, t, &info));
+        CHECK(info.has_host_ids);
+        CHECK(info.first_host_id == a.msgs[t * 4].id && info.last_host_id == a.msgs[t * 4 + 3].id);
     }
-    int64_t first = -1, last = -1;
-    CHECK_OK(ctxwin_window_turn_host_ids(a.w, 3, &first, &last)); /* the running turn: its one message */
-    CHECK(first == a.msgs[12].id && last == a.msgs[12].id);
-    first = last = -7;
-    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 4, &first, &last), CTXWIN_STATUS_OUT_OF_RANGE);
-    CHECK(strstr(last_error(a.w), "turn 4") != NULL);
-    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 0, NULL, &last), CTXWIN_STATUS_NULL_ARG);
-    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 0, &first, NULL), CTXWIN_STATUS_NULL_ARG);
-    CHECK(first == -7 && last == -7);
-    /* A message pushed without a host id has none. */
+    CHECK_OK(ctxwin_window_turn_info(a.w, 3, &info)); /* the running turn: its one message */
+    CHECK(info.has_host_ids && info.first_host_id == a.msgs[12].id && info.last_host_id == a.msgs[12].id);
+    /* A message pushed without a host id has none: the running turn's last message now. */
     CHECK_OK(push_str(a.w, CTXWIN_KIND_ASSISTANT, "plain"));
-    CHECK_STATUS(ctxwin_window_turn_host_ids(a.w, 3, &first, &last), CTXWIN_STATUS_INVALID_ARG);
-    CHECK(strstr(last_error(a.w), "index 25") != NULL);
-    CHECK(first == -7 && last == -7);
+    CHECK_OK(ctxwin_window_turn_info(a.w, 3, &info));
+    CHECK(!info.has_host_ids && info.first_host_id == 0 && info.last_host_id == 0);
+    CHECK(info.message_count == 2);
+    /* A host message after it: the turn's ends have host ids again. */
+    block more = text_block(CTXWIN_KIND_ASSISTANT, "more");
+    CHECK_OK(agent_add(&a, &more, 1));
+    CHECK_OK(ctxwin_window_turn_info(a.w, 3, &info));
+    CHECK(info.has_host_ids && info.first_host_id == a.msgs[12].id && info.last_host_id == a.msgs[13].id);
     agent_free(&a);
 }
 

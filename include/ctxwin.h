@@ -534,6 +534,21 @@ typedef struct ctxwin_turn_info {
    * (or, with `tiered`, summarized).
    */
   bool live;
+  /**
+   * True when the turn's first and last messages were both pushed with
+   * `ctxwin_window_push_message`, so `first_host_id` and `last_host_id` hold their host
+   * ids (both 0 otherwise). Since: 0.3
+   */
+  bool has_host_ids;
+  /**
+   * The host id of the turn's first message (its USER message). Since: 0.3
+   */
+  int64_t first_host_id;
+  /**
+   * The host id of the turn's last message (the newest so far, for the running turn), so
+   * a host maps a turn to its own rows. Since: 0.3
+   */
+  int64_t last_host_id;
 } ctxwin_turn_info;
 
 #ifdef __cplusplus
@@ -1064,34 +1079,6 @@ ctxwin_status ctxwin_window_host_index(const struct ctxwin_window *w, int64_t ho
  * `w` is NULL or a live handle; `out` is NULL or writable.
  */
 ctxwin_status ctxwin_window_host_id(const struct ctxwin_window *w, size_t index, int64_t *out);
-
-/**
- * The host ids of turn `turn`'s first message (its USER message) and last message (the
- * newest so far, for the running turn), so a host maps a turn to its own rows.
- *
- * An accessor rather than two more fields of `ctxwin_turn_info`: that struct is `#[repr(C)]`
- * and callers allocate it, so a larger one would be written past the end of a caller's
- * built against an older header; accessors add what structs cannot (see the README's API
- * conventions).
- *
- * Parameters: `first` and `last` are caller-owned, both written only on success.
- *
- * Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
- * turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` when the first or the last
- * message was not pushed with `ctxwin_window_push_message` (the message names its ledger
- * index). O(1).
- *
- * Thread-safety: `w` must not be in use by another thread.
- *
- * Since: 0.3
- *
- * # Safety
- * `w` is NULL or a live handle; `first` and `last` are each NULL or writable.
- */
-ctxwin_status ctxwin_window_turn_host_ids(const struct ctxwin_window *w,
-                                          size_t turn,
-                                          int64_t *first,
-                                          int64_t *last);
 
 /**
  * Whether message `index` was pushed as bytes that were not valid UTF-8 and kept with

@@ -74,6 +74,10 @@ pub struct TurnInfo {
     /// True when the turn's USER message is sent as itself; false when the window pruned (or
     /// summarized) it.
     pub live: bool,
+    /// The host ids of the turn's first message (its USER message) and last message (the
+    /// newest so far, for the running turn), when both were pushed with
+    /// [`Window::push_message`]; `None` otherwise.
+    pub host_ids: Option<(i64, i64)>,
 }
 
 /// Token overhead the caller sends with every request: the system prompt and the tool
@@ -939,6 +943,7 @@ impl Window {
             )
         })?;
         let end = self.ledger.turns.get(turn + 1).map_or(self.ledger.messages.len(), |next| next.first);
+        let host_id = |index: usize| self.ledger.messages[index].host_id();
         Ok(TurnInfo {
             first_message: start.first,
             message_count: end - start.first,
@@ -947,6 +952,7 @@ impl Window {
                 Some(overlay) => overlay.is_live(turn),
                 None => turn >= self.policy.first_live_turn,
             },
+            host_ids: host_id(start.first).zip(host_id(end - 1)),
         })
     }
 

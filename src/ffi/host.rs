@@ -320,44 +320,6 @@ pub unsafe extern "C" fn ctxwin_window_host_id(w: *const ctxwin_window, index: u
     }
 }
 
-/// The host ids of turn `turn`'s first message (its USER message) and last message (the
-/// newest so far, for the running turn), so a host maps a turn to its own rows.
-///
-/// An accessor rather than two more fields of `ctxwin_turn_info`: that struct is `#[repr(C)]`
-/// and callers allocate it, so a larger one would be written past the end of a caller's
-/// built against an older header; accessors add what structs cannot (see the README's API
-/// conventions).
-///
-/// Parameters: `first` and `last` are caller-owned, both written only on success.
-///
-/// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG`; `CTXWIN_STATUS_OUT_OF_RANGE` for a
-/// turn at or past the turn count; `CTXWIN_STATUS_INVALID_ARG` when the first or the last
-/// message was not pushed with `ctxwin_window_push_message` (the message names its ledger
-/// index). O(1).
-///
-/// Thread-safety: `w` must not be in use by another thread.
-///
-/// Since: 0.3
-///
-/// # Safety
-/// `w` is NULL or a live handle; `first` and `last` are each NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ctxwin_window_turn_host_ids(
-    w: *const ctxwin_window,
-    turn: usize,
-    first: *mut i64,
-    last: *mut i64,
-) -> ctxwin_status {
-    ffi_boundary! {
-        try_ref!(w).inspect(|window| {
-            // SAFETY: forwarded from this function's contract.
-            let (first, last) = unsafe { (out_arg(first, "first")?, out_arg(last, "last")?) };
-            (*first, *last) = window.turn_host_ids(turn)?;
-            Ok(())
-        })
-    }
-}
-
 /// Whether message `index` was pushed as bytes that were not valid UTF-8 and kept with
 /// U+FFFD in place of each invalid sequence (configuration `"invalid_utf8":"replace"`). Its
 /// count is the count of the replaced text.

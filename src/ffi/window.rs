@@ -52,6 +52,15 @@ pub struct ctxwin_turn_info {
     /// True when the turn's USER message is sent as itself; false when the turn was pruned
     /// (or, with `tiered`, summarized).
     pub live: bool,
+    /// True when the turn's first and last messages were both pushed with
+    /// `ctxwin_window_push_message`, so `first_host_id` and `last_host_id` hold their host
+    /// ids (both 0 otherwise). Since: 0.3
+    pub has_host_ids: bool,
+    /// The host id of the turn's first message (its USER message). Since: 0.3
+    pub first_host_id: i64,
+    /// The host id of the turn's last message (the newest so far, for the running turn), so
+    /// a host maps a turn to its own rows. Since: 0.3
+    pub last_host_id: i64,
 }
 
 impl From<TurnInfo> for ctxwin_turn_info {
@@ -61,6 +70,9 @@ impl From<TurnInfo> for ctxwin_turn_info {
             message_count: info.message_count,
             tokens: info.tokens.into(),
             live: info.live,
+            has_host_ids: info.host_ids.is_some(),
+            first_host_id: info.host_ids.map_or(0, |(first, _)| first),
+            last_host_id: info.host_ids.map_or(0, |(_, last)| last),
         }
     }
 }

@@ -195,18 +195,6 @@ impl Window {
         tally.count()
     }
 
-    /// The host ids of the first and the last message of turn `turn` (see
-    /// [`Window::push_message`]), so a host maps a turn to its own rows. O(1).
-    ///
-    /// Errors: OUT_OF_RANGE naming the turn; INVALID_ARG naming the ledger index of a first
-    /// or last message pushed without a host id.
-    pub fn turn_host_ids(&self, turn: usize) -> Result<(i64, i64)> {
-        let range = self.turn_info(turn)?;
-        let first = range.first_message;
-        let last = first + range.message_count - 1;
-        Ok((self.host_id(first)?, self.host_id(last)?))
-    }
-
     /// The counts [`Window::set_count`] recorded that the next enforcement applies, by
     /// ledger index.
     pub fn pending_counts(&self) -> impl Iterator<Item = (usize, Count)> + '_ {
