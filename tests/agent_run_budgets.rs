@@ -113,7 +113,10 @@ impl Agent {
         let history = self.window.view_history().tokens();
         if history > BUDGET {
             self.over_budget += 1;
-            assert!(self.nothing_left_to_drop(), "{when}: history {history} over the budget {BUDGET} with older steps still sent");
+            assert!(
+                self.nothing_left_to_drop(),
+                "{when}: history {history} over the budget {BUDGET} with older steps still sent"
+            );
         }
         let body = json::render_request(&self.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
         let value: Value = serde_json::from_str(&body).unwrap();
