@@ -299,7 +299,8 @@ crash-test: $(OUT)/crash_save
 DEMO_LIB := $(TARGET_DIR)/demo/libctxwin.a
 demo-lib:
 	@echo "== make demo: building libctxwin (cargo build --profile demo --lib); a fresh clone compiles"
-	@echo "   about 55 crates first (9 minutes measured on a busy 2-core machine); later runs take seconds"
+	@echo "   about 55 crates first (about 100 s of CPU: 4 minutes measured on a busy 2-core machine);"
+	@echo "   later runs take seconds"
 	@start=$$(date +%s); $(CARGO) build --profile demo --lib $(FEATURES) && \
 	  echo "== libctxwin built in $$(( $$(date +%s) - start )) s"
 
