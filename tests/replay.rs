@@ -326,6 +326,43 @@ fn codex_rollouts_and_provider_messages_replay() {
     assert!(report["logged"].is_null() && report["estimate"].is_null());
 }
 
+/// Codex sends its environment as a user message before the typed task: replay pins the task
+/// as such a host would (`pin_task` pins the first user message only), so the task stays in
+/// every request after later turns push the first one out.
+#[test]
+fn a_codex_task_after_its_environment_is_kept_in_every_request() {
+    let scratch = Scratch::new("codex-task");
+    let item = |payload: Value| json!({"type": "response_item", "payload": payload});
+    let user = |text: &str| item(json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}));
+    let mut lines = vec![
+        json!({"type": "session_meta", "payload": {"id": "x", "cwd": "/w", "cli_version": "0.60.1"}}),
+        user("<environment_context>cwd</environment_context>"),
+        user("port the parser to the new grammar"),
+        json!({"type": "event_msg", "payload": {"type": "user_message", "message": "port the parser to the new grammar"}}),
+        json!({"type": "turn_context", "payload": {"model": "gpt-5-codex", "cwd": "/w"}}),
+    ];
+    let long = "fn rule() { expand(tokens, grammar); }\n".repeat(60);
+    for turn in 0..4 {
+        if turn > 0 {
+            lines.push(user(&format!("now do part {turn}")));
+        }
+        for step in 0..4 {
+            let id = format!("call_{turn}_{step}");
+            lines.push(item(
+                json!({"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"cat\",\"a.rs\"]}", "call_id": id}),
+            ));
+            lines.push(item(json!({"type": "function_call_output", "call_id": id, "output": long})));
+        }
+        lines.push(item(json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]})));
+    }
+    let log = scratch.write("rollout.jsonl", &jsonl(&lines));
+    let report = replay_json(&["replay", "--json", "--model", "gpt-4o", "--budget", "3000", &log]);
+    let rows = report["policies"][0]["requests"].as_array().unwrap();
+    assert!(rows.len() >= 16, "{} requests", rows.len());
+    assert!(rows.iter().any(|r| r["messages_sent"].as_u64() < r["messages_pushed"].as_u64()), "nothing was dropped");
+    assert!(rows.iter().all(|r| r["task_sent"] == true), "the task was dropped: {rows:?}");
+}
+
 #[test]
 fn bad_logs_are_refused_naming_the_line_and_field() {
     let scratch = Scratch::new("bad");

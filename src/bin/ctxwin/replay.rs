@@ -160,6 +160,13 @@ pub fn run(log: &AgentLog, model: &str, base: &Baseline, policy: &Policy, prices
                 push(&mut window, *line, json)?;
                 if log.task == Some(i) {
                     task = (before..window.message_count()).find(|&m| window.message(m).is_some_and(|m| m.kind() == Kind::User));
+                    // A task after other user messages (Codex sends its environment and
+                    // instructions first) is pinned, as such a host pins it: `pin_task`
+                    // pins only the first. A pin over the budget is refused: then the task
+                    // column says where it was not sent.
+                    if let Some(t) = task.filter(|&t| !window.is_pinned_at(t)) {
+                        window.pin(t, true).ok();
+                    }
                 }
             }
             Event::Request { line, .. } => {
