@@ -61,7 +61,7 @@ FUZZ_ENV := RUSTC_BOOTSTRAP=1
 
 .PHONY: all lib header check-header test check-all rust-test fmt-check tiktoken-reference tokenizer-reference tokenizer-files sdk-types \
 	estimate-families c-test header-compile \
-	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-steps bench-versus bench-memory bench-save-memory sizes symbols check-symbols install \
+	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-peers bench-steps bench-versus bench-memory bench-save-memory sizes symbols check-symbols install \
 	install-test dist dist-test dist-outside target-dir-test clean
 
 all: lib
@@ -162,6 +162,18 @@ tokenizer-reference: $(TOKENIZER_PY)/.installed $(TOKENIZER_FILES)/.fetched
 	  $(RELEASE)/examples/count_corpus $(TOKENIZER_FILES)
 
 tokenizer-files: $(TOKENIZER_FILES)/.fetched
+
+# ctxwin's counting speed against the other Rust counters (toktok-rs, the tiktoken crate,
+# tiktoken-rs, bpe-openai, Hugging Face tokenizers, a regex split), each in its own process,
+# on English, code, CJK and Cyrillic text (benches/peers: a crate of its own, so the peers
+# never enter the library's dependencies). The CJK and Cyrillic text is the manual pages in
+# those languages (Debian's manpages-zh, manpages-ja, manpages-ru; a corpus whose pages are
+# missing is left out of the table). Not part of `make test`: it downloads the peers' crates.
+# PEERS_ARGS="--rounds 3 --bytes 500000" makes a shorter run.
+PEERS_ARGS ?=
+bench-peers: $(TOKENIZER_FILES)/.fetched
+	CTXWIN_TARGET_DIR=$(abspath $(TARGET_DIR)) $(CARGO) run --release --manifest-path benches/peers/Cargo.toml \
+	  --target-dir $(TARGET_DIR)/peers -- $(PEERS_ARGS)
 
 # The estimator against the families' real tokenizers (the files above, loaded by ctxwin) on
 # 8,000 real texts: held out from the fit, every family's p90 error within 15%
@@ -315,6 +327,7 @@ demo: $(OUT)/agent_demo $(OUT)/summary_demo
 	$(OUT)/summary_demo $(OUT)/summary_demo.json
 
 # Benchmarks print medians and ratios against peers measured in the same run, then the sizes.
+# (`make bench-peers` compares counting speed with the other Rust counters; it builds them.)
 bench:
 	$(CARGO) bench $(FEATURES)
 	@$(MAKE) --no-print-directory sizes
