@@ -333,8 +333,67 @@ static void old_tool_results_are_cleared_first(void) {
     ctxwin_window_free(w);
 }
 
+/* Superseded reads: with "supersede": {"read_file": "path"}, a file read again makes the
+ * earlier result a note pointing to the later call (whatever the budget); the calls stay,
+ * a file read once and the newest read stay whole; prepare counts the notes; a rule naming
+ * no argument is refused, naming the key, and changes nothing. */
+static void a_file_read_again_supersedes_the_earlier_read(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"stages\":[\"clear\",\"sliding\"],\"history_budget\":100000,"
+                          "\"supersede\":{\"read_file\":\"path\"}}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parse.c."));
+    char output[4096];
+    size_t len = 0;
+    for (int line = 0; line < 60; line++) {
+        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
+    }
+    /* call_0 and call_2 read src/parse.c before call_3 reads it again; call_1 reads util.c. */
+    const char *paths[4] = {"src/parse.c", "src/util.c", "src/parse.c", "src/parse.c"};
+    for (int step = 0; step < 4; step++) {
+        char id[32], args[64];
+        snprintf(id, sizeof id, "call_%d", step);
+        snprintf(args, sizeof args, "{\"path\":\"%s\",\"limit\":60}", paths[step]);
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+        CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Read it."));
+    }
+    ctxwin_request_info info;
+    CHECK_OK(ctxwin_window_prepare(w, &info));
+    CHECK(info.cleared_results == 2 && info.cleared_tokens > 0);
+    size_t result = 0, calls = 0;
+    for (size_t i = 0; i < ctxwin_window_view_len(w); i++) {
+        struct ctxwin_item item;
+        CHECK_OK(ctxwin_window_view_get(w, i, &item));
+        if (item.kind == CTXWIN_KIND_TOOL_CALL) calls++;
+        if (item.kind != CTXWIN_KIND_TOOL_RESULT) continue;
+        switch (result++) {
+        case 0: CHECK(item.type == CTXWIN_ITEM_TRUNCATED && item_holds(&item, "(call call_2)")); break;
+        case 2: CHECK(item.type == CTXWIN_ITEM_TRUNCATED && item_holds(&item, "(call call_3)")); break;
+        default: CHECK(item.type == CTXWIN_ITEM_MESSAGE); break;
+        }
+    }
+    CHECK(result == 4 && calls == 4);
+    uint32_t generation = ctxwin_window_generation(w);
+    const char *refused[] = {
+        "{\"supersede\":{\"read_file\":\"\"}}",
+        "{\"supersede\":{\"read_file\":7}}",
+        "{\"supersede\":[\"read_file\",\"path\"]}",
+        "{\"history_budget\":10,\"supersede\":{\"read_file\":null}}",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        CHECK_STATUS(configure(w, refused[i]), CTXWIN_STATUS_INVALID_ARG);
+        CHECK(strstr(last_error(w), "'supersede'") != NULL);
+    }
+    CHECK(ctxwin_window_generation(w) == generation);
+    ctxwin_request_info again;
+    CHECK_OK(ctxwin_window_prepare(w, &again));
+    CHECK(again.cleared_results == 2 && again.tokens == info.tokens);
+    ctxwin_window_free(w);
+}
+
 void suite_cache(void) {
     harness_run("old_tool_results_are_cleared_first", old_tool_results_are_cleared_first);
+    harness_run("a_file_read_again_supersedes_the_earlier_read", a_file_read_again_supersedes_the_earlier_read);
     harness_run("prepare_before_every_request", prepare_before_every_request);
     harness_run("a_request_that_cannot_fit_is_refused", a_request_that_cannot_fit_is_refused);
     harness_run("usage_objects_of_every_provider", usage_objects_of_every_provider);

@@ -308,7 +308,8 @@ typedef struct ctxwin_request_info {
   int64_t stable_tokens;
   /**
    * Tool results the request sends cleared: a placeholder naming the tool, the call and
-   * the tokens cleared stands in place of the output, the call stays (the clearing stage,
+   * the tokens cleared stands in place of the output, or a note pointing to the later call
+   * of a result a later read superseded (`supersede`); the call stays (the clearing stage,
    * `"stages": ["clear", ...]`). Since: 0.3
    */
   size_t cleared_results;

@@ -687,6 +687,7 @@ mod tests {
             r#"{"summary_request":"standalone"}"#,
             r#"{"stages":["clear","summary"],"keep_tool_results":4,"exclude_tools":["memory"],"clear_at_least":0}"#,
             r#"{"stages":["tiered"],"clear_tool_inputs":true,"clear_placeholder":"{tool}"}"#,
+            r#"{"stages":["clear","sliding"],"supersede":{"read_file":"path","grep":"pattern"}}"#,
             r#"{"stages":["clear","sliding"],"clear_tool_inputs":true,"exclude_tools":["a","b"]}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
@@ -794,6 +795,9 @@ mod tests {
             (r#"{"stages":["clear","sliding","tiered"]}"#, ErrorKind::InvalidArg, "3 stages given"),
             (r#"{"stages":["clear",7]}"#, ErrorKind::InvalidArg, "'stages'"),
             (r#"{"stages":["clear","sliding"],"strategy":"tiered"}"#, ErrorKind::InvalidArg, "disagree"),
+            (r#"{"supersede":{"read_file":""}}"#, ErrorKind::InvalidArg, "'supersede'"),
+            (r#"{"supersede":{"read_file":["path"]}}"#, ErrorKind::InvalidArg, "'supersede'"),
+            (r#"{"supersede":"read_file"}"#, ErrorKind::InvalidArg, "'supersede'"),
             (r#"{"keep_tool_results":-1}"#, ErrorKind::InvalidArg, "keep_tool_results"),
             (r#"{"exclude_tools":{"a":1}}"#, ErrorKind::InvalidArg, "exclude_tools"),
             (r#"[1,2]"#, ErrorKind::InvalidArg, "object"),

@@ -103,6 +103,11 @@ impl<'a> Ledger<'a> {
         self.first_of(unit)..self.first_of(unit + 1)
     }
 
+    /// The step holding ledger message `index`. O(log steps).
+    pub fn unit_of(&self, index: usize) -> usize {
+        self.units.partition_point(|&first| first <= index).saturating_sub(1)
+    }
+
     /// The first ledger index of step `unit`; the message count for `unit_count()`.
     pub fn first_of(&self, unit: usize) -> usize {
         self.units.get(unit).copied().unwrap_or(self.messages.len())

@@ -724,7 +724,8 @@ impl Window {
                 let kept = costs.first_kept(&limits, &mut units);
                 let first = kept.first.max(floor.min(newest));
                 cleared_before = kept.cleared_before;
-                let clears_in_view = unit_count > 0 && cleared_before > ledger.unit_range(first).start;
+                let from = ledger.unit_range(first).start;
+                let clears_in_view = unit_count > 0 && (cleared_before > from || clearables.supersedes_from(from));
                 match self.repairs_from(first) {
                     false if (unit_count == 0 || ledger.opens_turn(first)) && !clears_in_view => {
                         costs.cache().clearables = clearables;
@@ -772,7 +773,7 @@ impl Window {
                 monologue::plan(&zones, unit_count, floor, cut_by_hand)
             }
         };
-        plan.clear_before(cleared_before);
+        plan.clear_before(cleared_before, clearables.superseded_count());
         let view = ClearedView { before: cleared_before, clearing: &settings.clearing, clearables: &clearables };
         let overlay = plan.build(&renderer.with_clearing(view), previous);
         cache.clearables = clearables;

@@ -5,13 +5,24 @@
 //! `clear_at_least`; bodies that pass the providers' structural rules; and the view the same
 //! whether `prepare` ran before every request or once at the end.
 //!
-//! `CTXWIN_CLEARING_SESSIONS=n` runs n sessions per format (default 40).
+//! Superseded reads (`supersede`), over the long agent runs of tests/support/agent_run.rs
+//! pushed by every route: a result is sent as a note pointing to the later call exactly when
+//! a later call of its tool read the same thing (found here from the calls' arguments), its
+//! call still sent; the request info counts the notes; the history shrinks by what they save;
+//! and the view is the same whether `prepare` ran after every step or once.
+//!
+//! `CTXWIN_CLEARING_SESSIONS=n` runs n sessions per format (default 40);
+//! `CTXWIN_CLEARING_RUNS=n` n agent runs per route and budget (default 2).
 
+#[path = "support/agent_run.rs"]
+mod agent_run;
 #[path = "support/provider_rules.rs"]
 mod provider_rules;
 #[path = "support/rng.rs"]
 mod rng;
 
+use agent_run::{Route, Run, Shape};
+use ctxwin::config::clearing::superseded_text;
 use ctxwin::json::{self, Format};
 use ctxwin::view::ItemType;
 use ctxwin::{Kind, Window};
@@ -186,4 +197,160 @@ fn clearing_holds_its_promises_over_long_tool_loops() {
         }
     }
     assert!(clearings > sessions, "the sessions cleared too rarely to test anything ({clearings} clearings)");
+}
+
+/// The supersede rules the agent-run test configures: what a `read_file` and a `glob` read.
+const SUPERSEDE: [(&str, &str); 2] = [("read_file", "file_path"), ("glob", "path")];
+
+/// The provider rules of `format`.
+fn rules_of(format: Format) -> Rules {
+    FORMATS.iter().find(|(f, _, _)| *f == format).map(|(_, _, rules)| *rules).unwrap()
+}
+
+/// A window for an agent run by `route`, rendered in `format`, with the clearing stage, the
+/// supersede rules unless `supersede` is false, and a history budget of `budget`.
+fn agent_window(format: Format, supersede: bool, budget: u64) -> Window {
+    let rules = if supersede { r#","supersede":{"read_file":"file_path","glob":"path"}"# } else { "" };
+    let mut window = Window::new(Run::model(Some(format)));
+    window
+        .configure(&format!(
+            r#"{{"format":"{}","stages":["clear","sliding"],"history_budget":{budget},"context_limit":2000000000{rules}}}"#,
+            format.key()
+        ))
+        .unwrap();
+    window
+}
+
+/// What the reference expects of each tool result of the ledger: by result index, the call
+/// of the next result of the same tool reading the same thing (by the supersede rules), read
+/// from the calls' arguments with nothing of the library but its ledger.
+fn superseding_calls(window: &Window) -> HashMap<usize, usize> {
+    let mut calls: HashMap<String, usize> = HashMap::new();
+    let mut newest: HashMap<(String, String), usize> = HashMap::new();
+    let mut superseded = HashMap::new();
+    for index in 0..window.message_count() {
+        let message = window.message(index).unwrap();
+        let Some(id) = message.call_id() else { continue };
+        match message.kind() {
+            Kind::ToolCall => {
+                calls.insert(id.to_owned(), index);
+            }
+            Kind::ToolResult => {
+                let call = calls[id];
+                let call_message = window.message(call).unwrap();
+                let name = call_message.name().unwrap();
+                let Some(&(_, argument)) = SUPERSEDE.iter().find(|(tool, _)| *tool == name) else { continue };
+                let arguments: Value = serde_json::from_str(call_message.text().unwrap()).unwrap();
+                let value = arguments[argument].as_str().unwrap().to_owned();
+                if let Some(previous) = newest.insert((name.to_owned(), value), index) {
+                    superseded.insert(previous, call);
+                }
+            }
+            _ => {}
+        }
+    }
+    superseded
+}
+
+/// The view's items as (ledger index, type, tokens), to compare views.
+fn view_of(window: &Window) -> Vec<(usize, ItemType, u32)> {
+    (0..window.view_len()).filter_map(|i| window.view_item(i)).map(|i| (i.index, i.item_type, i.tokens.tokens)).collect()
+}
+
+#[test]
+fn superseded_reads_are_sent_as_notes_pointing_to_the_later_call() {
+    let runs: u64 = std::env::var("CTXWIN_CLEARING_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(2);
+    let shape = Shape { steps: 20..=200, ..Shape::default() };
+    let (mut notes, mut saved_in_all) = (0, 0);
+    for route in Route::ALL {
+        let format = route.format().unwrap_or(match route {
+            Route::Typed => Format::OpenAiResponses,
+            _ => Format::Anthropic,
+        });
+        let model = ctxwin::tokens::Model::resolve(Run::model(Some(format)));
+        for seed in 0..runs {
+            let run = Run::generate(seed * 31 + 7, &shape);
+            for budget in [1_000_000_000, 12_000] {
+                let context = format!("{route:?} seed {seed} budget {budget}");
+                let mut window = agent_window(format, true, budget);
+                run.push_task(&mut window, route).unwrap();
+                for i in 0..run.steps.len() {
+                    run.push_step(&mut window, route, i).unwrap();
+                    let info = window.prepare().unwrap();
+                    let superseded = superseding_calls(&window);
+                    let sent: HashMap<usize, (ItemType, Option<&str>, u32)> = (0..window.view_len())
+                        .filter_map(|v| window.view_item(v))
+                        .filter(|item| item.kind == Kind::ToolResult || item.kind == Kind::ToolCall)
+                        .map(|item| (item.index, (item.item_type, item.text, item.tokens.tokens)))
+                        .collect();
+                    let (mut counted, mut counted_tokens) = (0, 0);
+                    for (&index, &(item_type, text, tokens)) in &sent {
+                        let message = window.message(index).unwrap();
+                        if message.kind() != Kind::ToolResult {
+                            continue;
+                        }
+                        let note = text.is_some_and(|text| text.starts_with("[Superseded"));
+                        let placeholder = text.is_some_and(|text| text.starts_with("[Old tool result cleared"));
+                        if note || placeholder {
+                            counted += 1;
+                            counted_tokens += u64::from(message.count().tokens - tokens);
+                        }
+                        match superseded.get(&index) {
+                            None => assert!(!note, "{context} step {i}: result {index} sent as a note, superseded by nothing"),
+                            Some(&later) => {
+                                let later_message = window.message(later).unwrap();
+                                let tool = later_message.name().unwrap();
+                                let argument = SUPERSEDE.iter().find(|(t, _)| *t == tool).unwrap().1;
+                                let expected = superseded_text(tool, argument, later_message.call_id(), later_message.host_id());
+                                // Sent whole only where the note would not be shorter.
+                                let note_tokens = model.count(&expected).tokens;
+                                assert!(
+                                    placeholder
+                                        || text == Some(expected.as_str())
+                                        || (item_type == ItemType::Message && note_tokens >= message.count().tokens),
+                                    "{context} step {i}: result {index}, superseded by call {later}, sent as {item_type:?} {text:?}"
+                                );
+                                if note {
+                                    notes += 1;
+                                    // The call stays; the later call is sent (the note points to it).
+                                    let call = (0..index).rev().find(|&c| {
+                                        window.message(c).unwrap().kind() == Kind::ToolCall
+                                            && window.message(c).unwrap().call_id() == message.call_id()
+                                    });
+                                    assert!(sent.contains_key(&call.unwrap()), "{context} step {i}: {index}'s call is not sent");
+                                    assert!(sent.contains_key(&later), "{context} step {i}: the later call {later} is not sent");
+                                }
+                            }
+                        }
+                    }
+                    assert_eq!((info.cleared_results, info.cleared_tokens), (counted, counted_tokens), "{context} step {i}");
+                    if i % 10 == 0 || i + 1 == run.steps.len() {
+                        let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+                        let value: Value = serde_json::from_str(&body).unwrap();
+                        if let Err(broken) = check(rules_of(format), &value) {
+                            panic!("{context} step {i}: {broken}");
+                        }
+                    }
+                }
+                // The same run pushed whole and prepared once: the same view.
+                let mut once = agent_window(format, true, budget);
+                run.push_all(&mut once, route).unwrap();
+                once.prepare().unwrap();
+                assert_eq!(view_of(&window), view_of(&once), "{context}: the view depends on when prepare ran");
+                // With room for everything, the notes are all that changed: the history is
+                // smaller by what they save.
+                if budget == 1_000_000_000 {
+                    let mut plain = agent_window(format, false, budget);
+                    run.push_all(&mut plain, route).unwrap();
+                    plain.prepare().unwrap();
+                    let saved = plain.view_history().tokens() - window.view_history().tokens();
+                    let info = window.prepare().unwrap();
+                    assert_eq!(saved, info.cleared_tokens, "{context}: the history shrank by other than the notes' saving");
+                    assert_eq!(plain.prepare().unwrap().cleared_results, 0, "{context}: cleared with room for everything");
+                    saved_in_all += saved;
+                }
+            }
+        }
+    }
+    assert!(notes > 20 && saved_in_all > 0, "too few superseded reads to test anything: {notes} notes, {saved_in_all} saved");
 }

@@ -41,8 +41,9 @@ pub struct RequestInfo {
     pub stable_items: usize,
     /// Tokens of those items.
     pub stable_tokens: u64,
-    /// Tool results the request sends cleared (a placeholder in place of the output; the
-    /// clearing stage, `"stages": ["clear", ...]`).
+    /// Tool results the request sends cleared (a placeholder in place of the output, or the
+    /// note of a result a later read superseded, `supersede`; the clearing stage,
+    /// `"stages": ["clear", ...]`).
     pub cleared_results: usize,
     /// Tokens that clearing them saves.
     pub cleared_tokens: u64,

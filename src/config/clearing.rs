@@ -1,9 +1,10 @@
 //! The clearing stage's settings (`stages`, `keep_tool_results`, `clear_tool_inputs`,
-//! `exclude_tools`, `clear_at_least`, `clear_placeholder`): which old tool
+//! `exclude_tools`, `clear_at_least`, `clear_placeholder`, `supersede`): which old tool
 //! results a view replaces by a short placeholder before any strategy drops or summarises.
 
 use crate::error::{Error, Result, echo};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// Newest tool results the clearing stage never clears, unless configured
 /// (`keep_tool_results`). Chosen with `CTXWIN_CACHE_BENCH=policies cargo bench --bench
@@ -35,6 +36,10 @@ pub struct Clearing {
     /// The placeholder template (`{tool}`, `{call_id}`, `{host_id}`, `{tokens}`), or `None`
     /// for the built-in text.
     pub placeholder: Option<Box<str>>,
+    /// Per tool, the argument whose value identifies what a call of it read (`{"read_file":
+    /// "path"}`): a result of the tool is superseded by a later answered call of the same
+    /// tool with the same value of that argument.
+    pub supersede: BTreeMap<Box<str>, Box<str>>,
 }
 
 impl Default for Clearing {
@@ -46,12 +51,14 @@ impl Default for Clearing {
             exclude_tools: Vec::new(),
             clear_at_least: DEFAULT_CLEAR_AT_LEAST,
             placeholder: None,
+            supersede: BTreeMap::new(),
         }
     }
 }
 
 /// The keys this module reads.
-pub const KEYS: [&str; 5] = ["keep_tool_results", "clear_tool_inputs", "exclude_tools", "clear_at_least", "clear_placeholder"];
+pub const KEYS: [&str; 6] =
+    ["keep_tool_results", "clear_tool_inputs", "exclude_tools", "clear_at_least", "clear_placeholder", "supersede"];
 
 impl Clearing {
     /// Applies the configuration key `key` (one of [`KEYS`]).
@@ -66,6 +73,7 @@ impl Clearing {
             "exclude_tools" => self.exclude_tools = tool_names(value)?,
             "clear_at_least" => self.clear_at_least = whole_number(key, value)?,
             "clear_placeholder" => self.placeholder = placeholder(value)?,
+            "supersede" => self.supersede = supersede_rules(value)?,
             _ => unreachable!("Clearing::apply is called with its own keys"),
         }
         Ok(())
@@ -78,11 +86,20 @@ impl Clearing {
         into.insert("exclude_tools".into(), self.exclude_tools.iter().map(|tool| Value::from(&**tool)).collect());
         into.insert("clear_at_least".into(), self.clear_at_least.into());
         into.insert("clear_placeholder".into(), self.placeholder.as_deref().map_or(Value::Null, Value::from));
+        let rules: Map<String, Value> =
+            self.supersede.iter().map(|(tool, argument)| (tool.to_string(), Value::from(&**argument))).collect();
+        into.insert("supersede".into(), rules.into());
     }
 
     /// True when results of `tool` may be cleared.
     pub fn clears(&self, tool: Option<&str>) -> bool {
         tool.is_none_or(|tool| !self.exclude_tools.iter().any(|excluded| &**excluded == tool))
+    }
+
+    /// The argument whose value identifies what a call of `tool` read, if a `supersede` rule
+    /// names one.
+    pub fn superseding_argument(&self, tool: &str) -> Option<&str> {
+        self.supersede.get(tool).map(|argument| &**argument)
     }
 }
 
@@ -113,6 +130,46 @@ fn placeholder(value: &Value) -> Result<Option<Box<str>>> {
              bytes that is not blank; {{tool}}, {{call_id}}, {{host_id}} and {{tokens}} in it are filled in"
         ))),
     }
+}
+
+/// Most rules `supersede` takes.
+pub const MAX_SUPERSEDE_RULES: usize = 256;
+
+fn supersede_rules(value: &Value) -> Result<BTreeMap<Box<str>, Box<str>>> {
+    let Value::Object(rules) = value else {
+        return Err(Error::invalid_arg(format!(
+            "configuration key 'supersede' must be an object naming, per tool, the argument that identifies what it \
+             read (e.g. {{\"read_file\": \"path\"}}), not {}",
+            echo(&value.to_string())
+        )));
+    };
+    if rules.len() > MAX_SUPERSEDE_RULES {
+        return Err(Error::invalid_arg(format!(
+            "configuration key 'supersede' names {} tools; at most {MAX_SUPERSEDE_RULES} are taken",
+            rules.len()
+        )));
+    }
+    rules
+        .iter()
+        .map(|(tool, argument)| match argument.as_str() {
+            Some(argument) if !argument.is_empty() && !tool.is_empty() => Ok((tool.as_str().into(), argument.into())),
+            _ => Err(Error::invalid_arg(format!(
+                "configuration key 'supersede': the rule for tool '{}' must name an argument (a non-empty string, \
+                 e.g. \"path\"), not {}",
+                echo(tool),
+                echo(&argument.to_string())
+            ))),
+        })
+        .collect()
+}
+
+/// The note that stands for a superseded result: the tool, the argument that identifies what
+/// it read, and the later call (its id, and the host id where there is one) whose result
+/// holds it again.
+pub fn superseded_text(tool: &str, argument: &str, call_id: Option<&str>, host_id: Option<i64>) -> String {
+    let call = call_id.map(|id| format!(" (call {id})")).unwrap_or_default();
+    let host = host_id.map(|id| format!(", host id {id}")).unwrap_or_default();
+    format!("[Superseded: {tool} was called again later with the same {argument}{call}{host}; its newer result follows.]")
 }
 
 /// The placeholder that stands for a cleared result: `template` (or the built-in text) with
@@ -161,6 +218,11 @@ mod tests {
         assert_eq!(applied("clear_at_least", "5000").unwrap().clear_at_least, 5000);
         assert_eq!(applied("clear_placeholder", r#""gone: {tool}""#).unwrap().placeholder.as_deref(), Some("gone: {tool}"));
         assert_eq!(applied("clear_placeholder", "null").unwrap().placeholder, None);
+        let rules = applied("supersede", r#"{"read_file":"path","grep":"pattern"}"#).unwrap();
+        assert_eq!(rules.superseding_argument("read_file"), Some("path"));
+        assert_eq!(rules.superseding_argument("grep"), Some("pattern"));
+        assert_eq!(rules.superseding_argument("run"), None);
+        assert!(applied("supersede", "{}").unwrap().supersede.is_empty());
     }
 
     #[test]
@@ -176,6 +238,12 @@ mod tests {
             ("clear_at_least", "-5"),
             ("clear_placeholder", r#""  ""#),
             ("clear_placeholder", "7"),
+            ("supersede", r#"{"read_file":""}"#),
+            ("supersede", r#"{"read_file":3}"#),
+            ("supersede", r#"{"read_file":null}"#),
+            ("supersede", r#"{"":"path"}"#),
+            ("supersede", r#"["read_file","path"]"#),
+            ("supersede", r#""path""#),
         ] {
             let error = applied(key, json).unwrap_err();
             assert!(error.message().contains(key), "{key} = {json}: {}", error.message());

@@ -25,7 +25,8 @@ pub struct ctxwin_request_info {
     /// Tokens of those items.
     pub stable_tokens: i64,
     /// Tool results the request sends cleared: a placeholder naming the tool, the call and
-    /// the tokens cleared stands in place of the output, the call stays (the clearing stage,
+    /// the tokens cleared stands in place of the output, or a note pointing to the later call
+    /// of a result a later read superseded (`supersede`); the call stays (the clearing stage,
     /// `"stages": ["clear", ...]`). Since: 0.3
     pub cleared_results: usize,
     /// Tokens clearing them saves. Since: 0.3

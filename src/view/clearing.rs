@@ -2,11 +2,21 @@
 //! `strategy::clearing`): a short placeholder naming the tool, the call and the tokens
 //! cleared, in place of the output; the call stays (with `clear_tool_inputs`, with empty
 //! arguments). And what clearing each result saves, read once per message.
+//!
+//! **Superseded results.** With a `supersede` rule for a tool (`{"read_file": "path"}`), a
+//! result of that tool is superseded once a later call of it with the same value of the
+//! named argument is answered in its own step: the view sends a note pointing to the later
+//! call in place of the earlier result, whenever the clearing stage is on and whatever the
+//! budget, since the model has what it said again further on. Like a cleared result, the
+//! call stays, and pinned results and excluded tools' results are never superseded. The walk
+//! counts superseded results whole (a note only makes the view smaller than the walk
+//! thought), so the view stays a function of the ledger and the settings.
 
-use crate::config::clearing::{Clearing, placeholder_text};
+use crate::config::clearing::{Clearing, placeholder_text, superseded_text};
 use crate::ledger::Ledger;
 use crate::message::{Kind, Message, counted_text};
-use std::collections::HashMap;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 /// What clearing each tool result would save, and which call each answers: built once per
@@ -25,6 +35,26 @@ pub struct Clearables {
     turn_calls: HashMap<Box<str>, usize>,
     /// The ledger index of each USER message seen: where each turn starts.
     turn_starts: Vec<usize>,
+    /// Superseded results (see the module's documentation): by the result's ledger index,
+    /// the later call that supersedes it.
+    superseded: BTreeMap<usize, usize>,
+    /// The newest answered call of each tool and identifying value, by its result's ledger
+    /// index.
+    newest_reads: HashMap<ReadKey, usize>,
+    /// Each change of `newest_reads`, oldest first, so that a forgotten turn's are undone.
+    reads_log: Vec<ReadEntry>,
+}
+
+/// A tool and the value of the argument that identifies what a call of it read.
+type ReadKey = (Box<str>, Box<str>);
+
+/// One change of [`Clearables::newest_reads`]: the result at ledger index `result` became the
+/// newest of `key`, after `previous`.
+#[derive(Clone, Debug, PartialEq)]
+struct ReadEntry {
+    result: usize,
+    key: ReadKey,
+    previous: Option<usize>,
 }
 
 impl Clearables {
@@ -50,6 +80,15 @@ impl Clearables {
         self.answers.retain(|&call, _| call < start);
         self.turn_calls.clear();
         self.turn_starts.truncate(turn - 1);
+        while let Some(entry) = self.reads_log.pop_if(|entry| entry.result >= start) {
+            match entry.previous {
+                Some(previous) => {
+                    self.superseded.remove(&previous);
+                    self.newest_reads.insert(entry.key, previous)
+                }
+                None => self.newest_reads.remove(&entry.key),
+            };
+        }
     }
 
     /// Reads the ledger's messages up to `end` (exclusive) under `clearing`.
@@ -80,12 +119,50 @@ impl Clearables {
                     }
                     self.results.push(index);
                     saving = Cleared::of(ledger, clearing, index, call).map_or(0, |cleared| cleared.saving);
+                    if let Some(call) = call {
+                        self.read(ledger, clearing, index, call);
+                    }
                 }
                 _ => {}
             }
             let before = self.saved_before[index];
             self.saved_before.push(before + saving);
         }
+    }
+
+    /// Notes the result at ledger index `result`, answering the call at `call`, as the newest
+    /// read of what the call names (when a `supersede` rule covers its tool), superseding the
+    /// one before it. A result the view leaves out, or one answering a call of another step,
+    /// supersedes nothing.
+    fn read(&mut self, ledger: &Ledger<'_>, clearing: &Clearing, result: usize, call: usize) {
+        let messages = ledger.messages();
+        let Some(key) = read_key(clearing, &messages[call]) else {
+            return;
+        };
+        if messages[result].kept_as_text() || ledger.unit_of(result) != ledger.unit_of(call) {
+            return;
+        }
+        let previous = self.newest_reads.insert(key.clone(), result);
+        if let Some(previous) = previous.filter(|&p| !ledger.is_pinned(p) && clearing.clears(Some(&key.0))) {
+            self.superseded.insert(previous, call);
+        }
+        self.reads_log.push(ReadEntry { result, key, previous });
+    }
+
+    /// The later call that supersedes the result at ledger index `result`, if one does.
+    pub fn superseded_by(&self, result: usize) -> Option<usize> {
+        self.superseded.get(&result).copied()
+    }
+
+    /// True when a result at ledger index `from` or later is superseded. O(log results).
+    pub fn supersedes_from(&self, from: usize) -> bool {
+        self.superseded.range(from..).next().is_some()
+    }
+
+    /// Results superseded so far: grows with the ledger, so two views that read the same
+    /// ledger with the same count supersede the same results.
+    pub fn superseded_count(&self) -> usize {
+        self.superseded.len()
     }
 
     /// Tokens clearing every clearable result in ledger range `range` saves (of messages
@@ -141,14 +218,19 @@ pub struct ClearedView<'c> {
 
 impl ClearedView<'_> {
     /// How the message at ledger index `index` is sent cleared, if it is: the placeholder of
-    /// a cleared result, or (with `clear_tool_inputs`) the empty arguments of a cleared
-    /// result's call, with the text's tokens.
+    /// a cleared result, the note of a superseded one, or (with `clear_tool_inputs`) the
+    /// empty arguments of a cleared result's call, with the text's tokens.
     pub fn cleared(&self, ledger: &Ledger<'_>, index: usize) -> Option<(String, crate::tokens::Count)> {
         let message = &ledger.messages()[index];
         match message.kind() {
-            Kind::ToolResult if index < self.before => {
-                let cleared = Cleared::of(ledger, self.clearing, index, self.clearables.call_of(index))?;
-                Some((cleared.placeholder, cleared.placeholder_count))
+            Kind::ToolResult => {
+                let cleared = (index < self.before)
+                    .then(|| Cleared::of(ledger, self.clearing, index, self.clearables.call_of(index)))
+                    .flatten();
+                match cleared {
+                    Some(cleared) => Some((cleared.placeholder, cleared.placeholder_count)),
+                    None => self.superseded(ledger, index),
+                }
             }
             Kind::ToolCall if self.clearing.clear_tool_inputs && inputs_clearable(message) => {
                 let result = self.clearables.answer_of(index).filter(|&result| result < self.before)?;
@@ -159,6 +241,36 @@ impl ClearedView<'_> {
             _ => None,
         }
     }
+}
+
+impl ClearedView<'_> {
+    /// The note sent for the superseded result at ledger index `result`, with its tokens,
+    /// when it is superseded and the note is shorter than the result.
+    fn superseded(&self, ledger: &Ledger<'_>, result: usize) -> Option<(String, crate::tokens::Count)> {
+        let messages = ledger.messages();
+        let call = self.clearables.superseded_by(result)?;
+        let later = &messages[call];
+        let tool = later.name()?;
+        let argument = self.clearing.superseding_argument(tool)?;
+        let host_id = later.host_id().or_else(|| self.clearables.answer_of(call).and_then(|r| messages[r].host_id()));
+        let note = superseded_text(tool, argument, later.call_id(), host_id);
+        let count = ledger.model().count(&note);
+        (count.tokens < ledger.calibrated(messages[result].count()).tokens).then_some((note, count))
+    }
+}
+
+/// The tool and identifying value of a call a `supersede` rule covers: the rule's argument
+/// read from the call's arguments (a JSON object); a value that is not a string is taken as
+/// its JSON text.
+fn read_key(clearing: &Clearing, call: &Message) -> Option<ReadKey> {
+    let tool = call.name()?;
+    let argument = clearing.superseding_argument(tool)?;
+    let Ok(Value::Object(arguments)) = crate::strict_json::parse(call.text()?) else {
+        return None;
+    };
+    let value = arguments.get(argument)?;
+    let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+    Some((tool.into(), value.into()))
 }
 
 /// How one cleared result is sent.
@@ -269,5 +381,51 @@ mod tests {
             clearables.read_to(&ledger, &clearing, messages.len());
             assert_eq!(clearables, before, "forgotten from {index}");
         }
+    }
+
+    #[test]
+    fn a_later_read_of_the_same_path_supersedes_and_forgetting_it_undoes_that() {
+        let long = "x".repeat(4_000);
+        let call = |id: &str, path: &str| message(Kind::ToolCall, Some(id), &format!(r#"{{"path":"{path}"}}"#));
+        let messages = vec![
+            message(Kind::User, None, "task"),
+            call("a", "src/x.rs"),
+            message(Kind::ToolResult, Some("a"), &long),
+            call("b", "src/y.rs"),
+            message(Kind::ToolResult, Some("b"), &long),
+            message(Kind::User, None, "go on"),
+            call("c", "src/x.rs"),
+            message(Kind::ToolResult, Some("c"), &long),
+            call("d", "src/x.rs"),
+            message(Kind::ToolResult, Some("d"), &long),
+        ];
+        let turns = [crate::ledger::TurnStart { first: 0, first_unit: 0 }, crate::ledger::TurnStart { first: 5, first_unit: 2 }];
+        let units = [0, 3, 5, 8];
+        let model = Model::resolve("gpt-4o");
+        let ledger = Ledger::new(&messages, &turns, &units, &[], &model, Calibration::default(), 40);
+        let mut clearing = Clearing::default();
+        clearing.apply("supersede", &serde_json::json!({"read_file": "path"})).unwrap();
+        let mut clearables = Clearables::default();
+        clearables.read_to(&ledger, &clearing, messages.len());
+        // a's result is superseded by c (the next read of src/x.rs), c's by d; b read another path.
+        assert_eq!(clearables.superseded_by(2), Some(6));
+        assert_eq!(clearables.superseded_by(7), Some(8));
+        assert_eq!(clearables.superseded_by(4), None);
+        assert_eq!(clearables.superseded_by(9), None);
+        assert!(clearables.supersedes_from(7) && !clearables.supersedes_from(8));
+        let view = ClearedView { before: 0, clearing: &clearing, clearables: &clearables };
+        let (note, _) = view.cleared(&ledger, 2).unwrap();
+        assert_eq!(note, superseded_text("read_file", "path", Some("c"), None));
+        assert_eq!(view.cleared(&ledger, 9), None);
+        // Forgetting the second turn undoes what it superseded; reading it again redoes it.
+        let before = clearables.clone();
+        clearables.forget_from(6);
+        assert_eq!((clearables.superseded_by(2), clearables.superseded_count()), (None, 0));
+        clearables.read_to(&ledger, &clearing, messages.len());
+        assert_eq!(clearables, before);
+        // Without the rule nothing is superseded.
+        let mut plain = Clearables::default();
+        plain.read_to(&ledger, &Clearing::default(), messages.len());
+        assert_eq!(plain.superseded_count(), 0);
     }
 }

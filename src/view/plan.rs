@@ -40,12 +40,15 @@ pub struct Plan {
     /// Every clearable tool result before this ledger index is sent cleared (see
     /// `view::clearing`); 0 when nothing is.
     cleared_before: usize,
+    /// Results superseded when the plan was made (see `view::clearing`): a view built with
+    /// another count sends other notes, so its items are not reused.
+    superseded: usize,
 }
 
 impl Plan {
     /// A plan of no steps yet; [`Plan::push`] adds runs.
     pub fn empty() -> Plan {
-        Plan { runs: Vec::new(), units: 0, marker: None, cleared_before: 0 }
+        Plan { runs: Vec::new(), units: 0, marker: None, cleared_before: 0, superseded: 0 }
     }
 
     /// Sends the steps `units` (which start where the plan ends) as `treatment`. Empty
@@ -93,10 +96,12 @@ impl Plan {
         self.units
     }
 
-    /// Sends every clearable tool result before ledger index `before` cleared. The renderer
-    /// the plan is built with clears the same ones.
-    pub fn clear_before(&mut self, before: usize) {
+    /// Sends every clearable tool result before ledger index `before` cleared, and the
+    /// `superseded` results superseded so far as notes. The renderer the plan is built with
+    /// clears the same ones.
+    pub fn clear_before(&mut self, before: usize, superseded: usize) {
         self.cleared_before = before;
+        self.superseded = superseded;
     }
 
     /// The ledger index before which clearable tool results are sent cleared.
@@ -136,7 +141,10 @@ impl Plan {
         renderer.pinned_items(0..ledger.first_of(0), &mut items);
         let reuse = |units: &Range<usize>, treatment: Treatment| {
             let previous = previous?;
-            (units.end < previous.plan.units && previous.plan.cleared_before == self.cleared_before).then_some(())?;
+            (units.end < previous.plan.units
+                && previous.plan.cleared_before == self.cleared_before
+                && previous.plan.superseded == self.superseded)
+                .then_some(())?;
             previous.span_items(units, treatment)
         };
         // The USER messages sent for runs that keep later steps of a turn whose first step

@@ -60,8 +60,11 @@ impl Window {
         let indices: Vec<usize> = items.iter().map(|sent| sent.item.index).collect();
         let item_tokens: Vec<u64> = items.iter().map(|sent| u64::from(sent.item.tokens.tokens)).collect();
         let cleared_before = self.policy.overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
+        let clearables = &self.policy.costs.clearables;
         let (mut cleared_results, mut cleared_tokens) = (0, 0);
-        for sent in items.iter().filter(|sent| sent.item.item_type == ItemType::Truncated && sent.item.index < cleared_before) {
+        // Results sent as a placeholder or as a superseded result's note.
+        let cleared = |index: usize| index < cleared_before || clearables.superseded_by(index).is_some();
+        for sent in items.iter().filter(|sent| sent.item.item_type == ItemType::Truncated && cleared(sent.item.index)) {
             if let (Kind::ToolResult, Some(message)) = (sent.item.kind, sent.message) {
                 cleared_results += 1;
                 cleared_tokens += u64::from(self.calibrated(message.count()).tokens.saturating_sub(sent.item.tokens.tokens));
