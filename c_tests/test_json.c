@@ -229,7 +229,132 @@ static void a_mistyped_result_id_is_refused_in_every_format(void) {
     }
 }
 
+/* Issue 26 item 2: each provider's whole (not streamed) response object pushes the message(s)
+ * it holds and nothing else of it: a Chat completion its choices[0].message, a Responses
+ * response the items of its output, an Anthropic Message its role and content (its id, type,
+ * model, stop_reason and usage were sent back inside `messages`, which Anthropic refuses), a
+ * Gemini GenerateContentResponse its candidates[0].content. Before, the first two were refused
+ * ("field 'role' is missing") and the last was called a message of the other formats. */
+static void whole_responses_push_the_message_they_hold(void) {
+    static const struct {
+        const char *name, *model, *settings, *user, *response;
+        const char *sent; /* how the request starts */
+        size_t added;
+    } cases[] = {
+        {"OpenAI Chat Completions", "gpt-4o", "{\"format\":\"openai_chat\"}", "{\"role\":\"user\",\"content\":\"hi\"}",
+         "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"gpt-4o\","
+         "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+         "\"type\":\"function\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}],\"refusal\":null},"
+         "\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":5,\"total_tokens\":14}}",
+         "[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c1\","
+         "\"type\":\"function\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}],\"refusal\":null}",
+         1},
+        {"OpenAI Responses", "gpt-5", "{\"format\":\"openai_responses\"}", "{\"role\":\"user\",\"content\":\"hi\"}",
+         "{\"id\":\"resp_1\",\"object\":\"response\",\"status\":\"completed\",\"model\":\"gpt-5\",\"output\":["
+         "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[],\"encrypted_content\":\"gAAAA\"},"
+         "{\"type\":\"message\",\"id\":\"msg_1\",\"status\":\"completed\",\"role\":\"assistant\","
+         "\"content\":[{\"type\":\"output_text\",\"text\":\"Listing.\",\"annotations\":[]}]},"
+         "{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"c1\",\"name\":\"ls\",\"arguments\":\"{}\"}],"
+         "\"usage\":{\"input_tokens\":9,\"output_tokens\":5}}",
+         "[{\"role\":\"user\",\"content\":\"hi\"},{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[],"
+         "\"encrypted_content\":\"gAAAA\"},{\"type\":\"message\",\"id\":\"msg_1\",\"status\":\"completed\","
+         "\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"Listing.\",\"annotations\":[]}]},"
+         "{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"c1\",\"name\":\"ls\",\"arguments\":\"{}\"}",
+         3},
+        {"Anthropic Messages", "claude-sonnet-4-5", "{\"format\":\"anthropic\"}", "{\"role\":\"user\",\"content\":\"hi\"}",
+         "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":["
+         "{\"type\":\"thinking\",\"thinking\":\"ls it\",\"signature\":\"sig\"},"
+         "{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"ls\",\"input\":{}}],"
+         "\"stop_reason\":\"tool_use\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":9,\"output_tokens\":5}}",
+         "[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\",\"content\":["
+         "{\"type\":\"thinking\",\"thinking\":\"ls it\",\"signature\":\"sig\"},"
+         "{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"ls\",\"input\":{}}]}",
+         2},
+        {"Gemini", "gemini-2.5-pro", "{\"format\":\"gemini\"}", "{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}",
+         "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"ls\",\"args\":{}},"
+         "\"thoughtSignature\":\"U0lH\"}]},\"finishReason\":\"STOP\",\"index\":0}],"
+         "\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":5},\"modelVersion\":\"gemini-2.5-pro\"}",
+         "[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]},{\"role\":\"model\",\"parts\":[{\"functionCall\":"
+         "{\"name\":\"ls\",\"args\":{}},\"thoughtSignature\":\"U0lH\"}]}",
+         1},
+    };
+    for (size_t f = 0; f < sizeof cases / sizeof cases[0]; f++) {
+        /* Once in a window whose format is set, once in one that learns it from the response. */
+        for (int fixed = 0; fixed < 2; fixed++) {
+            ctxwin_window *w = new_window(cases[f].model);
+            if (fixed) {
+                CHECK_OK(ctxwin_window_configure(w, cases[f].settings, strlen(cases[f].settings)));
+            }
+            CHECK_OK(push_json(w, cases[f].user));
+            CHECK_OK(push_json(w, cases[f].response));
+            CHECK(ctxwin_window_message_count(w) == 1 + cases[f].added);
+            /* The messages pushed, then the cancelled result of the call still open. */
+            char body[1024];
+            CHECK_OK(ctxwin_window_render_json(w, body, sizeof body, NULL));
+            size_t prefix = strlen(cases[f].sent);
+            if (strncmp(body, cases[f].sent, prefix) != 0 || body[prefix] != ',') {
+                fprintf(stderr, "  case %zu sends %s\n", f, body);
+                CHECK(0);
+            }
+            CHECK(strstr(body, "usage") == NULL && strstr(body, "\"model\":") == NULL && strstr(body, "stop_reason") == NULL);
+            ctxwin_window_free(w);
+        }
+    }
+
+    /* Several answers to choose from, or none: refused saying what to push; nothing pushed. */
+    static const struct {
+        const char *model, *response, *says;
+    } refused[] = {
+        {"gpt-4o",
+         "{\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"a\"}},"
+         "{\"index\":1,\"message\":{\"role\":\"assistant\",\"content\":\"b\"}}]}",
+         "2 choices: push the one the conversation goes on with, choices[i].message"},
+        {"gpt-4o", "{\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}",
+         "build one message from the deltas"},
+        {"gpt-5", "{\"object\":\"response\",\"status\":\"failed\",\"output\":[]}", "'output' is empty (status failed)"},
+        {"gemini-2.5-pro",
+         "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"a\"}]}},"
+         "{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"b\"}]}}]}",
+         "2 candidates: push the one the conversation goes on with, candidates[i].content"},
+        {"gemini-2.5-pro", "{\"candidates\":[{\"finishReason\":\"SAFETY\"}]}", "no content (finishReason SAFETY)"},
+        {"claude-sonnet-4-5",
+         "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\","
+         "\"content\":[],\"model\":\"claude-sonnet-4-5\"}}",
+         "is an Anthropic stream event, a piece of an answer"},
+    };
+    for (size_t r = 0; r < sizeof refused / sizeof refused[0]; r++) {
+        ctxwin_window *w = new_window(refused[r].model);
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hi"));
+        CHECK_STATUS(push_json(w, refused[r].response), CTXWIN_STATUS_INVALID_ARG);
+        if (strstr(last_error(w), refused[r].says) == NULL) {
+            fprintf(stderr, "  refusal %zu says: %s\n", r, last_error(w));
+            CHECK(0);
+        }
+        CHECK(ctxwin_window_message_count(w) == 1);
+        ctxwin_window_free(w);
+    }
+
+    /* A response of another format than the window's is a mismatch, as its message would be. */
+    for (size_t f = 0; f < sizeof cases / sizeof cases[0]; f++) {
+        size_t other = (f + 1) % (sizeof cases / sizeof cases[0]);
+        ctxwin_window *w = new_window(cases[other].model);
+        CHECK_OK(ctxwin_window_configure(w, cases[other].settings, strlen(cases[other].settings)));
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "hi"));
+        CHECK_STATUS(push_json(w, cases[f].response), CTXWIN_STATUS_MISMATCH);
+        char says[160];
+        snprintf(says, sizeof says, " of the response has the shape of %s but this window holds %s messages", cases[f].name,
+                 cases[other].name);
+        if (strstr(last_error(w), says) == NULL) {
+            fprintf(stderr, "  mismatch %zu says: %s\n", f, last_error(w));
+            CHECK(0);
+        }
+        CHECK(ctxwin_window_message_count(w) == 1);
+        ctxwin_window_free(w);
+    }
+}
+
 void suite_json(void) {
+    harness_run("whole_responses_push_the_message_they_hold", whole_responses_push_the_message_they_hold);
     harness_run("a_mistyped_result_id_is_refused_in_every_format", a_mistyped_result_id_is_refused_in_every_format);
     harness_run("chat_messages_become_ledger_messages_and_render_verbatim",
                 chat_messages_become_ledger_messages_and_render_verbatim);

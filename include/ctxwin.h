@@ -1748,6 +1748,15 @@ CTXWIN_NODISCARD bool ctxwin_window_tokenizer_changed(const struct ctxwin_window
  * are counted as with `ctxwin_count_tools_json` into the tools overhead). The same things
  * `ctxwin inspect` reads.
  *
+ * Since 0.3, a provider's whole (not streamed) response object may be pushed as it came: it
+ * pushes the message(s) it holds and nothing else of it: a Chat completion its
+ * `choices[0].message`, a Responses `response` the items of its `output` (as one array), an
+ * Anthropic `Message` its `role` and `content` (its `id`, `type`, `model`, `stop_reason` and
+ * `usage` are not sent back), a Gemini `GenerateContentResponse` its `candidates[0].content`. The window then
+ * speaks that format. A response with several choices or candidates, with none, with a
+ * candidate without content or an empty `output`, and a streamed chunk or event are refused
+ * (`CTXWIN_STATUS_INVALID_ARG`), last_error saying what to push (docs/pushing-responses.md).
+ *
  * Formats: OpenAI Chat Completions (`messages`: string or array content, `tool_calls`,
  * role `tool`), OpenAI Responses (`input` items: messages, `function_call`,
  * `function_call_output`, `reasoning`), Anthropic Messages (content blocks: text, image,
@@ -1773,7 +1782,8 @@ CTXWIN_NODISCARD bool ctxwin_window_tokenizer_changed(const struct ctxwin_window
  * `CTXWIN_STATUS_PARSE` for malformed JSON (last_error gives the line and column);
  * `CTXWIN_STATUS_INVALID_ARG` for a message the format does not allow (last_error names
  * the element, its line and the field, such as `element 2 (line 4), field 'role'`);
- * `CTXWIN_STATUS_MISMATCH` for a message in another format than the window's;
+ * `CTXWIN_STATUS_MISMATCH` for a message (or response object) in another format than the
+ * window's;
  * `CTXWIN_STATUS_OUT_OF_RANGE` for a document above `max_message_bytes` (checked before it
  * is read). All or
  * nothing: on failure nothing is appended. Does not move the boundary
@@ -1786,7 +1796,9 @@ CTXWIN_NODISCARD bool ctxwin_window_tokenizer_changed(const struct ctxwin_window
  * # Safety
  * `w` is NULL or a live handle; `json` is NULL or valid for `len` bytes.
  */
-ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w, const char *json, size_t len);
+ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w,
+                                      const char *json,
+                                      size_t len);
 
 /**
  * Writes what the next request sends, as a JSON array in the window's format (the

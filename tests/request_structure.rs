@@ -111,6 +111,26 @@ impl Session {
         json::push_json(&mut self.window, &value.to_string()).unwrap_or_else(|e| panic!("{:?}: {e}\n{value}", self.format));
     }
 
+    /// Pushes a model's answer (a message, or Responses output items), often as the whole
+    /// response object the provider returned it in, which push_json reads as the answer.
+    fn push_answer(&mut self, answer: Value) {
+        if !self.rng.chance(40) {
+            return self.push_json(answer);
+        }
+        let usage = json!({"input_tokens": 11, "output_tokens": 7});
+        self.push_json(match self.format {
+            Format::OpenAiChat => json!({"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+                "choices": [{"index": 0, "message": answer, "logprobs": null, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}),
+            Format::OpenAiResponses => json!({"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+                "model": "gpt-5", "output": answer, "usage": usage}),
+            Format::Anthropic => json!({"id": "msg_1", "type": "message", "role": answer["role"], "model": "claude-sonnet-4-5",
+                "content": answer["content"], "stop_reason": "tool_use", "stop_sequence": null, "usage": usage}),
+            Format::Gemini => json!({"candidates": [{"content": answer, "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 7}, "modelVersion": "gemini-2.5-pro"}),
+        });
+    }
+
     /// A user message; one whose text is blank is pushed as text, except in Anthropic's
     /// format, whose renders leave out a JSON message's blank text (Anthropic answers with
     /// it but refuses it sent back); the other formats send the caller's JSON as it is.
@@ -215,7 +235,7 @@ impl Session {
                 if !tool_calls.is_empty() {
                     message["tool_calls"] = json!(tool_calls);
                 }
-                self.push_json(message);
+                self.push_answer(message);
             }
             Format::OpenAiResponses => {
                 let mut items = Vec::new();
@@ -251,7 +271,7 @@ impl Session {
                     });
                 }
                 if !items.is_empty() {
-                    self.push_json(Value::Array(items));
+                    self.push_answer(Value::Array(items));
                 }
             }
             Format::Anthropic => {
@@ -286,7 +306,7 @@ impl Session {
                 }
                 if !blocks.is_empty() {
                     let first = self.window.message_count();
-                    self.push_json(json!({"role": "assistant", "content": blocks}));
+                    self.push_answer(json!({"role": "assistant", "content": blocks}));
                     for (i, needle) in needles.into_iter().enumerate() {
                         self.needles.insert(first + i, needle);
                     }
@@ -330,7 +350,7 @@ impl Session {
                 }
                 if !parts.is_empty() {
                     let first = self.window.message_count();
-                    self.push_json(json!({"role": "model", "parts": parts}));
+                    self.push_answer(json!({"role": "model", "parts": parts}));
                     // One ledger message per part here (text, then calls).
                     for (i, needle) in needles.into_iter().enumerate() {
                         let index = first + i + usize::from(said.is_some() && !calls.is_empty());
@@ -658,4 +678,15 @@ fn the_checker_refuses_what_providers_refuse() {
         .is_err()
     );
     assert!(check(Rules::Responses, &json!({"input": [{"type": "compaction", "encrypted_content": ""}]})).is_err());
+
+    // A whole response object sent back as a message (issue 26 item 2).
+    let said = json!({"role": "user", "content": "hi"});
+    let message = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "x"}], "stop_reason": "end_turn", "usage": {}});
+    assert!(check(Rules::Anthropic, &json!({"messages": [said, message]})).is_err());
+    let gemini_response = json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "x"}]}}], "role": "model", "parts": [{"text": "x"}]});
+    assert!(check(Rules::Gemini, &json!({"contents": [user_text, gemini_response]})).is_err());
+    let response =
+        json!({"id": "resp_1", "object": "response", "output": [{"type": "message", "role": "assistant", "content": "x"}]});
+    assert!(check(Rules::Responses, &json!({"input": [said, response]})).is_err());
 }

@@ -33,6 +33,7 @@ mod gemini;
 mod image;
 mod parts;
 mod render;
+mod response;
 mod responses;
 mod send_items;
 mod steps;
@@ -54,6 +55,7 @@ use crate::window::Window;
 use parts::{FieldError, Part};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// The tool name sent for a call whose name the window does not know (a count-only or
 /// pre-0.2 message rebuilt for the wire).
@@ -62,7 +64,8 @@ const UNNAMED: &str = "unknown_tool";
 /// Parses `json` and appends its messages to `window`: what `ctxwin inspect` reads (see
 /// [`transcript::read`]): one wire message, an array of them, JSON Lines, or a whole request
 /// body, whose system prompt becomes a pinned SYSTEM message and whose `tools` count as the
-/// tools overhead. All or nothing: when any element is invalid nothing changes, and the
+/// tools overhead. A provider's whole response object pushes the message(s) it holds
+/// (see [`response`]). All or nothing: when any element is invalid nothing changes, and the
 /// error names the element (or line) and the field. A document above the window's
 /// `max_message_bytes` is refused. Returns how many ledger messages were added.
 pub fn push_json(window: &mut Window, json: &str) -> Result<usize> {
@@ -90,11 +93,13 @@ pub fn wire_json(window: &Window, index: usize) -> Option<&str> {
     window.message(first)?.raw_json()
 }
 
-/// One element of a push: its verbatim text, its object, and how errors name it.
+/// One message of a push: its verbatim text, its object, how errors name it, and the format
+/// of the response object it was taken from, if it was.
 struct Element<'a> {
-    raw: &'a str,
+    raw: Cow<'a, str>,
     object: Map<String, Value>,
     label: String,
+    response: Option<Format>,
 }
 
 /// The ledger messages of `json` for `model`, and the formats of `allowed` every element
@@ -105,7 +110,18 @@ pub fn parse(json: &str, model: &Model, allowed: FormatSet, current: Format, ret
     let elements = elements(json)?;
     let mut formats = allowed;
     for element in &elements {
-        let fits = format::candidates(&element.object);
+        let shape = format::candidates(&element.object);
+        let fits = match element.response {
+            Some(response) if !shape.contains(response) => {
+                return Err(Error::invalid_arg(format!(
+                    "{} has the shape of {shape}, not of the {response} response it is in",
+                    element.label,
+                    response = response.name()
+                )));
+            }
+            Some(response) => FormatSet::of(&[response]),
+            None => shape,
+        };
         let narrowed = formats.and(fits);
         if narrowed.is_empty() {
             let (kind, earlier) = if fits.and(allowed).is_empty() {
@@ -126,28 +142,42 @@ pub fn parse(json: &str, model: &Model, allowed: FormatSet, current: Format, ret
         let parts = parts_of(format, &element.object).map_err(|e| {
             Error::invalid_arg(format!("{}, field '{}': {} ({})", element.label, e.field, e.problem, format.name()))
         })?;
-        messages.extend(ledger_messages(parts, element.raw, model, retain));
+        messages.extend(ledger_messages(parts, &element.raw, model, retain));
     }
     Ok((formats, messages))
 }
 
-/// The elements of `json`: an array's elements, or the single object.
+/// The messages of `json`: an array's elements, or the single object; an element that is a
+/// provider's whole response object gives the message(s) it holds ([`response::read`]).
 fn elements(json: &str) -> Result<Vec<Element<'_>>> {
     let syntax = |e: serde_json::Error| Error::new(ErrorKind::Parse, format!("invalid JSON: {e}"));
     let is_array = json.trim_start().starts_with('[');
     let raws: Vec<&RawValue> =
         if is_array { serde_json::from_str(json).map_err(syntax)? } else { vec![serde_json::from_str(json).map_err(syntax)?] };
-    raws.into_iter()
-        .enumerate()
-        .map(|(i, raw)| {
-            let raw = raw.get();
-            let label = if is_array { format!("element {i} (line {})", line_of(json, raw)) } else { "the message".to_owned() };
-            match crate::strict_json::parse(raw).map_err(syntax)? {
-                Value::Object(object) => Ok(Element { raw, object, label }),
-                _ => Err(Error::invalid_arg(format!("{label} must be a JSON object (a message)"))),
+    let mut elements = Vec::with_capacity(raws.len());
+    for (i, raw) in raws.into_iter().enumerate() {
+        let raw = raw.get();
+        let label = if is_array { format!("element {i} (line {})", line_of(json, raw)) } else { "the message".to_owned() };
+        let Value::Object(object) = crate::strict_json::parse(raw).map_err(syntax)? else {
+            return Err(Error::invalid_arg(format!("{label} must be a JSON object (a message)")));
+        };
+        let pushed = response::read(object, raw).map_err(|problem| {
+            let what = if is_array { label.clone() } else { "the JSON".to_owned() };
+            Error::invalid_arg(format!("{what} {problem}"))
+        })?;
+        match pushed {
+            response::Pushed::Response(held) => elements.extend(held.messages.into_iter().map(|(raw, object, path)| Element {
+                label: format!("{path} of {}", if is_array { &label } else { "the response" }),
+                raw,
+                object,
+                response: Some(held.format),
+            })),
+            response::Pushed::Message(object) => {
+                elements.push(Element { raw: Cow::Borrowed(raw), object, label, response: None })
             }
-        })
-        .collect()
+        }
+    }
+    Ok(elements)
 }
 
 /// The 1-based line of `json` on which `part` (a slice of it) starts.

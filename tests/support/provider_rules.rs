@@ -132,12 +132,16 @@ fn responses_output_of(call: &str) -> Option<&'static str> {
 /// Responses: every call the agent runs (`function_call`, `custom_tool_call`,
 /// `computer_call`, ...) answered by one output item of its own type after it, call ids
 /// unique, no output for a built-in call (`web_search_call`, `file_search_call`, ...) or for
-/// no call, no empty message, and a `compaction` item carries its `encrypted_content`.
+/// no call, no empty message, a `compaction` item carries its `encrypted_content`, and every
+/// item has a `type` or a `role` (a whole `response` object has neither).
 fn responses(items: &[Value]) -> Result<(), String> {
     // (call id, the output type it wants or None for a built-in call, answered)
     let mut calls: Vec<(String, Option<&str>, bool)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let item_type = str_of(item, "type");
+        if item_type.is_empty() && item.get("role").is_none() {
+            return Err(format!("item {i}: neither a type nor a role (not an item: a whole response?)"));
+        }
         match item_type {
             "" | "message" if empty_content(item.get("content")) => return Err(format!("item {i}: empty message")),
             "compaction" if str_of(item, "encrypted_content").is_empty() => {
@@ -186,7 +190,9 @@ fn blank(text: &str) -> bool {
     text.trim().is_empty()
 }
 
-/// Anthropic: strict user/assistant alternation starting with user, every `tool_use`
+/// Anthropic: a message holds only `role` and `content` ("Extra inputs are not permitted":
+/// a response `Message`'s `id`, `type`, `model`, `stop_reason` or `usage` sent back is
+/// refused), strict user/assistant alternation starting with user, every `tool_use`
 /// answered in the next user message with `tool_result` blocks first, no `system` role, no
 /// empty content, no text block (a string content is one) empty or whitespace only, also
 /// among a `tool_result`'s blocks.
@@ -195,6 +201,11 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
     let mut open: Vec<String> = Vec::new();
     let mut ids = HashSet::new();
     for (i, message) in messages.iter().enumerate() {
+        let extra: Vec<&String> =
+            message.as_object().into_iter().flat_map(|m| m.keys()).filter(|k| *k != "role" && *k != "content").collect();
+        if !extra.is_empty() {
+            return Err(format!("message {i}: fields other than role and content: {extra:?}"));
+        }
         let role = str_of(message, "role");
         if role != expected {
             return Err(format!("message {i}: role '{role}' where '{expected}' must come"));
@@ -279,11 +290,17 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
 /// requests alternate between user and model"; a function call turn must come right after a
 /// user turn or a function response turn), every `functionCall` part answered by a
 /// `functionResponse` of the same name in the next content, no response without a call just
-/// before, no empty content.
+/// before, no empty content, no field but `role` and `parts` (Gemini refuses unknown names:
+/// "Invalid JSON payload received. Unknown name").
 fn gemini(contents: &[Value]) -> Result<(), String> {
     let mut open: Vec<String> = Vec::new();
     let mut expected = "user";
     for (i, content) in contents.iter().enumerate() {
+        let extra: Vec<&String> =
+            content.as_object().into_iter().flat_map(|m| m.keys()).filter(|k| *k != "role" && *k != "parts").collect();
+        if !extra.is_empty() {
+            return Err(format!("content {i}: fields other than role and parts: {extra:?}"));
+        }
         let role = str_of(content, "role");
         if role != "user" && role != "model" {
             return Err(format!("content {i}: role '{role}'"));
