@@ -946,10 +946,11 @@ ctxwin_status ctxwin_window_set_count(struct ctxwin_window *w,
 
 /**
  * Records the total of turn `turn` for an agent that knows only that: the counts of the
- * turn's history messages are scaled to sum to `count`, each recorded as
- * `ctxwin_window_set_count` records it, with `count.exact`. SYSTEM messages inside the turn
- * keep their counts. After the next `ctxwin_window_end_turn`,
- * `ctxwin_window_turn_info(w, turn, &info)` gives `info.tokens == count`.
+ * turn's messages are scaled to sum to `count`, each recorded as `ctxwin_window_set_count`
+ * records it, with `count.exact`. SYSTEM messages inside the turn keep their counts. After
+ * the next `ctxwin_window_end_turn`, `ctxwin_window_turn_info(w, turn, &info)` gives
+ * `info.tokens == count`, less the share of a pinned task in the turn (it was sent in the
+ * turn the total covers, but its tokens count as pinned, not as the turn's history).
  *
  * The total is spread in proportion to the messages' sizes, which takes no counting: a
  * message whose count the caller gave (`push_counted`, an earlier `set_count`) weighs four

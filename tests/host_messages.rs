@@ -128,15 +128,16 @@ fn set_count_moves_nothing_until_the_next_end_turn() {
     assert_eq!(window.set_count(10, Count::exact(1)).unwrap_err().kind(), ErrorKind::OutOfRange);
 }
 
-/// A turn's total spreads over its history messages in proportion and sums exactly.
+/// A turn's total spreads over its messages but SYSTEM ones, in proportion, and sums
+/// exactly; with the task pinned it takes its share (a turn of the task alone too), and the
+/// turn's history is the rest.
 #[test]
 fn set_turn_count_sums_to_the_total() {
     let mut rng = Rng::new(7);
     for _ in 0..500 {
         let mut window = Window::new("gpt-4o");
-        // A turn's total spreads over its history messages: the task, pinned by default,
-        // would not be one.
-        window.configure(r#"{"pin_task":false}"#).unwrap();
+        let pin_task = rng.chance(50);
+        window.configure(&format!(r#"{{"pin_task":{pin_task}}}"#)).unwrap();
         window.push(Kind::System, "be brief").unwrap();
         for _ in 0..1 + rng.below(4) {
             window.push(Kind::User, &text(&mut rng)).unwrap();
@@ -158,7 +159,21 @@ fn set_turn_count_sums_to_the_total() {
             .collect();
         window.set_turn_count(turn, total).unwrap();
         window.end_turn();
-        assert_eq!(window.turn_info(turn).unwrap().tokens, total);
+        let info = window.turn_info(turn).unwrap();
+        let sent: u64 = (info.first_message..info.first_message + info.message_count)
+            .map(|i| window.message(i).unwrap())
+            .filter(|message| message.kind() != Kind::System)
+            .map(|message| u64::from(message.count().tokens))
+            .sum();
+        assert_eq!(sent, u64::from(total.tokens), "the turn's messages sum to the total");
+        let task = match pin_task && turn == 0 {
+            true => window.message(info.first_message).unwrap().count().tokens,
+            false => 0,
+        };
+        assert_eq!(info.tokens.tokens, total.tokens - task, "the history is the rest");
+        if info.tokens.tokens > 0 {
+            assert_eq!(info.tokens.exact, total.exact);
+        }
         let system_after: Vec<Count> = (0..window.message_count())
             .filter(|&i| window.message(i).unwrap().kind() == Kind::System)
             .map(|i| window.message(i).unwrap().count())

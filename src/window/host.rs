@@ -276,9 +276,11 @@ impl Window {
     }
 
     /// Records the total of turn `turn` when the caller knows only that (the difference of
-    /// two provider usage reports, say): the counts of its history messages are scaled to
-    /// sum to `count`, each recorded as [`Window::set_count`] records it, with `count.exact`.
-    /// Pinned SYSTEM messages inside the turn keep their counts.
+    /// two provider usage reports, say): the counts of its messages are scaled to sum to
+    /// `count`, each recorded as [`Window::set_count`] records it, with `count.exact`.
+    /// SYSTEM messages inside the turn (pinned) keep their counts; a pinned USER or
+    /// ASSISTANT message (the task) takes its share, as it was sent in the turn the total
+    /// covers, though its tokens count as pinned, not as the turn's history.
     ///
     /// The total is spread in proportion to the messages' sizes, which need no counting: a
     /// message whose count the caller gave (pushed counted, or recorded by `set_count`)
@@ -298,7 +300,7 @@ impl Window {
         // Each history message's (index, weight), then (index, share).
         let mut shares: Vec<(usize, u64)> = self
             .turn_range(turn)
-            .filter(|&index| !self.is_pinned(index, self.ledger.messages[index].kind()))
+            .filter(|&index| self.ledger.messages[index].kind() != Kind::System)
             .map(|index| (index, self.size_of(index)))
             .collect();
         spread(&mut shares, u64::from(count.tokens));
