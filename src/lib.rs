@@ -26,6 +26,8 @@ pub mod strategy;
 pub mod strict_json;
 pub mod summary;
 pub mod tally;
+#[cfg(test)]
+mod test_rng;
 pub mod tokens;
 pub mod view;
 pub mod window;

@@ -605,6 +605,7 @@ fn read_message(value: &Value, path: &str) -> Result<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::XorShift;
     use proptest::prelude::*;
 
     /// One step of a session, applied the same way to the original and to its restored copy.
@@ -777,13 +778,8 @@ mod tests {
             bytes[bit / 8] ^= 1 << (bit % 8);
             check(&bytes);
         }
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |n: usize| rng.below(n);
         for _ in 0..3000 {
             let mut bytes = saved.clone().into_bytes();
             for _ in 0..2 + next(2) {

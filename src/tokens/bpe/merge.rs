@@ -402,6 +402,7 @@ mod tests {
     use super::super::Encoding;
     use super::super::memo::Memo;
     use super::*;
+    use crate::test_rng::XorShift;
 
     /// The vocabularies built in (o200k_harmony shares o200k_base's).
     fn vocabs() -> Vec<&'static Vocab> {
@@ -427,17 +428,6 @@ mod tests {
         let mut samples: Vec<Vec<u8>> = texts.iter().map(|text| text.as_bytes().to_vec()).collect();
         samples.push(random);
         samples
-    }
-
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
     }
 
     fn initial_parts(vocab: &Vocab, piece: &[u8]) -> Vec<Part> {

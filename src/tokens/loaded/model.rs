@@ -150,6 +150,7 @@ mod tests {
     use super::super::merge::tests::check;
     use super::super::vocab::Tokens;
     use super::*;
+    use crate::test_rng::XorShift;
 
     /// tiktoken's rule written out plainly over byte strings: join the adjacent pair whose
     /// bytes make the lowest-ranked token, the leftmost on ties, until none does.
@@ -167,13 +168,8 @@ mod tests {
 
     #[test]
     fn ranks_merge_like_tiktoken() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut random = move |below: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % below as u64) as usize
-        };
+        let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+        let mut random = move |below: usize| rng.below(below);
         for _ in 0..20 {
             // Every byte, then tokens joined from two earlier ones over "abcd" (some longer
             // than the 15 bytes a vocabulary key holds).
