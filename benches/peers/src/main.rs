@@ -24,7 +24,8 @@
 //! ctxwin ÷ peer (above 1: ctxwin is faster).
 //!
 //! ```text
-//! ctxwin-bench-peers [--rounds N] [--bytes N]   # N rounds (5), N bytes per corpus (1 MB)
+//! ctxwin-bench-peers [--rounds N] [--bytes N] [--only A,B]
+//!     # N rounds (5), N bytes per corpus (1 MB), only these implementations and ctxwin
 //! ctxwin-bench-peers --child IMPL ENCODING FILE # one measurement (used by the above)
 //! ```
 
@@ -75,6 +76,9 @@ fn main() {
         args.iter().position(|arg| arg == name).map_or(default, |i| args[i + 1].parse().expect("a number"))
     };
     let rounds = option("--rounds", 5);
+    // `--only ctxwin,toktok-rs`: these implementations alone (ctxwin is always measured).
+    let only: Option<Vec<&str>> =
+        args.iter().position(|arg| arg == "--only").map(|i| args[i + 1].split(',').chain(["ctxwin"]).collect());
     let bytes = option("--bytes", 1 << 20);
     let work = target_dir().join("bench-peers");
     std::fs::create_dir_all(&work).expect("create the corpus directory");
@@ -107,8 +111,10 @@ fn main() {
                 if *total == 0 {
                     continue;
                 }
-                let mut order: Vec<usize> = (0..IMPLS.len()).collect();
-                order.rotate_left(round % IMPLS.len());
+                let mut order: Vec<usize> =
+                    (0..IMPLS.len()).filter(|&i| only.as_ref().is_none_or(|only| only.contains(&IMPLS[i]))).collect();
+                let len = order.len().max(1);
+                order.rotate_left(round % len);
                 let mut results = vec![None; IMPLS.len()];
                 for i in order {
                     results[i] = run_child(IMPLS[i], encoding, path);

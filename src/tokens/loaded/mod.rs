@@ -252,10 +252,11 @@ impl Tokenizer {
             let mut symbols = Vec::new();
             let mut total = 0usize;
             let bpe = &self.bpe;
+            let memo::Memo { pieces, joins, .. } = memo;
             let mut piece = |piece: &str| {
                 bpe.for_each_word(piece, &mut |word| {
                     let word = word.as_bytes();
-                    total += memo.count(word, || bpe.count(word, &mut symbols));
+                    total += pieces.count(word, || bpe.count(word, &mut symbols, joins));
                 });
             };
             let mut added = 0;

@@ -1,7 +1,7 @@
 //! The BPE model of a loaded tokenizer: its vocabulary, how two symbols merge, and how a
 //! piece of text becomes the symbols merging starts from.
 
-use super::merge::{self, Merges, NONE, Rule};
+use super::merge::{self, JoinCache, Merges, NONE, Rule};
 use super::vocab::Vocab;
 use super::words::Boundary;
 
@@ -59,8 +59,9 @@ impl Bpe {
         }
     }
 
-    /// Number of tokens of one piece (from the pre-tokenizer).
-    pub(super) fn count(&self, piece: &[u8], symbols: &mut Vec<u32>) -> usize {
+    /// Number of tokens of one piece (from the pre-tokenizer); `joins` remembers the
+    /// listed merges' answers (this tokenizer's only).
+    pub(super) fn count(&self, piece: &[u8], symbols: &mut Vec<u32>, joins: &JoinCache) -> usize {
         if piece.is_empty() {
             return 0;
         }
@@ -79,7 +80,7 @@ impl Bpe {
             Units::Bytes(tokens) => symbols.extend(piece.iter().map(|&b| tokens[usize::from(b)])),
             Units::Chars { byte_fallback, unk } => self.char_symbols(piece, byte_fallback.as_deref(), *unk, symbols),
         }
-        merge::count(merges, symbols.len(), |i| symbols[i])
+        merge::count(&joins.over(merges), symbols.len(), |i| symbols[i])
     }
 
     fn char_symbols(&self, piece: &[u8], byte_fallback: Option<&[u32; 256]>, unk: Option<(u32, bool)>, symbols: &mut Vec<u32>) {
@@ -190,7 +191,7 @@ mod tests {
             let vocab = list.index().unwrap();
             let two_bytes = vocab.two_byte_ids();
             let ranks: HashMap<Vec<u8>, u32> = tokens.iter().enumerate().map(|(rank, t)| (t.clone(), rank as u32)).collect();
-            for len in [0, 1, 2, 3, 7, 20, 63, 64, 65, 200] {
+            for len in [0, 1, 2, 3, 7, 16, 17, 20, 63, 64, 65, 200, 256, 257, 400] {
                 let piece: Vec<u8> = (0..len).map(|_| b"abcd"[random(4)]).collect();
                 let joined = Joined { vocab: &vocab, two_bytes: &two_bytes, piece: &piece };
                 let spans: Vec<(usize, usize)> = (0..len).map(|i| (i, i + 1)).collect();
