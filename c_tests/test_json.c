@@ -355,6 +355,53 @@ static void whole_responses_push_the_message_they_hold(void) {
 
 void suite_json(void) {
     harness_run("whole_responses_push_the_message_they_hold", whole_responses_push_the_message_they_hold);
+/* keep_thinking: an Anthropic tool loop of three steps, each with a signed thinking block,
+ * sent with keep_thinking 1: the first two steps' thinking blocks are left out whole (text
+ * and signature), their tool_use blocks stay, the newest keeps its thinking as pushed; the
+ * view is smaller than with all thinking kept. A negative keep_thinking is refused, naming
+ * the key, and changes nothing. */
+static void old_thinking_is_left_out_whole(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(ctxwin_window_configure(w, "{\"format\":\"anthropic\"}", strlen("{\"format\":\"anthropic\"}")));
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"content\":\"Fix the build.\"}"));
+    for (int step = 0; step < 3; step++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"Plan %d: read the "
+                 "file, then the tests, then decide what to change.\",\"signature\":\"SIG%dxyz\"},"
+                 "{\"type\":\"tool_use\",\"id\":\"toolu_%d\",\"name\":\"read_file\",\"input\":{\"path\":\"f%d\"}}]}",
+                 step, step, step, step);
+        CHECK_OK(push_json(w, json));
+        snprintf(json, sizeof json,
+                 "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_%d\","
+                 "\"content\":\"contents of f%d\"}]}",
+                 step, step);
+        CHECK_OK(push_json(w, json));
+    }
+    ctxwin_count all, kept;
+    CHECK_OK(ctxwin_window_live_tokens(w, &all));
+    CHECK_OK(ctxwin_window_configure(w, "{\"keep_thinking\":1}", strlen("{\"keep_thinking\":1}")));
+    CHECK_OK(ctxwin_window_live_tokens(w, &kept));
+    CHECK(kept.tokens < all.tokens);
+    char buf[4096];
+    CHECK_OK(ctxwin_window_render_json(w, buf, sizeof buf, NULL));
+    CHECK(strstr(buf, "SIG0xyz") == NULL && strstr(buf, "Plan 0") == NULL);
+    CHECK(strstr(buf, "SIG1xyz") == NULL && strstr(buf, "Plan 1") == NULL);
+    CHECK(strstr(buf, "{\"type\":\"thinking\",\"thinking\":\"Plan 2: read the file, then the tests, then decide what "
+                      "to change.\",\"signature\":\"SIG2xyz\"}") != NULL);
+    CHECK(strstr(buf, "toolu_0") != NULL && strstr(buf, "toolu_1") != NULL && strstr(buf, "toolu_2") != NULL);
+    uint32_t generation = ctxwin_window_generation(w);
+    CHECK_STATUS(ctxwin_window_configure(w, "{\"keep_thinking\":-1}", strlen("{\"keep_thinking\":-1}")), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "'keep_thinking'") != NULL);
+    CHECK(ctxwin_window_generation(w) == generation);
+    ctxwin_count again;
+    CHECK_OK(ctxwin_window_live_tokens(w, &again));
+    CHECK(again.tokens == kept.tokens);
+    ctxwin_window_free(w);
+}
+
+void suite_json(void) {
+    harness_run("old_thinking_is_left_out_whole", old_thinking_is_left_out_whole);
     harness_run("a_mistyped_result_id_is_refused_in_every_format", a_mistyped_result_id_is_refused_in_every_format);
     harness_run("chat_messages_become_ledger_messages_and_render_verbatim",
                 chat_messages_become_ledger_messages_and_render_verbatim);

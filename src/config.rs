@@ -688,6 +688,7 @@ mod tests {
             r#"{"stages":["clear","summary"],"keep_tool_results":4,"exclude_tools":["memory"],"clear_at_least":0}"#,
             r#"{"stages":["tiered"],"clear_tool_inputs":true,"clear_placeholder":"{tool}"}"#,
             r#"{"stages":["clear","sliding"],"supersede":{"read_file":"path","grep":"pattern"}}"#,
+            r#"{"keep_thinking":2}"#,
             r#"{"stages":["clear","sliding"],"clear_tool_inputs":true,"exclude_tools":["a","b"]}"#,
         ] {
             let settings = Settings::default().with_json(json).unwrap();
@@ -798,6 +799,7 @@ mod tests {
             (r#"{"supersede":{"read_file":""}}"#, ErrorKind::InvalidArg, "'supersede'"),
             (r#"{"supersede":{"read_file":["path"]}}"#, ErrorKind::InvalidArg, "'supersede'"),
             (r#"{"supersede":"read_file"}"#, ErrorKind::InvalidArg, "'supersede'"),
+            (r#"{"keep_thinking":-2}"#, ErrorKind::InvalidArg, "'keep_thinking'"),
             (r#"{"keep_tool_results":-1}"#, ErrorKind::InvalidArg, "keep_tool_results"),
             (r#"{"exclude_tools":{"a":1}}"#, ErrorKind::InvalidArg, "exclude_tools"),
             (r#"[1,2]"#, ErrorKind::InvalidArg, "object"),

@@ -28,6 +28,7 @@ use crate::view::Overlay;
 use crate::view::clearing::ClearedView;
 use crate::view::render::Renderer;
 use crate::view::text::CANCELLED_RESULT;
+use crate::view::thinking::OldThinking;
 use crate::wire::{Format, FormatSet};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -666,10 +667,16 @@ impl Window {
         if history <= room {
             return (first, overlay);
         }
-        let renderer = Renderer::new(self.ledger());
+        let ledger = self.ledger();
+        let thinking = OldThinking::of(&ledger, self.format(), self.settings.clearing.keep_thinking);
+        let renderer = Renderer::new(ledger);
         let mut costs = Costs::new(renderer, cache);
         let strict = Limits { tokens: room, items: None, turns: None, low_water: Fraction::ONE };
-        let mut cut = drop_oldest::fit_from(&mut costs, first, &strict).build(&renderer, None);
+        // Planned with thinking counted whole (the costs remembered are the steps' own),
+        // sent without the old thinking: never more than planned.
+        let mut plan = drop_oldest::fit_from(&mut costs, first, &strict);
+        plan.leave_out_thinking(thinking);
+        let mut cut = plan.build(&renderer.with_thinking(thinking), None);
         cache.view_reusable = false;
         running_turn::fit(&renderer, &mut cut, newest, room);
         (cut.plan.first_live_unit().min(self.ledger.units.len().saturating_sub(1)), Some(cut))
@@ -694,6 +701,7 @@ impl Window {
             clearables.read_to(&ledger, &settings.clearing, self.ledger.messages.len());
         }
         let mut cleared_before = 0;
+        let thinking = OldThinking::of(&ledger, self.format(), settings.clearing.keep_thinking);
         let mut costs = Costs::new(renderer, cache);
         // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
         let floor = self.ledger.first_unit_of(self.policy.forced_first_live.max(self.archived_turns()));
@@ -725,7 +733,9 @@ impl Window {
                 let first = kept.first.max(floor.min(newest));
                 cleared_before = kept.cleared_before;
                 let from = ledger.unit_range(first).start;
-                let clears_in_view = unit_count > 0 && (cleared_before > from || clearables.supersedes_from(from));
+                let thinking_in_view = thinking.is_some_and(|thinking| thinking.before > first);
+                let clears_in_view =
+                    unit_count > 0 && (cleared_before > from || clearables.supersedes_from(from) || thinking_in_view);
                 match self.repairs_from(first) {
                     false if (unit_count == 0 || ledger.opens_turn(first)) && !clears_in_view => {
                         costs.cache().clearables = clearables;
@@ -774,8 +784,9 @@ impl Window {
             }
         };
         plan.clear_before(cleared_before, clearables.superseded_count());
+        plan.leave_out_thinking(thinking);
         let view = ClearedView { before: cleared_before, clearing: &settings.clearing, clearables: &clearables };
-        let overlay = plan.build(&renderer.with_clearing(view), previous);
+        let overlay = plan.build(&renderer.with_clearing(view).with_thinking(thinking), previous);
         cache.clearables = clearables;
         cache.view_reusable = true;
         (overlay.plan.first_live_unit().min(unit_count.saturating_sub(1)), Some(overlay))

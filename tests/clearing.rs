@@ -354,3 +354,99 @@ fn superseded_reads_are_sent_as_notes_pointing_to_the_later_call() {
     }
     assert!(notes > 20 && saved_in_all > 0, "too few superseded reads to test anything: {notes} notes, {saved_in_all} saved");
 }
+
+/// What a body holds of thinking `text` and its `signature`: the text whole, the signature.
+fn holds(body: &str, text: &str, signature: &str) -> (bool, bool) {
+    (body.contains(&serde_json::to_string(text).unwrap()), body.contains(signature))
+}
+
+#[test]
+fn old_thinking_is_left_out_whole_where_the_provider_allows_it() {
+    let runs: u64 = std::env::var("CTXWIN_CLEARING_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(2);
+    let shape = Shape { steps: 20..=120, skill: 5, ..Shape::default() };
+    let mut left_out_in_all = 0;
+    for (format, _, rules) in FORMATS {
+        let route = if format == Format::OpenAiChat { Route::Typed } else { Route::Json(format) };
+        for seed in 0..runs {
+            let run = Run::generate(seed * 17 + 3, &shape);
+            for keep in [0u32, 3] {
+                let context = format!("{format:?} seed {seed} keep_thinking {keep}");
+                let config = |keep: Option<u32>| {
+                    let keep = keep.map(|k| format!(r#","keep_thinking":{k}"#)).unwrap_or_default();
+                    format!(r#"{{"format":"{}","history_budget":1000000000,"context_limit":2000000000{keep}}}"#, format.key())
+                };
+                let mut window = Window::new(Run::model(Some(format)));
+                window.configure(&config(Some(keep))).unwrap();
+                run.push_task(&mut window, route).unwrap();
+                // The steps whose thinking the rules let go, by the run's own record.
+                let mut expected_left_out = 0;
+                for i in 0..run.steps.len() {
+                    run.push_step(&mut window, route, i).unwrap();
+                    window.prepare().unwrap();
+                    if run.steps[i].skill.is_some() || (i % 7 != 0 && i + 1 != run.steps.len()) {
+                        continue;
+                    }
+                    let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+                    let value: Value = serde_json::from_str(&body).unwrap();
+                    if let Err(broken) = check(rules, &value) {
+                        panic!("{context} step {i}: {broken}");
+                    }
+                    expected_left_out = 0;
+                    for (j, step) in run.steps[..=i].iter().enumerate() {
+                        let Some(thinking) = &step.thinking else { continue };
+                        let newest = j + keep.max(1) as usize > i;
+                        let current_turn = run.steps[j..i].iter().all(|s| s.skill.is_none());
+                        let (text, signature) = holds(&body, &thinking.text, &thinking.signature);
+                        let kept = match format {
+                            Format::Anthropic => newest,
+                            Format::OpenAiResponses => newest || !step.calls.is_empty(),
+                            Format::Gemini => newest || current_turn,
+                            Format::OpenAiChat => newest,
+                        };
+                        expected_left_out += usize::from(!kept);
+                        let what = format!("{context} step {i}: thinking of step {j}");
+                        match format {
+                            // Sent whole with its signature, or not at all.
+                            Format::Anthropic | Format::OpenAiResponses => {
+                                assert_eq!((text, signature), (kept, kept), "{what} (kept: {kept})")
+                            }
+                            // The signature rides on a call or the answer and always goes back.
+                            Format::Gemini => assert_eq!((text, signature), (kept, true), "{what} (kept: {kept})"),
+                            // Chat carries no thinking.
+                            Format::OpenAiChat => assert!(!text && !signature, "{what}"),
+                        }
+                    }
+                }
+                // Prepared once at the end: the same view; against keeping all, smaller by
+                // the thinking left out.
+                let mut once = Window::new(Run::model(Some(format)));
+                once.configure(&config(Some(keep))).unwrap();
+                run.push_all(&mut once, route).unwrap();
+                once.prepare().unwrap();
+                assert_eq!(view_of(&window), view_of(&once), "{context}: the view depends on when prepare ran");
+                let mut all = Window::new(Run::model(Some(format)));
+                all.configure(&config(None)).unwrap();
+                run.push_all(&mut all, route).unwrap();
+                all.prepare().unwrap();
+                let thinking_items = |w: &Window| {
+                    (0..w.view_len()).filter_map(|i| w.view_item(i)).filter(|item| item.kind == Kind::Thinking).count()
+                };
+                if run.steps.last().unwrap().skill.is_none() {
+                    assert_eq!(
+                        thinking_items(&all) - thinking_items(&window),
+                        expected_left_out,
+                        "{context}: thinking items left out"
+                    );
+                }
+                if expected_left_out > 0 {
+                    assert!(
+                        window.view_history().tokens() < all.view_history().tokens(),
+                        "{context}: leaving thinking out saved nothing"
+                    );
+                }
+                left_out_in_all += expected_left_out;
+            }
+        }
+    }
+    assert!(left_out_in_all > 50, "too little thinking left out to test anything ({left_out_in_all})");
+}

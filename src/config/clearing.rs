@@ -40,6 +40,9 @@ pub struct Clearing {
     /// "path"}`): a result of the tool is superseded by a later answered call of the same
     /// tool with the same value of that argument.
     pub supersede: BTreeMap<Box<str>, Box<str>>,
+    /// The newest steps whose thinking is sent (`keep_thinking`); older thinking is left
+    /// out where the provider allows it. `None`: all is sent.
+    pub keep_thinking: Option<u32>,
 }
 
 impl Default for Clearing {
@@ -52,13 +55,21 @@ impl Default for Clearing {
             clear_at_least: DEFAULT_CLEAR_AT_LEAST,
             placeholder: None,
             supersede: BTreeMap::new(),
+            keep_thinking: None,
         }
     }
 }
 
 /// The keys this module reads.
-pub const KEYS: [&str; 6] =
-    ["keep_tool_results", "clear_tool_inputs", "exclude_tools", "clear_at_least", "clear_placeholder", "supersede"];
+pub const KEYS: [&str; 7] = [
+    "keep_tool_results",
+    "clear_tool_inputs",
+    "exclude_tools",
+    "clear_at_least",
+    "clear_placeholder",
+    "supersede",
+    "keep_thinking",
+];
 
 impl Clearing {
     /// Applies the configuration key `key` (one of [`KEYS`]).
@@ -74,6 +85,9 @@ impl Clearing {
             "clear_at_least" => self.clear_at_least = whole_number(key, value)?,
             "clear_placeholder" => self.placeholder = placeholder(value)?,
             "supersede" => self.supersede = supersede_rules(value)?,
+            "keep_thinking" => {
+                self.keep_thinking = value.as_null().map_or_else(|| whole_number(key, value).map(Some), |()| Ok(None))?
+            }
             _ => unreachable!("Clearing::apply is called with its own keys"),
         }
         Ok(())
@@ -89,6 +103,7 @@ impl Clearing {
         let rules: Map<String, Value> =
             self.supersede.iter().map(|(tool, argument)| (tool.to_string(), Value::from(&**argument))).collect();
         into.insert("supersede".into(), rules.into());
+        into.insert("keep_thinking".into(), self.keep_thinking.map_or(Value::Null, Value::from));
     }
 
     /// True when results of `tool` may be cleared.
@@ -223,6 +238,8 @@ mod tests {
         assert_eq!(rules.superseding_argument("grep"), Some("pattern"));
         assert_eq!(rules.superseding_argument("run"), None);
         assert!(applied("supersede", "{}").unwrap().supersede.is_empty());
+        assert_eq!(applied("keep_thinking", "3").unwrap().keep_thinking, Some(3));
+        assert_eq!(applied("keep_thinking", "null").unwrap().keep_thinking, None);
     }
 
     #[test]
@@ -244,6 +261,9 @@ mod tests {
             ("supersede", r#"{"":"path"}"#),
             ("supersede", r#"["read_file","path"]"#),
             ("supersede", r#""path""#),
+            ("keep_thinking", "-1"),
+            ("keep_thinking", r#""all""#),
+            ("keep_thinking", "1.5"),
         ] {
             let error = applied(key, json).unwrap_err();
             assert!(error.message().contains(key), "{key} = {json}: {}", error.message());

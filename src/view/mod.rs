@@ -6,6 +6,7 @@ pub mod clearing;
 pub mod plan;
 pub mod render;
 pub mod text;
+pub mod thinking;
 
 use crate::ledger::Ledger;
 use crate::message::Kind;

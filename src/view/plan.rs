@@ -9,6 +9,7 @@
 //! `context_window_start` sends it among its pinned messages.
 
 use super::render::{Renderer, Treatment};
+use super::thinking::OldThinking;
 use super::{Item, Overlay, Span};
 use std::ops::Range;
 
@@ -43,12 +44,14 @@ pub struct Plan {
     /// Results superseded when the plan was made (see `view::clearing`): a view built with
     /// another count sends other notes, so its items are not reused.
     superseded: usize,
+    /// The old thinking left out (see `view::thinking`).
+    thinking: Option<OldThinking>,
 }
 
 impl Plan {
     /// A plan of no steps yet; [`Plan::push`] adds runs.
     pub fn empty() -> Plan {
-        Plan { runs: Vec::new(), units: 0, marker: None, cleared_before: 0, superseded: 0 }
+        Plan { runs: Vec::new(), units: 0, marker: None, cleared_before: 0, superseded: 0, thinking: None }
     }
 
     /// Sends the steps `units` (which start where the plan ends) as `treatment`. Empty
@@ -104,6 +107,12 @@ impl Plan {
         self.superseded = superseded;
     }
 
+    /// Leaves out the old thinking `thinking` says. The renderer the plan is built with
+    /// leaves out the same.
+    pub fn leave_out_thinking(&mut self, thinking: Option<OldThinking>) {
+        self.thinking = thinking;
+    }
+
     /// The ledger index before which clearable tool results are sent cleared.
     pub fn cleared_before(&self) -> usize {
         self.cleared_before
@@ -145,6 +154,10 @@ impl Plan {
                 && previous.plan.cleared_before == self.cleared_before
                 && previous.plan.superseded == self.superseded)
                 .then_some(())?;
+            // Steps on the same side of the old-thinking boundary in both views.
+            let boundary = |plan: &Plan| plan.thinking.map_or((0, false), |t| (t.before, t.call_free_only));
+            let ((was, was_rule), (now, rule)) = (boundary(&previous.plan), boundary(&self));
+            (was_rule == rule && (units.end <= was.min(now) || units.start >= was.max(now))).then_some(())?;
             previous.span_items(units, treatment)
         };
         // The USER messages sent for runs that keep later steps of a turn whose first step

@@ -5,6 +5,7 @@
 use super::clearing::ClearedView;
 use super::plan::Removed;
 use super::text;
+use super::thinking::OldThinking;
 use super::{Item, ItemType};
 use crate::ledger::Ledger;
 use crate::message::{Kind, Message};
@@ -43,17 +44,23 @@ impl Treatment {
 pub struct Renderer<'a> {
     ledger: Ledger<'a>,
     clearing: Option<ClearedView<'a>>,
+    thinking: Option<OldThinking>,
 }
 
 impl<'a> Renderer<'a> {
     /// A renderer over `ledger`.
     pub fn new(ledger: Ledger<'a>) -> Renderer<'a> {
-        Renderer { ledger, clearing: None }
+        Renderer { ledger, clearing: None, thinking: None }
     }
 
     /// This renderer, sending the tool results `clearing` clears as their placeholders.
     pub fn with_clearing(self, clearing: ClearedView<'a>) -> Renderer<'a> {
         Renderer { clearing: Some(clearing), ..self }
+    }
+
+    /// This renderer, leaving out the old thinking `thinking` says (none when `None`).
+    pub fn with_thinking(self, thinking: Option<OldThinking>) -> Renderer<'a> {
+        Renderer { thinking, ..self }
     }
 
     /// The ledger rendered.
@@ -77,7 +84,8 @@ impl<'a> Renderer<'a> {
                         next_defect += 1;
                     }
                     let left_out = defects[next_defect..].iter().take_while(|d| d.index == index).any(|d| d.problem.leaves_out());
-                    if !left_out {
+                    let old_thinking = self.thinking.is_some_and(|thinking| thinking.leaves_out(&self.ledger, unit, index));
+                    if !left_out && !old_thinking {
                         out.push(self.message_item(index, truncate));
                     }
                 }
