@@ -353,8 +353,6 @@ static void whole_responses_push_the_message_they_hold(void) {
     }
 }
 
-void suite_json(void) {
-    harness_run("whole_responses_push_the_message_they_hold", whole_responses_push_the_message_they_hold);
 /* keep_thinking: an Anthropic tool loop of three steps, each with a signed thinking block,
  * sent with keep_thinking 1: the first two steps' thinking blocks are left out whole (text
  * and signature), their tool_use blocks stay, the newest keeps its thinking as pushed; the
@@ -401,6 +399,7 @@ static void old_thinking_is_left_out_whole(void) {
 }
 
 void suite_json(void) {
+    harness_run("whole_responses_push_the_message_they_hold", whole_responses_push_the_message_they_hold);
     harness_run("old_thinking_is_left_out_whole", old_thinking_is_left_out_whole);
     harness_run("a_mistyped_result_id_is_refused_in_every_format", a_mistyped_result_id_is_refused_in_every_format);
     harness_run("chat_messages_become_ledger_messages_and_render_verbatim",
