@@ -81,6 +81,8 @@ static void compaction_records_are_json(void) {
     CHECK(strstr(json, "\"summary\":\"Fixed parser.\"") != NULL);
     CHECK(strstr(json, "\"first_archived\":1") != NULL); /* after the pinned system prompt */
     CHECK(strstr(json, "\"messages_archived\":") != NULL && strstr(json, "\"tokens_before\":") != NULL);
+    /* No clear stage: nothing was cleared before the summary. */
+    CHECK(strstr(json, "\"cleared_results\":0") != NULL && strstr(json, "\"cleared_tokens\":0") != NULL);
     const char *stamp = strstr(json, "\"timestamp\":");
     CHECK(stamp != NULL && strtoll(stamp + 12, NULL, 10) > 1600000000LL); /* a plausible Unix time */
     CHECK_STATUS(ctxwin_window_compaction_info(w, 1, json, sizeof json, &needed), CTXWIN_STATUS_OUT_OF_RANGE);

@@ -1566,7 +1566,10 @@ CTXWIN_NODISCARD size_t ctxwin_window_compaction_count(const struct ctxwin_windo
  * Anthropic `compaction` block or an OpenAI Responses `compaction` item was pushed with
  * `ctxwin_window_push_json`; that message, `last_archived + 1`, is the summary in place,
  * a USER message sent where it stands, and `summary` is its text, empty for an encrypted
- * item). Archived messages stay in the ledger.
+ * item), `cleared_results` and `cleared_tokens` (the tool results the view sent cleared,
+ * placeholders and superseded reads' notes, just before the compaction, and the tokens that
+ * saved: what the clearing stage had done before a summary was needed; since 0.3, 0 in
+ * records saved before). Archived messages stay in the ledger.
  *
  * Parameters: `buf`, `cap`, `needed` follow the string-out convention;
  * `needed` may be NULL.

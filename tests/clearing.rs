@@ -450,3 +450,55 @@ fn old_thinking_is_left_out_whole_where_the_provider_allows_it() {
     }
     assert!(left_out_in_all > 50, "too little thinking left out to test anything ({left_out_in_all})");
 }
+
+/// A compaction record says what the clearing stage had done before the summary was needed:
+/// the results the view sent cleared and the tokens that saved, as the last `prepare` before
+/// the summary reported them; without the clear stage, nothing.
+#[test]
+fn compaction_records_say_what_clearing_did_before_the_summary() {
+    let mut cleared_in_records = 0;
+    for (clear, seed) in [(true, 1u64), (true, 2), (true, 3), (false, 1)] {
+        let mut rng = Rng::new(seed);
+        let stages = if clear { r#"["clear","summary"]"# } else { r#"["summary"]"# };
+        let mut window = Window::new("gpt-4o");
+        window
+            .configure(&format!(
+                r#"{{"stages":{stages},"history_budget":2500,"keep_tool_results":2,"clear_at_least":300,"pin_task":false}}"#
+            ))
+            .unwrap();
+        let mut call = 0;
+        for turn in 0..30 {
+            window.push(Kind::User, &format!("Task {turn}: fix the failing test.")).unwrap();
+            for _ in 0..4 {
+                call += 1;
+                let id = format!("call_{call}");
+                window.push_tool_call(&id, "read_file", &format!(r#"{{"path":"src/m{call}.rs"}}"#)).unwrap();
+                window.push_tool(Kind::ToolResult, &id, &output(&mut rng, 40)).unwrap();
+            }
+            window.push(Kind::Assistant, "Fixed.").unwrap();
+            window.end_turn();
+            let info = window.prepare().unwrap();
+            if window.needs_summary() {
+                window.summary_request().unwrap();
+                let records = window.compactions().len();
+                window.set_summary(window.generation(), &format!("Fixed tasks up to {turn}."), 1_700_000_000).unwrap();
+                let record = &window.compactions()[records];
+                let context = format!("clear {clear} seed {seed} turn {turn}");
+                assert_eq!(
+                    (record.cleared_results, record.cleared_tokens),
+                    (info.cleared_results, info.cleared_tokens),
+                    "{context}"
+                );
+                let value = record.to_value();
+                assert_eq!(value["cleared_results"], info.cleared_results, "{context}");
+                assert_eq!(value["cleared_tokens"], info.cleared_tokens, "{context}");
+                if !clear {
+                    assert_eq!(record.cleared_results, 0, "{context}: cleared without the clear stage");
+                }
+                cleared_in_records += record.cleared_results;
+            }
+        }
+        assert!(!window.compactions().is_empty(), "seed {seed}: no summary was needed");
+    }
+    assert!(cleared_in_records > 0, "no record saw a clearing");
+}

@@ -35,6 +35,12 @@ pub struct CompactionRecord {
     /// message `last_archived + 1`, sent where it stands; `summary` is its text (empty for an
     /// encrypted item) and no synthetic summary item is sent.
     pub provider: bool,
+    /// Tool results the view sent cleared just before the compaction (placeholders and
+    /// superseded reads' notes, the clearing stage), and the tokens that saved: what the
+    /// clearing stage had done before the summary was needed. 0 in records saved before 0.3.
+    pub cleared_results: usize,
+    /// The tokens clearing them saved.
+    pub cleared_tokens: u64,
 }
 
 impl CompactionRecord {
@@ -59,6 +65,8 @@ impl CompactionRecord {
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "provider": self.provider,
+            "cleared_results": self.cleared_results,
+            "cleared_tokens": self.cleared_tokens,
         })
     }
 
@@ -77,6 +85,16 @@ impl CompactionRecord {
             tokens_before: fields.tokens("tokens_before")?,
             tokens_after: fields.tokens("tokens_after")?,
             provider: fields.optional("provider").map(|_| fields.boolean("provider")).transpose()?.unwrap_or(false),
+            cleared_results: fields
+                .optional("cleared_results")
+                .map(|_| fields.index("cleared_results"))
+                .transpose()?
+                .unwrap_or(0),
+            cleared_tokens: fields
+                .optional("cleared_tokens")
+                .map(|_| fields.whole("cleared_tokens", u64::MAX))
+                .transpose()?
+                .unwrap_or(0),
         };
         if record.last_archived < record.first_archived || fields.index("messages_archived")? != record.messages_archived() {
             return Err(fields.wrong("messages_archived", "last_archived - first_archived + 1"));
@@ -101,6 +119,8 @@ mod tests {
             tokens_before: 5000,
             tokens_after: 900,
             provider: false,
+            cleared_results: 7,
+            cleared_tokens: 12_345,
         }
     }
 
@@ -113,6 +133,12 @@ mod tests {
         let mut old = value.clone();
         old.as_object_mut().unwrap().remove("provider");
         assert_eq!(CompactionRecord::from_value(&old, "r").unwrap(), record());
+        // Saved before clearing existed: nothing cleared.
+        for key in ["cleared_results", "cleared_tokens"] {
+            old.as_object_mut().unwrap().remove(key);
+        }
+        let unclear = CompactionRecord { cleared_results: 0, cleared_tokens: 0, ..record() };
+        assert_eq!(CompactionRecord::from_value(&old, "r").unwrap(), unclear);
         let provider = CompactionRecord { provider: true, ..record() };
         assert_eq!(CompactionRecord::from_value(&provider.to_value(), "r").unwrap(), provider);
     }

@@ -24,6 +24,7 @@ impl Window {
             return;
         }
         let tokens_before = self.live_tokens().tokens;
+        let (cleared_results, cleared_tokens) = self.cleared_now();
         let message = &self.ledger.messages[index];
         let record = CompactionRecord {
             number: self.policy.compactions.len() + 1,
@@ -36,6 +37,8 @@ impl Window {
             tokens_before,
             tokens_after: tokens_before,
             provider: true,
+            cleared_results,
+            cleared_tokens,
         };
         // A summary request built before covers turns the provider summarised now.
         self.accept_compaction(record);

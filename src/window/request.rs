@@ -59,17 +59,7 @@ impl Window {
         let next = fingerprints(&items);
         let indices: Vec<usize> = items.iter().map(|sent| sent.item.index).collect();
         let item_tokens: Vec<u64> = items.iter().map(|sent| u64::from(sent.item.tokens.tokens)).collect();
-        let cleared_before = self.policy.overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
-        let clearables = &self.policy.costs.clearables;
-        let (mut cleared_results, mut cleared_tokens) = (0, 0);
-        // Results sent as a placeholder or as a superseded result's note.
-        let cleared = |index: usize| index < cleared_before || clearables.superseded_by(index).is_some();
-        for sent in items.iter().filter(|sent| sent.item.item_type == ItemType::Truncated && cleared(sent.item.index)) {
-            if let (Kind::ToolResult, Some(message)) = (sent.item.kind, sent.message) {
-                cleared_results += 1;
-                cleared_tokens += u64::from(self.calibrated(message.count()).tokens.saturating_sub(sent.item.tokens.tokens));
-            }
-        }
+        let (cleared_results, cleared_tokens) = self.cleared_in_view(&items);
         let stable_items = self.wire.cache.prepared.advance(next, &indices);
         // The request prepared is the one the next usage report is about.
         self.note_request();
@@ -82,6 +72,32 @@ impl Window {
             cleared_results,
             cleared_tokens,
         })
+    }
+
+    /// Tool results among `items` (the view's) sent cleared (a placeholder, or a superseded
+    /// result's note), and the tokens that saves. O(items).
+    fn cleared_in_view(&self, items: &[SentItem<'_>]) -> (usize, u64) {
+        let cleared_before = self.policy.overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
+        let clearables = &self.policy.costs.clearables;
+        let cleared = |index: usize| index < cleared_before || clearables.superseded_by(index).is_some();
+        let (mut results, mut tokens) = (0, 0);
+        for sent in items.iter().filter(|sent| sent.item.item_type == ItemType::Truncated && cleared(sent.item.index)) {
+            if let (Kind::ToolResult, Some(message)) = (sent.item.kind, sent.message) {
+                results += 1;
+                tokens += u64::from(self.calibrated(message.count()).tokens.saturating_sub(sent.item.tokens.tokens));
+            }
+        }
+        (results, tokens)
+    }
+
+    /// Tool results the current view sends cleared and the tokens that saves (see
+    /// [`Window::prepare`]'s `cleared_results`), as the compaction records note them.
+    pub(crate) fn cleared_now(&self) -> (usize, u64) {
+        let items: Vec<SentItem<'_>> = (0..self.view_len())
+            .filter_map(|i| self.view_item(i))
+            .map(|item| SentItem { item, message: self.message(item.index) })
+            .collect();
+        self.cleared_in_view(&items)
     }
 
     /// Leading view items the last prepared request sent as the one before it did: where a

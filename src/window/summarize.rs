@@ -238,6 +238,7 @@ impl Window {
             ));
         }
         let tokens_before = self.live_tokens().tokens;
+        let (cleared_results, cleared_tokens) = self.cleared_now();
         self.accept_compaction(CompactionRecord {
             number: self.policy.compactions.len() + 1,
             timestamp,
@@ -249,6 +250,8 @@ impl Window {
             tokens_before,
             tokens_after: tokens_before,
             provider: false,
+            cleared_results,
+            cleared_tokens,
         });
         Ok(())
     }
