@@ -10,6 +10,26 @@ use std::path::Path;
 
 const FIXTURES: [&str; 4] = ["openai_chat", "anthropic", "openai_responses", "gemini"];
 
+/// A whole response object of each provider.
+const RESPONSES: [(&str, &str); 4] = [
+    (
+        "response_chat",
+        r#"{"id":"chatcmpl-1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}],"refusal":null},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":5}}"#,
+    ),
+    (
+        "response_responses",
+        r#"{"id":"resp_1","object":"response","status":"completed","output":[{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA"},{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Listing.","annotations":[]}]},{"type":"function_call","call_id":"c1","name":"ls","arguments":"{}"}],"usage":{"input_tokens":9}}"#,
+    ),
+    (
+        "response_anthropic",
+        r#"{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"thinking","thinking":"ls","signature":"sig"},{"type":"tool_use","id":"c1","name":"ls","input":{}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":9}}"#,
+    ),
+    (
+        "response_gemini",
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"ls","args":{}},"thoughtSignature":"U0lH"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":9}}"#,
+    ),
+];
+
 fn write(target: &str, name: &str, bytes: &[u8]) {
     let dir = Path::new("seeds").join(target);
     fs::create_dir_all(&dir).unwrap();
@@ -38,6 +58,10 @@ fn main() {
         write("push_json", name, &seed);
     }
     write("push_json", "chat_one", b"\x05\x02\x01{\"role\":\"assistant\",\"content\":\"ok\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"ls\",\"arguments\":\"{}\"}}]}");
+    // Whole response objects, which push the message(s) they hold.
+    for (name, response) in RESPONSES {
+        write("push_json", name, &[b"\x00\x00\x00".as_slice(), response.as_bytes()].concat());
+    }
 
     // transcript: the fixtures, one as JSON Lines, one as a request body.
     for name in FIXTURES {
