@@ -381,6 +381,20 @@ static void a_document_cut_inside_a_character_is_parse(void) {
         CHECK(out == NULL && strstr(thread_last_error(), "UTF-8") != NULL);
         CHECK_STATUS(ctxwin_window_restore(w, json, cut, NULL, 0), CTXWIN_STATUS_PARSE);
         CHECK(ctxwin_window_message_count(w) == 1);
+        CHECK_STATUS(ctxwin_window_import_checked(json, cut, NULL, 0, &out), CTXWIN_STATUS_PARSE);
+        CHECK(out == NULL);
+        /* A save file cut there (a disk that filled up, a copy interrupted) loads alike. */
+        char path[512];
+        scratch_path(path, sizeof path, "cut_inside_a_character.json");
+        FILE *file = fopen(path, "wb");
+        CHECK(file != NULL);
+        if (file != NULL) {
+            CHECK(fwrite(json, 1, cut, file) == cut);
+            fclose(file);
+            CHECK_STATUS(ctxwin_window_load(path, strlen(path), &out), CTXWIN_STATUS_PARSE);
+            CHECK(out == NULL && strstr(thread_last_error(), "not valid UTF-8") != NULL);
+            remove(path);
+        }
     }
     free(json);
     ctxwin_window_free(w);
