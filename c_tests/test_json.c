@@ -398,7 +398,40 @@ static void old_thinking_is_left_out_whole(void) {
     ctxwin_window_free(w);
 }
 
+/* Issue 26 item 9: tiered's cut of a long Gemini tool result keeps its functionResponse's
+ * response object and its fields, cut inside them; before, the response became a JSON
+ * string cut in its middle under a new key, {"result": "{\"output\":\"line 1\\n... "}. */
+static void a_cut_gemini_result_keeps_its_response_fields(void) {
+    ctxwin_window *w = new_window("gemini-2.5-pro");
+    const char settings[] = "{\"strategy\":\"tiered\",\"tool_output_max_lines\":2,\"pin_task\":false}";
+    CHECK_OK(ctxwin_window_configure(w, settings, strlen(settings)));
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"parts\":[{\"text\":\"Run the tests\"}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"run\",\"args\":{\"cmd\":\"make\"}}}]}"));
+    char result[4096];
+    int at = snprintf(result, sizeof result, "{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"run\","
+                                             "\"response\":{\"output\":\"");
+    for (int line = 1; line <= 40; line++) {
+        at += snprintf(result + at, sizeof result - (size_t)at, "%sline %d of the test log", line > 1 ? "\\n" : "", line);
+    }
+    snprintf(result + at, sizeof result - (size_t)at, "\",\"exit_code\":2}}}]}");
+    CHECK_OK(push_json(w, result));
+    CHECK_OK(push_json(w, "{\"role\":\"model\",\"parts\":[{\"text\":\"Two tests fail.\"}]}"));
+    CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    size_t removed = 0;
+    CHECK_OK(ctxwin_window_compact(w, &removed));
+    char body[4096];
+    CHECK_OK(ctxwin_window_render_json(w, body, sizeof body, NULL));
+    const char *cut = "{\"functionResponse\":{\"name\":\"run\",\"response\":{\"output\":\"line 1 of the test log\\n"
+                      "[... 38 lines truncated ...]\\nline 40 of the test log\",\"exit_code\":2}}}";
+    if (strstr(body, cut) == NULL || strstr(body, "\"result\"") != NULL) {
+        fprintf(stderr, "  sends %s\n", body);
+        CHECK(0);
+    }
+    ctxwin_window_free(w);
+}
+
 void suite_json(void) {
+    harness_run("a_cut_gemini_result_keeps_its_response_fields", a_cut_gemini_result_keeps_its_response_fields);
     harness_run("whole_responses_push_the_message_they_hold", whole_responses_push_the_message_they_hold);
     harness_run("old_thinking_is_left_out_whole", old_thinking_is_left_out_whole);
     harness_run("a_mistyped_result_id_is_refused_in_every_format", a_mistyped_result_id_is_refused_in_every_format);

@@ -304,8 +304,9 @@ proptest! {
 }
 
 /// A Gemini functionResponse is stored as one line of JSON; tiered L1 used to cut outputs
-/// by lines only, so it was never shortened. Now its middle is cut, and render_json sends
-/// the cut text as the response's result.
+/// by lines only, so it was never shortened; then its middle was cut and sent as a string
+/// under a new key, `{"result": "..."}`. Now it is cut inside its fields (its long array
+/// keeps its first and last rows) and sent as the same response object.
 #[test]
 fn tiered_cuts_a_one_line_gemini_function_response() {
     let rows: Vec<String> = (0..400).map(|i| format!("{{\"id\":{i},\"name\":\"row {i}\"}}")).collect();
@@ -319,7 +320,7 @@ fn tiered_cuts_a_one_line_gemini_function_response() {
         ])
     };
     let mut window = Window::new("gemini-2.5-pro");
-    window.configure(r#"{"strategy":"tiered","token_threshold":9000}"#).unwrap();
+    window.configure(r#"{"strategy":"tiered","token_threshold":9000,"tool_output_max_lines":6}"#).unwrap();
     for n in 0..3 {
         json::push_json(&mut window, &turn(n).to_string()).unwrap();
         window.end_turn();
@@ -327,13 +328,16 @@ fn tiered_cuts_a_one_line_gemini_function_response() {
     let result = (0..window.view_len()).map(|i| window.view_item(i).unwrap()).find(|item| item.kind == Kind::ToolResult).unwrap();
     assert_eq!(result.item_type, ctxwin::view::ItemType::Truncated);
     let text = result.text.unwrap();
-    assert!(text.contains("characters truncated ...]"), "{text}");
-    assert!(text.len() < 600, "{} bytes", text.len());
+    let cut: Value = serde_json::from_str(text).unwrap();
+    let kept: Vec<String> = cut["rows"].as_array().unwrap().iter().map(Value::to_string).collect();
+    assert_eq!(kept[..3], rows[..3]);
+    assert_eq!(kept[3], "\"[... 394 items truncated ...]\"");
+    assert_eq!(kept[4..], rows[397..]);
     let rendered: Value = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
     let response = rendered.as_array().unwrap().iter().find_map(|content| content["parts"][0].get("functionResponse")).unwrap();
     assert_eq!(response["name"], "list_rows");
-    // The name is kept apart from the stored text, which is the response alone.
-    assert_eq!(response["response"]["result"], text);
+    // The name is kept apart from the stored text, which is the response alone: sent as it.
+    assert_eq!(response["response"], cut);
 }
 
 /// push_json reads what `ctxwin inspect` reads: a whole request body (its system prompt a

@@ -79,7 +79,9 @@ pub fn select(content: &mut Map<String, Value>, keep: &dyn Fn(usize) -> bool) {
 /// A Gemini content for an entry that has no wire JSON of its own. SYSTEM goes in the
 /// request's `systemInstruction`, so it has no form here; an empty text makes no content.
 ///
-/// A call and its result carry the tool's name (Gemini answers a call by name); the call's
+/// A call and its result carry the tool's name (Gemini answers a call by name); a result's
+/// `response` is the object it was pushed with (cut inside when tiered cut it), or
+/// `{"result": text}` for a result pushed as text; the call's
 /// own id, when it has one (and it is not the name, as windows saved by ctxwin 0.2 keyed
 /// id-less calls), is sent as `id` on both. A call's arguments
 /// that are not a JSON object are sent as `{}`.
@@ -103,7 +105,12 @@ pub fn synthesize(entry: &Entry<'_>) -> Option<Value> {
             json!({"role": "model", "parts": [{"functionCall": with_id(json!({"name": name, "args": args}))}]})
         }
         Kind::ToolResult => {
-            let response = json!({"name": name, "response": {"result": text}});
+            // A result pushed as a functionResponse keeps its response object (a truncated
+            // copy is cut inside it: crate::view::text::cut_output); one pushed as text goes
+            // under "result".
+            let pushed = entry.item.pushed_as_json.then(|| crate::strict_json::parse(text).ok()).flatten();
+            let body = pushed.filter(Value::is_object).unwrap_or_else(|| json!({"result": text}));
+            let response = json!({"name": name, "response": body});
             json!({"role": "user", "parts": [{"functionResponse": with_id(response)}]})
         }
         Kind::System => return None,

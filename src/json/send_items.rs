@@ -25,6 +25,10 @@ pub struct SendItem<'a> {
     pub name: Option<&'a str>,
     /// The message to send: the ledger's own (borrowed), or a modified or synthetic copy.
     pub message: Cow<'a, Message>,
+    /// True when the ledger message the item stands for was pushed as provider JSON, so its
+    /// text (and a truncated copy's) is what its wire form held: for a Gemini
+    /// `functionResponse`, its `response` object as JSON.
+    pub pushed_as_json: bool,
 }
 
 /// The items of the next request, in order: the window's view. O(view items).
@@ -34,18 +38,20 @@ pub fn items_to_send(window: &Window) -> Vec<SendItem<'_>> {
         .filter_map(|item| {
             let ledger = window.message(item.index);
             let name = ledger.and_then(Message::name);
+            let pushed_as_json = ledger.and_then(Message::extras).is_some_and(|extras| extras.wire.is_some());
             if item.item_type == ItemType::Message {
                 return ledger.map(|message| SendItem {
                     source: Some(item.index),
                     stands_for: item.index,
                     name,
                     message: Cow::Borrowed(message),
+                    pushed_as_json,
                 });
             }
             let extras = MessageExtras { call_id: ledger.and_then(Message::call_id).map(Into::into), ..MessageExtras::default() };
             let text = item.text.map(Into::into);
             let message = Message::new(item.kind, item.tokens, CountSource::Library, text).with_extras(extras);
-            Some(SendItem { source: None, stands_for: item.index, name, message: Cow::Owned(message) })
+            Some(SendItem { source: None, stands_for: item.index, name, message: Cow::Owned(message), pushed_as_json })
         })
         .collect()
 }

@@ -178,7 +178,13 @@ fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>,
         let message = Message::new(Kind::ToolResult, Count::exact(0), CountSource::Library, Some(CANCELLED_RESULT.into()))
             .with_extras(extras);
         answers.push(Entry {
-            item: SendItem { source: None, stands_for: call.stands_for, name: call.name, message: Cow::Owned(message) },
+            item: SendItem {
+                source: None,
+                stands_for: call.stands_for,
+                name: call.name,
+                message: Cow::Owned(message),
+                pushed_as_json: false,
+            },
             call_id: call.wire_id,
             name: call.name,
             answers: Some(call.pair.form),

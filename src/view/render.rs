@@ -161,7 +161,7 @@ impl<'a> Renderer<'a> {
         }
         let tokens = self.ledger.calibrated(message.count());
         let cut = match (truncate && !pinned && message.kind() == Kind::ToolResult, message.text()) {
-            (true, Some(text)) => text::head_and_tail(text, self.ledger.tool_output_max_lines()),
+            (true, Some(text)) => text::cut_output(text, self.ledger.tool_output_max_lines()),
             _ => None,
         };
         // A cut is sent only where it is smaller (the line saying what was cut costs tokens too).

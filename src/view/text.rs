@@ -1,6 +1,8 @@
 //! The texts the view writes itself: truncated tool outputs, one-line turn summaries, the
 //! compaction marker and the cancelled result.
 
+use serde_json::Value;
+
 /// The text of the synthetic result that answers a call left unanswered.
 pub const CANCELLED_RESULT: &str = "[Tool call cancelled: no result was recorded]";
 
@@ -52,6 +54,51 @@ pub fn head_and_tail(text: &str, max_lines: usize) -> Option<String> {
     }
     kept.extend(lines[lines.len() - tail..].iter().map(|line| cut_line(line)));
     Some(kept.join("\n"))
+}
+
+/// A tool output cut for tiered's L1: a JSON object (a Gemini `functionResponse`'s
+/// `response`, a tool's JSON answer) is cut inside its values and stays the same object with
+/// the same keys: every string cut by [`head_and_tail`], every array of more than
+/// `max_lines` elements keeping its first and last elements (as many as [`head_and_tail`]
+/// keeps lines) around the string `[... N items truncated ...]`. Other text is cut by
+/// [`head_and_tail`]. `None` when nothing is cut (a JSON object whose strings and arrays are
+/// all short is sent whole, never made a string).
+pub fn cut_output(text: &str, max_lines: usize) -> Option<String> {
+    if text.trim_start().starts_with('{') {
+        if let Ok(Value::Object(mut object)) = crate::strict_json::parse(text) {
+            let mut cut = false;
+            for value in object.values_mut() {
+                cut |= cut_value(value, max_lines);
+            }
+            return cut.then(|| Value::Object(object).to_string());
+        }
+    }
+    head_and_tail(text, max_lines)
+}
+
+/// Cuts the strings and arrays inside `value` (see [`cut_output`]); true when any was cut.
+fn cut_value(value: &mut Value, max_lines: usize) -> bool {
+    match value {
+        Value::String(text) => match head_and_tail(text, max_lines) {
+            Some(cut) => {
+                *text = cut;
+                true
+            }
+            None => false,
+        },
+        Value::Array(items) => {
+            let too_many = items.len() > max_lines;
+            if too_many {
+                let head = max_lines.div_ceil(2);
+                let tail = max_lines - head;
+                let removed = items.len() - head - tail;
+                items.splice(head..items.len() - tail, [Value::String(format!("[... {removed} items truncated ...]"))]);
+            }
+            items.iter_mut().fold(too_many, |cut, item| cut_value(item, max_lines) | cut)
+        }
+        Value::Object(object) => object.values_mut().fold(false, |cut, item| cut_value(item, max_lines) | cut),
+        _ => false,
+    }
 }
 
 /// Whether `line` has more than [`MAX_LINE_CHARS`] characters (counted only when it has
@@ -138,6 +185,24 @@ mod tests {
         assert!(lines[0].contains("characters truncated"));
         assert_eq!(lines[1], "[... 2 lines truncated ...]");
         assert!(lines[2].ends_with("xxy") && lines[2].contains("[... 101 characters truncated ...]"));
+    }
+
+    #[test]
+    fn a_json_object_is_cut_inside_its_values_and_keeps_its_keys() {
+        let lines: Vec<String> = (1..=10).map(|i| format!("line {i}")).collect();
+        let object = serde_json::json!({"output": lines.join("\n"), "exit": 0, "rows": (1..=9).collect::<Vec<_>>(),
+            "meta": {"log": "x".repeat(1000)}});
+        let cut: Value = serde_json::from_str(&cut_output(&object.to_string(), 4).unwrap()).unwrap();
+        let keys: Vec<&String> = cut.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["output", "exit", "rows", "meta"]);
+        assert_eq!(cut["output"], "line 1\nline 2\n[... 6 lines truncated ...]\nline 9\nline 10");
+        assert_eq!(cut["exit"], 0);
+        assert_eq!(cut["rows"], serde_json::json!([1, 2, "[... 5 items truncated ...]", 8, 9]));
+        assert!(cut["meta"]["log"].as_str().unwrap().contains("[... 700 characters truncated ...]"));
+        // Nothing long: not cut (never turned into a string); not an object: cut as text.
+        assert_eq!(cut_output(r#"{"a":1,"b":"short"}"#, 1), None);
+        assert_eq!(cut_output(&lines.join("\n"), 4), head_and_tail(&lines.join("\n"), 4));
+        assert_eq!(cut_output("{not json\n1\n2\n3", 1), head_and_tail("{not json\n1\n2\n3", 1));
     }
 
     #[test]

@@ -290,7 +290,7 @@ fn anthropic(messages: &[Value]) -> Result<(), String> {
 /// requests alternate between user and model"; a function call turn must come right after a
 /// user turn or a function response turn), every `functionCall` part answered by a
 /// `functionResponse` of the same name in the next content, no response without a call just
-/// before, no empty content, no field but `role` and `parts` (Gemini refuses unknown names:
+/// before, every `response` an object, no empty content, no field but `role` and `parts` (Gemini refuses unknown names:
 /// "Invalid JSON payload received. Unknown name").
 fn gemini(contents: &[Value]) -> Result<(), String> {
     let mut open: Vec<String> = Vec::new();
@@ -312,6 +312,9 @@ fn gemini(contents: &[Value]) -> Result<(), String> {
         let parts = array(content, "parts");
         if parts.is_empty() {
             return Err(format!("content {i}: no parts"));
+        }
+        if let Some(bad) = parts.iter().filter_map(|p| p.get("functionResponse")).find(|r| !r["response"].is_object()) {
+            return Err(format!("content {i}: a functionResponse whose response is not an object (a Struct): {bad}"));
         }
         let responses: Vec<&str> = parts.iter().filter_map(|p| p.get("functionResponse")).map(|r| str_of(r, "name")).collect();
         let mut wanted = open.clone();
