@@ -271,14 +271,24 @@ impl Window {
     }
 
     /// The ledger's invariants, against the shadow: the messages and turns pushed are there,
-    /// start ≤ count and on a USER message (or 0), the first live turn exists, live tokens
+    /// start ≤ count and on a USER message, the first message of a step, or 0, the first live turn exists, live tokens
     /// include the overhead.
     pub fn check_invariants(&self) {
         let (messages, turns, start, first_live, live) = self.observe();
         assert_eq!(messages, self.kinds.len());
         assert_eq!(turns, self.kinds.iter().filter(|&&k| k == CTXWIN_KIND_USER).count());
         assert!(start <= messages);
-        assert!(start == 0 || self.kinds[start] == CTXWIN_KIND_USER, "start {start} is not a USER message");
+        // On a USER message, or (the steps planner) on the first message of a step: what the
+        // model said right after an input (a USER message or a tool result). The step may be
+        // of the turn before the newest: a USER message pushed does not move the boundary
+        // before end_turn.
+        let input = |kind: i32| kind == CTXWIN_KIND_USER || kind == CTXWIN_KIND_TOOL_RESULT;
+        let step_start = start > 0 && start < messages && !input(self.kinds[start]) && input(self.kinds[start - 1]);
+        assert!(
+            start == 0 || self.kinds.get(start) == Some(&CTXWIN_KIND_USER) || step_start,
+            "start {start} is neither a USER message nor the first message of a step: kinds {:?}",
+            self.kinds
+        );
         if turns > 0 {
             assert!(first_live < turns);
         } else {
