@@ -406,7 +406,17 @@ impl Window {
             None => Plan::whole_from(self.policy.first_unit, self.ledger.units.len()),
         };
         let previous = self.policy.overlay.as_ref().filter(|_| self.policy.costs.view_reusable);
-        let overlay = Some(plan.build(&Renderer::new(self.ledger()), previous));
+        // Rendered as the plan was made: its cleared results and its old thinking left out.
+        let mut renderer = Renderer::new(self.ledger()).with_thinking(plan.old_thinking());
+        if self.settings.clearing.enabled {
+            let clearables = &self.policy.costs.clearables;
+            renderer = renderer.with_clearing(ClearedView {
+                before: plan.cleared_before(),
+                clearing: &self.settings.clearing,
+                clearables,
+            });
+        }
+        let overlay = Some(plan.build(&renderer, previous));
         if overlay != self.policy.overlay {
             self.policy.generation = self.policy.generation.wrapping_add(1);
         }

@@ -502,3 +502,40 @@ fn compaction_records_say_what_clearing_did_before_the_summary() {
     }
     assert!(cleared_in_records > 0, "no record saw a clearing");
 }
+
+/// A USER message that completes a turn leaving a call unanswered rebuilds the view at once
+/// (its cancelled result in place): the rebuilt view still sends the cleared results as
+/// placeholders and leaves out the old thinking, as the plan says, so its history does not
+/// jump over the budget until the next `prepare`.
+#[test]
+fn a_turn_completed_with_an_open_call_keeps_its_cleared_results() {
+    let mut rng = Rng::new(11);
+    let mut window = Window::new("gpt-4o");
+    window
+        .configure(
+            r#"{"stages":["clear","sliding"],"history_budget":6000,"keep_tool_results":0,"clear_at_least":0,"keep_thinking":1}"#,
+        )
+        .unwrap();
+    window.push(Kind::User, "Task: fix the failing test.").unwrap();
+    for step in 0..12 {
+        window.push(Kind::Thinking, &format!("Step {step}: read the next file.")).unwrap();
+        let id = format!("call_{step}");
+        window.push_tool_call(&id, "read_file", r#"{"path":"src/lib.rs"}"#).unwrap();
+        window.push_tool(Kind::ToolResult, &id, &output(&mut rng, 40)).unwrap();
+    }
+    // The newest step: two calls, one answered with a long output, one left open.
+    window.push_tool_call("call_last", "read_file", r#"{"path":"src/big.rs"}"#).unwrap();
+    window.push_tool_call("call_open", "read_file", r#"{"path":"src/main.rs"}"#).unwrap();
+    window.push_tool(Kind::ToolResult, "call_last", &output(&mut rng, 400)).unwrap();
+    window.prepare().unwrap();
+    let cleared = sent(&window).0;
+    assert!(!cleared.is_empty(), "nothing was cleared");
+    let thinking = |window: &Window| {
+        (0..window.view_len()).filter_map(|i| window.view_item(i)).filter(|item| item.kind == Kind::Thinking).count()
+    };
+    let thinking_before = thinking(&window);
+    window.push(Kind::User, "Go on.").unwrap();
+    assert_eq!(sent(&window).0, cleared, "the rebuilt view sends the cleared results whole");
+    assert_eq!(thinking(&window), thinking_before, "the rebuilt view sends the old thinking");
+    assert!(window.view_history().tokens() <= 6000, "{}", window.view_history().tokens());
+}

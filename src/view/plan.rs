@@ -118,6 +118,11 @@ impl Plan {
         self.cleared_before
     }
 
+    /// The old thinking the plan leaves out.
+    pub fn old_thinking(&self) -> Option<OldThinking> {
+        self.thinking
+    }
+
     /// How step `unit` is sent, if it is planned. O(log runs).
     pub fn treatment(&self, unit: usize) -> Option<Treatment> {
         if unit >= self.units {
