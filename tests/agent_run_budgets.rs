@@ -19,7 +19,7 @@ mod agent_run;
 #[path = "support/provider_rules.rs"]
 mod provider_rules;
 
-use agent_run::{Route, Run, Shape};
+use agent_run::{Route, Run, Shape, escaped_head};
 use ctxwin::json::{self, Format};
 use ctxwin::view::ItemType;
 use ctxwin::{ErrorKind, Kind, Window};
@@ -43,28 +43,8 @@ const LIMIT: u64 = 40_000;
 const RESERVE: u64 = 4_000;
 const KEEP_RECENT_STEPS: usize = 3;
 
-fn rules(format: Format) -> Rules {
-    match format {
-        Format::OpenAiChat => Rules::Chat,
-        Format::OpenAiResponses => Rules::Responses,
-        Format::Anthropic => Rules::Anthropic,
-        Format::Gemini => Rules::Gemini,
-    }
-}
-
 fn runs() -> u64 {
     std::env::var("CTXWIN_BUDGET_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(2)
-}
-
-/// The start (up to 120 bytes) of `text` as a JSON string spells it, without the quotes.
-fn escaped_head(text: &str) -> String {
-    let escaped = serde_json::to_string(text).unwrap();
-    let inner = &escaped[1..escaped.len() - 1];
-    let mut end = inner.len().min(120);
-    while !inner.is_char_boundary(end) {
-        end -= 1;
-    }
-    inner[..end].to_owned()
 }
 
 /// One agent run under one policy: pushes its steps, checking the request before each.
@@ -120,7 +100,7 @@ impl Agent {
         }
         let body = json::render_request(&self.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
         let value: Value = serde_json::from_str(&body).unwrap();
-        if let Err(broken) = check(rules(self.format), &value) {
+        if let Err(broken) = check(Rules::of(self.format), &value) {
             panic!("{when}: {broken}");
         }
         assert!(body.contains(&escaped_head(task)), "{when}: the task is not sent");

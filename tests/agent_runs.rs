@@ -10,7 +10,7 @@ mod agent_run;
 #[path = "support/provider_rules.rs"]
 mod provider_rules;
 
-use agent_run::{Route, Run, Shape, TOOLS};
+use agent_run::{Route, Run, Shape, TOOLS, escaped_head};
 use ctxwin::json::{self, Format};
 use ctxwin::{Kind, Window};
 use provider_rules::{Rules, check};
@@ -57,15 +57,6 @@ fn runs_have_the_promised_shape() {
     assert!(wide.steps[0].outputs.iter().all(|output| output.text.len() <= 200));
 }
 
-fn rules(format: Format) -> Rules {
-    match format {
-        Format::OpenAiChat => Rules::Chat,
-        Format::OpenAiResponses => Rules::Responses,
-        Format::Anthropic => Rules::Anthropic,
-        Format::Gemini => Rules::Gemini,
-    }
-}
-
 /// Pushes run `seed` by `route` into a window with room for all of it, rendered in `format`.
 fn pushed(seed: u64, route: Route, format: Format) -> (Run, Window) {
     let run = Run::generate(seed, &shape());
@@ -80,17 +71,6 @@ fn pushed(seed: u64, route: Route, format: Format) -> (Run, Window) {
     (run, window)
 }
 
-/// The start (up to 200 bytes) of `text` as a JSON string spells it, without the quotes.
-fn escaped_head(text: &str) -> String {
-    let escaped = serde_json::to_string(text).unwrap();
-    let inner = &escaped[1..escaped.len() - 1];
-    let mut end = inner.len().min(200);
-    while !inner.is_char_boundary(end) {
-        end -= 1;
-    }
-    inner[..end].to_owned()
-}
-
 fn check_route(route: Route) {
     for seed in 0..runs() {
         for format in route.format().map_or(Format::ALL.to_vec(), |format| vec![format]) {
@@ -98,7 +78,7 @@ fn check_route(route: Route) {
             window.prepare().unwrap();
             let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
             let value: Value = serde_json::from_str(&body).unwrap();
-            if let Err(broken) = check(rules(format), &value) {
+            if let Err(broken) = check(Rules::of(format), &value) {
                 panic!("seed {seed} {route:?} in {format:?}: {broken}");
             }
             let sent = |text: &str| body.contains(&escaped_head(text));

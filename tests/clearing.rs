@@ -202,11 +202,6 @@ fn clearing_holds_its_promises_over_long_tool_loops() {
 /// The supersede rules the agent-run test configures: what a `read_file` and a `glob` read.
 const SUPERSEDE: [(&str, &str); 2] = [("read_file", "file_path"), ("glob", "path")];
 
-/// The provider rules of `format`.
-fn rules_of(format: Format) -> Rules {
-    FORMATS.iter().find(|(f, _, _)| *f == format).map(|(_, _, rules)| *rules).unwrap()
-}
-
 /// A window for an agent run by `route`, rendered in `format`, with the clearing stage, the
 /// supersede rules unless `supersede` is false, and a history budget of `budget`.
 fn agent_window(format: Format, supersede: bool, budget: u64) -> Window {
@@ -327,7 +322,7 @@ fn superseded_reads_are_sent_as_notes_pointing_to_the_later_call() {
                     if i % 10 == 0 || i + 1 == run.steps.len() {
                         let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
                         let value: Value = serde_json::from_str(&body).unwrap();
-                        if let Err(broken) = check(rules_of(format), &value) {
+                        if let Err(broken) = check(Rules::of(format), &value) {
                             panic!("{context} step {i}: {broken}");
                         }
                     }

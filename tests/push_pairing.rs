@@ -65,13 +65,7 @@ fn a_mistyped_result_id_is_refused_by_push_json_in_every_format() {
             assert_eq!(window.message(kept[0]).unwrap().call_id(), Some(typo.as_str()));
             window.prepare().unwrap();
             let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
-            let rules = match format {
-                Format::OpenAiChat => Rules::Chat,
-                Format::OpenAiResponses => Rules::Responses,
-                Format::Anthropic => Rules::Anthropic,
-                Format::Gemini => Rules::Gemini,
-            };
-            check(rules, &serde_json::from_str(&body).unwrap()).unwrap_or_else(|e| panic!("{format:?}: {e}"));
+            check(Rules::of(format), &serde_json::from_str(&body).unwrap()).unwrap_or_else(|e| panic!("{format:?}: {e}"));
             assert!(!body.contains(&format!("\"{typo}\"")), "{format:?}: the kept result is sent");
         }
     }

@@ -439,12 +439,7 @@ impl Session {
     }
 
     fn render_and_check(&self, when: &str) {
-        let rules = match self.format {
-            Format::OpenAiChat => Rules::Chat,
-            Format::OpenAiResponses => Rules::Responses,
-            Format::Anthropic => Rules::Anthropic,
-            Format::Gemini => Rules::Gemini,
-        };
+        let rules = Rules::of(self.format);
         let body = match json::render_request(&self.window, r#"{"model":"m","max_tokens":256}"#) {
             Ok(body) => body,
             Err(e) => {

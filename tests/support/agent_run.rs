@@ -69,6 +69,18 @@ use serde_json::{Value, json};
 use std::ops::RangeInclusive;
 use std::sync::OnceLock;
 
+/// The start (up to 200 bytes) of `text` as a JSON string spells it, without the quotes:
+/// what a rendered body holds of a text it sends.
+pub fn escaped_head(text: &str) -> String {
+    let escaped = serde_json::to_string(text).unwrap();
+    let inner = &escaped[1..escaped.len() - 1];
+    let mut end = inner.len().min(200);
+    while !inner.is_char_boundary(end) {
+        end -= 1;
+    }
+    inner[..end].to_owned()
+}
+
 /// The tools the generated agent calls.
 pub const TOOLS: [&str; 6] = ["read_file", "grep", "run", "edit", "write_file", "glob"];
 

@@ -3,6 +3,7 @@
 //! and Gemini `generateContent` refuse. `check` returns the first broken rule.
 #![allow(dead_code)]
 
+use ctxwin::json::Format;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -13,6 +14,18 @@ pub enum Rules {
     Responses,
     Anthropic,
     Gemini,
+}
+
+impl Rules {
+    /// The rules of ctxwin's format `format`.
+    pub fn of(format: Format) -> Rules {
+        match format {
+            Format::OpenAiChat => Rules::Chat,
+            Format::OpenAiResponses => Rules::Responses,
+            Format::Anthropic => Rules::Anthropic,
+            Format::Gemini => Rules::Gemini,
+        }
+    }
 }
 
 fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {
