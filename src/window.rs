@@ -680,15 +680,20 @@ impl Window {
         let ledger = self.ledger();
         let thinking = OldThinking::of(&ledger, self.format(), self.settings.clearing.keep_thinking);
         let renderer = Renderer::new(ledger);
-        let mut costs = Costs::new(renderer, cache);
         let strict = Limits { tokens: room, items: None, turns: None, low_water: Fraction::ONE };
-        // Planned with thinking counted whole (the costs remembered are the steps' own),
-        // sent without the old thinking: never more than planned.
-        let mut plan = drop_oldest::fit_from(&mut costs, first, &strict);
+        // Planned with results and thinking counted whole (the costs remembered are the
+        // steps' own), sent as the strategy's plan sends them (cleared results and superseded
+        // reads as their placeholders and notes, without the old thinking): never more than
+        // planned.
+        let mut plan = drop_oldest::fit_from(&mut Costs::new(renderer, cache), first, &strict);
+        let cleared_before = overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
+        plan.clear_before(cleared_before, cache.clearables.superseded_count());
         plan.leave_out_thinking(thinking);
-        let mut cut = plan.build(&renderer.with_thinking(thinking), None);
-        cache.view_reusable = false;
+        let view = ClearedView { before: cleared_before, clearing: &self.settings.clearing, clearables: &cache.clearables };
+        let renderer = renderer.with_clearing(view).with_thinking(thinking);
+        let mut cut = plan.build(&renderer, None);
         running_turn::fit(&renderer, &mut cut, newest, room);
+        cache.view_reusable = false;
         (cut.plan.first_live_unit().min(self.ledger.units.len().saturating_sub(1)), Some(cut))
     }
 

@@ -534,3 +534,38 @@ fn a_turn_completed_with_an_open_call_keeps_its_cleared_results() {
     assert_eq!(thinking(&window), thinking_before, "the rebuilt view sends the old thinking");
     assert!(window.view_history().tokens() <= 6000, "{}", window.view_history().tokens());
 }
+
+/// When the newest step alone is over the room the context limit leaves, the view keeps the
+/// newest step and cuts its long outputs (the emergency fit): the results the clear stage
+/// cleared in that step are still sent as their placeholders, not whole and then cut, and
+/// old thinking is still left out.
+#[test]
+fn the_emergency_fit_keeps_the_cleared_results_placeholders() {
+    let mut rng = Rng::new(5);
+    for strategy in ["sliding", "summary"] {
+        let mut window = Window::new("gpt-4o");
+        window
+            .configure(&format!(
+                r#"{{"stages":["clear","{strategy}"],"context_limit":6000,"output_reserve":0,"keep_tool_results":1,
+                    "clear_at_least":0,"keep_thinking":1}}"#
+            ))
+            .unwrap();
+        window.push(Kind::User, "Task: fix the failing test.").unwrap();
+        window.push(Kind::Thinking, "Read the logs first.").unwrap();
+        window.push_tool_call("old", "read_file", r#"{"path":"src/old.rs"}"#).unwrap();
+        window.push_tool(Kind::ToolResult, "old", &output(&mut rng, 60)).unwrap();
+        // The newest step: two long results; the newest alone is over the context limit.
+        window.push(Kind::Thinking, "Now the two big files.").unwrap();
+        window.push_tool_call("a", "read_file", r#"{"path":"src/a.rs"}"#).unwrap();
+        window.push_tool_call("b", "read_file", r#"{"path":"src/b.rs"}"#).unwrap();
+        window.push_tool(Kind::ToolResult, "a", &output(&mut rng, 400)).unwrap();
+        let first = window.message_count() - 1;
+        window.push_tool(Kind::ToolResult, "b", &output(&mut rng, 1_000)).unwrap();
+        let info = window.prepare().unwrap();
+        assert!(info.tokens <= 6000, "{strategy}: {} tokens", info.tokens);
+        let item = (0..window.view_len()).filter_map(|i| window.view_item(i)).find(|item| item.index == first).unwrap();
+        let text = item.text.unwrap_or_default();
+        assert!(text.starts_with("[Old tool result cleared"), "{strategy}: the cleared result was sent as {text:.80}");
+        assert!(info.cleared_results >= 1, "{strategy}: {info:?}");
+    }
+}
