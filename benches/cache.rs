@@ -491,14 +491,29 @@ fn policies() {
         "{:<28} {:>10} {:>8} {:>8} {:>10} {:>8} {:>10} {:>8} {:>9} {:>6}",
         "policy", "billed.1", "vs lw1", "calls", "vs dflt", "talk", "vs dflt", "cleared", "largest", "over"
     );
-    let runs: Vec<Vec<Totals>> = POLICIES
+    // `CTXWIN_CACHE_POLICIES`: other policies measured beside the two baselines (instead of
+    // the rest), one a line, as `name|strategy|low_water|extra keys` (extra keys: JSON object
+    // members, from the comma).
+    let more = std::env::var("CTXWIN_CACHE_POLICIES").unwrap_or_default();
+    let more: Vec<(&str, &str, &str, &str)> = more
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| {
+            let fields: Vec<&str> = line.splitn(4, '|').collect();
+            assert_eq!(fields.len(), 4, "CTXWIN_CACHE_POLICIES line {line:?}: name|strategy|low_water|extra");
+            (fields[0], fields[1], fields[2], fields[3])
+        })
+        .collect();
+    let listed = if more.is_empty() { POLICIES.len() } else { 2 };
+    let policies: Vec<(&str, &str, &str, &str)> = POLICIES[..listed].iter().copied().chain(more).collect();
+    let runs: Vec<Vec<Totals>> = policies
         .iter()
         .map(|&(_, strategy, low_water, extra)| {
             SEEDS.iter().map(|&seed| policy_session(strategy, low_water, extra, seed).0).collect()
         })
         .collect();
     let (lw1, default) = (&runs[0], &runs[1]);
-    for ((name, ..), runs) in POLICIES.iter().zip(&runs) {
+    for ((name, ..), runs) in policies.iter().zip(&runs) {
         let per = |f: &dyn Fn(&Totals, usize) -> f64| median(runs.iter().enumerate().map(|(s, r)| f(r, s)).collect());
         let per_request = |r: &Totals, v: u64| v as f64 / r.requests as f64;
         println!(

@@ -742,6 +742,7 @@ impl Window {
                         clearables: &clearables,
                         keep: settings.clearing.keep_tool_results as usize,
                         at_least: u64::from(settings.clearing.clear_at_least),
+                        low_water: settings.clearing.low_water,
                     }),
                 };
                 let kept = costs.first_kept(&limits, &mut units);

@@ -569,3 +569,44 @@ fn the_emergency_fit_keeps_the_cleared_results_placeholders() {
         assert!(info.cleared_results >= 1, "{strategy}: {info:?}");
     }
 }
+
+/// `clear_low_water` sets how far a clearing goes once the view is over, apart from the
+/// policy's `low_water` (which then only bounds what the strategy drops): clearing down to a
+/// lower mark clears more results at each clearing and so clears less often, the view stays
+/// within the budget, and the newest `keep_tool_results` are still sent whole.
+#[test]
+fn clear_low_water_sets_how_far_a_clearing_goes() {
+    let mut rng = Rng::new(3);
+    let config = |clear_low_water: &str| {
+        format!(
+            r#"{{"stages":["clear","sliding"],"history_budget":8000,"keep_tool_results":2,"clear_at_least":0,
+                "clear_low_water":{clear_low_water}}}"#
+        )
+    };
+    let (mut policy, mut deep) = (Window::new("gpt-4o"), Window::new("gpt-4o"));
+    policy.configure(&config("null")).unwrap();
+    deep.configure(&config("0.1")).unwrap();
+    // The times the set of cleared results changed, and the most cleared at once.
+    let (mut changes, mut cleared) = ([0; 2], [HashSet::new(), HashSet::new()]);
+    for window in [&mut policy, &mut deep] {
+        window.push(Kind::User, "Task: fix the failing test.").unwrap();
+    }
+    for step in 0..60 {
+        let id = format!("call_{step}");
+        let lines = rng.between(20, 120);
+        let text = output(&mut rng, lines);
+        for (n, window) in [&mut policy, &mut deep].into_iter().enumerate() {
+            window.push_tool_call(&id, "read_file", r#"{"path":"src/lib.rs"}"#).unwrap();
+            window.push_tool(Kind::ToolResult, &id, &text).unwrap();
+            window.prepare().unwrap();
+            assert!(window.view_history().tokens() <= 8000, "step {step}: {}", window.view_history().tokens());
+            let now = sent(window).0;
+            let newest = [window.message_count() - 1, window.message_count() - 3];
+            assert!(newest.iter().all(|index| !now.contains(index)), "step {step}: a newest result was cleared");
+            changes[n] += usize::from(now != cleared[n]);
+            cleared[n] = now;
+        }
+    }
+    assert!(changes[1] > 0 && changes[1] < changes[0], "clearings: low water of the policy {}, 0.1 {}", changes[0], changes[1]);
+    assert!(deep.view_history().tokens() < policy.view_history().tokens() || cleared[1].len() > cleared[0].len());
+}

@@ -1,7 +1,9 @@
 //! The clearing stage's settings (`stages`, `keep_tool_results`, `clear_tool_inputs`,
-//! `exclude_tools`, `clear_at_least`, `clear_placeholder`, `supersede`): which old tool
-//! results a view replaces by a short placeholder before any strategy drops or summarises.
+//! `exclude_tools`, `clear_at_least`, `clear_low_water`, `clear_placeholder`, `supersede`):
+//! which old tool results a view replaces by a short placeholder before any strategy drops
+//! or summarises.
 
+use super::Fraction;
 use crate::error::{Error, Result, echo};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -33,6 +35,9 @@ pub struct Clearing {
     pub exclude_tools: Vec<Box<str>>,
     /// Tokens a clearing must save at least, or it does not happen.
     pub clear_at_least: u32,
+    /// How far a clearing goes once the view is over: until the view is within this fraction
+    /// of the limit (`clear_low_water`); `None`: the policy's `low_water`.
+    pub low_water: Option<Fraction>,
     /// The placeholder template (`{tool}`, `{call_id}`, `{host_id}`, `{tokens}`), or `None`
     /// for the built-in text.
     pub placeholder: Option<Box<str>>,
@@ -53,6 +58,7 @@ impl Default for Clearing {
             clear_tool_inputs: false,
             exclude_tools: Vec::new(),
             clear_at_least: DEFAULT_CLEAR_AT_LEAST,
+            low_water: None,
             placeholder: None,
             supersede: BTreeMap::new(),
             keep_thinking: None,
@@ -61,11 +67,12 @@ impl Default for Clearing {
 }
 
 /// The keys this module reads.
-pub const KEYS: [&str; 7] = [
+pub const KEYS: [&str; 8] = [
     "keep_tool_results",
     "clear_tool_inputs",
     "exclude_tools",
     "clear_at_least",
+    "clear_low_water",
     "clear_placeholder",
     "supersede",
     "keep_thinking",
@@ -83,6 +90,18 @@ impl Clearing {
             }
             "exclude_tools" => self.exclude_tools = tool_names(value)?,
             "clear_at_least" => self.clear_at_least = whole_number(key, value)?,
+            "clear_low_water" => {
+                self.low_water = match value {
+                    Value::Null => None,
+                    _ => Some(value.as_f64().and_then(Fraction::new).ok_or_else(|| {
+                        Error::invalid_arg(format!(
+                            "configuration key '{key}' must be null (the policy's low_water) or a number above 0 and \
+                             at most 1 (got {})",
+                            echo(&value.to_string())
+                        ))
+                    })?),
+                }
+            }
             "clear_placeholder" => self.placeholder = placeholder(value)?,
             "supersede" => self.supersede = supersede_rules(value)?,
             "keep_thinking" => {
@@ -99,6 +118,7 @@ impl Clearing {
         into.insert("clear_tool_inputs".into(), self.clear_tool_inputs.into());
         into.insert("exclude_tools".into(), self.exclude_tools.iter().map(|tool| Value::from(&**tool)).collect());
         into.insert("clear_at_least".into(), self.clear_at_least.into());
+        into.insert("clear_low_water".into(), self.low_water.map_or(Value::Null, |low| low.get().into()));
         into.insert("clear_placeholder".into(), self.placeholder.as_deref().map_or(Value::Null, Value::from));
         let rules: Map<String, Value> =
             self.supersede.iter().map(|(tool, argument)| (tool.to_string(), Value::from(&**argument))).collect();
@@ -231,6 +251,8 @@ mod tests {
         let excluded = applied("exclude_tools", r#"["memory","todo"]"#).unwrap();
         assert!(!excluded.clears(Some("memory")) && excluded.clears(Some("read_file")) && excluded.clears(None));
         assert_eq!(applied("clear_at_least", "5000").unwrap().clear_at_least, 5000);
+        assert_eq!(applied("clear_low_water", "0.25").unwrap().low_water, Fraction::new(0.25));
+        assert_eq!(applied("clear_low_water", "null").unwrap().low_water, None);
         assert_eq!(applied("clear_placeholder", r#""gone: {tool}""#).unwrap().placeholder.as_deref(), Some("gone: {tool}"));
         assert_eq!(applied("clear_placeholder", "null").unwrap().placeholder, None);
         let rules = applied("supersede", r#"{"read_file":"path","grep":"pattern"}"#).unwrap();
@@ -253,6 +275,9 @@ mod tests {
             ("exclude_tools", r#"["read_file", 3]"#),
             ("exclude_tools", r#"[""]"#),
             ("clear_at_least", "-5"),
+            ("clear_low_water", "0"),
+            ("clear_low_water", "1.5"),
+            ("clear_low_water", r#""low""#),
             ("clear_placeholder", r#""  ""#),
             ("clear_placeholder", "7"),
             ("supersede", r#"{"read_file":""}"#),

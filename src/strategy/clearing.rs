@@ -1,7 +1,8 @@
 //! The clearing stage (the field's cheapest tier, needing no LLM call): old tool results are
 //! replaced by a short placeholder while their calls stay, so the model still sees what it
 //! did and can ask again. It acts before the strategy, only while the view is over its
-//! limits, oldest result first, down to `low_water`, never on the newest `keep_tool_results`
+//! limits, oldest result first, down to `clear_low_water` (the policy's `low_water` unless
+//! set), never on the newest `keep_tool_results`
 //! results or the results of `exclude_tools`, and only when it saves at least
 //! `clear_at_least` tokens (a clearing changes the prompt from its first cleared result on,
 //! so the provider's cached prefix is lost from there and a small saving does not pay).
@@ -12,6 +13,7 @@
 //! step, so it only moves forward and the view stays a function of the ledger and the
 //! settings.
 
+use crate::config::Fraction;
 use crate::view::clearing::Clearables;
 
 /// The clearing stage as the sliding walk runs it: what clearing saves where, and the
@@ -24,9 +26,18 @@ pub struct ClearStage<'c> {
     pub keep: usize,
     /// Tokens a clearing saves at least, or it does not happen.
     pub at_least: u64,
+    /// How far a clearing goes, as a fraction of the token limit; `None`: the policy's
+    /// low water.
+    pub low_water: Option<Fraction>,
 }
 
 impl ClearStage<'_> {
+    /// The tokens a clearing brings the view down to under a token limit of `limit`, whose
+    /// policy's low water is `low`.
+    pub fn low(&self, limit: u64, low: u64) -> u64 {
+        self.low_water.map_or(low, |fraction| fraction.floor_of(limit))
+    }
+
     /// Where the clear pointer goes when it starts at ledger index `from`, may not pass
     /// `protected`, and the kept steps cost `kept` tokens that must come within `low`: the
     /// nearest index clearing up to which saves at least `kept - low` and at least

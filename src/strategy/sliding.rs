@@ -41,7 +41,7 @@ pub trait WalkUnits<'a> {
 /// under other rules starts again. Every field is set, with no `Option` in it: optimised code
 /// compares an absent value's bytes too, which valgrind reports as a jump on uninitialised
 /// memory. The default key stands for a walk of nothing, which any key may continue.
-type Key = (u64, (bool, u64), (bool, u64), u64, usize, usize, Cost, (bool, usize, u64));
+type Key = (u64, (bool, u64), (bool, u64), u64, usize, usize, Cost, (bool, usize, u64, u64));
 
 /// An optional limit as a pair every byte of which is set.
 fn present(limit: Option<u64>) -> (bool, u64) {
@@ -85,7 +85,9 @@ impl Walk {
     /// Remembers the walk over every step but the newest.
     pub fn first_kept<'a>(&mut self, limits: &Limits, units: &mut impl WalkUnits<'a>) -> Kept {
         let rules = units.rules();
-        let clearing = units.clear().map_or((false, 0, 0), |stage| (true, stage.keep, stage.at_least));
+        let clearing = units.clear().map_or((false, 0, 0, 0), |stage| {
+            (true, stage.keep, stage.at_least, stage.low_water.map_or(0, |low| low.get().to_bits()))
+        });
         let key = (
             limits.tokens,
             present(limits.items),
@@ -136,7 +138,7 @@ impl Walk {
             let from = self.clear.max(ledger.unit_range(self.first.max(rules.free)).start);
             let protected = stage.clearables.protected_from(ledger.unit_range(unit).end, stage.keep);
             let kept = self.kept.plus(rules.marker(self.first)).tokens;
-            if let Some((to, saved)) = stage.advance(from, protected, kept, low.tokens) {
+            if let Some((to, saved)) = stage.advance(from, protected, kept, stage.low(limits.tokens, low.tokens)) {
                 self.clear = to;
                 self.kept.tokens -= saved;
             }
