@@ -476,12 +476,21 @@ fn main() {
 /// most 0.40x of `low_water` 1, shows at least 2x the tool calls and 1.5x the messages of
 /// the default, and no request is over the limit.
 fn policies() {
-    const POLICIES: [(&str, &str, &str, &str); 6] = [
+    /// The policy the README recommends a coding agent start with (besides the budget).
+    const RECOMMENDED: &str =
+        r#","stages":["clear","sliding"],"keep_tool_results":3,"clear_low_water":0.2,"clear_at_least":5000"#;
+    const POLICIES: [(&str, &str, &str, &str); 7] = [
         ("sliding, low_water 1", "sliding", "1", ""),
         ("sliding (today's default)", "sliding", "0.65", ""),
         ("clear, sliding", "sliding", "0.65", r#","stages":["clear","sliding"]"#),
         ("clear keep 8, sliding", "sliding", "0.65", r#","stages":["clear","sliding"],"keep_tool_results":8"#),
-        ("clear keep 16, sliding", "sliding", "0.65", r#","stages":["clear","sliding"],"keep_tool_results":16"#),
+        ("clear deep, sliding (README)", "sliding", "0.65", RECOMMENDED),
+        (
+            "clear deep keep 4, sliding",
+            "sliding",
+            "0.65",
+            r#","stages":["clear","sliding"],"clear_low_water":0.2,"clear_at_least":5000"#,
+        ),
         ("clear, summary", "summary", "0.65", r#","stages":["clear","summary"]"#),
     ];
     println!(
