@@ -430,7 +430,41 @@ static void a_cut_gemini_result_keeps_its_response_fields(void) {
     ctxwin_window_free(w);
 }
 
+/* A tool that finishes after the model went on (its result comes a step later) still pairs:
+ * the request sends the result in its call's step, where every provider wants it, and no
+ * cancelled result. */
+static void a_late_result_is_sent_in_its_calls_step(void) {
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"content\":\"Build and test\"}"));
+    CHECK_OK(push_json(w, "{\"role\":\"assistant\",\"content\":["
+                          "{\"type\":\"tool_use\",\"id\":\"toolu_build\",\"name\":\"run\",\"input\":{\"cmd\":\"make\"}},"
+                          "{\"type\":\"tool_use\",\"id\":\"toolu_lint\",\"name\":\"run\",\"input\":{\"cmd\":\"lint\"}}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_lint\","
+                          "\"content\":\"lint clean\"}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"assistant\",\"content\":["
+                          "{\"type\":\"tool_use\",\"id\":\"toolu_read\",\"name\":\"read\",\"input\":{\"path\":\"a.c\"}}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_read\","
+                          "\"content\":\"int main;\"},{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_build\","
+                          "\"content\":\"build ok\"}]}"));
+    CHECK_OK(push_json(w, "{\"role\":\"assistant\",\"content\":\"Built, linted, read.\"}"));
+    char report[1024];
+    CHECK_OK(ctxwin_window_validate(w, report, sizeof report, NULL));
+    CHECK(strstr(report, "\"problems\":[]") != NULL);
+    ctxwin_request_info info;
+    CHECK_OK(ctxwin_window_prepare(w, &info));
+    char body[4096];
+    CHECK_OK(ctxwin_window_render_json(w, body, sizeof body, NULL));
+    const char *paired = "\"tool_use_id\":\"toolu_lint\",\"content\":\"lint clean\"},{\"type\":\"tool_result\","
+                         "\"tool_use_id\":\"toolu_build\",\"content\":\"build ok\"}]}";
+    if (strstr(body, paired) == NULL || strstr(body, "cancelled") != NULL) {
+        fprintf(stderr, "  sends %s\n", body);
+        CHECK(0);
+    }
+    ctxwin_window_free(w);
+}
+
 void suite_json(void) {
+    harness_run("a_late_result_is_sent_in_its_calls_step", a_late_result_is_sent_in_its_calls_step);
     harness_run("a_cut_gemini_result_keeps_its_response_fields", a_cut_gemini_result_keeps_its_response_fields);
     harness_run("whole_responses_push_the_message_they_hold", whole_responses_push_the_message_they_hold);
     harness_run("old_thinking_is_left_out_whole", old_thinking_is_left_out_whole);

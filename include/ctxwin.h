@@ -2403,8 +2403,11 @@ ctxwin_status ctxwin_window_push_counted(struct ctxwin_window *w,
  * Appends a tool call or a tool result carrying the provider's call id (OpenAI's
  * `tool_call_id`, Anthropic's `tool_use_id`), and counts its text. A result answers the call
  * with the same id in the same turn; several calls in one turn are parallel calls, answered
- * in any order. The view keeps each call with its results, and answers a call left
- * unanswered when its turn ends with a synthetic cancelled result.
+ * in any order. A result may come after the model went on (its call is in an older step of
+ * the turn): a request sends it in its call's step, after that step's other results, and
+ * leaves it out when that step is no longer sent. The view keeps each call with its
+ * results, and answers a call left unanswered when its turn ends with a synthetic
+ * cancelled result.
  *
  * Parameters:
  * - `kind`: `CTXWIN_KIND_TOOL_CALL` or `CTXWIN_KIND_TOOL_RESULT`.

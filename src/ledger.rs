@@ -11,6 +11,7 @@
 //! thousand units.
 
 use crate::message::{Kind, Message};
+use crate::pairing::LateResults;
 use crate::tokens::{Calibration, Count, Model, saturate_u32};
 use std::ops::Range;
 
@@ -59,6 +60,7 @@ pub struct Ledger<'a> {
     model: &'a Model,
     calibration: Calibration,
     tool_output_max_lines: usize,
+    late: Option<&'a LateResults>,
 }
 
 impl<'a> Ledger<'a> {
@@ -75,7 +77,19 @@ impl<'a> Ledger<'a> {
         calibration: Calibration,
         tool_output_max_lines: usize,
     ) -> Ledger<'a> {
-        Ledger { messages, turns, units, pinned, model, calibration, tool_output_max_lines }
+        Ledger { messages, turns, units, pinned, model, calibration, tool_output_max_lines, late: None }
+    }
+
+    /// This ledger, whose results answering an older step's call are `late`.
+    pub fn with_late_results(self, late: &'a LateResults) -> Ledger<'a> {
+        Ledger { late: Some(late), ..self }
+    }
+
+    /// The results that answer an older step's call (none unless
+    /// [`Ledger::with_late_results`] said).
+    pub fn late_results(&self) -> &'a LateResults {
+        static NONE: std::sync::LazyLock<LateResults> = std::sync::LazyLock::new(LateResults::default);
+        self.late.unwrap_or(&NONE)
     }
 
     /// Every message, in ledger order.

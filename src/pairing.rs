@@ -1,7 +1,9 @@
 //! Tool call pairing: which tool results answer which calls within a turn, and what is wrong.
 //!
-//! Pairs are matched within one turn (a call and its results belong to the same assistant
-//! step). A result answers the call with the same call id. Tool messages pushed without an
+//! Pairs are matched within one turn. A result answers the call with the same call id,
+//! usually in the call's own step; a result whose call is in an older step of the same turn
+//! (a *late* result: a tool that finished after the model went on) pairs with it too, and a
+//! request sends it in its call's step ([`LateResults`]). Tool messages pushed without an
 //! id (plain `push` of a TOOL_CALL or TOOL_RESULT, Gemini parts without `id`) pair in order,
 //! as a request sends them: a result answers the oldest unanswered call without an id, of
 //! its tool name when it names one and such a call is open (Gemini answers a step's calls
@@ -11,7 +13,7 @@
 //! out, and a call left unanswered in a completed turn gets a synthetic "cancelled" result.
 
 use crate::message::{Kind, Message};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::hash::Hash;
@@ -181,6 +183,9 @@ pub struct TurnCalls<K = Box<str>> {
     /// True once a result of the open step answered a call (a call, text or thinking then
     /// opens the next step).
     answered_in_step: bool,
+    /// The ledger index of the open step's first message: a call before it is an older
+    /// step's, and a result answering it is late (it answers nothing of the open step).
+    step_start: usize,
     /// Orphan and duplicated results and duplicated calls found so far.
     problems: usize,
     /// Calls not answered yet that take a cancelled result (see [`CallForm::cancellable`]).
@@ -194,6 +199,7 @@ impl<K> Default for TurnCalls<K> {
             id_less: IdLessCalls::default(),
             left_open: Vec::new(),
             answered_in_step: false,
+            step_start: 0,
             problems: 0,
             unanswered: 0,
         }
@@ -207,6 +213,13 @@ impl<K: Borrow<str> + Hash + Eq> TurnCalls<K> {
         transition(kind, self.by_id.get(id).map(|call| call.state)).0
     }
 
+    /// The ledger index of the open call with id `id` when it belongs to an older step of
+    /// the run than the open one: a result with this id now is late. O(1).
+    pub fn late_call(&self, id: &str) -> Option<usize> {
+        let call = self.by_id.get(id)?;
+        (call.state == CallState::Open && call.index < self.step_start).then_some(call.index)
+    }
+
     /// Feeds `message`, at ledger index `index`, after the run's earlier ones: its problem,
     /// if any (a message that is not a tool message has none; neither has a result without
     /// an id). O(1) amortised (a Responses call item is read to know its form).
@@ -217,6 +230,7 @@ impl<K: Borrow<str> + Hash + Eq> TurnCalls<K> {
         let kind = message.kind();
         if matches!(kind, Kind::Thinking | Kind::Assistant | Kind::ToolCall) && self.answered_in_step {
             self.answered_in_step = false;
+            self.step_start = index;
             let left = self.id_less.open().filter(|call| call.cancellable).map(|call| call.index);
             self.left_open.extend(left);
             self.id_less.clear();
@@ -245,9 +259,10 @@ impl<K: Borrow<str> + Hash + Eq> TurnCalls<K> {
             Some(call) => {
                 let (problem, state) = transition(kind, Some(call.state));
                 if problem.is_none() {
-                    // A result answering its call.
+                    // A result answering its call; a late one (its call is an older
+                    // step's) answers nothing of the open step.
                     self.unanswered -= usize::from(call.cancellable);
-                    self.answered_in_step = true;
+                    self.answered_in_step |= call.index >= self.step_start;
                     call.state = state.unwrap_or(call.state);
                 }
                 problem
@@ -325,8 +340,9 @@ impl<'a, K: Borrow<str> + Hash + Eq> Probe<'a, K> {
 }
 
 /// The defects of the turn `messages[first..end]`, sorted by index. `complete` says whether
-/// the turn is finished: unanswered calls are defects only then.
-pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -> Vec<Defect> {
+/// the turn is finished: unanswered calls are defects only then. The `late` results are not
+/// defects of the step holding them, nor are the calls they answer of theirs.
+pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool, late: &LateResults) -> Vec<Defect> {
     let turn = &messages[first..end];
     if !turn.iter().any(|m| m.call_id().is_some() || m.kind() == Kind::ToolCall) {
         return Vec::new();
@@ -335,6 +351,9 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
     let mut calls = TurnCalls::<&str>::default();
     for (offset, message) in turn.iter().enumerate() {
         let index = first + offset;
+        if late.is_late(index) {
+            continue;
+        }
         if let Some(problem) = calls.feed(index, message) {
             defects.push(Defect::at(index, problem));
         }
@@ -342,7 +361,7 @@ pub fn analyze(messages: &[Message], first: usize, end: usize, complete: bool) -
     if complete && calls.unanswered() > 0 {
         // The end of the run of tool messages holding each call, found once per run.
         let mut run_end = first;
-        for index in calls.unanswered_calls() {
+        for index in calls.unanswered_calls().into_iter().filter(|&call| !late.answers(call)) {
             if run_end <= index {
                 run_end = (index..end).find(|&i| !matches!(messages[i].kind(), Kind::ToolCall | Kind::ToolResult)).unwrap_or(end);
             }
@@ -523,6 +542,51 @@ impl RunningStep {
     }
 }
 
+/// The late results of a ledger: results whose call is in an older step of the same turn
+/// (see [`TurnCalls::late_call`]). Each pairs with its call; a request sends it in its
+/// call's step, after that step's other results, and leaves it out when the call's step is
+/// not sent (see `json::steps`).
+#[derive(Clone, Debug, Default)]
+pub struct LateResults {
+    /// (result, call) ledger indices, ascending by result.
+    pairs: Vec<(usize, usize)>,
+    /// The calls answered late.
+    calls: FxHashSet<usize>,
+}
+
+impl LateResults {
+    /// Records that the result at `result` (after every one recorded) answers the call at
+    /// `call`, of an older step.
+    pub fn record(&mut self, result: usize, call: usize) {
+        debug_assert!(self.pairs.last().is_none_or(|&(last, _)| last < result));
+        self.pairs.push((result, call));
+        self.calls.insert(call);
+    }
+
+    /// Forgets the results from ledger index `message_count` on.
+    pub fn truncate(&mut self, message_count: usize) {
+        while let Some(&(_, call)) = self.pairs.last().filter(|&&(result, _)| result >= message_count) {
+            self.pairs.pop();
+            self.calls.remove(&call);
+        }
+    }
+
+    /// True when the message at `index` is a late result. O(log late results).
+    pub fn is_late(&self, index: usize) -> bool {
+        self.call_of(index).is_some()
+    }
+
+    /// True when the call at `call` is answered by a late result. O(1).
+    pub fn answers(&self, call: usize) -> bool {
+        self.calls.contains(&call)
+    }
+
+    /// The call the result at `index` answers, when it is late. O(log late results).
+    pub fn call_of(&self, index: usize) -> Option<usize> {
+        self.pairs.binary_search_by_key(&index, |&(result, _)| result).ok().map(|at| self.pairs[at].1)
+    }
+}
+
 impl Defect {
     fn at(index: usize, problem: Problem) -> Defect {
         Defect { index, problem, repair_at: index }
@@ -551,7 +615,10 @@ mod tests {
 
     fn problems(turn: &[(Kind, Option<&str>)], complete: bool) -> Vec<(usize, Problem, usize)> {
         let messages: Vec<Message> = turn.iter().map(|&(kind, id)| message(kind, id)).collect();
-        analyze(&messages, 0, messages.len(), complete).into_iter().map(|d| (d.index, d.problem, d.repair_at)).collect()
+        analyze(&messages, 0, messages.len(), complete, &LateResults::default())
+            .into_iter()
+            .map(|d| (d.index, d.problem, d.repair_at))
+            .collect()
     }
 
     use Kind::{Assistant, ToolCall, ToolResult, User};
@@ -620,17 +687,17 @@ mod tests {
             read(ToolResult),
             message(Assistant, None),
         ];
-        assert_eq!(analyze(&turn, 0, turn.len(), true), vec![]);
+        assert_eq!(analyze(&turn, 0, turn.len(), true, &LateResults::default()), vec![]);
         // Without the last read answer of the first step, its third read call is the one
         // left open (answers go in the order of the calls), and the second step's answer
         // does not reach back into the first step.
         let mut short = turn.to_vec();
         short.remove(8);
-        let defects = analyze(&short, 0, short.len(), true);
+        let defects = analyze(&short, 0, short.len(), true, &LateResults::default());
         assert_eq!(defects.iter().map(|d| (d.index, d.problem)).collect::<Vec<_>>(), [(4, Problem::UnansweredCall)]);
         // A named result answers only a call of its name.
         let wrong = [user, read(ToolCall), grep(ToolResult), message(Assistant, None)];
-        assert_eq!(analyze(&wrong, 0, 4, true).len(), 1);
+        assert_eq!(analyze(&wrong, 0, 4, true, &LateResults::default()).len(), 1);
         let calls = [StepCall { own_id: None, name: Some("read"), form: CallForm::Function, answered: false }];
         assert_eq!(step_answer(&calls, None, Some("grep")), None);
         assert_eq!(step_answer(&calls, None, Some("read")), Some(0));
@@ -648,7 +715,7 @@ mod tests {
         assert_eq!(problems(&answered, false), vec![]);
         // A call counted without a name (push_counted) takes no answer.
         let counted = [message(User, None), Message::new(ToolCall, Count::estimate(5), CountSource::Caller, None)];
-        assert_eq!(analyze(&counted, 0, 2, true), vec![]);
+        assert_eq!(analyze(&counted, 0, 2, true, &LateResults::default()), vec![]);
     }
 
     /// The pairing as first written, a linear scan of the run per message (what `analyze`
@@ -657,11 +724,11 @@ mod tests {
     fn scanned(run: &[Message]) -> (Vec<Option<Problem>>, Vec<Defect>) {
         let mut calls: Vec<(usize, &str, bool)> = Vec::new(); // (index, id, answered)
         let mut id_less: Vec<(usize, Option<&str>, bool)> = Vec::new(); // (index, name, answered)
-        let (mut step_from, mut answered_in_step) = (0, false);
+        let (mut step_from, mut step_start, mut answered_in_step) = (0, 0, false);
         let mut problems = Vec::new();
         for (index, message) in run.iter().enumerate() {
             if matches!(message.kind(), Kind::Thinking | Kind::Assistant | Kind::ToolCall) && answered_in_step {
-                (step_from, answered_in_step) = (id_less.len(), false);
+                (step_from, step_start, answered_in_step) = (id_less.len(), index, false);
             }
             let problem = match (message.kind(), message.call_id()) {
                 (Kind::ToolCall, None) => {
@@ -683,8 +750,10 @@ mod tests {
                 }
                 (Kind::ToolResult, Some(id)) => match calls.iter().position(|call| call.1 == id && !call.2) {
                     Some(at) => {
+                        // A late result (its call is an older step's) answers nothing of
+                        // this step.
                         calls[at].2 = true;
-                        answered_in_step = true;
+                        answered_in_step |= calls[at].0 >= step_start;
                         None
                     }
                     None if calls.iter().any(|call| call.1 == id) => Some(Problem::DuplicateResult),
@@ -797,7 +866,7 @@ mod tests {
                 proptest::prop_assert_eq!(running.open_cancelled(), scanned_step(&turn[..=index]).1);
                 let shifted: Vec<Defect> =
                     defects.iter().map(|d| Defect { index: d.index + start, repair_at: d.repair_at + start, ..*d }).collect();
-                proptest::prop_assert_eq!(analyze(&turn, start, index + 1, true), shifted);
+                proptest::prop_assert_eq!(analyze(&turn, start, index + 1, true, &LateResults::default()), shifted);
             }
         }
     }

@@ -392,8 +392,15 @@ impl Window {
     /// results are in place before the next request (the boundary does not move).
     fn append(&mut self, message: Message) {
         let count = self.calibrated(message.count());
+        let index = self.ledger.messages.len();
         let defective = self.ledger.push(message, count);
-        if defective.is_some_and(|unit| unit >= self.policy.first_unit) {
+        // A late result answers a call the view had cancelled in an older step: that step is
+        // rendered again, with the result in its place.
+        let answered = self.ledger.late.call_of(index).map(|call| self.ledger.unit_of(call).unwrap_or(0));
+        if let Some(unit) = answered {
+            self.policy.costs.forget(unit..unit + 1);
+        }
+        if defective.into_iter().chain(answered).any(|unit| unit >= self.policy.first_unit) {
             self.rebuild_view();
         }
     }
@@ -819,6 +826,7 @@ impl Window {
             self.wire.calibration,
             self.settings.tool_output_max_lines as usize,
         )
+        .with_late_results(&self.ledger.late)
     }
 
     /// True when a step from `first` on has tool pairs the view must repair. O(1).

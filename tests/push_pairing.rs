@@ -1,6 +1,6 @@
 //! Pairing at push time, on generated agent runs (tests/support/agent_run.rs): a result
-//! whose call is in an older step of the same turn is taken (the view, which repairs pairs
-//! step by step, leaves it out and cancels the call); a result whose id no call carries
+//! whose call is in an older step of the same turn (a late result) pairs with it, and every
+//! format sends it in its call's step (issue 24); a result whose id no call carries
 //! (a mistyped id) is refused by `push_json` in every format, naming the id, as `push_tool`
 //! refuses it, and nothing is appended (issue 26 item 3); under
 //! `"invalid_tool_parts":"keep"` it is kept, flagged, and left out of a request that still
@@ -11,9 +11,8 @@ mod agent_run;
 #[path = "support/provider_rules.rs"]
 mod provider_rules;
 
-use agent_run::{Route, Run, Shape};
+use agent_run::{Route, Run, Shape, escaped_head};
 use ctxwin::json::{self, Format};
-use ctxwin::pairing::Problem;
 use ctxwin::{ErrorKind, Kind, Window};
 use provider_rules::{Rules, check};
 use serde_json::Value;
@@ -71,18 +70,56 @@ fn a_mistyped_result_id_is_refused_by_push_json_in_every_format() {
     }
 }
 
-/// The late results (`results`) the view leaves out as orphans of their step, and the calls
-/// (`calls`) it answers with a cancelled result, as `pairing_defects` lists them; and the
-/// request passes Chat's rules.
-fn repaired_late(window: &mut Window, calls: &[usize], results: &[usize]) {
-    let defects: Vec<(usize, Problem)> = window.pairing_defects().iter().map(|d| (d.index, d.problem)).collect();
-    let mut expected: Vec<(usize, Problem)> = calls.iter().map(|&i| (i, Problem::UnansweredCall)).collect();
-    expected.extend(results.iter().map(|&i| (i, Problem::OrphanResult)));
-    expected.sort_by_key(|&(index, _)| index);
-    assert_eq!(defects, expected);
+/// Checks that the late results at `results` pair with their calls at `calls`: no pairing
+/// defect, and a request in `format` that passes the provider's rules, sends each result
+/// (its text's head) and no cancelled result; or, when `budget` drops their calls' step,
+/// sends neither the calls nor the results.
+fn paired_late(window: &mut Window, format: Format, calls: &[usize], results: &[usize], dropped: bool) {
+    assert_eq!(window.pairing_defects(), vec![], "{format:?}");
     window.prepare().unwrap();
-    let body = json::render_request(window, r#"{"model":"m"}"#).unwrap();
-    check(Rules::Chat, &serde_json::from_str(&body).unwrap()).unwrap();
+    let body = json::render_request(window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+    check(Rules::of(format), &serde_json::from_str(&body).unwrap()).unwrap_or_else(|e| panic!("{format:?}: {e}"));
+    assert!(!body.contains(CANCELLED), "{format:?}: a late call was cancelled");
+    for (&call, &result) in calls.iter().zip(results) {
+        let id = window.message(call).unwrap().call_id().unwrap().to_owned();
+        let text = escaped_head(window.message(result).unwrap().text().unwrap());
+        assert_eq!(body.contains(&text), !dropped, "{format:?}: late result {result} of {id}");
+        assert_eq!(body.contains(&format!("\"{id}\"")), !dropped, "{format:?}: call {id}");
+    }
+}
+
+/// The text of a cancelled result.
+const CANCELLED: &str = "[Tool call cancelled";
+
+#[test]
+fn late_results_are_sent_in_their_calls_step_in_every_format() {
+    let run = Run::generate(6, &Shape { skill: 0, ..Shape::with_steps(30) });
+    for format in Format::ALL {
+        let mut window = window(format, false);
+        run.push_task(&mut window, Route::Typed).unwrap();
+        let late = &run.steps[0];
+        let first_call = window.message_count();
+        for call in &late.calls {
+            window.push_tool_call(&call.id(None), call.name, &call.arguments).unwrap();
+        }
+        let calls: Vec<usize> = (first_call..window.message_count()).collect();
+        // Twenty more steps run before the first step's results come back.
+        for i in 1..21 {
+            run.push_step(&mut window, Route::Typed, i).unwrap();
+        }
+        let first_result = window.message_count();
+        for (call, output) in late.calls.iter().zip(&late.outputs) {
+            window.push_tool(Kind::ToolResult, &call.id(None), &output.text).unwrap();
+        }
+        let results: Vec<usize> = (first_result..window.message_count()).collect();
+        // Sent in the running step, and once a new step completes it.
+        paired_late(&mut window, format, &calls, &results, false);
+        window.push(Kind::Assistant, "done").unwrap();
+        paired_late(&mut window, format, &calls, &results, false);
+        // A budget that drops the first step drops its calls' late results too.
+        window.configure(r#"{"strategy":"sliding","history_budget":8000,"low_water":1.0}"#).unwrap();
+        paired_late(&mut window, format, &calls, &results, true);
+    }
 }
 
 #[test]
@@ -105,9 +142,8 @@ fn a_result_whose_call_is_in_an_older_step_of_the_turn_is_taken() {
         window.push_tool(Kind::ToolResult, &call.id(None), &output.text).unwrap();
     }
     let results: Vec<usize> = (first_result..window.message_count()).collect();
-    // A new step after them completes theirs: the view repairs it.
     window.push(Kind::Assistant, "done").unwrap();
-    repaired_late(&mut window, &calls, &results);
+    paired_late(&mut window, Format::OpenAiChat, &calls, &results, false);
     window.truncate(window.message_count() - 1).unwrap();
     // Answered once, and a call that never came: refused, nothing appended.
     let count = window.message_count();
@@ -127,7 +163,7 @@ fn a_result_whose_call_is_in_an_older_step_of_the_turn_is_taken() {
     assert!(refused.message().contains("already answered"), "{refused}");
     window.push_tool(Kind::ToolResult, &taken_id, &taken_text).unwrap();
     window.push(Kind::Assistant, "done").unwrap();
-    repaired_late(&mut window, &calls, &results);
+    paired_late(&mut window, Format::OpenAiChat, &calls, &results, false);
     // A new turn starts a new index: the old ids no longer pair.
     window.push(Kind::User, "next").unwrap();
     assert!(window.push_tool(Kind::ToolResult, &run.steps[1].calls[0].id(None), "x").is_err());

@@ -6,7 +6,11 @@
 //! `push_tool_call`, JSON) and whatever the strategy did, and made whole on the way:
 //! - a call without an id gets a deterministic one, `ctxwin_call_<ledger index>`, and a
 //!   result without an id answers the oldest unanswered id-less call of its step;
-//! - a result that answers no call of the step just before it is left out;
+//! - a result that answers no call of the step just before it is left out, unless it is a
+//!   *late* result (see [`crate::pairing::LateResults`]): one answering, by its id, a call
+//!   of an earlier step of the same turn that the request would answer as cancelled. It is
+//!   sent in that step, in the cancelled result's place, so every format's rule (the answers
+//!   follow their calls, before the next step) holds;
 //! - a call its step leaves unanswered (an interrupted call, or one still running when the
 //!   request is rendered) is answered with the cancelled result
 //!   ([`crate::view::text::CANCELLED_RESULT`]) in the form its call takes (see
@@ -24,6 +28,7 @@ use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing::{CallForm, StepCall, step_answer};
 use crate::tokens::Count;
 use crate::view::text::CANCELLED_RESULT;
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
 /// One item to render, with the call id and tool name it is sent with.
@@ -89,21 +94,27 @@ struct Call<'a> {
     stands_for: usize,
 }
 
+/// The cancelled results of the running turn's closed steps, by their call's own id: where
+/// each stands (unit, answer), for a late result to take its place.
+type Cancelled = FxHashMap<String, (usize, usize)>;
+
 /// Cuts `items` (what the view sends) into the system prompt, user inputs and whole steps.
 pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
     let mut out = Conversation::default();
     let mut step: Option<(Vec<Entry<'_>>, Vec<Entry<'_>>, Vec<Call<'_>>)> = None;
+    let mut cancelled = Cancelled::default();
     for item in items {
         let kind = item.message.kind();
         match kind {
             Kind::System => out.system.push(plain(item)),
             Kind::User => {
-                close(&mut step, &mut out);
+                close(&mut step, &mut out, &mut cancelled);
+                cancelled.clear();
                 out.units.push(Unit::User(plain(item)));
             }
             Kind::Thinking | Kind::Assistant | Kind::ToolCall => {
                 if step.as_ref().is_some_and(|(_, answers, _)| !answers.is_empty()) {
-                    close(&mut step, &mut out);
+                    close(&mut step, &mut out, &mut cancelled);
                 }
                 let (said, _, calls) = step.get_or_insert_with(Default::default);
                 let mut entry = plain(item);
@@ -127,12 +138,15 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
                 said.push(entry);
             }
             Kind::ToolResult => {
-                let Some((_, answers, calls)) = step.as_mut() else { continue };
                 let mut entry = plain(item);
-                let Some(at) = step_answer(calls.iter().map(|call| &call.pair), entry.own_call_id(), entry.name) else {
+                let answer = step.as_mut().and_then(|(_, answers, calls)| {
+                    let at = step_answer(calls.iter().map(|call| &call.pair), entry.own_call_id(), entry.name)?;
+                    Some((answers, &mut calls[at]))
+                });
+                let Some((answers, call)) = answer else {
+                    answer_late(entry, &mut out, &mut cancelled);
                     continue;
                 };
-                let call = &mut calls[at];
                 let synthetic = entry.item.source.is_none() && entry.text() == CANCELLED_RESULT;
                 if synthetic && !call.pair.form.cancellable() {
                     continue; // the view's cancellation of a call that takes none: see `close`
@@ -145,8 +159,21 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
             }
         }
     }
-    close(&mut step, &mut out);
+    close(&mut step, &mut out, &mut cancelled);
     out
+}
+
+/// Sends the late result `entry` in the place of its call's cancelled result, in an earlier
+/// step of the turn; leaves it out when there is none (its call's step is not sent, or the
+/// result answers no call).
+fn answer_late<'a>(mut entry: Entry<'a>, out: &mut Conversation<'a>, cancelled: &mut Cancelled) {
+    let Some((unit, at)) = entry.own_call_id().and_then(|id| cancelled.remove(id)) else { return };
+    let Some(Unit::Step { answers, .. }) = out.units.get_mut(unit) else { return };
+    let stand_in = &answers[at];
+    entry.call_id = stand_in.call_id.clone();
+    entry.name = entry.name.or(stand_in.name);
+    entry.answers = stand_in.answers;
+    answers[at] = entry;
 }
 
 /// An entry for `item` as pushed.
@@ -160,7 +187,13 @@ fn plain(item: SendItem<'_>) -> Entry<'_> {
 
 /// Ends the open step, answering its unanswered calls with cancelled results (calls that take
 /// no answer keep none; unanswerable ones are left out).
-fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>, out: &mut Conversation<'a>) {
+/// Records them in `cancelled` (with any the view itself sent as cancelled), for a late
+/// result to replace.
+fn close<'a>(
+    step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>,
+    out: &mut Conversation<'a>,
+    cancelled: &mut Cancelled,
+) {
     let Some((mut said, mut answers, calls)) = step.take() else { return };
     for call in calls.into_iter().filter(|call| !call.pair.answered) {
         match call.pair.form {
@@ -191,6 +224,13 @@ fn close<'a>(step: &mut Option<(Vec<Entry<'a>>, Vec<Entry<'a>>, Vec<Call<'a>>)>,
         });
     }
     if !said.is_empty() || !answers.is_empty() {
+        for (at, answer) in answers.iter().enumerate() {
+            if answer.item.source.is_none() && answer.text() == CANCELLED_RESULT {
+                if let Some(id) = answer.own_call_id() {
+                    cancelled.insert(id.to_owned(), (out.units.len(), at));
+                }
+            }
+        }
         out.units.push(Unit::Step { said, answers });
     }
 }

@@ -75,7 +75,7 @@ impl<'a> Renderer<'a> {
         match treatment {
             Treatment::Whole | Treatment::OutputsTruncated => {
                 let complete = unit + 1 < self.ledger.unit_count();
-                let defects = pairing::analyze(messages, range.start, range.end, complete);
+                let defects = pairing::analyze(messages, range.start, range.end, complete, self.ledger.late_results());
                 let truncate = treatment == Treatment::OutputsTruncated;
                 let mut next_defect = 0;
                 for index in range.clone() {

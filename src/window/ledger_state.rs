@@ -6,7 +6,7 @@ use super::host::{HostIds, PendingCounts};
 use super::unit_sums::UnitSums;
 use crate::ledger::{PinRule, TurnStart, calibrated};
 use crate::message::{CountSource, Kind, Message};
-use crate::pairing::{RunningStep, TurnCalls};
+use crate::pairing::{LateResults, RunningStep, TurnCalls};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count};
 use std::ops::Range;
@@ -45,8 +45,11 @@ pub(super) struct LedgerState {
     /// The newest turn's tool calls, indexed by id: what a push checks a tool message
     /// against, in O(1).
     pub calls: TurnCalls,
-    /// The newest step's tool calls: its defects, known in O(1) when it completes.
+    /// The newest step's tool calls: its defects, known in O(1) when it completes (late
+    /// results are not fed to it: they answer an older step's call).
     pub step_calls: TurnCalls,
+    /// Results whose call is in an older step of their turn.
+    pub late: LateResults,
     /// The newest step as a request reads it: where steps start, and how many cancelled
     /// results a request adds for its unanswered calls.
     pub running: RunningStep,
@@ -73,6 +76,7 @@ impl Default for LedgerState {
             pending_counts: PendingCounts::default(),
             calls: TurnCalls::default(),
             step_calls: TurnCalls::default(),
+            late: LateResults::default(),
             running: RunningStep::default(),
             uncounted: Vec::new(),
         }
@@ -212,8 +216,7 @@ impl LedgerState {
         }
         self.host_ids.note(&self.messages, &message);
         if !self.turns.is_empty() {
-            self.calls.feed(index, &message);
-            self.step_calls.feed(index, &message);
+            feed_calls(&mut self.calls, Some(&mut self.step_calls), &mut self.late, index, &message);
         }
         self.messages.push(message);
         defective
@@ -259,14 +262,13 @@ impl LedgerState {
         self.calls = TurnCalls::default();
         self.step_calls = TurnCalls::default();
         let first = self.turns.last().map_or(0, |turn| turn.first);
+        self.late.truncate(first);
         let step = self.units.last().copied().unwrap_or(0);
-        for (index, message) in self.messages.iter().enumerate().skip(first) {
-            self.running.feed(message);
-            if !self.turns.is_empty() {
-                self.calls.feed(index, message);
-                if index >= step {
-                    self.step_calls.feed(index, message);
-                }
+        let LedgerState { messages, turns, calls, step_calls, late, running, .. } = self;
+        for (index, message) in messages.iter().enumerate().skip(first) {
+            running.feed(message);
+            if !turns.is_empty() {
+                feed_calls(calls, (index >= step).then_some(&mut *step_calls), late, index, message);
             }
         }
     }
@@ -355,6 +357,31 @@ impl LedgerState {
         }
         if next_unit > 0 {
             self.sums.push(unit);
+        }
+    }
+}
+
+/// Feeds `message`, at ledger index `index`, to the running turn's `calls` and (unless it
+/// belongs to an older step) the newest step's `step_calls`, recording it in `late` when it
+/// is a result answering an older step's call (not a defect of the newest step).
+fn feed_calls(
+    calls: &mut TurnCalls,
+    step_calls: Option<&mut TurnCalls>,
+    late: &mut LateResults,
+    index: usize,
+    message: &Message,
+) {
+    let late_call = match message.kind() {
+        Kind::ToolResult => message.call_id().and_then(|id| calls.late_call(id)),
+        _ => None,
+    };
+    calls.feed(index, message);
+    match late_call {
+        Some(call) => late.record(index, call),
+        None => {
+            if let Some(step_calls) = step_calls {
+                step_calls.feed(index, message);
+            }
         }
     }
 }

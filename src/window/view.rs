@@ -111,7 +111,7 @@ impl Window {
         let mut defects = Vec::new();
         for unit in 0..self.ledger.units.len() {
             let range = self.ledger.unit_range(unit);
-            defects.extend(pairing::analyze(&self.ledger.messages, range.start, range.end, unit < newest));
+            defects.extend(pairing::analyze(&self.ledger.messages, range.start, range.end, unit < newest, &self.ledger.late));
         }
         defects
     }
