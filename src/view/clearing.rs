@@ -80,7 +80,10 @@ impl Clearables {
         self.answers.retain(|&call, _| call < start);
         self.turn_calls.clear();
         self.turn_starts.truncate(turn - 1);
-        while let Some(entry) = self.reads_log.pop_if(|entry| entry.result >= start) {
+        // (`Vec::pop_if` needs Rust 1.86; the crate's rust-version is 1.85.)
+        while let Some(entry) =
+            self.reads_log.last().is_some_and(|entry| entry.result >= start).then(|| self.reads_log.pop()).flatten()
+        {
             match entry.previous {
                 Some(previous) => {
                     self.superseded.remove(&previous);
