@@ -61,6 +61,7 @@ pub struct Ledger<'a> {
     calibration: Calibration,
     tool_output_max_lines: usize,
     late: Option<&'a LateResults>,
+    archived: usize,
 }
 
 impl<'a> Ledger<'a> {
@@ -77,7 +78,7 @@ impl<'a> Ledger<'a> {
         calibration: Calibration,
         tool_output_max_lines: usize,
     ) -> Ledger<'a> {
-        Ledger { messages, turns, units, pinned, model, calibration, tool_output_max_lines, late: None }
+        Ledger { messages, turns, units, pinned, model, calibration, tool_output_max_lines, late: None, archived: 0 }
     }
 
     /// This ledger, whose results answering an older step's call are `late`.
@@ -90,6 +91,17 @@ impl<'a> Ledger<'a> {
     pub fn late_results(&self) -> &'a LateResults {
         static NONE: std::sync::LazyLock<LateResults> = std::sync::LazyLock::new(LateResults::default);
         self.late.unwrap_or(&NONE)
+    }
+
+    /// This ledger with steps `0..archived` archived by a summary: they are replaced by the
+    /// summary, so a marker before a later step of their turn does not count them.
+    pub fn with_archived(self, archived: usize) -> Ledger<'a> {
+        Ledger { archived, ..self }
+    }
+
+    /// Steps archived by a summary (see [`Ledger::with_archived`]); 0 when none is.
+    pub fn archived(&self) -> usize {
+        self.archived
     }
 
     /// Every message, in ledger order.

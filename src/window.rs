@@ -58,7 +58,7 @@ pub use host::Part;
 pub use last_request::LastRequest;
 use ledger_state::LedgerState;
 use policy_state::PolicyState;
-pub use restore::SavedWindow;
+pub use restore::{SavedPending, SavedWindow};
 pub use utf8::Decoded;
 use wire_state::WireState;
 
@@ -591,13 +591,13 @@ impl Window {
     }
 
     /// After a rewind: drops the compaction records whose archived range is no longer
-    /// followed by a live turn (the summary falls back to the newest record that survives),
+    /// followed by a step (the summary falls back to the newest record that survives),
     /// the pending summary request, and the provider's prompt total, which described a
     /// longer ledger.
     fn forget_after_rewind(&mut self) {
         self.restored_counts.truncate(self.ledger.messages.len());
-        let turns = self.ledger.turns.len();
-        let kept = self.policy.compactions.iter().take_while(|record| record.archived_turns < turns).count();
+        let messages = self.ledger.messages.len();
+        let kept = self.policy.compactions.iter().take_while(|record| record.archive_end() < messages).count();
         if kept < self.policy.compactions.len() {
             self.policy.compactions.truncate(kept);
             self.refloor();
@@ -725,8 +725,8 @@ impl Window {
         let mut cleared_before = 0;
         let thinking = OldThinking::of(&ledger, self.format(), settings.clearing.keep_thinking);
         let mut costs = Costs::new(renderer, cache);
-        // Turns dropped by hand and turns archived by a summary are a floor under the boundary.
-        let floor = self.ledger.first_unit_of(self.policy.forced_first_live.max(self.archived_turns()));
+        // Turns dropped by hand and steps archived by a summary are a floor under the boundary.
+        let floor = self.ledger.first_unit_of(self.policy.forced_first_live).max(self.archived_steps());
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
         let low_water = settings.low_water;
         let keep_recent_steps = settings.keep_recent_steps as usize;
@@ -735,9 +735,9 @@ impl Window {
             StrategyName::Sliding | StrategyName::Summary => {
                 let limits = Limits { tokens: available, items: None, turns: None, low_water };
                 let newest = unit_count.saturating_sub(1);
-                // The summary strategy's view holds the summary instead of the archived turns.
+                // The summary strategy's view holds the summary instead of the archived steps.
                 let free = match settings.strategy == StrategyName::Summary {
-                    true => self.ledger.first_unit_of(self.archived_turns()),
+                    true => self.archived_steps(),
                     false => 0,
                 };
                 let marker = costs.step_marker_reserve();
@@ -827,6 +827,7 @@ impl Window {
             self.settings.tool_output_max_lines as usize,
         )
         .with_late_results(&self.ledger.late)
+        .with_archived(self.archived_steps())
     }
 
     /// True when a step from `first` on has tool pairs the view must repair. O(1).
@@ -929,6 +930,12 @@ impl Window {
     /// Index of the first live turn, which is also the number of turns pruned. O(1).
     pub fn first_live_turn(&self) -> usize {
         self.policy.first_live_turn
+    }
+
+    /// The first step sent with its turn's USER message (see [`Window::step_starts`]):
+    /// `start()` is where it begins. O(1).
+    pub fn first_live_step(&self) -> usize {
+        self.policy.first_unit
     }
 
     /// Turns dropped by hand with [`Window::drop_oldest_turn`]: the boundary never moves

@@ -148,3 +148,67 @@ fn every_policy_holds_budget_limit_and_task_over_long_runs_in_every_format() {
     // The runs are long enough for the budget to matter, and most requests hold it.
     assert!(requests > 0 && over * 10 < requests, "{over} of {requests} requests over the budget");
 }
+
+/// A one-task loop under `summary`, the host answering every summary request (standalone and
+/// as the conversation): the summary archives the oldest steps of the running turn and
+/// stands where they were, after the task; every request holds the budget and the limit,
+/// sends the task and passes the providers' rules (every call with its results).
+#[test]
+fn summary_summarises_the_oldest_steps_of_a_one_task_loop_in_every_format() {
+    let shape = Shape { steps: 160..=160, skill: 0, ..Shape::default() };
+    let run = Run::generate(7, &shape);
+    for format in Format::ALL {
+        for request in ["standalone", "conversation"] {
+            let mut window = Window::new(Run::model(Some(format)));
+            window
+                .configure(&format!(
+                    r#"{{"format":"{}","strategy":"summary","summary_request":"{request}","summary_budget":400,
+                        "history_budget":{BUDGET},"context_limit":{LIMIT},"output_reserve":{RESERVE},
+                        "keep_recent_steps":{KEEP_RECENT_STEPS}}}"#,
+                    format.key()
+                ))
+                .unwrap();
+            let context = format!("{format:?} {request}");
+            let mut agent = Agent { window, format, step_starts: Vec::new(), context, requests: 0, over_budget: 0 };
+            run.push_task(&mut agent.window, Route::Json(format)).unwrap();
+            let mut summaries = 0;
+            for i in 0..run.steps.len() {
+                if agent.window.needs_summary() {
+                    json::summary_request(&mut agent.window).unwrap_or_else(|e| panic!("{}: {e}", agent.context));
+                    summaries += 1;
+                    let text = format!("Summary {summaries}: the task is in progress; files read and edited so far.");
+                    let generation = agent.window.generation();
+                    agent.window.set_summary(generation, &text, 1).unwrap_or_else(|e| panic!("{}: {e}", agent.context));
+                    assert!(!agent.window.needs_summary(), "{}: a summary is still due after one", agent.context);
+                    let record = agent.window.summary().unwrap().clone();
+                    let end = record.last_archived + 1;
+                    // The archive ends at a step boundary inside the one turn: the task stays.
+                    let task = agent.window.turn_info(0).unwrap().first_message;
+                    assert_eq!(agent.window.turn_count(), 1, "{}", agent.context);
+                    assert_eq!(record.archived_turns, 0, "{}", agent.context);
+                    assert!(end > task + 1, "{}: {record:?}", agent.context);
+                    assert!(agent.window.step_starts().contains(&end), "{}: {record:?}", agent.context);
+                    assert!(agent.window.start() >= end, "{}", agent.context);
+                    assert!(record.tokens_after < record.tokens_before, "{}: {record:?}", agent.context);
+                    // The summary stands where the archived steps were: after the task.
+                    let body = json::render_request(&agent.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+                    let (at_task, at_summary) = (body.find(&escaped_head(&run.task)), body.find(&text));
+                    assert!(at_task.is_some() && at_task < at_summary, "{}: task then summary in {body}", agent.context);
+                }
+                agent.request(&run.task, &mut None);
+                agent.step_starts.push(agent.window.message_count());
+                run.push_step(&mut agent.window, Route::Json(format), i).unwrap();
+            }
+            agent.request(&run.task, &mut None);
+            eprintln!("{}: {summaries} summaries, {} requests over {} steps", agent.context, agent.requests, run.steps.len());
+            assert!(summaries >= 2, "{}: {summaries} summaries over {} steps", agent.context, run.steps.len());
+            assert_eq!(agent.over_budget, 0, "{}: requests over the budget", agent.context);
+            // The view sends nothing archived besides the task: the summary stands for it.
+            let end = agent.window.summary().unwrap().last_archived + 1;
+            for item in (0..agent.window.view_len()).filter_map(|i| agent.window.view_item(i)) {
+                let archived = item.item_type != ItemType::Synthetic && item.index < end;
+                assert!(!archived || agent.window.is_pinned_at(item.index), "{}: archived {item:?} sent", agent.context);
+            }
+        }
+    }
+}

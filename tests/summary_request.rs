@@ -71,7 +71,9 @@ fn the_conversation_then_one_instruction_in_every_format() {
         let instruction = text_of(last);
         // The summary strategy archives the oldest turns, down to low_water: the instruction
         // quotes where the kept part starts.
-        let end = conversation.pending_summary().unwrap().end_turn;
+        let end_step = conversation.pending_summary().unwrap().end_step;
+        let end = conversation.turn_of(conversation.step_starts()[end_step]).unwrap();
+        assert_eq!(conversation.turn_info(end).unwrap().first_message, conversation.step_starts()[end_step]);
         assert!(0 < end && end < turns, "{format}: {end} of {turns}");
         let kept = format!("Task {end}: make test_{end} pass.");
         assert!(

@@ -12,8 +12,9 @@
 //!   is over, which `overrun` then reports;
 //! - at most one compaction marker;
 //! - the generation changed whenever the view did;
-//! - the summary in place, if any, appears exactly once, right after the leading pinned
-//!   items, and no message it archived is sent;
+//! - the summary in place, if any, appears exactly once, where the steps it archived were
+//!   (after the leading pinned items and the USER message of a turn it ends inside),
+//!   and no message it archived is sent;
 //! - live tokens are the overhead plus the tokens of every item.
 //!
 //! The manual steps also ask for summaries (answered with a short text built from the
@@ -377,14 +378,20 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     // The summary in place: exactly once, right after the leading pinned items, and nothing
     // it archived is sent.
     let summaries: Vec<usize> = view.iter().enumerate().filter(|(_, item)| is_summary(item)).map(|(i, _)| i).collect();
-    let leading_pinned = view.iter().take_while(|item| item.0 == ItemType::Message && is_pinned(item.2)).count();
     match window.summary() {
         Some(record) => {
-            assert_eq!(summaries, vec![leading_pinned], "the summary is not right after the pinned head");
-            let archived_end = window.turn_info(record.archived_turns).unwrap().first_message;
-            assert_eq!(record.last_archived + 1, archived_end);
+            // The archive ends where a step starts: a turn's USER message, or a later step of
+            // turn `archived_turns`, whose USER message is then still sent, before the summary.
+            let archived_end = record.last_archived + 1;
+            assert!(window.step_starts().binary_search(&archived_end).is_ok(), "{record:?} ends inside a step");
+            assert_eq!(window.turn_of(archived_end), Some(record.archived_turns), "{record:?}");
+            let turn_first = window.turn_info(record.archived_turns).unwrap().first_message;
+            let question = |item: &SnapshotItem| item.0 == ItemType::Message && item.2 == turn_first && turn_first < archived_end;
+            let leading =
+                view.iter().take_while(|item| item.0 == ItemType::Message && is_pinned(item.2) || question(item)).count();
+            assert_eq!(summaries, vec![leading], "the summary is not where the archived steps were");
             for item in view.iter().filter(|item| !(is_summary(item) || item.0 == ItemType::Message && is_pinned(item.2))) {
-                assert!(item.2 >= archived_end, "archived message {} is sent: {item:?}", item.2);
+                assert!(item.2 >= archived_end || question(item), "archived message {} is sent: {item:?}", item.2);
             }
         }
         None => assert!(summaries.is_empty()),

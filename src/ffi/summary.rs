@@ -12,9 +12,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
 /// turns were pruned since the last summary; with `summary`, live tokens (or the prompt total
 /// the provider last reported) reached `threshold` (default 0.85) of the context limit, or
-/// the history budget already pruned turns (at a small limit the output reserve leaves less
-/// room than the threshold), and the view is over `low_water` of its limit with a turn
-/// besides the newest to archive. The context
+/// the history budget already pushed steps out of the view (at a small limit the output
+/// reserve leaves less room than the threshold), and the view is over `low_water` of its
+/// limit with a step besides the newest ones to archive. The context
 /// limit is the `context_limit` setting, else the model table's, else the history budget.
 ///
 /// Returns false for NULL or a poisoned window.
@@ -31,12 +31,14 @@ pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) ->
     ffi_boundary! { try_ref!(w).value(Window::needs_summary) }
 }
 
-/// Writes the complete prompt to send to the agent's LLM for a summary: the turns to archive
-/// (pruned turns with `sliding`; with `summary`, the oldest turns that bring the view within
-/// `low_water` of its limit, the newest always kept), the summary in
+/// Writes the complete prompt to send to the agent's LLM for a summary: the steps to archive
+/// (pruned turns with `sliding`; with `summary`, the oldest turns, then the oldest steps of
+/// the newest turn (a one-task tool loop), that bring the view within `low_water` of its
+/// limit, the newest `keep_recent_steps` steps always kept; the summary then stands where
+/// they were, after the task), the summary in
 /// place (so summaries roll up), and instructions asking for the original task, progress
 /// with exact file names, working memory, and a ledger of completed vs pending work. The
-/// prompt fits the context limit minus `summary_budget`; when the turns do not, it covers as
+/// prompt fits the context limit minus `summary_budget`; when the steps do not, it covers as
 /// many as fit, and `ctxwin_window_needs_summary` stays true for the rest (ask again after
 /// `ctxwin_window_set_summary`).
 ///
@@ -185,8 +187,11 @@ pub unsafe extern "C" fn ctxwin_window_compaction_count(w: *const ctxwin_window)
 /// `number`, `timestamp` (Unix seconds), `summary`, `summary_tokens`, `summary_exact`,
 /// `messages_archived`, `first_archived` and `last_archived` (this record's own messages:
 /// indices inclusive, `messages_archived = last_archived - first_archived + 1`),
-/// `archived_turns` (cumulative: turns `0..archived_turns` are archived once this record is
-/// accepted, earlier records' turns included), `tokens_before`, `tokens_after`
+/// `archived_turns` (cumulative: turns `0..archived_turns` are archived whole once this
+/// record is accepted, earlier records' turns included; `last_archived + 1` is the first
+/// message of a step: that turn's USER message, or a later step of turn `archived_turns`
+/// when the record archived the oldest steps of a running turn, whose USER message is then
+/// still sent, before the summary), `tokens_before`, `tokens_after`
 /// (live tokens around the compaction), `provider` (true when the provider compacted: an
 /// Anthropic `compaction` block or an OpenAI Responses `compaction` item was pushed with
 /// `ctxwin_window_push_json`; that message, `last_archived + 1`, is the summary in place,

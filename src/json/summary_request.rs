@@ -5,7 +5,7 @@
 //! serves it from its prompt cache and bills only the instruction in full (the big coding
 //! agents compact this way). [`Window::set_summary`] answers either the same way.
 //!
-//! A conversation request covers the turns to archive that the view sends. Turns that left
+//! A conversation request covers the steps to archive that the view sends. Steps that left
 //! the view before being summarised (pruned by the sliding window or the budget) are not in
 //! the conversation: their transcript goes into the final message, as the standalone
 //! request gives it, and the request covers them first.
@@ -48,7 +48,7 @@ pub fn build_summary_request(window: &Window) -> Result<(String, PendingSummary)
 }
 
 fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
-    let turns = window.summary_turns()?;
+    let steps = window.summary_steps()?;
     let mut messages = conversation_messages(window)?;
     // The answer is the summary, at most summary_budget tokens: the request may use the
     // rest (the view already leaves output_reserve free, which is at least that by default).
@@ -68,27 +68,31 @@ fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
     };
     let room = budget.checked_sub(sent).ok_or_else(|| too_large(sent))?;
     let rolls_up = window.summary().is_some();
-    // Where the kept part of the conversation starts when the request covers up to `end`.
+    // Where the kept part of the conversation starts when the request covers up to step
+    // `end`: a turn's USER message, or a later step of a turn (a tool loop's newest steps).
+    let starts = window.step_starts();
     let kept = |end: usize| {
-        if end <= window.first_live_turn() {
+        if end <= window.first_live_step() {
             return Kept::Everything;
         }
-        match window.turn_info(end) {
-            Err(_) => Kept::Nothing,
-            Ok(info) => match window.message(info.first_message).and_then(|m| m.text()) {
+        let Some(&first) = starts.get(end) else { return Kept::Nothing };
+        let turn = window.turn_of(first).unwrap_or(0);
+        match window.turn_info(turn) {
+            Ok(info) if info.first_message == first => match window.message(first).and_then(|m| m.text()) {
                 Some(text) if !text.trim().is_empty() => Kept::From(text.trim()),
-                _ => Kept::Turns(window.turn_count() - end),
+                _ => Kept::Turns(window.turn_count() - turn),
             },
+            _ => Kept::Steps(starts.len() - end),
         }
     };
     let tokens = |text: &str| u64::from(window.model().count(text).tokens);
-    // Turns to archive that left the view unsummarised go first, as a transcript, in as
-    // many whole turns as fit; the turns the conversation holds follow when all of them do.
-    let out_of_view = turns.start..turns.end.min(window.first_live_turn());
+    // Steps to archive that left the view unsummarised go first, as a transcript, in as
+    // many whole steps as fit; the steps the conversation holds follow when all of them do.
+    let out_of_view = steps.start..steps.end.min(window.first_live_step());
     let (earlier, end) = if out_of_view.is_empty() {
-        (None, turns.end)
+        (None, steps.end)
     } else {
-        let without = tokens(&instruction(Some(""), kept(turns.end), rolls_up, summary_budget));
+        let without = tokens(&instruction(Some(""), kept(steps.end), rolls_up, summary_budget));
         let left = room.checked_sub(without).ok_or_else(|| too_large(sent + without))?;
         let (transcript, part) = window.summary_prompt(out_of_view.clone(), left, true).map_err(|e| {
             Error::new(
@@ -100,7 +104,7 @@ fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
                 ),
             )
         })?;
-        let end = if part.end_turn == out_of_view.end { turns.end } else { part.end_turn };
+        let end = if part.end_step == out_of_view.end { steps.end } else { part.end_step };
         (Some(transcript), end)
     };
     let text = instruction(earlier.as_deref(), kept(end), rolls_up, summary_budget);
@@ -108,7 +112,7 @@ fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
     if needed > budget {
         return Err(too_large(needed));
     }
-    let pending = PendingSummary { generation: window.generation(), first_turn: turns.start, end_turn: end };
+    let pending = PendingSummary { generation: window.generation(), first_step: steps.start, end_step: end };
     append_user_text(window.format(), &mut messages, &text)?;
     Ok((format!("[{}]", messages.join(",")), pending))
 }

@@ -6,7 +6,7 @@
 //!  "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "compacted_through":0,
 //!  "enforced_messages":12, "prompt_total":null,
-//!  "pending_summary":{"generation":7,"first_turn":2,"end_turn":5},
+//!  "pending_summary":{"generation":7,"first_step":2,"end_step":5},
 //!  "calibration":{"real":0.0,"estimated":0.0,"reports":0.0,"inverse":0.0,"ratios":0.0},
 //!  "wire_formats":15,
 //!  "messages":[{"kind":1,"tokens":12,"exact":true,"source":"library","text":"…",
@@ -33,7 +33,7 @@ use crate::fields::{Fields, parse_error};
 use crate::message::{CountSource, Kind, Message, MessageExtras, WirePart, split_call_text};
 use crate::summary::{CompactionRecord, PendingSummary};
 use crate::tokens::{Calibration, CalibrationState, Count};
-use crate::window::{Choice, Overhead, SavedWindow, Window};
+use crate::window::{Choice, Overhead, SavedPending, SavedWindow, Window};
 use crate::wire::FormatSet;
 use serde_json::{Map, Value, json};
 use std::io::{self, Write};
@@ -204,7 +204,7 @@ fn write_window(window: &Window) -> Value {
         "enforced_messages": window.enforced_messages(),
         "prompt_total": window.prompt_total(),
         "pending_summary": window.pending_summary().map(|p| json!({
-            "generation": p.generation, "first_turn": p.first_turn, "end_turn": p.end_turn,
+            "generation": p.generation, "first_step": p.first_step, "end_step": p.end_step,
         })),
         "calibration": write_calibration(window.calibration()),
         "wire_formats": window.wire_formats().bits(),
@@ -316,16 +316,25 @@ fn read_pins(fields: &Fields) -> Result<Vec<usize>> {
     }
 }
 
-/// The summary request awaiting its answer, if any: `null` or its generation and turns.
-fn read_pending_summary(fields: &Fields) -> Result<Option<PendingSummary>> {
+/// The summary request awaiting its answer, if any: `null` or its generation and steps (its
+/// turns, in a document saved before a request could end inside a turn).
+fn read_pending_summary(fields: &Fields) -> Result<Option<SavedPending>> {
     match fields.optional("pending_summary") {
         None | Some(Value::Null) => Ok(None),
         Some(value) => {
             let pending = Fields::of(value, fields.path_of("pending_summary"))?;
-            Ok(Some(PendingSummary {
-                generation: pending.whole("generation", u64::from(u32::MAX))? as u32,
-                first_turn: pending.index("first_turn")?,
-                end_turn: pending.index("end_turn")?,
+            let generation = pending.whole("generation", u64::from(u32::MAX))? as u32;
+            Ok(Some(match pending.optional("first_step") {
+                Some(_) => SavedPending::Steps(PendingSummary {
+                    generation,
+                    first_step: pending.index("first_step")?,
+                    end_step: pending.index("end_step")?,
+                }),
+                None => SavedPending::Turns {
+                    generation,
+                    first_turn: pending.index("first_turn")?,
+                    end_turn: pending.index("end_turn")?,
+                },
             }))
         }
     }
@@ -958,6 +967,96 @@ mod tests {
         let restored = import(&doc.to_string()).unwrap();
         let message = restored.message(1).unwrap();
         assert_eq!((message.name(), message.text()), (Some("ls"), Some("{\"dir\":\"src\"}")));
+        assert_eq!(export(&restored), export(&window));
+    }
+
+    /// A one-task loop of `steps` tool steps under `summary`, prepared after each step as an
+    /// agent does.
+    fn one_task_loop(steps: usize) -> Window {
+        let mut window = Window::new("gpt-4o");
+        window.configure(r#"{"strategy":"summary","context_limit":6000,"summary_budget":100,"keep_recent_steps":2}"#).unwrap();
+        window.push(Kind::User, "Fix the failing build in src/main.rs").unwrap();
+        for step in 0..steps {
+            let id = format!("call_{step}");
+            window.push_tool_call(&id, "read_file", &format!(r#"{{"path":"src/m{step}.rs"}}"#)).unwrap();
+            window.push_tool(Kind::ToolResult, &id, &format!("let x{step} = 1;\n").repeat(40)).unwrap();
+            window.prepare().unwrap();
+        }
+        window
+    }
+
+    #[test]
+    fn a_record_ending_inside_the_running_turn_and_its_request_round_trip() {
+        let mut window = one_task_loop(40);
+        assert!(window.needs_summary());
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "Read src/m0.rs onwards.", 3).unwrap();
+        let record = window.summary().unwrap().clone();
+        assert_eq!((window.turn_count(), record.archived_turns), (1, 0));
+        let end = record.archive_end();
+        let step = window.step_starts().binary_search(&end).expect("the archive ends where a step starts");
+        assert!(step > 1 && window.archived_steps() == step, "{record:?}");
+        let saved = export(&window);
+        let restored = import(&saved).unwrap();
+        assert_eq!(export(&restored), saved);
+        assert_eq!(restored.summary(), Some(&record));
+        assert_eq!(crate::json::render_json(&restored).unwrap(), crate::json::render_json(&window).unwrap());
+        // A request pending over the next steps is saved in steps and answered after a load.
+        let mut window = window;
+        for step in 40..80 {
+            let id = format!("call_{step}");
+            window.push_tool_call(&id, "read_file", "{}").unwrap();
+            window.push_tool(Kind::ToolResult, &id, &"fn main() {}\n".repeat(40)).unwrap();
+            window.prepare().unwrap();
+        }
+        window.summary_request().unwrap();
+        let pending = window.pending_summary().unwrap();
+        assert!(pending.first_step == step && pending.end_step > step, "{pending:?}");
+        let mut restored = import(&export(&window)).unwrap();
+        assert_eq!(restored.pending_summary(), Some(pending));
+        restored.set_summary(restored.generation(), "Read every module.", 4).unwrap();
+        window.set_summary(window.generation(), "Read every module.", 4).unwrap();
+        assert_eq!(export(&restored), export(&window));
+        assert_eq!(window.compactions()[1].first_archived, end, "the second record goes on where the first ended");
+        // A record ending inside a step, or whose end is not in the turn it names, is refused.
+        let mut doc: Value = serde_json::from_str(&export(&window)).unwrap();
+        doc.as_object_mut().unwrap().remove("checksum");
+        for (field, value) in [("last_archived", json!(end)), ("archived_turns", json!(1))] {
+            let mut edited = doc.clone();
+            edited["compactions"][0][field] = value;
+            edited["compactions"][0]["messages_archived"] = json!(end + usize::from(field == "last_archived"));
+            let err = import(&edited.to_string()).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Parse);
+            assert!(err.message().contains("compactions[0]"), "{field}: {}", err.message());
+        }
+    }
+
+    /// A document saved before summaries could end inside a turn: its records end on turns
+    /// (their fields are the same) and its pending request names turns. It loads as it did.
+    #[test]
+    fn a_record_and_request_saved_before_steps_read_as_they_did() {
+        let mut window = sample();
+        for turn in 4..8 {
+            window.push(Kind::User, &format!("turn {turn}: please edit src/main.rs and run the tests")).unwrap();
+            window.push_counted(Kind::ToolResult, Count::exact(20));
+            window.end_turn();
+        }
+        window.summary_request().unwrap();
+        let pending = window.pending_summary().unwrap();
+        let turn_of_step = |step: usize| window.turn_of(window.step_starts()[step]).unwrap();
+        let mut doc: Value = serde_json::from_str(&export(&window)).unwrap();
+        doc.as_object_mut().unwrap().remove("checksum");
+        doc["pending_summary"] = json!({
+            "generation": pending.generation,
+            "first_turn": turn_of_step(pending.first_step),
+            "end_turn": turn_of_step(pending.end_step),
+        });
+        let record = &doc["compactions"][0];
+        let turn_end = window.turn_info(record["archived_turns"].as_u64().unwrap() as usize).unwrap().first_message;
+        assert_eq!(record["last_archived"].as_u64().unwrap() as usize + 1, turn_end, "a record of whole turns");
+        let restored = import(&doc.to_string()).unwrap();
+        assert_eq!(restored.pending_summary(), Some(pending));
+        assert_eq!(restored.compactions(), window.compactions());
         assert_eq!(export(&restored), export(&window));
     }
 }

@@ -39,13 +39,16 @@ pub fn fit_from(costs: &mut Costs<'_>, floor: usize, limits: &Limits) -> Plan {
 }
 
 /// The plan sending steps from `first` on whole, behind the step marker when `first` is
-/// not its turn's first step.
+/// not its turn's first step (and steps of its turn before it were dropped rather than
+/// archived by a summary, which stands in their place).
 pub fn whole_from(costs: &Costs<'_>, first: usize) -> Plan {
     let ledger = costs.renderer().ledger();
     let mut plan = Plan::whole_from(first, ledger.unit_count());
     if first < ledger.unit_count() && !ledger.opens_turn(first) {
-        let turn_first = ledger.first_unit_of(ledger.turn_of_unit(first));
-        plan.mark_steps(first, first - turn_first, ledger.tool_calls(turn_first..first));
+        let dropped_from = ledger.first_unit_of(ledger.turn_of_unit(first)).max(ledger.archived());
+        if dropped_from < first {
+            plan.mark_steps(first, first - dropped_from, ledger.tool_calls(dropped_from..first));
+        }
     }
     plan
 }

@@ -15,6 +15,9 @@ pub enum Kept<'a> {
     /// They start with a user message whose text the window did not keep: `turns` turns
     /// stay.
     Turns(usize),
+    /// They start inside a turn: its newest `steps` steps (model responses with the tool
+    /// results they got) stay.
+    Steps(usize),
     /// The whole conversation above stays: only the earlier messages are summarised.
     Everything,
 }
@@ -49,6 +52,12 @@ pub fn instruction(earlier: Option<&str>, kept: Kept<'_>, rolls_up: bool, summar
              the last {turns} user turn{} (from its user message on), which stay: summarise them only as far \
              as the earlier work needs.\n\n",
             if turns == 1 { "" } else { "s" }
+        )),
+        Kept::Steps(steps) => out.push_str(&format!(
+            "the messages above will be removed from your context and replaced by your summary, except \
+             the user's request and the last {steps} step{} of the work (each a response of yours with the \
+             tool results it got), which stay: summarise them only as far as the earlier work needs.\n\n",
+            if steps == 1 { "" } else { "s" }
         )),
         Kept::Everything => out.push_str(
             "the conversation above stays in your context; earlier messages, no longer in it, are replaced \

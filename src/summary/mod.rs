@@ -10,14 +10,15 @@ pub mod record;
 
 pub use record::CompactionRecord;
 
-/// The summary request last handed out, which `set_summary` answers: the turns it covers
-/// and the generation it was built at.
+/// The summary request last handed out, which `set_summary` answers: the steps it covers
+/// and the generation it was built at. A chat turn is one step; a request may end at a step
+/// boundary inside a turn (the oldest steps of a long tool loop), never inside a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PendingSummary {
     /// The window's generation when the request was built.
     pub generation: u32,
-    /// The first turn the request covers (the turns before it are already archived).
-    pub first_turn: usize,
-    /// One past the last turn it covers.
-    pub end_turn: usize,
+    /// The first step the request covers (the steps before it are already archived).
+    pub first_step: usize,
+    /// One past the last step it covers.
+    pub end_step: usize,
 }

@@ -1,8 +1,9 @@
 //! The summary request: the prompt the agent sends to its own LLM to summarise a range of
-//! turns, rolling up the previous summary. The prompt is built to fit a token budget (the
-//! model's context limit minus room for the answer): when the range does not fit, it covers
-//! as many whole turns as fit and the rest is asked for in later parts; a single turn too
-//! large on its own has its texts clipped.
+//! steps (whole turns of a chat, the oldest steps of a tool loop), rolling up the previous
+//! summary. The prompt is built to fit a token budget (the model's context limit minus room
+//! for the answer): when the range does not fit, it covers as many whole steps as fit and the
+//! rest is asked for in later parts; a single step too large on its own has its texts
+//! clipped.
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::{Kind, Message};
@@ -21,8 +22,9 @@ pub struct Request<'a> {
     pub previous: Option<&'a str>,
     /// The whole ledger.
     pub messages: &'a [Message],
-    /// Message ranges of the turns still to summarise, oldest first; not empty.
-    pub turns: &'a [Range<usize>],
+    /// Message ranges of the steps still to summarise, oldest first; not empty (a chat turn
+    /// is one step).
+    pub steps: &'a [Range<usize>],
     /// Tokens the prompt may use.
     pub budget: u64,
     /// Tokens the answer may use; the prompt asks for no more.
@@ -37,12 +39,12 @@ pub struct Request<'a> {
 pub struct Prompt {
     /// The prompt text.
     pub text: String,
-    /// How many of the requested turns it covers (at least one).
-    pub turns: usize,
+    /// How many of the requested steps it covers (at least one).
+    pub steps: usize,
 }
 
 impl Request<'_> {
-    /// The prompt for as many whole turns as fit the budget (at least one, clipped if it
+    /// The prompt for as many whole steps as fit the budget (at least one, clipped if it
     /// must be). Fails when the instructions and the previous summary alone do not fit.
     pub fn build(&self) -> Result<Prompt> {
         let fixed = self.tokens(&self.render(0, None));
@@ -55,23 +57,23 @@ impl Request<'_> {
                 ),
             ));
         }
-        let mut take = self.turns_that_fit(self.budget - fixed);
+        let mut take = self.steps_that_fit(self.budget - fixed);
         while take > 0 {
             let text = self.render(take, None);
             if self.tokens(&text) <= self.budget {
-                return Ok(Prompt { text, turns: take });
+                return Ok(Prompt { text, steps: take });
             }
             take -= 1;
         }
-        self.clipped_first_turn(fixed)
+        self.clipped_first_step(fixed)
     }
 
-    /// Whole turns whose estimated cost fits `available` tokens.
-    fn turns_that_fit(&self, available: u64) -> usize {
+    /// Whole steps whose estimated cost fits `available` tokens.
+    fn steps_that_fit(&self, available: u64) -> usize {
         let mut used = 0;
         let mut take = 0;
-        for turn in self.turns {
-            used += self.messages_of(turn.clone()).map(|(i, m)| self.line_cost(i, m)).sum::<u64>();
+        for step in self.steps {
+            used += self.messages_of(step.clone()).map(|(i, m)| self.line_cost(i, m)).sum::<u64>();
             if used > available {
                 break;
             }
@@ -80,15 +82,15 @@ impl Request<'_> {
         take
     }
 
-    /// The first turn alone with its texts clipped to fit: shrinks the text allowance by
+    /// The first step alone with its texts clipped to fit: shrinks the text allowance by
     /// each overrun until the prompt fits.
-    fn clipped_first_turn(&self, fixed: u64) -> Result<Prompt> {
+    fn clipped_first_step(&self, fixed: u64) -> Result<Prompt> {
         let mut allowance = self.budget - fixed;
         for _ in 0..MAX_FIT_ATTEMPTS {
             let text = self.render(1, Some(allowance));
             let tokens = self.tokens(&text);
             if tokens <= self.budget {
-                return Ok(Prompt { text, turns: 1 });
+                return Ok(Prompt { text, steps: 1 });
             }
             if allowance == 0 {
                 break;
@@ -98,13 +100,13 @@ impl Request<'_> {
         Err(Error::new(
             ErrorKind::OutOfRange,
             format!(
-                "the context limit leaves {} tokens for a summary request: too few for even one turn's message headers",
+                "the context limit leaves {} tokens for a summary request: too few for even one step's message headers",
                 self.budget
             ),
         ))
     }
 
-    /// The prompt covering the first `take` turns. With `allowance`, message texts share
+    /// The prompt covering the first `take` steps. With `allowance`, message texts share
     /// that many tokens in order; a text that does not fit is clipped, later ones omitted.
     fn render(&self, take: usize, mut allowance: Option<u64>) -> String {
         if self.bare {
@@ -127,29 +129,29 @@ impl Request<'_> {
         }
         self.transcript(take, &mut allowance, &mut out);
         out.push('\n');
-        if take < self.turns.len() {
+        if take < self.steps.len() {
             let _ = write!(
                 out,
-                "This is one part of a longer history: it covers {take} of the {} turns still to summarise. \
+                "This is one part of a longer history: it covers {take} of the {} steps still to summarise. \
                  The next part will be sent with your summary as the previous summary.\n\n",
-                self.turns.len()
+                self.steps.len()
             );
         }
         out.push_str(&sections(self.summary_budget));
         out
     }
 
-    /// The `<conversation>` block of the first `take` turns, with a newline after it.
+    /// The `<conversation>` block of the first `take` steps, with a newline after it.
     fn transcript(&self, take: usize, allowance: &mut Option<u64>, out: &mut String) {
-        let covered = &self.turns[..take];
+        let covered = &self.steps[..take];
         match (covered.first(), covered.last()) {
             (Some(first), Some(last)) => {
                 let _ = writeln!(out, "<conversation messages=\"{}-{}\">", first.start, last.end - 1);
             }
             _ => out.push_str("<conversation>\n"),
         }
-        for turn in covered {
-            for (index, message) in self.messages_of(turn.clone()) {
+        for step in covered {
+            for (index, message) in self.messages_of(step.clone()) {
                 out.push_str(&line_header(index, message));
                 out.push_str(&body(self.model, message, allowance));
                 out.push('\n');
@@ -269,12 +271,12 @@ mod tests {
         texts.iter().map(|&(kind, text)| Message::new(kind, model.count(text), CountSource::Library, Some(text.into()))).collect()
     }
 
-    fn request<'a>(model: &'a Model, messages: &'a [Message], turns: &'a [Range<usize>], budget: u64) -> Request<'a> {
+    fn request<'a>(model: &'a Model, messages: &'a [Message], steps: &'a [Range<usize>], budget: u64) -> Request<'a> {
         Request {
             model,
             previous: Some("Original task: port the parser."),
             messages,
-            turns,
+            steps,
             budget,
             summary_budget: 500,
             bare: false,
@@ -295,7 +297,7 @@ mod tests {
         );
         let turns = [0..3, 3..4];
         let prompt = request(&model, &messages, &turns, 10_000).build().unwrap();
-        assert_eq!(prompt.turns, 2);
+        assert_eq!(prompt.steps, 2);
         for needle in [
             "Original task: port the parser.",
             "[message 0] USER:\nFix src/parser.rs",
@@ -330,7 +332,7 @@ mod tests {
         ] {
             let prompt = request(&model, &messages, &turns, budget).build().unwrap();
             assert!(u64::from(model.count(&prompt.text).tokens) <= budget, "budget {budget}");
-            assert_eq!(prompt.turns, turns_covered, "budget {budget}");
+            assert_eq!(prompt.steps, turns_covered, "budget {budget}");
             assert_eq!(prompt.text.contains("one part of a longer history"), turns_covered == 1);
             assert_eq!(prompt.text.contains("to fit the request"), clipped, "budget {budget}");
         }

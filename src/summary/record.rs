@@ -19,12 +19,17 @@ pub struct CompactionRecord {
     pub summary: Box<str>,
     /// Tokens of the summary, counted for the window's model.
     pub summary_tokens: Count,
-    /// Index of the first message this compaction archived.
+    /// Index of the first message this compaction archived: where the previous record's
+    /// archive ended.
     pub first_archived: usize,
-    /// Index of the last message this compaction archived.
+    /// Index of the last message this compaction archived. `last_archived + 1` starts a step:
+    /// a turn's USER message (the archive ends on a turn), or a step inside turn
+    /// `archived_turns` (the archive holds that turn's oldest steps; its USER message is
+    /// still sent, pinned or before the summary).
     pub last_archived: usize,
-    /// Turns `0..archived_turns` are archived while this record is the newest: cumulative,
-    /// unlike `first_archived..=last_archived`, which are this record's own messages.
+    /// Turns `0..archived_turns` are archived whole while this record is the newest:
+    /// cumulative, unlike `first_archived..=last_archived`, which are this record's own
+    /// messages. The turn holding `last_archived + 1`.
     pub archived_turns: usize,
     /// Live tokens just before the summary was accepted.
     pub tokens_before: u32,
@@ -47,6 +52,12 @@ impl CompactionRecord {
     /// Messages this compaction archived.
     pub fn messages_archived(&self) -> usize {
         self.last_archived - self.first_archived + 1
+    }
+
+    /// The ledger index the archive ends before: the first message of the first step the
+    /// archive left (a turn's USER message, or a step inside turn `archived_turns`).
+    pub fn archive_end(&self) -> usize {
+        self.last_archived + 1
     }
 
     /// The record as the JSON object `ctxwin_window_compaction_info` returns and the saved

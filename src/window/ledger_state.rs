@@ -169,6 +169,21 @@ impl LedgerState {
         if opens { own - user } else { own + user }
     }
 
+    /// History tokens a view sending steps `u..` whole holds: theirs, and their turn's USER
+    /// message when `u` is not its turn's first step (it is sent before them). Never grows
+    /// with `u`. O(log steps).
+    pub fn history_kept_from(&self, u: usize, calibration: Calibration) -> u64 {
+        let steps = self.history_from_unit(u).tokens();
+        if u >= self.units.len() {
+            return steps;
+        }
+        let turn = self.turn_of_unit(u);
+        match self.turns[turn].first_unit == u {
+            true => steps,
+            false => steps + self.user_cost(turn, calibration),
+        }
+    }
+
     /// History tokens of turn `turn`'s USER message (0 when it is pinned or not counted yet).
     fn user_cost(&self, turn: usize, calibration: Calibration) -> u64 {
         let index = self.turns[turn].first;

@@ -19,8 +19,7 @@ impl Window {
     /// `index` (the USER message that starts its turn), unless they already are.
     pub(super) fn archive_before_provider_compaction(&mut self, index: usize) {
         let Some(turn) = self.ledger.turn_of(index) else { return };
-        let first_turn = self.archived_turns();
-        if turn <= first_turn || self.ledger.turns[turn].first != index {
+        if turn <= self.archived_turns() || self.ledger.turns[turn].first != index {
             return;
         }
         let tokens_before = self.live_tokens().tokens;
@@ -31,7 +30,7 @@ impl Window {
             timestamp: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
             summary: message.text().unwrap_or_default().into(),
             summary_tokens: message.count(),
-            first_archived: self.ledger.turns[first_turn].first,
+            first_archived: self.archive_end(),
             last_archived: index - 1,
             archived_turns: turn,
             tokens_before,

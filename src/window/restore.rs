@@ -52,7 +52,7 @@ pub struct SavedWindow {
     /// The provider's last prompt total.
     pub prompt_total: Option<u64>,
     /// The summary request awaiting its answer.
-    pub pending_summary: Option<PendingSummary>,
+    pub pending_summary: Option<SavedPending>,
     /// What the window learned from provider usage.
     pub calibration: Calibration,
     /// The provider formats the JSON-pushed messages fit.
@@ -61,6 +61,22 @@ pub struct SavedWindow {
     pub generation: u32,
     /// The request last prepared and the provider's cache reports.
     pub cache: CacheState,
+}
+
+/// A saved summary request awaiting its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SavedPending {
+    /// The steps it covers.
+    Steps(PendingSummary),
+    /// The turns it covers, in a document saved before a request could end inside a turn.
+    Turns {
+        /// The window's generation when the request was built.
+        generation: u32,
+        /// The first turn it covers.
+        first_turn: usize,
+        /// One past the last turn it covers.
+        end_turn: usize,
+    },
 }
 
 impl Window {
@@ -136,20 +152,11 @@ impl Window {
                 saved.first_live_turn, window.policy.first_live_turn
             )));
         }
-        if let Some(pending) = saved.pending_summary {
-            if pending.first_turn >= pending.end_turn || pending.end_turn > window.ledger.turns.len() {
-                return Err(inconsistent(format!(
-                    "pending_summary covers turns {}..{}, not within the {} turns",
-                    pending.first_turn,
-                    pending.end_turn,
-                    window.ledger.turns.len()
-                )));
-            }
-        }
+        let pending = saved.pending_summary.map(|pending| window.check_pending(pending)).transpose()?;
         for (index, count) in saved.pending_counts {
             window.set_count(index, count)?;
         }
-        window.policy.pending_summary = saved.pending_summary;
+        window.policy.pending_summary = pending;
         window.wire.prompt_total = saved.prompt_total;
         window.wire.wire_formats = saved.wire_formats;
         window.policy.generation = saved.generation;
@@ -201,23 +208,51 @@ impl Window {
         Ok(())
     }
 
-    /// Checks that each record archives the turns after the previous record's, as
-    /// `set_summary` would have recorded them, and leaves a live turn after it.
+    /// The saved summary request as steps, checked against the ledger: it covers steps
+    /// before the newest, none of them archived.
+    fn check_pending(&self, pending: SavedPending) -> Result<PendingSummary> {
+        let (first_step, end_step, generation) = match pending {
+            SavedPending::Steps(pending) => (pending.first_step, pending.end_step, pending.generation),
+            SavedPending::Turns { generation, first_turn, end_turn } if end_turn < self.ledger.turns.len() => {
+                (self.ledger.first_unit_of(first_turn), self.ledger.first_unit_of(end_turn), generation)
+            }
+            SavedPending::Turns { first_turn, end_turn, .. } => {
+                return Err(inconsistent(format!(
+                    "pending_summary covers turns {first_turn}..{end_turn}, not within the {} turns before the newest",
+                    self.ledger.turns.len()
+                )));
+            }
+        };
+        if first_step >= end_step || end_step >= self.ledger.units.len() || first_step < self.archived_steps() {
+            return Err(inconsistent(format!(
+                "pending_summary covers steps {first_step}..{end_step}, not within the {} steps after the {} archived",
+                self.ledger.units.len(),
+                self.archived_steps()
+            )));
+        }
+        Ok(PendingSummary { generation, first_step, end_step })
+    }
+
+    /// Checks that each record archives the steps after the previous record's, as
+    /// `set_summary` would have recorded them: it ends where a step starts (a turn's USER
+    /// message, or a later step of turn `archived_turns`: a record saved before summaries
+    /// could end inside a turn always ends on one), and leaves a step after it.
     fn check_records(&self, records: &[CompactionRecord]) -> Result<()> {
-        let mut archived = 0;
+        let mut archived = self.ledger.turns.first().map(|turn| turn.first);
         for (i, record) in records.iter().enumerate() {
+            let end = record.archive_end();
             let fits = record.number == i + 1
-                && record.archived_turns > archived
-                && record.archived_turns < self.ledger.turns.len()
-                && record.first_archived == self.ledger.turns[archived].first
-                && record.last_archived + 1 == self.ledger.turns[record.archived_turns].first;
+                && archived.is_some_and(|archived| record.first_archived == archived && end > archived)
+                && end < self.ledger.messages.len()
+                && self.ledger.units.binary_search(&end).is_ok()
+                && self.ledger.turn_of(end) == Some(record.archived_turns);
             if !fits {
                 return Err(inconsistent(format!(
                     "compactions[{i}] (number {}, messages {}..={}, {} turns archived) does not match the saved messages",
                     record.number, record.first_archived, record.last_archived, record.archived_turns
                 )));
             }
-            archived = record.archived_turns;
+            archived = Some(end);
         }
         Ok(())
     }

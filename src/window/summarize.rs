@@ -1,12 +1,15 @@
 //! The summary slot of a window: when to ask for a summary, the request, and the answer
-//! that archives the turns it covers.
+//! that archives the steps it covers.
 //!
-//! A request covers the turns from the end of the archive to the strategy's target: the
-//! turns the sliding window pruned (`sliding`), or the oldest turns that bring the view's
-//! history within `low_water` of its limit (`summary`; the newest turn always stays).
-//! When they do not fit the model's window in one prompt, the request covers as many as fit
-//! and `needs_summary` stays true until the rest is summarised, each part rolling up the
-//! previous summary.
+//! A request covers the steps from the end of the archive to the strategy's target: the
+//! turns the sliding window pruned (`sliding`), or the oldest steps that bring the view's
+//! history within `low_water` of its limit (`summary`; never the newest `keep_recent_steps`
+//! steps, nor into a newest turn of fewer steps). A chat turn is one step, so for a chat
+//! the archive ends on a turn; in a long tool loop it ends at a step boundary inside the
+//! running turn, whose USER message (the task) is still sent, and the summary stands where
+//! the archived steps were. When they do not fit the model's window in one prompt, the
+//! request covers as many steps as fit and `needs_summary` stays true until the rest is
+//! summarised, each part rolling up the previous summary.
 
 use super::Window;
 use crate::config::StrategyName;
@@ -16,8 +19,9 @@ use crate::summary::{CompactionRecord, PendingSummary};
 use std::ops::Range;
 
 impl Window {
-    /// The newest compaction record: its summary is the one in place, sent right after the
-    /// pinned head. `None` before the first summary.
+    /// The newest compaction record: its summary is the one in place, sent where the steps
+    /// it archived were (after the pinned head, and after the USER message of a turn whose
+    /// oldest steps it archived). `None` before the first summary.
     pub fn summary(&self) -> Option<&CompactionRecord> {
         self.policy.compactions.last()
     }
@@ -27,9 +31,27 @@ impl Window {
         &self.policy.compactions
     }
 
-    /// Turns archived by summaries: turns `0..archived_turns()` are replaced by the summary.
+    /// Turns archived whole by summaries: turns `0..archived_turns()` are replaced by the
+    /// summary (see [`Window::archived_steps`] for an archive ending inside a turn).
     pub fn archived_turns(&self) -> usize {
         self.summary().map_or(0, |record| record.archived_turns)
+    }
+
+    /// Steps archived by summaries: steps `0..archived_steps()` (see
+    /// [`Window::step_starts`]) are replaced by the summary. Their turns' USER messages are
+    /// archived with them, except the USER message of a turn whose later steps are still
+    /// sent. O(log steps).
+    pub fn archived_steps(&self) -> usize {
+        self.summary().map_or(0, |record| self.ledger.unit_of(record.archive_end()).unwrap_or(0))
+    }
+
+    /// The ledger index where the archive ends: the first message of the first step not
+    /// archived (the first USER message before any summary).
+    pub(super) fn archive_end(&self) -> usize {
+        match self.summary() {
+            Some(record) => record.archive_end(),
+            None => self.ledger.turns.first().map_or(0, |turn| turn.first),
+        }
     }
 
     /// The context limit summaries are fitted to: the `context_limit` setting, else the
@@ -57,19 +79,19 @@ impl Window {
 
     /// True when a summary should be asked for: with `sliding`, turns were pruned since the
     /// last summary; with `summary`, live tokens or the provider's last prompt total reach
-    /// `threshold` of the context limit, or the history budget already pushed turns out of the
-    /// view (with a small context limit the output reserve can leave less room than the
-    /// threshold), and the view is over `low_water` of its limit with a turn besides the
-    /// newest to archive.
+    /// `threshold` of the context limit, or the history budget already pushed steps out of
+    /// the view (with a small context limit the output reserve can leave less room than the
+    /// threshold), and the view is over `low_water` of its limit with a step besides the
+    /// newest ones to archive.
     pub fn needs_summary(&self) -> bool {
-        if self.summary_target() <= self.archived_turns() {
+        if self.summary_target() <= self.archived_steps() {
             return false;
         }
         match self.settings.strategy {
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => true,
             StrategyName::Summary => {
                 let trigger = self.settings.threshold.of(self.context_limit());
-                let pruned = self.policy.first_live_turn > self.archived_turns();
+                let pruned = self.policy.first_unit > self.archived_steps();
                 pruned
                     || u64::from(self.live_tokens().tokens) >= trigger
                     || self.wire.prompt_total.is_some_and(|total| total >= trigger)
@@ -77,31 +99,41 @@ impl Window {
         }
     }
 
-    /// One past the last turn a summary would archive now.
+    /// One past the last step a summary would archive now.
     fn summary_target(&self) -> usize {
         match self.settings.strategy {
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => {
-                self.policy.first_live_turn
+                self.ledger.first_unit_of(self.policy.first_live_turn)
             }
             StrategyName::Summary => self.summary_strategy_target(),
         }
     }
 
-    /// The `summary` strategy's target: the oldest turns go (those already out of the view
+    /// The `summary` strategy's target: the oldest steps go (those already out of the view
     /// first) until the view's history is within `low_water` of the history limit, as the
-    /// sliding window prunes; the newest turn always stays. So the view after a summary is
-    /// less than one turn under the low-water mark, not just the newest turn.
+    /// sliding window prunes; never the newest `keep_recent_steps` steps, nor into a newest
+    /// turn of fewer steps (a chat's newest turn stays whole). An older turn goes whole (as
+    /// before steps: its USER message and final answer go with its work); only the newest
+    /// turn, a running tool loop, is cut at a step. So the view after a summary is less than
+    /// one turn (one step, inside the newest turn) under the low-water mark.
     fn summary_strategy_target(&self) -> usize {
-        let newest = self.ledger.turns.len().saturating_sub(1);
-        let from = self.archived_turns().max(self.policy.first_live_turn).min(newest);
+        let Some(newest) = self.ledger.units.len().checked_sub(1) else { return 0 };
+        let turn_first = self.ledger.first_unit_of(self.ledger.turn_of_unit(newest));
+        let keep = (self.settings.keep_recent_steps as usize).max(1);
+        let latest = turn_first.max((newest + 1).saturating_sub(keep)).min(newest);
+        let from = self.archived_steps().max(self.policy.first_unit).min(latest);
         let low = self.settings.low_water.floor_of(self.available_for_history());
-        // History from a turn on shrinks with the turn: binary search, O(log² turns).
-        let (mut lo, mut hi) = (from, newest);
+        // History from a step on shrinks with the step: binary search, O(log² steps).
+        let (mut lo, mut hi) = (from, latest);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.history_from(mid).tokens() > low { lo = mid + 1 } else { hi = mid }
+            if self.ledger.history_kept_from(mid, self.wire.calibration) > low { lo = mid + 1 } else { hi = mid }
         }
-        lo
+        let turn = self.ledger.turn_of_unit(lo);
+        match turn == self.ledger.turn_of_unit(newest) || self.ledger.first_unit_of(turn) == lo {
+            true => lo,
+            false => self.ledger.first_unit_of(turn + 1),
+        }
     }
 
     /// Makes `record` (its `tokens_after` still to learn) the newest compaction: a summary
@@ -120,7 +152,7 @@ impl Window {
         }
     }
 
-    /// The prompt to send to the agent's LLM: the turns to archive and the summary in place,
+    /// The prompt to send to the agent's LLM: the steps to archive and the summary in place,
     /// fitted to the context limit minus `summary_budget`. Remembers what it covers for
     /// [`Window::set_summary`]; works whether or not the trigger has fired. This is the
     /// standalone request whatever the `summary_request` setting says:
@@ -141,20 +173,20 @@ impl Window {
     /// [`Window::summary_request`] without remembering the request: the prompt and what it
     /// covers, for a caller that hands the prompt on before committing to it.
     pub fn build_summary_request(&self) -> Result<(String, PendingSummary)> {
-        self.summary_prompt(self.summary_turns()?, self.summary_request_budget(), false)
+        self.summary_prompt(self.summary_steps()?, self.summary_request_budget(), false)
     }
 
-    /// The turns a summary request covers now: from the end of the archive to the
+    /// The steps a summary request covers now: from the end of the archive to the
     /// strategy's target. OUT_OF_RANGE when there are none.
-    pub fn summary_turns(&self) -> Result<Range<usize>> {
-        let (first_turn, target) = (self.archived_turns(), self.summary_target());
-        if target <= first_turn {
+    pub fn summary_steps(&self) -> Result<Range<usize>> {
+        let (first, target) = (self.archived_steps(), self.summary_target());
+        if target <= first {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
-                "nothing to summarise: no turn left the window since the last summary",
+                "nothing to summarise: no step left the window since the last summary",
             ));
         }
-        Ok(first_turn..target)
+        Ok(first..target)
     }
 
     /// Tokens a summary request may hold: the context limit less room for the answer (the
@@ -163,41 +195,42 @@ impl Window {
         u64::from(self.context_limit().saturating_sub(self.settings.summary_budget.max(self.output_reserve())))
     }
 
-    /// The standalone prompt for as many of `turns` (from the end of the archive on) as fit
+    /// The standalone prompt for as many of `steps` (from the end of the archive on) as fit
     /// `budget` tokens, rolling up the summary in place, and what it covers; with `bare`, the
-    /// transcript of those turns alone, without instructions.
-    pub fn summary_prompt(&self, turns: Range<usize>, budget: u64, bare: bool) -> Result<(String, PendingSummary)> {
-        let first_turn = turns.start;
-        let turns: Vec<_> = turns.map(|turn| self.turn_messages(turn)).collect();
+    /// transcript of those steps alone, without instructions.
+    pub fn summary_prompt(&self, steps: Range<usize>, budget: u64, bare: bool) -> Result<(String, PendingSummary)> {
+        let first_step = steps.start;
+        let parts: Vec<_> = steps.map(|unit| self.ledger.unit_range(unit)).collect();
         let prompt = Request {
             model: &self.model,
-            // A provider's compaction is the first message of the turns the request covers.
+            // A provider's compaction is the first message of the steps the request covers.
             previous: self.sent_summary().map(|record| &*record.summary),
             messages: &self.ledger.messages,
-            turns: &turns,
+            steps: &parts,
             budget,
             summary_budget: self.settings.summary_budget,
             bare,
         }
         .build()
         .map_err(|e| Error::new(e.kind(), format!("{} (context limit {})", e.message(), self.context_limit())))?;
-        let pending = PendingSummary { generation: self.policy.generation, first_turn, end_turn: first_turn + prompt.turns };
+        let pending = PendingSummary { generation: self.policy.generation, first_step, end_step: first_step + prompt.steps };
         Ok((prompt.text, pending))
     }
 
-    /// The message indices of turn `turn`.
-    fn turn_messages(&self, turn: usize) -> std::ops::Range<usize> {
-        let end = self.ledger.turns.get(turn + 1).map_or(self.ledger.messages.len(), |next| next.first);
-        self.ledger.turns[turn].first..end
+    /// History tokens archiving steps `steps` takes out of the view: theirs, and the USER
+    /// message of a turn the archive then leaves, less that of a turn it then ends inside.
+    fn archived_history(&self, steps: Range<usize>) -> u64 {
+        let calibration = self.wire.calibration;
+        self.ledger.history_kept_from(steps.start, calibration) - self.ledger.history_kept_from(steps.end, calibration)
     }
 
     /// Takes the LLM's answer to the request built at `generation`: the summary replaces the
-    /// previous one and the turns the request covered are archived (kept, not sent). A
+    /// previous one and the steps the request covered are archived (kept, not sent). A
     /// compaction record stamped `timestamp` (Unix seconds) is kept.
     ///
     /// Refused, changing nothing: no request pending or a stale `generation` (MISMATCH), an
     /// empty summary (INVALID_ARG), a summary over `summary_budget` or larger than the
-    /// previous summary and turns it replaces (OUT_OF_RANGE).
+    /// previous summary and steps it replaces (OUT_OF_RANGE).
     pub fn set_summary(&mut self, generation: u32, text: &str, timestamp: u64) -> Result<()> {
         let pending = self.policy.pending_summary.ok_or_else(|| {
             Error::new(
@@ -226,12 +259,12 @@ impl Window {
             ));
         }
         let previous = self.sent_summary().map_or(0, |record| u64::from(record.summary_tokens.tokens));
-        let archived = self.history_from(pending.first_turn).minus(self.history_from(pending.end_turn)).tokens();
+        let archived = self.archived_history(pending.first_step..pending.end_step);
         if u64::from(tokens.tokens) > previous + archived {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
                 format!(
-                    "the summary has {} tokens, more than the {} tokens it replaces (previous summary and archived turns)",
+                    "the summary has {} tokens, more than the {} tokens it replaces (previous summary and archived steps)",
                     tokens.tokens,
                     previous + archived
                 ),
@@ -239,14 +272,15 @@ impl Window {
         }
         let tokens_before = self.live_tokens().tokens;
         let (cleared_results, cleared_tokens) = self.cleared_now();
+        let end = self.ledger.units[pending.end_step];
         self.accept_compaction(CompactionRecord {
             number: self.policy.compactions.len() + 1,
             timestamp,
             summary: text.into(),
             summary_tokens: tokens,
-            first_archived: self.ledger.turns[pending.first_turn].first,
-            last_archived: self.ledger.turns[pending.end_turn].first - 1,
-            archived_turns: pending.end_turn,
+            first_archived: self.archive_end(),
+            last_archived: end - 1,
+            archived_turns: self.ledger.turn_of(end).unwrap_or(0),
             tokens_before,
             tokens_after: tokens_before,
             provider: false,

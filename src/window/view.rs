@@ -22,8 +22,9 @@ impl Window {
     }
 
     /// Item `i` of the view. O(1) for a computed view, O(log messages) otherwise. The summary
-    /// in place, if any, is a synthetic USER item right after the leading pinned items; its
-    /// `index` is the first archived message.
+    /// in place, if any, is a synthetic USER item where the steps it archived were: after the
+    /// leading pinned items, and after the USER message of a turn whose oldest steps it
+    /// archived; its `index` is the first archived message.
     pub fn view_item(&self, i: usize) -> Option<ViewItem<'_>> {
         let Some((position, record)) = self.summary_position().zip(self.sent_summary()) else {
             return self.ledger_view_item(i);
@@ -41,11 +42,17 @@ impl Window {
         }
     }
 
-    /// Where the summary item stands in the view: after the pinned items that lead it.
+    /// Where the summary item stands in the view: after the pinned items that lead it and
+    /// the USER message of a turn whose oldest steps it archived (a ledger message before
+    /// the archive's end that is sent), so that it stands where the archived steps were.
     fn summary_position(&self) -> Option<usize> {
-        self.sent_summary()?;
+        let end = self.sent_summary()?.archive_end();
         Some(match &self.policy.overlay {
-            Some(overlay) => overlay.items.iter().take_while(|item| item.pinned).count(),
+            Some(overlay) => overlay
+                .items
+                .iter()
+                .take_while(|item| item.pinned || item.item_type == ItemType::Message && item.index < end)
+                .count(),
             None => self.pinned_before(self.start()).len(),
         })
     }

@@ -64,10 +64,17 @@ pub fn answer_summaries(window: &mut Window, rng: &mut Rng, turn: usize) -> usiz
     let mut answered = 0;
     while window.needs_summary() {
         window.summary_request().unwrap();
-        // At most half the budget, and never more than the summary and turns it replaces.
+        // At most half the budget, and never more than the summary and steps it replaces
+        // (the USER message of a turn it ends inside is still sent).
         let pending = window.pending_summary().unwrap();
+        let starts = window.step_starts();
+        let end = starts[pending.end_step];
+        let question = window.turn_of(end).map(|turn| window.turn_info(turn).unwrap().first_message);
         let replaced = window.summary().map_or(0, |record| record.summary_tokens.tokens)
-            + (pending.first_turn..pending.end_turn).map(|t| window.turn_info(t).unwrap().tokens.tokens).sum::<u32>();
+            + (starts[pending.first_step]..end)
+                .filter(|&i| !window.is_pinned_at(i) && Some(i) != question)
+                .map(|i| window.message(i).unwrap().count().tokens)
+                .sum::<u32>();
         let most = (window.settings().summary_budget / 2).min(replaced) as usize;
         let mut words: Vec<&str> = (0..rng.between(10, most.max(11))).map(|_| rng.pick(&WORDS)).collect();
         let mut text = format!("Progress through turn {turn}: {}", words.join(" "));
