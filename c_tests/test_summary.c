@@ -223,6 +223,90 @@ static void conversation_request_is_the_rendered_conversation_plus_an_instructio
     ctxwin_window_free(w);
 }
 
+/* Occurrences of `needle` in `text`. */
+static size_t occurrences(const char *text, const char *needle) {
+    size_t n = 0;
+    for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle)) n++;
+    return n;
+}
+
+/* A one-task tool loop under `summary` (one user message, then tool steps): the summary
+ * covers the loop's oldest steps and stands where they were, right after the task, which
+ * stays sent; the newest steps follow without a step marker, every call with its result.
+ * The record and the view survive export and import. */
+static void a_one_task_loop_gets_a_summary_of_its_oldest_steps(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"pin_task\": true, \"strategy\": \"summary\", \"context_limit\": 8000, "
+                         "\"summary_budget\": 300, \"format\": \"anthropic\", \"keep_recent_steps\": 2}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    const char *task = "Fix the failing build in src/main.rs";
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, task));
+    char output[1600];
+    for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 40 == 39 ? '\n' : 'a' + (char)(i % 23));
+    output[sizeof output - 1] = '\0';
+    ctxwin_request_info info;
+    int steps = 0;
+    for (; steps < 200 && !ctxwin_window_needs_summary(w); steps++) {
+        char id[32], args[64];
+        snprintf(id, sizeof id, "call_%d", steps);
+        snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", steps);
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, strlen(output), NULL));
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+    }
+    CHECK(ctxwin_window_needs_summary(w));
+    CHECK(ctxwin_window_turn_count(w) == 1);
+    char *prompt = request(w);
+    CHECK(strstr(prompt, "src/m0.rs") != NULL); /* the oldest step is summarised */
+    free(prompt);
+    const char *summary = "Original task: fix src/main.rs. Ledger: [done] read the first modules.";
+    CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
+    CHECK(!ctxwin_window_needs_summary(w));
+    char json[1024];
+    CHECK_OK(ctxwin_window_compaction_info(w, 0, json, sizeof json, NULL));
+    CHECK(strstr(json, "\"archived_turns\":0") != NULL);
+    /* The view: the task, the summary, then the steps from start, a tool call first. */
+    size_t start = ctxwin_window_start(w);
+    CHECK(start > 2);
+    ctxwin_item item;
+    CHECK_OK(ctxwin_window_view_get(w, 0, &item));
+    CHECK(item.type == CTXWIN_ITEM_MESSAGE && item.kind == CTXWIN_KIND_USER && item.index == 0);
+    CHECK_OK(ctxwin_window_view_get(w, 1, &item));
+    CHECK(item.type == CTXWIN_ITEM_SYNTHETIC && item.text_len == strlen(summary) &&
+          memcmp(item.text, summary, item.text_len) == 0);
+    CHECK_OK(ctxwin_window_view_get(w, 2, &item));
+    CHECK(item.type == CTXWIN_ITEM_MESSAGE && item.kind == CTXWIN_KIND_TOOL_CALL && item.index == start);
+    /* Anthropic: the summary joins the task's user message; every tool_use has its result. */
+    const char *base = "{\"model\": \"claude-sonnet-4-5\", \"max_tokens\": 256}";
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), NULL, 0, &needed));
+    char *body = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), body, needed + 1, &needed));
+    const char *at_task = strstr(body, task), *at_summary = strstr(body, "Original task: fix src/main.rs");
+    CHECK(at_task != NULL && at_summary != NULL && at_task < at_summary);
+    CHECK(occurrences(at_task, "\"role\"") == occurrences(at_summary, "\"role\"")); /* one message */
+    /* Roles alternate: user (task and summary), then assistant calls and user results. */
+    CHECK(occurrences(body, "\"role\":\"user\"") == occurrences(body, "\"role\":\"assistant\"") + 1);
+    CHECK(occurrences(body, "\"type\":\"tool_use\"") == occurrences(body, "\"type\":\"tool_result\""));
+    CHECK(strstr(body, "[Context compacted") == NULL); /* no step marker */
+    /* Exported and imported: the same record, the same body. */
+    size_t len = 0;
+    char *doc = export_json(w, &len);
+    ctxwin_window *restored = NULL;
+    CHECK_OK(ctxwin_window_import(doc, len, &restored));
+    char again[1024];
+    CHECK_OK(ctxwin_window_compaction_info(restored, 0, again, sizeof again, NULL));
+    CHECK(strcmp(again, json) == 0);
+    char *body2 = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_render_request(restored, base, strlen(base), body2, needed + 1, NULL));
+    CHECK(strcmp(body, body2) == 0);
+    free(body2);
+    free(body);
+    free(doc);
+    ctxwin_window_free(restored);
+    ctxwin_window_free(w);
+}
+
 void suite_summary(void) {
     harness_run("pruned_turns_are_summarised_and_archived", pruned_turns_are_summarised_and_archived);
     harness_run("compaction_records_are_json", compaction_records_are_json);
@@ -230,4 +314,5 @@ void suite_summary(void) {
     harness_run("summary_strategy_archives_the_oldest_turns_down_to_low_water", summary_strategy_archives_the_oldest_turns_down_to_low_water);
     harness_run("conversation_request_is_the_rendered_conversation_plus_an_instruction",
                 conversation_request_is_the_rendered_conversation_plus_an_instruction);
+    harness_run("a_one_task_loop_gets_a_summary_of_its_oldest_steps", a_one_task_loop_gets_a_summary_of_its_oldest_steps);
 }
