@@ -281,13 +281,17 @@ static int item_holds(const struct ctxwin_item *item, const char *needle) {
     return 0;
 }
 
-/* The clearing stage: in a long tool loop under a small budget, old results are sent as a
- * placeholder naming the tool and the call while their calls stay; prepare says how many
- * and what it saved; the newest results stay whole; bad stage lists change nothing. */
-static void old_tool_results_are_cleared_first(void) {
+/* The clearing stage, before `strategy`: in a long tool loop under a small budget, old
+ * results are sent as a placeholder naming the tool and the call while their calls stay;
+ * prepare says how many and what it saved; the newest results stay whole; bad stage lists
+ * change nothing. */
+static void old_tool_results_are_cleared_before(const char *strategy) {
     ctxwin_window *w = new_window("gpt-4o");
-    CHECK_OK(configure(w, "{\"stages\":[\"clear\",\"sliding\"],\"history_budget\":3000,"
-                          "\"keep_tool_results\":2,\"clear_at_least\":500}"));
+    char settings[256];
+    snprintf(settings, sizeof settings,
+             "{\"stages\":[\"clear\",\"%s\"],\"history_budget\":3000,\"keep_tool_results\":2,\"clear_at_least\":500}",
+             strategy);
+    CHECK_OK(configure(w, settings));
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parse.c."));
     char output[4096];
     size_t len = 0;
@@ -326,11 +330,21 @@ static void old_tool_results_are_cleared_first(void) {
     CHECK_STATUS(configure(w, "{\"exclude_tools\":\"read_file\"}"), CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "exclude_tools") != NULL);
     CHECK_STATUS(configure(w, "{\"keep_tool_results\":-1}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK_STATUS(configure(w, "{\"clear_low_water\":0}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "clear_low_water") != NULL);
+    CHECK_STATUS(configure(w, "{\"stages\":[\"clear\",\"tiered\"]}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "tiered") != NULL);
     CHECK(ctxwin_window_generation(w) == generation);
     ctxwin_request_info again;
     CHECK_OK(ctxwin_window_prepare(w, &again));
     CHECK(again.cleared_results == info.cleared_results && again.tokens == info.tokens);
     ctxwin_window_free(w);
+}
+
+static void old_tool_results_are_cleared_first(void) {
+    old_tool_results_are_cleared_before("sliding");
+    old_tool_results_are_cleared_before("drop_oldest");
+    old_tool_results_are_cleared_before("monologue");
 }
 
 /* Superseded reads: with "supersede": {"read_file": "path"}, a file read again makes the

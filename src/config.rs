@@ -397,12 +397,11 @@ impl Settings {
 
     /// Rejects combinations no conversation can satisfy.
     fn check_consistent(&self) -> Result<()> {
-        if self.clearing.enabled && !matches!(self.strategy, StrategyName::Sliding | StrategyName::Summary) {
-            return Err(Error::invalid_arg(format!(
-                "configuration key 'stages': \"clear\" runs before sliding or summary in this version, not {} \
-                 (they walk the steps it clears; the others plan on whole outputs)",
-                self.strategy.as_str()
-            )));
+        if self.clearing.enabled && self.strategy == StrategyName::Tiered {
+            return Err(Error::invalid_arg(
+                "configuration key 'stages': \"clear\" runs before sliding, summary, drop_oldest or monologue in this \
+                 version, not tiered (whose cut of long outputs is planned on results sent whole)",
+            ));
         }
         if let Some(threshold) = self.message_threshold {
             let kept = u64::from(self.keep_first) + u64::from(self.keep_recent);
@@ -706,7 +705,11 @@ mod tests {
         let sliding = settings.with_json(r#"{"strategy":"sliding"}"#).unwrap();
         assert_eq!(sliding.stages(), ["clear", "sliding"]);
         let refused = sliding.with_json(r#"{"strategy":"tiered"}"#).unwrap_err();
-        assert!(refused.message().contains("\"clear\" runs before sliding or summary"), "{}", refused.message());
+        assert!(refused.message().contains("not tiered"), "{}", refused.message());
+        for strategy in ["drop_oldest", "monologue"] {
+            let staged = sliding.with_json(&format!(r#"{{"strategy":"{strategy}"}}"#)).unwrap();
+            assert_eq!(staged.stages(), ["clear", strategy]);
+        }
         let plain = sliding.with_json(r#"{"stages":["sliding"]}"#).unwrap();
         assert_eq!((plain.clearing.enabled, plain.strategy), (false, StrategyName::Sliding));
         assert_eq!(Settings::default().stages(), ["sliding"]);

@@ -16,7 +16,7 @@ use crate::config::{BudgetMode, Fraction, Settings, StrategyName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ledger::Ledger;
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
-use crate::strategy::clearing::ClearStage;
+use crate::strategy::clearing::{ClearSettings, ClearStage};
 use crate::strategy::monologue::Monologue;
 use crate::strategy::plan::{Cost, CostCache, Costs, Limits, Plan, Rules};
 use crate::strategy::sliding::WalkUnits;
@@ -716,7 +716,7 @@ impl Window {
         let ledger = self.ledger();
         let renderer = Renderer::new(ledger);
         let previous = self.policy.overlay.as_ref().filter(|_| cache.view_reusable);
-        // The clearing stage (before sliding and summary only: see `Settings::check_consistent`).
+        // The clearing stage (before every strategy but tiered: see `Settings::check_consistent`).
         let clearing = settings.clearing.enabled;
         let mut clearables = std::mem::take(&mut cache.clearables);
         if clearing {
@@ -730,6 +730,11 @@ impl Window {
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
         let low_water = settings.low_water;
         let keep_recent_steps = settings.keep_recent_steps as usize;
+        let clear = clearing.then_some(ClearSettings {
+            keep: settings.clearing.keep_tool_results as usize,
+            at_least: u64::from(settings.clearing.clear_at_least),
+            low_water: settings.clearing.low_water,
+        });
         let cut_by_hand = self.ledger.first_unit_of(self.policy.compacted_through);
         let mut plan = match settings.strategy {
             StrategyName::Sliding | StrategyName::Summary => {
@@ -745,12 +750,7 @@ impl Window {
                     ledger: &self.ledger,
                     calibration: self.wire.calibration,
                     rules: Rules { ledger, free, keep_recent_steps, marker },
-                    clear: clearing.then(|| ClearStage {
-                        clearables: &clearables,
-                        keep: settings.clearing.keep_tool_results as usize,
-                        at_least: u64::from(settings.clearing.clear_at_least),
-                        low_water: settings.clearing.low_water,
-                    }),
+                    clear: clear.map(|clear| clear.stage(&clearables)),
                 };
                 let kept = costs.first_kept(&limits, &mut units);
                 let first = kept.first.max(floor.min(newest));
@@ -777,7 +777,10 @@ impl Window {
                     turns: settings.turn_threshold.map(u64::from),
                     low_water,
                 };
-                drop_oldest::plan(&mut costs, floor, &limits, keep_recent_steps)
+                let stage = clear.map(|clear| clear.stage(&clearables));
+                let (plan, cleared) = drop_oldest::plan(&mut costs, floor, &limits, keep_recent_steps, stage);
+                cleared_before = cleared;
+                plan
             }
             StrategyName::Tiered => {
                 let tiered = Tiered {
@@ -799,10 +802,15 @@ impl Window {
                     limits: Limits { tokens, items: None, turns: None, low_water },
                     keep_recent_turns: settings.keep_recent_turns as usize,
                     keep_recent_steps,
+                    clear,
                 };
+                // The planner reads what clearing saves from the cache while it plans.
+                costs.cache().clearables = std::mem::take(&mut clearables);
                 let mut replay = std::mem::take(&mut costs.cache().monologue);
                 let zones = replay.run(&planner, &mut costs);
                 costs.cache().monologue = replay;
+                clearables = std::mem::take(&mut costs.cache().clearables);
+                cleared_before = zones.cleared_before();
                 monologue::plan(&zones, unit_count, floor, cut_by_hand)
             }
         };

@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 
 /// The five strategies and the staged policies, as configuration keys.
-const POLICIES: [&str; 7] = [
+const POLICIES: [&str; 9] = [
     r#""strategy":"sliding""#,
     r#""strategy":"drop_oldest""#,
     r#""strategy":"tiered""#,
@@ -36,6 +36,8 @@ const POLICIES: [&str; 7] = [
     r#""strategy":"summary""#,
     r#""stages":["clear","sliding"]"#,
     r#""stages":["clear","summary"]"#,
+    r#""stages":["clear","drop_oldest"]"#,
+    r#""stages":["clear","monologue"]"#,
 ];
 
 const BUDGET: u64 = 12_000;

@@ -50,13 +50,14 @@ struct Session {
     keep: usize,
     at_least: u64,
     budget: u64,
+    strategy: &'static str,
 }
 
 impl Session {
     fn new(format: &str, rng: &mut Rng, budget: u64) -> Session {
         let keep = rng.below(6);
         let at_least = [0, 200, 2_000][rng.below(3) as usize];
-        let strategy = ["sliding", "summary"][rng.below(2) as usize];
+        let strategy = ["sliding", "summary", "drop_oldest", "monologue"][rng.below(4) as usize];
         let mut window = Window::new("gpt-4o");
         let config = format!(
             r#"{{"format":"{format}","stages":["clear","{strategy}"],"history_budget":{budget},"keep_tool_results":{keep},
@@ -64,7 +65,7 @@ impl Session {
             rng.chance(2)
         );
         window.configure(&config).unwrap();
-        Session { window, keep, at_least, budget }
+        Session { window, keep, at_least, budget, strategy }
     }
 }
 
@@ -99,12 +100,16 @@ fn clearing_holds_its_promises_over_long_tool_loops() {
             for turn in 0..rng.between(1, 4) {
                 session.window.push(Kind::User, &format!("Task {turn}: fix the failing test.")).unwrap();
                 // What was cleared when the turn began: the walk's remembered state.
-                let at_turn_start = sent(&session.window).0;
+                let (at_turn_start, whole_at_turn_start, _) = sent(&session.window);
+                // The results the previous request sent, and whether a request of this turn
+                // stopped sending one.
+                let mut sent_before: HashSet<usize> = at_turn_start.union(&whole_at_turn_start).copied().collect();
+                let mut removed = false;
                 let start_at_turn_start = session.window.start();
                 for _ in 0..rng.between(3, 40) {
                     session.window.prepare().unwrap();
-                    let (cleared, _, calls) = sent(&session.window);
-                    let context = format!("{key} seed {seed} turn {turn}");
+                    let (cleared, whole, calls) = sent(&session.window);
+                    let context = format!("{key} seed {seed} turn {turn} ({})", session.strategy);
                     let newest_alone = session.window.first_live_turn() + 1 == session.window.turn_count();
                     assert!(
                         session.window.view_history().tokens() <= session.budget || newest_alone,
@@ -127,8 +132,11 @@ fn clearing_holds_its_promises_over_long_tool_loops() {
                         }
                     }
                     let new: Vec<usize> = cleared.difference(&at_turn_start).copied().collect();
-                    // (A clearing whose turns the strategy then dropped saved more than is sent.)
-                    if !new.is_empty() && session.window.start() == start_at_turn_start {
+                    // (A clearing whose steps the strategy then dropped, or stripped, saved more
+                    // than is sent.)
+                    removed |= sent_before.iter().any(|index| !cleared.contains(index) && !whole.contains(index));
+                    sent_before = cleared.union(&whole).copied().collect();
+                    if !new.is_empty() && session.window.start() == start_at_turn_start && !removed {
                         clearings += 1;
                         // The results' tokens saved, and with clear_tool_inputs their calls'.
                         let calls_of_new: HashSet<usize> = new.iter().map(|index| calls_of[index]).collect();

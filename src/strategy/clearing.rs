@@ -16,6 +16,26 @@
 use crate::config::Fraction;
 use crate::view::clearing::Clearables;
 
+/// The clearing stage's settings, as the planners compare them: a planner made under other
+/// settings plans again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClearSettings {
+    /// Newest results never cleared.
+    pub keep: usize,
+    /// Tokens a clearing saves at least, or it does not happen.
+    pub at_least: u64,
+    /// How far a clearing goes, as a fraction of the token limit; `None`: the policy's
+    /// low water.
+    pub low_water: Option<Fraction>,
+}
+
+impl ClearSettings {
+    /// The stage under these settings over `clearables`.
+    pub fn stage(self, clearables: &Clearables) -> ClearStage<'_> {
+        ClearStage { clearables, keep: self.keep, at_least: self.at_least, low_water: self.low_water }
+    }
+}
+
 /// The clearing stage as the sliding walk runs it: what clearing saves where, and the
 /// settings that bound it.
 #[derive(Clone, Copy)]

@@ -1,19 +1,29 @@
 //! Drop oldest (Forge's sliding-window fallback): thresholds on tokens, messages and turns;
 //! when any one is exceeded, drop the oldest steps until all hold within `low_water` of them
 //! (the sliding walk, see [`super::sliding`]). A chat turn is one step; a tool loop loses
-//! its oldest steps behind one marker, never its newest `keep_recent_steps`.
+//! its oldest steps behind one marker, never its newest `keep_recent_steps`. With the
+//! clearing stage first, old tool results are cleared before any step is dropped (the walk
+//! clears first, see [`super::sliding`]).
 
+use super::clearing::ClearStage;
 use super::plan::{Cost, Costs, Limits, Plan};
 use crate::view::render::Treatment;
 
 /// The plan of the sliding walk under `limits` over the steps rendered whole, keeping the
 /// newest `keep_recent_steps` of the running turn, never before `floor` (turns dropped by
-/// hand, archived by a summary).
-pub fn plan(costs: &mut Costs<'_>, floor: usize, limits: &Limits, keep_recent_steps: usize) -> Plan {
+/// hand, archived by a summary), and the clear pointer when the clearing stage `clear` runs
+/// first.
+pub fn plan(
+    costs: &mut Costs<'_>,
+    floor: usize,
+    limits: &Limits,
+    keep_recent_steps: usize,
+    clear: Option<ClearStage<'_>>,
+) -> (Plan, usize) {
     let unit_count = costs.renderer().ledger().unit_count();
     let newest = unit_count.saturating_sub(1);
-    let first = costs.first_kept_whole(limits, keep_recent_steps).max(floor.min(newest));
-    whole_from(costs, first)
+    let kept = costs.first_kept_whole(limits, keep_recent_steps, clear);
+    (whole_from(costs, kept.first.max(floor.min(newest))), kept.cleared_before)
 }
 
 /// The plan keeping the longest run of newest steps, from `floor` on, within `limits` (low

@@ -7,11 +7,18 @@
 //! `low_water` of its limit (see [`super::band`]). Both only move a boundary forward, so the
 //! decision is two numbers, made step by step ([`super::replay`]) in O(1) amortized per
 //! step. A chat turn is one step: for chat sessions this is the classic rule over turns.
+//!
+//! With the clearing stage first (`"stages": ["clear", "monologue"]`), once the view is over
+//! the old tool results of the steps still sent whole are cleared first (oldest first, down
+//! to the clearing's low water, see [`super::clearing`]), and only if the view is still over
+//! are steps stripped and dropped. The clear pointer is one more number of the decision.
 
 use super::band::shrink;
+use super::clearing::ClearSettings;
 use super::plan::{Cost, Costs, Limits, Plan, Rules};
 use super::replay::Stepper;
 use crate::ledger::Ledger;
+use crate::view::clearing::Clearables;
 use crate::view::render::Treatment;
 
 /// The monologue planner's settings.
@@ -23,6 +30,8 @@ pub struct Monologue {
     pub keep_recent_turns: usize,
     /// Newest steps of the running turn never stripped nor dropped.
     pub keep_recent_steps: usize,
+    /// The clearing stage before it, if the policy has one.
+    pub clear: Option<ClearSettings>,
 }
 
 impl Monologue {
@@ -45,13 +54,31 @@ impl Monologue {
 }
 
 /// Monologue's decision after a step: steps `..dropped` are dropped, `dropped..stripped`
-/// stripped, later steps whole.
+/// stripped, later steps whole, with their clearable tool results before ledger index
+/// `cleared` cleared.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Zones {
     dropped: usize,
     stripped: usize,
-    /// What the steps sent cost.
+    cleared: usize,
+    /// What the steps sent cost, their results counted whole.
     cost: Cost,
+}
+
+impl Zones {
+    /// Every clearable tool result before this ledger index is sent cleared.
+    pub fn cleared_before(&self) -> usize {
+        self.cleared
+    }
+
+    /// What the view of these zones costs: the steps sent, less what clearing saves in the
+    /// steps sent whole (stripped and dropped steps send no results).
+    fn sent(&self, ledger: &Ledger<'_>, clearables: &Clearables) -> Cost {
+        let whole_from = ledger.first_of(self.stripped);
+        let saved = clearables.saving_in(whole_from..self.cleared.max(whole_from));
+        // (Saturating: a result the view leaves out, unpaired, costs its step nothing.)
+        Cost { tokens: self.cost.tokens.saturating_sub(saved), items: self.cost.items }
+    }
 }
 
 impl Stepper for Monologue {
@@ -61,34 +88,43 @@ impl Stepper for Monologue {
         let mut zones = previous;
         let whole = costs.of(newest, Treatment::Whole);
         zones.cost = Cost { tokens: zones.cost.tokens + whole.tokens, items: zones.cost.items + whole.items };
-        if self.limits.admit(zones.cost, 0) {
+        let ledger = *costs.renderer().ledger();
+        // What clearing saves, read from the cache while the step is planned.
+        let clearables = std::mem::take(&mut costs.cache().clearables);
+        let sent = |zones: &Zones| zones.sent(&ledger, &clearables);
+        if self.limits.admit(sent(&zones), 0) {
+            costs.cache().clearables = clearables;
             return zones;
         }
-        let ledger = *costs.renderer().ledger();
+        if let Some(stage) = self.clear.map(|clear| clear.stage(&clearables)) {
+            let from = zones.cleared.max(ledger.first_of(zones.stripped));
+            let protected = clearables.protected_from(ledger.unit_range(newest).end, stage.keep);
+            let low = stage.low(self.limits.tokens, self.limits.low().tokens);
+            if let Some((to, _)) = stage.advance(from, protected, sent(&zones).tokens, low) {
+                zones.cleared = to;
+            }
+        }
         let strip_end = self.strip_end(&ledger, newest);
         let guard = Rules { ledger, free: 0, keep_recent_steps: self.keep_recent_steps, marker: Cost::default() }.guard(newest);
-        shrink(
-            zones,
-            &self.limits,
-            |zones| zones.cost,
-            |zones| {
-                let (turn, from, to) = if zones.stripped < strip_end {
-                    zones.stripped += 1;
-                    (zones.stripped - 1, Treatment::Whole, Treatment::Stripped)
-                } else if zones.dropped < guard {
-                    let from = if zones.dropped < zones.stripped { Treatment::Stripped } else { Treatment::Whole };
-                    zones.dropped += 1;
-                    zones.stripped = zones.stripped.max(zones.dropped);
-                    (zones.dropped - 1, from, Treatment::Dropped)
-                } else {
-                    return false;
-                };
-                let (before, after) = (costs.of(turn, from), costs.of(turn, to));
-                zones.cost.tokens = zones.cost.tokens - before.tokens + after.tokens;
-                zones.cost.items = zones.cost.items - before.items + after.items;
-                true
-            },
-        )
+        let zones = shrink(zones, &self.limits, sent, |zones| {
+            let (turn, from, to) = if zones.stripped < strip_end {
+                zones.stripped += 1;
+                (zones.stripped - 1, Treatment::Whole, Treatment::Stripped)
+            } else if zones.dropped < guard {
+                let from = if zones.dropped < zones.stripped { Treatment::Stripped } else { Treatment::Whole };
+                zones.dropped += 1;
+                zones.stripped = zones.stripped.max(zones.dropped);
+                (zones.dropped - 1, from, Treatment::Dropped)
+            } else {
+                return false;
+            };
+            let (before, after) = (costs.of(turn, from), costs.of(turn, to));
+            zones.cost.tokens = zones.cost.tokens - before.tokens + after.tokens;
+            zones.cost.items = zones.cost.items - before.items + after.items;
+            true
+        });
+        costs.cache().clearables = clearables;
+        zones
     }
 }
 
@@ -138,6 +174,7 @@ mod tests {
             limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
             keep_recent_turns: 2,
             keep_recent_steps: 1,
+            clear: None,
         };
         let mut cache = CostCache::default();
         let ledger = window.ledger();

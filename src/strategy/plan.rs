@@ -2,6 +2,7 @@
 //! unit, see [`crate::ledger`]) costs under each treatment, remembered between runs together
 //! with the strategies' own per-step decisions.
 
+use super::clearing::ClearStage;
 use super::monologue::Monologue;
 use super::replay::Replay;
 use super::sliding::{Kept, Walk, WalkUnits};
@@ -185,15 +186,16 @@ impl<'a> Costs<'a> {
     }
 
     /// The first kept step of the sliding walk under `limits`, over the steps as rendered
-    /// whole, keeping the newest `keep_recent_steps` of the running turn.
-    pub fn first_kept_whole(&mut self, limits: &Limits, keep_recent_steps: usize) -> usize {
+    /// whole, keeping the newest `keep_recent_steps` of the running turn, and the clear
+    /// pointer when the clearing stage `clear` runs first.
+    pub fn first_kept_whole(&mut self, limits: &Limits, keep_recent_steps: usize, clear: Option<ClearStage<'_>>) -> Kept {
         let mut walk = std::mem::take(&mut self.cache.walk);
         let ledger = *self.renderer.ledger();
         let marker = self.step_marker_reserve();
-        let mut units = Rendered { costs: self, rules: Rules { ledger, free: 0, keep_recent_steps, marker } };
-        let first = walk.first_kept(limits, &mut units).first;
+        let mut units = Rendered { costs: self, rules: Rules { ledger, free: 0, keep_recent_steps, marker }, clear };
+        let kept = walk.first_kept(limits, &mut units);
         self.cache.walk = walk;
-        first
+        kept
     }
 
     /// What the compaction marker for `removed` messages costs.
@@ -271,12 +273,13 @@ impl Rules<'_> {
 }
 
 /// The walk over the steps as rendered whole.
-struct Rendered<'c, 'a> {
+struct Rendered<'c, 'a, 's> {
     costs: &'c mut Costs<'a>,
     rules: Rules<'a>,
+    clear: Option<ClearStage<'s>>,
 }
 
-impl<'a> WalkUnits<'a> for Rendered<'_, 'a> {
+impl<'a> WalkUnits<'a> for Rendered<'_, 'a, '_> {
     fn cost(&mut self, unit: usize) -> Cost {
         match unit < self.rules.free {
             true => Cost::default(),
@@ -286,5 +289,9 @@ impl<'a> WalkUnits<'a> for Rendered<'_, 'a> {
 
     fn rules(&self) -> Rules<'a> {
         self.rules
+    }
+
+    fn clear(&self) -> Option<ClearStage<'_>> {
+        self.clear
     }
 }

@@ -133,14 +133,18 @@ impl Walk {
             return;
         }
         let low = limits.low();
-        if let Some(stage) = units.clear() {
+        // Clearing saves tokens only: it acts when the tokens are over.
+        let tokens_over = self.kept.plus(rules.marker(self.first)).tokens > limits.tokens;
+        if let (Some(stage), true) = (units.clear(), tokens_over) {
             let ledger = rules.ledger;
             let from = self.clear.max(ledger.unit_range(self.first.max(rules.free)).start);
             let protected = stage.clearables.protected_from(ledger.unit_range(unit).end, stage.keep);
             let kept = self.kept.plus(rules.marker(self.first)).tokens;
             if let Some((to, saved)) = stage.advance(from, protected, kept, stage.low(limits.tokens, low.tokens)) {
                 self.clear = to;
-                self.kept.tokens -= saved;
+                // (Saturating: a result the view leaves out, unpaired, costs a rendered step
+                // nothing.)
+                self.kept.tokens = self.kept.tokens.saturating_sub(saved);
             }
             if admit(limits, self) {
                 return;
@@ -151,7 +155,8 @@ impl Walk {
             let mut dropped = units.cost(self.first);
             if let (Some(stage), false) = (units.clear(), self.first < rules.free) {
                 let range = rules.ledger.unit_range(self.first);
-                dropped.tokens -= stage.clearables.saving_in(range.start..range.end.min(self.clear).max(range.start));
+                let saved = stage.clearables.saving_in(range.start..range.end.min(self.clear).max(range.start));
+                dropped.tokens = dropped.tokens.saturating_sub(saved);
             }
             self.kept = self.kept.minus(dropped);
             self.first += 1;
