@@ -1,4 +1,5 @@
 /* The view, tool call pairs, the compaction strategies and recovery from overflow errors. */
+#include <stdlib.h>
 #include <string.h>
 #include "harness.h"
 
@@ -192,6 +193,68 @@ static void drop_oldest_honours_every_threshold(void) {
     ctxwin_window_free(w);
 }
 
+/* A one-task tool loop (one user message, then tool steps) rejected as too long: recover
+ * frees the loop's oldest steps behind the step marker, keeps the task and the newest steps,
+ * and the choice survives export and import and is undone by a rewind before it. When only
+ * the newest steps are left it refuses, changing nothing. */
+static void recover_frees_the_oldest_steps_of_a_one_task_loop(void) {
+    const char *error =
+        "{\"error\":{\"message\":\"This model's maximum context length is 4000 tokens. However, your "
+        "messages resulted in 5500 tokens.\",\"code\":\"context_length_exceeded\"}}";
+    ctxwin_error_info info;
+    CHECK_OK(ctxwin_classify_error(error, strlen(error), &info));
+    CHECK(info.category == CTXWIN_ERR_CAT_CONTEXT_OVERFLOW && info.excess == 1500);
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"keep_recent_steps\": 3}"));
+    const char *task = "Fix the failing build in src/main.rs";
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, task));
+    char output[800];
+    for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 40 == 39 ? '\n' : 'a' + (char)(i % 23));
+    output[sizeof output - 1] = '\0';
+    for (int step = 0; step < 30; step++) {
+        char id[32], args[64];
+        snprintf(id, sizeof id, "call_%d", step);
+        snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", step);
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+        CHECK_OK(push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, output));
+    }
+    CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    CHECK(ctxwin_window_turn_count(w) == 1 && ctxwin_window_start(w) == 0);
+    size_t messages = ctxwin_window_message_count(w);
+    int64_t before = history_tokens(w);
+    size_t removed = 0;
+    CHECK_OK(ctxwin_window_recover(w, &info, &removed));
+    CHECK(removed > 0 && history_tokens(w) <= before - info.excess);
+    /* The task, the step marker, then the steps from start, a tool call first. */
+    size_t start = ctxwin_window_start(w);
+    CHECK(start > 1 && start + 3 * 2 <= messages);
+    ctxwin_item task_item = item_at(w, 0), marker = item_at(w, 1), first = item_at(w, 2);
+    CHECK(task_item.type == CTXWIN_ITEM_MESSAGE && task_item.index == 0);
+    CHECK(marker.type == CTXWIN_ITEM_SYNTHETIC && item_says(&marker, "earlier steps"));
+    CHECK(first.kind == CTXWIN_KIND_TOOL_CALL && first.index == start);
+    /* Pushing and ending the turn again does not undo it; export and import keep it. */
+    CHECK_OK(ctxwin_window_end_turn(w, NULL));
+    CHECK(ctxwin_window_start(w) == start);
+    size_t len = 0;
+    char *doc = export_json(w, &len);
+    ctxwin_window *restored = NULL;
+    CHECK_OK(ctxwin_window_import(doc, len, &restored));
+    CHECK(ctxwin_window_start(restored) == start);
+    free(doc);
+    ctxwin_window_free(restored);
+    /* Only the newest steps left: refused, nothing changed. */
+    ctxwin_error_info huge = info;
+    huge.excess = history_tokens(w) * 85 / 100; /* less than the view holds, more than all but its newest steps */
+    uint32_t generation = ctxwin_window_generation(w);
+    CHECK_STATUS(ctxwin_window_recover(w, &huge, NULL), CTXWIN_STATUS_OUT_OF_RANGE);
+    CHECK(strstr(last_error(w), "keep_recent_steps") != NULL);
+    CHECK(ctxwin_window_start(w) == start && ctxwin_window_generation(w) == generation);
+    /* A rewind to before the recovery undoes it. */
+    CHECK_OK(ctxwin_window_truncate(w, messages - 1));
+    CHECK(ctxwin_window_start(w) == 0);
+    ctxwin_window_free(w);
+}
+
 static void recover_shrinks_by_the_excess(void) {
     const char *error =
         "{\"error\":{\"message\":\"This model's maximum context length is 1000 tokens. However, your "
@@ -318,6 +381,7 @@ void suite_view(void) {
     harness_run("monologue_compact_keeps_questions_and_answers", monologue_compact_keeps_questions_and_answers);
     harness_run("drop_oldest_honours_every_threshold", drop_oldest_honours_every_threshold);
     harness_run("recover_shrinks_by_the_excess", recover_shrinks_by_the_excess);
+    harness_run("recover_frees_the_oldest_steps_of_a_one_task_loop", recover_frees_the_oldest_steps_of_a_one_task_loop);
     harness_run("strategy_settings_are_checked", strategy_settings_are_checked);
     harness_run("a_host_looping_from_start_sends_the_view_in_a_long_tool_loop",
                 a_host_looping_from_start_sends_the_view_in_a_long_tool_loop);

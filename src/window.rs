@@ -483,11 +483,13 @@ impl Window {
     /// Shrinks the view after the provider rejected a request as too long: by the error's
     /// excess plus a margin (10% of the excess plus 1% of the limit, at least 64 tokens; 10%
     /// of the view's history when the error states no excess), first with the configured
-    /// strategy as [`Window::compact`] does, then by dropping the oldest turns. Returns how
-    /// many ledger messages left the view or were shortened.
+    /// strategy as [`Window::compact`] does, then by dropping the oldest turns, then the
+    /// newest turn's oldest steps (a one-task tool loop's) behind the step marker, never its
+    /// newest `keep_recent_steps`. Returns how many ledger messages left the view or were
+    /// shortened.
     ///
     /// Errors (the window is left as it was): `info` is not a context overflow, or even the
-    /// newest turn alone is over the target.
+    /// newest turn's newest steps alone are over the target.
     pub fn recover(&mut self, info: &ErrorInfo) -> Result<usize> {
         if info.category != ErrorCategory::ContextOverflow {
             return Err(Error::invalid_arg(format!(
@@ -515,18 +517,25 @@ impl Window {
         self.record_compaction();
         self.enforce();
         while self.view_history().tokens() > target {
-            if self.policy.first_live_turn + 1 >= self.ledger.turns.len() {
+            // The oldest turn goes whole; in the newest turn (a long tool loop), its oldest
+            // step, never one of the newest `keep_recent_steps`.
+            let next_step = self.policy.first_unit.max(self.policy.forced_first_step) + 1;
+            if self.policy.first_live_turn + 1 < self.ledger.turns.len() {
+                self.policy.forced_first_live = self.policy.first_live_turn + 1;
+            } else if next_step <= self.latest_first_step() {
+                self.policy.forced_first_step = next_step;
+            } else {
                 let newest = self.view_history().tokens();
                 *self = saved;
                 return Err(Error::new(
                     ErrorKind::OutOfRange,
                     format!(
                         "cannot shrink the view by {need} tokens (to {target} history tokens): \
-                         the newest turn alone takes {newest}"
+                         the newest turn's newest steps (keep_recent_steps {}) alone take {newest}",
+                        self.settings.keep_recent_steps
                     ),
                 ));
             }
-            self.policy.forced_first_live = self.policy.first_live_turn + 1;
             self.enforce();
         }
         self.note_choice();
@@ -544,6 +553,15 @@ impl Window {
         Ok(())
     }
 
+    /// The latest step the boundary may move to: never past the newest `keep_recent_steps`
+    /// steps, nor into a newest turn of fewer steps (a chat's newest turn stays whole).
+    fn latest_first_step(&self) -> usize {
+        let Some(newest) = self.ledger.units.len().checked_sub(1) else { return 0 };
+        let turn_first = self.ledger.first_unit_of(self.ledger.turn_of_unit(newest));
+        let keep = (self.settings.keep_recent_steps as usize).max(1);
+        turn_first.max((newest + 1).saturating_sub(keep)).min(newest)
+    }
+
     /// Records the current manual choices, stamped with the ledger's length, so that a
     /// rewind to fewer messages undoes them.
     fn note_choice(&mut self) {
@@ -551,6 +569,7 @@ impl Window {
             messages: self.ledger.messages.len(),
             forced_first_live: self.policy.forced_first_live,
             compacted_through: self.policy.compacted_through,
+            forced_first_step: self.policy.forced_first_step,
         });
     }
 
@@ -573,6 +592,7 @@ impl Window {
         let kept = self.policy.choices.rewind(message_count);
         self.policy.forced_first_live = kept.forced_first_live;
         self.policy.compacted_through = kept.compacted_through;
+        self.policy.forced_first_step = kept.forced_first_step;
         self.enforce();
         Ok(())
     }
@@ -627,6 +647,7 @@ impl Window {
         self.wire.cache.prepared.rewound(0);
         self.ledger = LedgerState { pin_task: self.settings.pin_task, ..LedgerState::default() };
         self.policy.forced_first_live = 0;
+        self.policy.forced_first_step = 0;
         self.policy.choices.clear();
         self.wire.last_request.forget();
         self.wire.last_report = None;
@@ -655,6 +676,7 @@ impl Window {
         self.keep_counts(applied);
         self.policy.forced_first_live = self.policy.forced_first_live.min(self.ledger.turns.len().saturating_sub(1));
         self.policy.compacted_through = self.policy.compacted_through.min(self.ledger.turns.len());
+        self.policy.forced_first_step = self.policy.forced_first_step.min(self.ledger.units.len().saturating_sub(1));
         let mut costs = std::mem::take(&mut self.policy.costs);
         let (first_unit, overlay) = self.plan_view(&mut costs);
         self.policy.costs = costs;
@@ -725,8 +747,13 @@ impl Window {
         let mut cleared_before = 0;
         let thinking = OldThinking::of(&ledger, self.format(), settings.clearing.keep_thinking);
         let mut costs = Costs::new(renderer, cache);
-        // Turns dropped by hand and steps archived by a summary are a floor under the boundary.
-        let floor = self.ledger.first_unit_of(self.policy.forced_first_live).max(self.archived_steps());
+        // Turns and steps dropped by hand and steps archived by a summary are a floor under
+        // the boundary.
+        let floor = self
+            .ledger
+            .first_unit_of(self.policy.forced_first_live)
+            .max(self.policy.forced_first_step)
+            .max(self.archived_steps());
         let tokens = settings.token_threshold.map_or(available, |t| u64::from(t).min(available));
         let low_water = settings.low_water;
         let keep_recent_steps = settings.keep_recent_steps as usize;
@@ -950,6 +977,12 @@ impl Window {
     /// before this turn.
     pub fn forced_first_live(&self) -> usize {
         self.policy.forced_first_live
+    }
+
+    /// Steps dropped by [`Window::recover`] from the newest turn (a long tool loop): the
+    /// boundary never moves before this step.
+    pub fn forced_first_step(&self) -> usize {
+        self.policy.forced_first_step
     }
 
     /// Turns compacted by hand with [`Window::compact`] (or [`Window::recover`]): later turns

@@ -44,15 +44,18 @@ pub unsafe extern "C" fn ctxwin_window_compact(w: *mut ctxwin_window, removed: *
 /// Takes what `ctxwin_classify_error` read from the error: the view shrinks by at least
 /// `excess` plus a margin (10% of the excess plus 1% of `limit`, at least 64 tokens; when
 /// `excess` is -1, by 10% of the view's history tokens plus the margin). It first runs the
-/// configured strategy as `ctxwin_window_compact` does, then drops the oldest turns. The
-/// newest turn is never dropped. Choices are recorded as for `ctxwin_window_compact`.
+/// configured strategy as `ctxwin_window_compact` does, then drops the oldest turns, then the
+/// newest turn's oldest steps (a one-task tool loop's), behind the step marker; the newest
+/// `keep_recent_steps` steps and the task are never dropped. Choices are recorded as for
+/// `ctxwin_window_compact` (the step dropped to is saved since 0.3).
 ///
 /// Parameters: `info` is borrowed; `removed` may be NULL, otherwise receives how many ledger
 /// messages left the view or were shortened.
 ///
 /// Returns `CTXWIN_STATUS_OK`; `CTXWIN_STATUS_NULL_ARG` (NULL `w` or `info`);
 /// `CTXWIN_STATUS_INVALID_ARG` when `info` is not a context overflow or has an unknown
-/// category; `CTXWIN_STATUS_OUT_OF_RANGE` when even the newest turn alone is too large
+/// category; `CTXWIN_STATUS_OUT_OF_RANGE` when even the newest turn's newest
+/// `keep_recent_steps` steps alone are too large
 /// (`ctxwin_window_last_error` says by how much). On failure the window is unchanged.
 ///
 /// Thread-safety: `w` must not be in use by another thread.

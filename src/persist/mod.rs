@@ -5,6 +5,7 @@
 //!  "model":"gpt-4o", "tokenizer":"tokenizer.json:128000:…" (only when one was set),
 //!  "settings":{…configure keys…}, "overhead":{"system":0,"tools":0},
 //!  "generation":7, "first_live_turn":3, "forced_first_live":0, "compacted_through":0,
+//!  "forced_first_step":0,
 //!  "enforced_messages":12, "prompt_total":null,
 //!  "pending_summary":{"generation":7,"first_step":2,"end_step":5},
 //!  "calibration":{"real":0.0,"estimated":0.0,"reports":0.0,"inverse":0.0,"ratios":0.0},
@@ -194,9 +195,14 @@ fn write_window(window: &Window) -> Value {
         "first_live_turn": window.first_live_turn(),
         "forced_first_live": window.forced_first_live(),
         "compacted_through": window.compacted_through(),
+        "forced_first_step": window.forced_first_step(),
         "pins": window.host_pins(),
         "choices": window.choices().iter()
-            .map(|c| json!([c.messages, c.forced_first_live, c.compacted_through]))
+            .map(|c| match c.forced_first_step {
+                // As written before steps could be dropped by hand.
+                0 => json!([c.messages, c.forced_first_live, c.compacted_through]),
+                step => json!([c.messages, c.forced_first_live, c.compacted_through, step]),
+            })
             .collect::<Vec<_>>(),
         "pending_counts": window.pending_counts().map(|(index, count)| json!({
             "index": index, "tokens": count.tokens, "exact": count.exact,
@@ -281,6 +287,11 @@ fn read_window(value: &Value) -> Result<Window> {
         first_live_turn: fields.index("first_live_turn")?,
         forced_first_live: fields.index("forced_first_live")?,
         compacted_through: fields.index("compacted_through")?,
+        forced_first_step: fields
+            .optional("forced_first_step")
+            .map(|_| fields.index("forced_first_step"))
+            .transpose()?
+            .unwrap_or(0),
         enforced_messages: fields.index("enforced_messages")?,
         prompt_total: fields.optional_whole("prompt_total", u64::MAX)?,
         pending_summary: read_pending_summary(&fields)?,
@@ -432,16 +443,20 @@ fn read_source(fields: &Fields) -> Result<CountSource> {
 }
 
 /// The manual choices with the ledger length each was made at: `[messages,
-/// forced_first_live, compacted_through]` triples. A document written before they were
-/// saved has one choice in force, made at its current length.
+/// forced_first_live, compacted_through]`, with `forced_first_step` fourth when `recover`
+/// dropped steps inside a turn (a choice saved before that reads as step 0). A document
+/// written before choices were saved has one choice in force, made at its current length.
 fn read_choices(fields: &Fields, messages: usize) -> Result<Vec<Choice>> {
     let Some(value) = fields.optional("choices") else {
         let (forced_first_live, compacted_through) = (fields.index("forced_first_live")?, fields.index("compacted_through")?);
         let any = forced_first_live > 0 || compacted_through > 0;
-        return Ok(any.then_some(Choice { messages, forced_first_live, compacted_through }).into_iter().collect());
+        let choice = Choice { messages, forced_first_live, compacted_through, forced_first_step: 0 };
+        return Ok(any.then_some(choice).into_iter().collect());
     };
     let Value::Array(choices) = value else {
-        return Err(fields.wrong("choices", "an array of [messages, forced_first_live, compacted_through]"));
+        return Err(
+            fields.wrong("choices", "an array of [messages, forced_first_live, compacted_through] or [..., forced_first_step]")
+        );
     };
     choices
         .iter()
@@ -449,15 +464,18 @@ fn read_choices(fields: &Fields, messages: usize) -> Result<Vec<Choice>> {
         .map(|(i, choice)| {
             let numbers: Option<Vec<usize>> = choice
                 .as_array()
-                .filter(|triple| triple.len() == 3)
-                .and_then(|triple| triple.iter().map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok())).collect());
+                .filter(|numbers| numbers.len() == 3 || numbers.len() == 4)
+                .and_then(|numbers| numbers.iter().map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok())).collect());
             match numbers.as_deref() {
                 Some(&[messages, forced_first_live, compacted_through]) => {
-                    Ok(Choice { messages, forced_first_live, compacted_through })
+                    Ok(Choice { messages, forced_first_live, compacted_through, forced_first_step: 0 })
+                }
+                Some(&[messages, forced_first_live, compacted_through, forced_first_step]) => {
+                    Ok(Choice { messages, forced_first_live, compacted_through, forced_first_step })
                 }
                 _ => Err(parse_error(
                     &fields.path_of(&format!("choices[{i}]")),
-                    "expected [messages, forced_first_live, compacted_through]",
+                    "expected [messages, forced_first_live, compacted_through] or [..., forced_first_step]",
                 )),
             }
         })
@@ -1058,5 +1076,39 @@ mod tests {
         assert_eq!(restored.pending_summary(), Some(pending));
         assert_eq!(restored.compactions(), window.compactions());
         assert_eq!(export(&restored), export(&window));
+    }
+
+    #[test]
+    fn steps_recover_dropped_in_a_one_task_loop_are_saved_and_checked() {
+        let mut window = Window::new("gpt-4o");
+        window.push(Kind::User, "Fix the failing build in src/main.rs").unwrap();
+        for step in 0..30 {
+            let id = format!("call_{step}");
+            window.push_tool_call(&id, "read_file", "{}").unwrap();
+            window.push_tool(Kind::ToolResult, &id, &"fn main() {}\n".repeat(20)).unwrap();
+        }
+        window.end_turn();
+        let info = crate::classify::classify(
+            "This model's maximum context length is 4000 tokens. However, your messages resulted in 5000 tokens.",
+        );
+        window.recover(&info).unwrap();
+        let step = window.forced_first_step();
+        assert!(step > 1 && window.start() == window.step_starts()[step], "step {step}, start {}", window.start());
+        let saved = export(&window);
+        let doc: Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(doc["forced_first_step"], json!(step));
+        assert_eq!(doc["choices"].as_array().unwrap().last().unwrap()[3], json!(step));
+        let restored = import(&saved).unwrap();
+        assert_eq!(export(&restored), saved);
+        assert_eq!(restored.start(), window.start());
+        // A step past the ledger's is refused, naming the field.
+        let mut edited = doc.clone();
+        edited.as_object_mut().unwrap().remove("checksum");
+        let last = edited["choices"].as_array().unwrap().len() - 1;
+        edited["choices"][last][3] = json!(500);
+        edited["forced_first_step"] = json!(500);
+        let err = import(&edited.to_string()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Parse);
+        assert!(err.message().contains("forced_first_step 500"), "{}", err.message());
     }
 }

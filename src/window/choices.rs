@@ -11,9 +11,12 @@ pub struct Choice {
     pub forced_first_live: usize,
     /// Turns compacted by hand.
     pub compacted_through: usize,
+    /// Steps dropped by `recover` from a turn it could not drop whole (the newest, a long
+    /// tool loop): the boundary never moves before this step. 0 in choices saved before.
+    pub forced_first_step: usize,
 }
 
-/// The recorded choices, oldest first. Both floors only grow, so the newest entry is the
+/// The recorded choices, oldest first. The floors only grow, so the newest entry is the
 /// state in force, and popping the entries made after a point restores the state at it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct ChoiceLog {
@@ -39,7 +42,12 @@ impl ChoiceLog {
 
     /// The choices in force (none: zero floors).
     pub fn current(&self) -> Choice {
-        self.log.last().copied().unwrap_or(Choice { messages: 0, forced_first_live: 0, compacted_through: 0 })
+        self.log.last().copied().unwrap_or(Choice {
+            messages: 0,
+            forced_first_live: 0,
+            compacted_through: 0,
+            forced_first_step: 0,
+        })
     }
 
     /// Forgets every choice.
@@ -58,6 +66,7 @@ impl ChoiceLog {
             pair[0].messages < pair[1].messages
                 && pair[0].forced_first_live <= pair[1].forced_first_live
                 && pair[0].compacted_through <= pair[1].compacted_through
+                && pair[0].forced_first_step <= pair[1].forced_first_step
         });
         ordered.then_some(ChoiceLog { log })
     }

@@ -18,6 +18,8 @@ pub(super) struct PolicyState {
     pub first_unit: usize,
     /// Turns dropped by hand: the boundary never moves before this turn.
     pub forced_first_live: usize,
+    /// Steps dropped by `recover` inside a turn: the boundary never moves before this step.
+    pub forced_first_step: usize,
     /// The choices `drop_oldest_turn`, `compact` and `recover` recorded, with the ledger
     /// length each was made at, so a rewind undoes the ones made after it.
     pub choices: ChoiceLog,

@@ -42,6 +42,8 @@ pub struct SavedWindow {
     pub forced_first_live: usize,
     /// Turns compacted by hand (`compact`).
     pub compacted_through: usize,
+    /// Steps dropped by `recover` inside a turn (0 in a document saved before).
+    pub forced_first_step: usize,
     /// The manual choices with the ledger length each was made at; the newest is
     /// `forced_first_live` and `compacted_through`.
     pub choices: Vec<Choice>,
@@ -97,16 +99,20 @@ impl Window {
             inconsistent("choices must be made at increasing ledger lengths, with floors that never go down".into())
         })?;
         let current = choices.current();
-        if (current.forced_first_live, current.compacted_through) != (saved.forced_first_live, saved.compacted_through)
+        let floors = |c: &Choice| (c.forced_first_live, c.compacted_through, c.forced_first_step);
+        if floors(&current) != (saved.forced_first_live, saved.compacted_through, saved.forced_first_step)
             || current.messages > saved.messages.len()
         {
             return Err(inconsistent(format!(
-                "the newest of choices ({} messages, {}, {}) is not forced_first_live {} and compacted_through {} within {} messages",
+                "the newest of choices ({} messages, {}, {}, step {}) is not forced_first_live {}, compacted_through {} \
+                 and forced_first_step {} within {} messages",
                 current.messages,
                 current.forced_first_live,
                 current.compacted_through,
+                current.forced_first_step,
                 saved.forced_first_live,
                 saved.compacted_through,
+                saved.forced_first_step,
                 saved.messages.len()
             )));
         }
@@ -134,6 +140,7 @@ impl Window {
         window.wire.calibration = saved.calibration;
         window.policy.forced_first_live = saved.forced_first_live;
         window.policy.compacted_through = saved.compacted_through;
+        window.policy.forced_first_step = saved.forced_first_step;
         window.policy.compactions = saved.compactions;
         window.ledger.pin_floor = super::pins::provider_floor(&window.policy.compactions);
         let mut messages = saved.messages.into_iter();
@@ -184,24 +191,27 @@ impl Window {
     }
 
     /// Checks that each recorded choice fits the ledger it was made on, as `drop_oldest_turn`
-    /// and `compact` make them: `forced_first_live` below the turn count and
-    /// `compacted_through` at most the turn count, counting the turns of the messages the
-    /// strategy had seen. A choice beyond them would be cut down by the next enforcement and
+    /// and `compact` make them: `forced_first_live` below the turn count,
+    /// `compacted_through` at most the turn count and `forced_first_step` below the step
+    /// count, counting the turns and steps of the messages the strategy had seen. A choice beyond them would be cut down by the next enforcement and
     /// no longer match the log, and the window could not be saved again.
     fn check_choices(&self, enforced_messages: usize) -> Result<()> {
         for (i, choice) in self.policy.choices.as_slice().iter().enumerate() {
             let messages = choice.messages.min(enforced_messages);
             let turns = self.ledger.turns.partition_point(|turn| turn.first < messages);
+            let steps = self.ledger.units.partition_point(|&first| first < messages);
             let (field, value, most) = if choice.forced_first_live > turns.saturating_sub(1) {
                 ("forced_first_live", choice.forced_first_live, turns.saturating_sub(1))
             } else if choice.compacted_through > turns {
                 ("compacted_through", choice.compacted_through, turns)
+            } else if choice.forced_first_step > steps.saturating_sub(1) {
+                ("forced_first_step", choice.forced_first_step, steps.saturating_sub(1))
             } else {
                 continue;
             };
             return Err(inconsistent(format!(
-                "{field} {value} (choices[{i}], made at {} messages) is past the {turns} turns of the first {messages} \
-                 messages: at most {most}",
+                "{field} {value} (choices[{i}], made at {} messages) is past the {turns} turns and {steps} steps of \
+                 the first {messages} messages: at most {most}",
                 choice.messages
             )));
         }

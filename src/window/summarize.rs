@@ -117,10 +117,8 @@ impl Window {
     /// turn, a running tool loop, is cut at a step. So the view after a summary is less than
     /// one turn (one step, inside the newest turn) under the low-water mark.
     fn summary_strategy_target(&self) -> usize {
-        let Some(newest) = self.ledger.units.len().checked_sub(1) else { return 0 };
-        let turn_first = self.ledger.first_unit_of(self.ledger.turn_of_unit(newest));
-        let keep = (self.settings.keep_recent_steps as usize).max(1);
-        let latest = turn_first.max((newest + 1).saturating_sub(keep)).min(newest);
+        let newest = self.ledger.units.len().saturating_sub(1);
+        let latest = self.latest_first_step();
         let from = self.archived_steps().max(self.policy.first_unit).min(latest);
         let low = self.settings.low_water.floor_of(self.available_for_history());
         // History from a step on shrinks with the step: binary search, O(log² steps).
