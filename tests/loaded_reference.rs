@@ -1,6 +1,7 @@
 //! Loaded tokenizers against tiktoken-rs in process: OpenAI's ranks files read as
-//! tiktoken-format files (cl100k with the `llama3` pattern, o200k with `llama4`'s) count
-//! exactly as tiktoken-rs, on random text of every script, whitespace runs and long words;
+//! tiktoken-format files (cl100k with the `llama3` pattern, o200k with `llama4`'s), and
+//! written as `tokenizer.json` files (merges derived from the ranks), count exactly as
+//! tiktoken-rs, on random text of every script, whitespace runs and long words;
 //! the same tokenizer is shared by threads; a file's fingerprint follows its content; a
 //! pattern given in the options splits as tiktoken given that pattern splits.
 
@@ -13,23 +14,60 @@ use std::sync::Arc;
 mod corpus;
 #[path = "support/loaded_ranks.rs"]
 mod loaded_ranks;
+#[path = "support/ranks_as_json.rs"]
+mod ranks_as_json;
 #[path = "support/reference.rs"]
 mod reference;
 
-#[test]
-fn ranks_files_count_like_tiktoken() {
-    let loaded = loaded_ranks::loaded();
+/// Random text of every script, long white-space runs and words, and long runs of CJK and
+/// Cyrillic characters (one piece each, which the `tokenizer.json` path starts merging
+/// from whole characters where it may).
+fn texts() -> Vec<String> {
     let mut rng = corpus::Rng::new(0x10AD);
     let mut texts: Vec<String> = (0..3000).map(|_| corpus::sample(&mut rng)).collect();
     texts.push(" ".repeat(100_000) + "x");
     texts.push("a".repeat(50_000));
     texts.push("\n\n \t\u{3000}\u{85}x\r\n  \u{a0}".repeat(200));
-    for (encoding, tokenizer) in &loaded {
-        for text in &texts {
+    let scripts: [std::ops::Range<u32>; 5] = [0x4E00..0x9FA6, 0x3041..0x3097, 0xAC00..0xD7A4, 0x0400..0x0460, 0x0080..0x0800];
+    for _ in 0..300 {
+        let runs = rng.between(1, 4);
+        let text: String = (0..runs)
+            .flat_map(|_| {
+                let script = scripts[rng.below(scripts.len())].clone();
+                (0..rng.between(1, 120))
+                    .map(|_| char::from_u32(script.start + rng.below((script.end - script.start) as usize) as u32))
+                    .collect::<Vec<_>>()
+            })
+            .flatten()
+            .collect();
+        texts.push(text);
+    }
+    texts
+}
+
+fn count_like_tiktoken(loaded: &[(ctxwin::tokens::Encoding, Tokenizer)]) {
+    for (encoding, tokenizer) in loaded {
+        for text in &texts() {
             let expected = reference::reference(*encoding).encode_ordinary(text).len();
-            assert_eq!(tokenizer.count(text).unwrap(), expected, "{} on {:?}", encoding.name(), &text[..text.len().min(80)]);
+            assert_eq!(
+                tokenizer.count(text).unwrap(),
+                expected,
+                "{} on {:?}",
+                encoding.name(),
+                text.chars().take(40).collect::<String>()
+            );
         }
     }
+}
+
+#[test]
+fn ranks_files_count_like_tiktoken() {
+    count_like_tiktoken(&loaded_ranks::loaded());
+}
+
+#[test]
+fn tokenizer_json_files_count_like_tiktoken() {
+    count_like_tiktoken(&ranks_as_json::loaded_json());
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Counting with a loaded tokenizer against tiktoken-rs, its in-process reference: OpenAI's
 //! ranks files read as tiktoken-format files (cl100k with the `llama3` pattern, o200k with
-//! `llama4`'s, the same patterns) must count any UTF-8 input exactly as tiktoken-rs does.
+//! `llama4`'s, the same patterns), and the same ranks written as `tokenizer.json` files
+//! (listed merges, whole characters), must count any UTF-8 input exactly as tiktoken-rs does.
 #![no_main]
 use std::sync::OnceLock;
 
@@ -8,12 +9,14 @@ use ctxwin::tokens::{Encoding, Tokenizer};
 use libfuzzer_sys::fuzz_target;
 #[path = "../../tests/support/loaded_ranks.rs"]
 mod loaded_ranks;
+#[path = "../../tests/support/ranks_as_json.rs"]
+mod ranks_as_json;
 #[path = "../../tests/support/reference.rs"]
 mod reference;
 
 fn loaded() -> &'static [(Encoding, Tokenizer)] {
     static LOADED: OnceLock<Vec<(Encoding, Tokenizer)>> = OnceLock::new();
-    LOADED.get_or_init(loaded_ranks::loaded)
+    LOADED.get_or_init(|| loaded_ranks::loaded().into_iter().chain(ranks_as_json::loaded_json()).collect())
 }
 
 fuzz_target!(|data: &[u8]| {

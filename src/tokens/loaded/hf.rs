@@ -13,6 +13,7 @@ use super::normalize::Normalize;
 use super::short_ids::{ShortIds, short_bytes, short_key};
 use super::split::{Behavior, GPT2_PATTERN, Pattern, Step, check_length, compile};
 use super::vocab::{Duplicate, Tokens, Vocab};
+use super::whole_chars::WholeChars;
 use super::words::{Crossings, SPACE};
 use super::{Failure, Parts, parse_failure, unsupported};
 use crate::error::echo;
@@ -504,9 +505,10 @@ fn bpe(model: ModelJson) -> Result<Bpe, Failure> {
                 ))
             })?;
         }
+        let whole = WholeChars::of_merges(&vocab, &merges, &bytes);
         return Ok(Bpe {
             vocab,
-            merging: Merging::Listed { merges, units: Units::Bytes(Box::new(bytes)) },
+            merging: Merging::Listed { merges, units: Units::Bytes { tokens: Box::new(bytes), whole } },
             whole_piece,
             words: None,
         });

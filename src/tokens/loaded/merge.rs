@@ -88,6 +88,14 @@ impl Merges {
         self.slots.len().trailing_zeros()
     }
 
+    /// Every merge: `(left, right, priority)`, in no particular order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.slots
+            .iter()
+            .filter(|slot| slot.0 != EMPTY)
+            .map(|&(key, value)| ((key >> 32) as u32, key as u32, (value >> 32) as u32))
+    }
+
     /// The slot of `key`: where it is, or the free slot where it would go.
     #[inline]
     fn slot(&self, key: u64) -> usize {

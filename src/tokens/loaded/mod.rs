@@ -24,6 +24,7 @@ mod short_ids;
 mod split;
 mod table;
 mod vocab;
+mod whole_chars;
 mod words;
 
 use std::hash::Hasher;

@@ -3,6 +3,7 @@
 
 use super::merge::{self, JoinCache, Merges, NONE, Rule};
 use super::vocab::Vocab;
+use super::whole_chars::WholeChars;
 use super::words::Boundary;
 
 /// How symbols merge.
@@ -21,8 +22,9 @@ pub(super) enum Merging {
 /// What merging a `tokenizer.json`'s listed pairs starts from.
 #[derive(Debug)]
 pub(super) enum Units {
-    /// Byte-level: every byte of the piece is a symbol (the token of that byte).
-    Bytes(Box<[u32; 256]>),
+    /// Byte-level: every byte of the piece is a symbol (the token of that byte), or a
+    /// character of it where `whole` allows (the token its bytes merge into).
+    Bytes { tokens: Box<[u32; 256]>, whole: WholeChars },
     /// Character-level (SentencePiece-style BPE in a `tokenizer.json`): every character
     /// that is a token is a symbol; any other becomes its bytes' `<0xXX>` tokens when the
     /// vocabulary has them (byte fallback), else the unknown token (consecutive ones fused
@@ -77,7 +79,7 @@ impl Bpe {
         };
         symbols.clear();
         match units {
-            Units::Bytes(tokens) => symbols.extend(piece.iter().map(|&b| tokens[usize::from(b)])),
+            Units::Bytes { tokens, whole } => whole.symbols(piece, tokens, symbols),
             Units::Chars { byte_fallback, unk } => self.char_symbols(piece, byte_fallback.as_deref(), *unk, symbols),
         }
         merge::count(&joins.over(merges), symbols.len(), |i| symbols[i])

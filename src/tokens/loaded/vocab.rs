@@ -189,6 +189,20 @@ impl Vocab {
         self.ends.len()
     }
 
+    /// The bytes of the token `id`; `None` when no token has it, or when the ids are too
+    /// sparse for a list of them (see [`Tokens::index`]).
+    pub(super) fn bytes_of(&self, id: u32) -> Option<&[u8]> {
+        match self.by_id.get(id as usize) {
+            Some(&entry) if entry != 0 => Some(self.token(entry as usize - 1)),
+            _ => None,
+        }
+    }
+
+    /// Above every id [`Vocab::bytes_of`] knows.
+    pub(super) fn id_limit(&self) -> usize {
+        self.by_id.len()
+    }
+
     fn token(&self, entry: usize) -> &[u8] {
         let start = if entry == 0 { 0 } else { self.ends[entry - 1] as usize };
         &self.bytes[start..self.ends[entry] as usize]
@@ -202,13 +216,8 @@ impl Vocab {
     /// when the ids are dense).
     #[inline]
     pub(super) fn is_joined(&self, id: u32, left: &[u8], right: &[u8]) -> bool {
-        match self.by_id.get(id as usize) {
-            Some(&entry) if entry != 0 => {
-                let token = self.token(entry as usize - 1);
-                token.len() == left.len() + right.len() && token.starts_with(left) && token.ends_with(right)
-            }
-            _ => false,
-        }
+        self.bytes_of(id)
+            .is_some_and(|token| token.len() == left.len() + right.len() && token.starts_with(left) && token.ends_with(right))
     }
 
     /// The id of `bytes`.
