@@ -22,8 +22,6 @@
 //! character after another. `tokens::loaded::whole_chars::tests` check it against merging
 //! from bytes on vocabularies made to break it.
 
-use rustc_hash::FxHashMap;
-
 use super::merge::{Merges, NONE, Rule};
 use super::vocab::Vocab;
 
@@ -81,9 +79,14 @@ impl WholeChars {
         if candidates.is_empty() {
             return WholeChars::default();
         }
+        // The first and last byte of every token, read once in the order of the ids.
+        let ends: Vec<(u8, u8)> = (0..vocab.id_limit() as u32)
+            .map(|id| vocab.bytes_of(id).and_then(|b| Some((*b.first()?, *b.last()?))).unwrap_or((0, 0)))
+            .collect();
         // The symbols at a candidate's edges (and the candidates' tokens): the merges that
-        // join one with a neighbour, by the neighbour's byte next to it.
-        let mut marked = vec![0u8; vocab.id_limit()];
+        // join one with a neighbour, by the neighbour's byte next to it (only the bytes
+        // after which, or before which, a character may start whole).
+        let mut marked = vec![0u8; ends.len()];
         let mut mark = |id: u32, bit: u8| {
             if let Some(flags) = marked.get_mut(id as usize) {
                 *flags |= bit;
@@ -93,49 +96,43 @@ impl WholeChars {
             candidate.first.iter().chain([&candidate.token]).for_each(|&id| mark(id, 1));
             candidate.last.iter().chain([&candidate.token]).for_each(|&id| mark(id, 2));
         }
-        // (symbol, neighbour's byte) -> lowest priority of a merge of them.
-        let mut after_byte: FxHashMap<(u32, u8), u32> = FxHashMap::default();
-        let mut before_byte: FxHashMap<(u32, u8), u32> = FxHashMap::default();
-        let lower = |map: &mut FxHashMap<(u32, u8), u32>, key, priority: u32| {
-            let lowest = map.entry(key).or_insert(priority);
-            *lowest = (*lowest).min(priority);
-        };
+        let highest = candidates.iter().map(|c| c.highest).max().unwrap_or(0);
+        // (symbol, neighbour's byte, priority) of every merge of them, sorted.
+        let (mut after_byte, mut before_byte) = (Vec::new(), Vec::new());
+        let flags = |id: u32| marked.get(id as usize).copied().unwrap_or(0);
+        let end = |id: u32| ends.get(id as usize).copied().unwrap_or((0, 0));
         for (left, right, priority) in merges.iter() {
-            let flags = |id: u32| marked.get(id as usize).copied().unwrap_or(0);
-            if flags(right) & 1 != 0 {
-                if let Some(&byte) = vocab.bytes_of(left).and_then(<[u8]>::last) {
-                    lower(&mut after_byte, (right, byte), priority);
-                }
+            if priority > highest {
+                continue;
             }
-            if flags(left) & 2 != 0 {
-                if let Some(&byte) = vocab.bytes_of(right).and_then(<[u8]>::first) {
-                    lower(&mut before_byte, (left, byte), priority);
-                }
+            if flags(right) & 1 != 0 && CONTINUATION.contains(&end(left).1) {
+                after_byte.push((right, end(left).1, priority));
+            }
+            if flags(left) & 2 != 0 && LEAD.contains(&end(right).0) {
+                before_byte.push((left, end(right).0, priority));
             }
         }
-        let reaches = |map: &FxHashMap<(u32, u8), u32>, id: u32, byte: u8, highest: u32| {
-            map.get(&(id, byte)).is_some_and(|&priority| priority <= highest)
-        };
+        after_byte.sort_unstable();
+        before_byte.sort_unstable();
         let mut table =
             WholeChars { index: vec![0; CODE_POINTS / PAGE].into_boxed_slice(), pages: Box::default(), entries: Box::default() };
         let mut pages: Vec<u32> = Vec::new();
         let mut entries = Vec::with_capacity(candidates.len());
         for candidate in &candidates {
-            let edge = |parts: &[u32; 2], map: &FxHashMap<(u32, u8), u32>, byte: u8| {
-                parts.iter().chain([&candidate.token]).any(|&id| id != u32::MAX && reaches(map, id, byte, candidate.highest))
+            // The neighbours' bytes next to which a merge of priority at most the
+            // candidate's highest joins one of `parts` (or its token) with the neighbour.
+            let bytes_set = |parts: &[u32; 2], merges: &[(u32, u8, u32)], first: u8| {
+                parts.iter().chain([&candidate.token]).fold(0u64, |set, &id| {
+                    let from = merges.partition_point(|m| m.0 < id);
+                    merges[from..]
+                        .iter()
+                        .take_while(|m| m.0 == id)
+                        .filter(|m| m.2 <= candidate.highest)
+                        .fold(set, |set, m| set | 1 << (m.1 - first))
+                })
             };
-            let mut before = 0u64;
-            for byte in CONTINUATION {
-                if edge(&candidate.first, &after_byte, byte) {
-                    before |= 1 << (byte - CONTINUATION.start());
-                }
-            }
-            let mut after = 0u64;
-            for byte in LEAD {
-                if edge(&candidate.last, &before_byte, byte) {
-                    after |= 1 << (byte - LEAD.start());
-                }
-            }
+            let before = bytes_set(&candidate.first, &after_byte, *CONTINUATION.start());
+            let after = bytes_set(&candidate.last, &before_byte, *LEAD.start());
             let page = candidate.code_point as usize / PAGE;
             if table.index[page] == 0 {
                 pages.resize(pages.len() + PAGE, 0);
@@ -204,39 +201,40 @@ impl WholeChars {
 /// The characters of two and three bytes whose bytes merge into one token on their own.
 fn candidates(vocab: &Vocab, merges: &Merges, bytes: &[u32; 256]) -> Vec<Candidate> {
     let mut candidates = Vec::new();
-    let mut buffer = [0u8; 4];
-    for code_point in 0x80..CODE_POINTS as u32 {
-        let Some(c) = char::from_u32(code_point) else { continue };
-        let encoded = c.encode_utf8(&mut buffer).as_bytes();
-        if vocab.get(encoded).is_none() {
+    for id in 0..vocab.id_limit() as u32 {
+        let Some(encoded) = vocab.bytes_of(id).filter(|b| (2..=3).contains(&b.len()) && b[0] >= 0xC2) else { continue };
+        let Some(code_point) = std::str::from_utf8(encoded).ok().and_then(|c| {
+            let mut chars = c.chars();
+            chars.next().filter(|_| chars.next().is_none())
+        }) else {
             continue;
+        };
+        let mut symbols = [0u32; 3];
+        let mut len = encoded.len();
+        for (symbol, &b) in symbols.iter_mut().zip(encoded) {
+            *symbol = bytes[usize::from(b)];
         }
-        let mut symbols: Vec<u32> = encoded.iter().map(|&b| bytes[usize::from(b)]).collect();
         let (mut first, mut last) = ([u32::MAX; 2], [u32::MAX; 2]);
-        let (mut firsts, mut lasts) = (0, 0);
         let mut highest = 0;
-        while symbols.len() > 1 {
-            // The edges as they are before this merge (none is whole yet).
-            if firsts == 0 || first[firsts - 1] != symbols[0] {
-                first[firsts] = symbols[0];
-                firsts += 1;
+        // At most two merges: before each, the edges are parts (none is whole yet).
+        for step in 0..2 {
+            if len < 2 {
+                break;
             }
-            if lasts == 0 || last[lasts - 1] != symbols[symbols.len() - 1] {
-                last[lasts] = symbols[symbols.len() - 1];
-                lasts += 1;
-            }
-            let best = (0..symbols.len() - 1).map(|i| (merges.key(symbols[i], symbols[i + 1]), i)).min();
+            (first[step], last[step]) = (symbols[0], symbols[len - 1]);
+            let best = (0..len - 1).map(|i| (merges.key(symbols[i], symbols[i + 1]), i)).min();
             match best {
                 Some((key, i)) if key != NONE => {
                     highest = highest.max((key >> 32) as u32);
                     symbols[i] = merges.join(symbols[i], symbols[i + 1], key);
-                    symbols.remove(i + 1);
+                    symbols.copy_within(i + 2..len, i + 1);
+                    len -= 1;
                 }
                 _ => break,
             }
         }
-        if let [token] = symbols[..] {
-            candidates.push(Candidate { code_point, token, highest, first, last });
+        if len == 1 {
+            candidates.push(Candidate { code_point: u32::from(code_point), token: symbols[0], highest, first, last });
         }
     }
     candidates
