@@ -576,6 +576,12 @@ impl LateResults {
         self.call_of(index).is_some()
     }
 
+    /// True when a late result lies in the ledger indices `range`. O(log late results).
+    pub fn any_in(&self, range: std::ops::Range<usize>) -> bool {
+        let first = self.pairs.partition_point(|&(result, _)| result < range.start);
+        self.pairs.get(first).is_some_and(|&(result, _)| result < range.end)
+    }
+
     /// True when the call at `call` is answered by a late result. O(1).
     pub fn answers(&self, call: usize) -> bool {
         self.calls.contains(&call)

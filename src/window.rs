@@ -395,12 +395,12 @@ impl Window {
         let index = self.ledger.messages.len();
         let defective = self.ledger.push(message, count);
         // A late result answers a call the view had cancelled in an older step: that step is
-        // rendered again, with the result in its place.
+        // rendered again, and the result is sent with it, or left out when it is not sent.
         let answered = self.ledger.late.call_of(index).map(|call| self.ledger.unit_of(call).unwrap_or(0));
         if let Some(unit) = answered {
             self.policy.costs.forget(unit..unit + 1);
         }
-        if defective.into_iter().chain(answered).any(|unit| unit >= self.policy.first_unit) {
+        if answered.is_some() || defective.is_some_and(|unit| unit >= self.policy.first_unit) {
             self.rebuild_view();
         }
     }

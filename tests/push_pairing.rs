@@ -13,6 +13,7 @@ mod provider_rules;
 
 use agent_run::{Route, Run, Shape, escaped_head};
 use ctxwin::json::{self, Format};
+use ctxwin::view::ItemType;
 use ctxwin::{ErrorKind, Kind, Window};
 use provider_rules::{Rules, check};
 use serde_json::Value;
@@ -80,6 +81,15 @@ fn paired_late(window: &mut Window, format: Format, calls: &[usize], results: &[
     let body = json::render_request(window, r#"{"model":"m","max_tokens":256}"#).unwrap();
     check(Rules::of(format), &serde_json::from_str(&body).unwrap()).unwrap_or_else(|e| panic!("{format:?}: {e}"));
     assert!(!body.contains(CANCELLED), "{format:?}: a late call was cancelled");
+    // The view lists what the request sends (a host looping over it sends no orphan).
+    let listed: Vec<usize> = (0..window.view_len())
+        .filter_map(|i| window.view_item(i))
+        .filter(|item| item.item_type == ItemType::Message)
+        .map(|item| item.index)
+        .collect();
+    for &index in calls.iter().chain(results) {
+        assert_eq!(listed.contains(&index), !dropped, "{format:?}: view item {index}");
+    }
     for (&call, &result) in calls.iter().zip(results) {
         let id = window.message(call).unwrap().call_id().unwrap().to_owned();
         let text = escaped_head(window.message(result).unwrap().text().unwrap());

@@ -10,7 +10,8 @@
 
 use super::render::{Renderer, Treatment};
 use super::thinking::OldThinking;
-use super::{Item, Overlay, Span};
+use super::{Item, ItemType, Overlay, Span};
+use crate::ledger::Ledger;
 use std::ops::Range;
 
 /// What the compaction marker says was removed.
@@ -145,11 +146,19 @@ impl Plan {
         self.runs().find(|(_, t)| t.keeps_user_message()).map_or(self.units, |(units, _)| units.start)
     }
 
+    /// False for a late result whose call's step this plan does not send the calls of; true
+    /// for every other message at ledger index `index`.
+    fn sends_late_result(&self, ledger: &Ledger<'_>, index: usize) -> bool {
+        let call = ledger.late_results().call_of(index);
+        call.is_none_or(|call| self.treatment(ledger.unit_of(call)).is_some_and(Treatment::sends_tool_calls))
+    }
+
     /// The view this plan yields: the pinned head, then each run. Steps sent as they were in
     /// `previous` (steps completed when it was built) reuse its items, so the cost is the
     /// items' copy plus the rendering of the steps whose treatment changed.
     pub fn build(self, renderer: &Renderer<'_>, previous: Option<&Overlay>) -> Overlay {
         let ledger = renderer.ledger();
+        let late = ledger.late_results();
         let mut items: Vec<Item> = Vec::new();
         let mut spans = Vec::new();
         renderer.pinned_items(0..ledger.first_of(0), &mut items);
@@ -210,10 +219,18 @@ impl Plan {
             }
             let mut render = |units: Range<usize>, items: &mut Vec<Item>| {
                 let start = items.len();
-                match reuse(&units, treatment) {
+                // A late result goes with its call's step: rendered afresh, left out when
+                // that step's calls are not sent.
+                let late = treatment.sends_tool_calls() && late.any_in(ledger.first_of(units.start)..ledger.first_of(units.end));
+                match reuse(&units, treatment).filter(|_| !late) {
                     Some(old) => items.extend_from_slice(old),
                     None if treatment == Treatment::Summarized => renderer.render_block(units.clone(), items),
                     None => renderer.render(units.start, treatment, items),
+                }
+                if late {
+                    let mut rendered = items.split_off(start);
+                    rendered.retain(|item| item.item_type != ItemType::Message || self.sends_late_result(ledger, item.index));
+                    items.append(&mut rendered);
                 }
                 spans.push(Span { units, treatment, items: start..items.len() });
             };

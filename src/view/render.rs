@@ -12,7 +12,8 @@ use crate::message::{Kind, Message};
 use crate::pairing::{self, Problem};
 
 /// How a step is sent. Every treatment keeps a step's tool calls and results together: it
-/// sends all of them or none. (Issue 25's "results cleared" would be one more treatment.)
+/// sends all of them or none; a late result (see [`pairing::LateResults`]) is sent only
+/// when its call's step sends its calls (see [`Treatment::sends_tool_calls`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Treatment {
     /// Every message, tool pairs repaired.
@@ -36,6 +37,11 @@ impl Treatment {
     /// it, or before a later step of the turn when its first step is not sent).
     pub fn keeps_user_message(self) -> bool {
         matches!(self, Treatment::Whole | Treatment::OutputsTruncated | Treatment::Stripped)
+    }
+
+    /// True when the step's tool calls are sent.
+    pub fn sends_tool_calls(self) -> bool {
+        matches!(self, Treatment::Whole | Treatment::OutputsTruncated)
     }
 }
 
