@@ -214,3 +214,50 @@ fn summary_summarises_the_oldest_steps_of_a_one_task_loop_in_every_format() {
         }
     }
 }
+
+/// Skills inserted as user messages start new turns: a summary that ends inside such a
+/// running turn stands right after its USER message (the skill, sent though not pinned), and
+/// every request still passes the providers' rules with the summary next to it.
+#[test]
+fn a_summary_inside_a_skill_turn_stands_after_its_user_message() {
+    let shape = Shape { steps: 200..=200, skill: 4, ..Shape::default() };
+    let run = Run::generate(11, &shape);
+    for format in Format::ALL {
+        let mut window = Window::new(Run::model(Some(format)));
+        window
+            .configure(&format!(
+                r#"{{"format":"{}","strategy":"summary","summary_budget":400,"history_budget":{BUDGET},
+                    "context_limit":{LIMIT},"output_reserve":{RESERVE},"keep_recent_steps":{KEEP_RECENT_STEPS}}}"#,
+                format.key()
+            ))
+            .unwrap();
+        let context = format!("{format:?}");
+        let mut agent = Agent { window, format, step_starts: Vec::new(), context, requests: 0, over_budget: 0 };
+        run.push_task(&mut agent.window, Route::Json(format)).unwrap();
+        let (mut summaries, mut inside_a_skill_turn) = (0, 0);
+        for i in 0..run.steps.len() {
+            if agent.window.needs_summary() {
+                json::summary_request(&mut agent.window).unwrap();
+                summaries += 1;
+                let text = format!("Summary {summaries}: the task is in progress.");
+                agent.window.set_summary(agent.window.generation(), &text, 1).unwrap();
+                let record = agent.window.summary().unwrap().clone();
+                let question = agent.window.turn_info(record.archived_turns).unwrap().first_message;
+                if record.last_archived + 1 > question && record.archived_turns > 0 {
+                    inside_a_skill_turn += 1;
+                    let items: Vec<_> = (0..agent.window.view_len()).filter_map(|i| agent.window.view_item(i)).collect();
+                    let at = items.iter().position(|item| item.text == Some(text.as_str())).unwrap();
+                    let before = items[at - 1];
+                    assert_eq!((before.item_type, before.index), (ItemType::Message, question), "{}", agent.context);
+                    assert!(agent.window.is_pinned_at(question), "{}: the skill is sent from before start", agent.context);
+                }
+            }
+            agent.request(&run.task, &mut None);
+            agent.step_starts.push(agent.window.message_count());
+            run.push_step(&mut agent.window, Route::Json(format), i).unwrap();
+        }
+        agent.request(&run.task, &mut None);
+        eprintln!("{}: {summaries} summaries, {inside_a_skill_turn} inside a skill's turn", agent.context);
+        assert!(inside_a_skill_turn > 0, "{}: no summary ended inside a skill's turn", agent.context);
+    }
+}
