@@ -13,8 +13,9 @@
 //! out, and a call left unanswered in a completed turn gets a synthetic "cancelled" result.
 
 use crate::message::{Kind, Message};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::borrow::Borrow;
+use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::hash::Hash;
 
@@ -550,8 +551,8 @@ impl RunningStep {
 pub struct LateResults {
     /// (result, call) ledger indices, ascending by result.
     pairs: Vec<(usize, usize)>,
-    /// The calls answered late.
-    calls: FxHashSet<usize>,
+    /// The calls answered late, and the result answering each.
+    calls: BTreeMap<usize, usize>,
 }
 
 impl LateResults {
@@ -560,7 +561,7 @@ impl LateResults {
     pub fn record(&mut self, result: usize, call: usize) {
         debug_assert!(self.pairs.last().is_none_or(|&(last, _)| last < result));
         self.pairs.push((result, call));
-        self.calls.insert(call);
+        self.calls.insert(call, result);
     }
 
     /// Forgets the results from ledger index `message_count` on.
@@ -576,15 +577,26 @@ impl LateResults {
         self.call_of(index).is_some()
     }
 
+    /// The calls answered by the late results from ledger index `first` on.
+    pub fn calls_answered_from(&self, first: usize) -> impl Iterator<Item = usize> + '_ {
+        let from = self.pairs.partition_point(|&(result, _)| result < first);
+        self.pairs[from..].iter().map(|&(_, call)| call)
+    }
+
     /// True when a late result lies in the ledger indices `range`. O(log late results).
     pub fn any_in(&self, range: std::ops::Range<usize>) -> bool {
         let first = self.pairs.partition_point(|&(result, _)| result < range.start);
         self.pairs.get(first).is_some_and(|&(result, _)| result < range.end)
     }
 
-    /// True when the call at `call` is answered by a late result. O(1).
+    /// True when the call at `call` is answered by a late result. O(log late results).
     pub fn answers(&self, call: usize) -> bool {
-        self.calls.contains(&call)
+        self.calls.contains_key(&call)
+    }
+
+    /// The calls in the ledger indices `range` answered late, with their results, ascending.
+    pub fn calls_in(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.calls.range(range).map(|(&call, &result)| (call, result))
     }
 
     /// The call the result at `index` answers, when it is late. O(log late results).

@@ -603,10 +603,13 @@ impl Window {
         if message_count < self.ledger.messages.len() {
             self.wire.cache.prepared.rewound(message_count);
         }
+        // A late result removed leaves its call, in an older step, answered as cancelled again.
+        let unanswered = self.ledger.late.calls_answered_from(message_count).min();
         self.ledger.truncate(message_count, self.wire.calibration);
         self.wire.last_request.forget_from(message_count);
         self.wire.last_report = None;
-        self.policy.costs.forget_from(self.ledger.units.len().saturating_sub(1));
+        let first_changed = unanswered.and_then(|call| self.ledger.unit_of(call));
+        self.policy.costs.forget_from(self.ledger.units.len().saturating_sub(1).min(first_changed.unwrap_or(usize::MAX)));
         self.policy.costs.clearables.forget_from(message_count);
     }
 
@@ -747,6 +750,9 @@ impl Window {
         let mut cleared_before = 0;
         let thinking = OldThinking::of(&ledger, self.format(), settings.clearing.keep_thinking);
         let mut costs = Costs::new(renderer, cache);
+        if matches!(settings.strategy, StrategyName::Tiered | StrategyName::Monologue) {
+            costs = costs.reserving_late_cancellations();
+        }
         // Turns and steps dropped by hand and steps archived by a summary are a floor under
         // the boundary.
         let floor = self

@@ -78,7 +78,7 @@ fn tool_output(rng: &mut Rng) -> String {
 
 /// A random conversation: a pinned head, then turns of assistant text, thinking, pinned
 /// system messages and steps of parallel tool calls whose results come in any order, some
-/// never. With `manual`, also compactions, recoveries, budget changes, rewinds, summaries
+/// a step or more later (late results), some never. With `manual`, also compactions, recoveries, budget changes, rewinds, summaries
 /// (more of them with `summaries`) and usage reports between turns.
 fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
     let mut steps = Vec::new();
@@ -90,6 +90,8 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
     let mut id = 0;
     for _ in 0..turns {
         steps.push(Step::Push(Kind::User, text(rng)));
+        // The turn's calls left unanswered so far.
+        let mut late: Vec<String> = Vec::new();
         for _ in 0..rng.below(5) {
             match rng.below(5) {
                 0 => steps.push(Step::Push(Kind::Assistant, text(rng))),
@@ -109,8 +111,16 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
                     if answered.len() > 1 && rng.chance(50) {
                         answered.reverse();
                     }
+                    for call in calls.iter().filter(|call| !answered.contains(call)) {
+                        late.push(call.clone());
+                    }
                     for call in answered {
                         steps.push(Step::Tool(Kind::ToolResult, call.clone(), tool_output(rng)));
+                    }
+                    // A call of an older step answered now: a late result.
+                    if !late.is_empty() && rng.chance(40) {
+                        let call = late.swap_remove(rng.below(late.len()));
+                        steps.push(Step::Tool(Kind::ToolResult, call, tool_output(rng)));
                     }
                 }
             }
@@ -349,6 +359,20 @@ fn marker_reserve() -> u64 {
 
 /// Checks every invariant of the current view; `limit` is the history token limit, `None`
 /// between a push and the strategy's next run (pushes are not held to the budget).
+/// The call a late result at `index` answers: a call with its id earlier in its turn, in
+/// an older step (see `pairing::LateResults`). A plain scan, the reference for the ledger's.
+fn late_call(window: &Window, index: usize) -> Option<usize> {
+    let message = window.message(index)?;
+    let id = message.call_id().filter(|_| message.kind() == Kind::ToolResult)?;
+    let first = window.turn_info(window.turn_of(index)?).ok()?.first_message;
+    let call = (first..index).rev().find(|&i| {
+        let m = window.message(i).unwrap();
+        m.kind() == Kind::ToolCall && m.call_id() == Some(id)
+    })?;
+    let step_of = |i: usize| window.step_starts().partition_point(|&s| s <= i);
+    (step_of(call) < step_of(index)).then_some(call)
+}
+
 fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     let layout = Layout::of(window);
     let is_pinned = |index: usize| layout.pinned[index];
@@ -480,6 +504,9 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
                     let needed = history + question + marker_reserve();
                     assert!(tiered || room.is_some_and(|room| needed > room), "newest step cut though it fits");
                 }
+                // A late result goes with its call: left out when its call is not sent.
+                _ if late_call(window, index)
+                    .is_some_and(|call| !view.iter().any(|item| item.2 == call && item.1 == Kind::ToolCall)) => {}
                 _ => panic!("newest step lost {index} ({history} history tokens)"),
             }
         }
@@ -624,8 +651,11 @@ fn check_reference(window: &Window, view: &Snapshot) {
     // then everything from start, with only repairs and the marker added.
     let layout = Layout::of(window);
     let question = window.turn_of(start).map(|turn| window.turn_info(turn).unwrap().first_message);
-    let expected: Vec<usize> =
-        (0..window.message_count()).filter(|&i| i >= start || layout.pinned[i] || Some(i) == question).collect();
+    let expected: Vec<usize> = (0..window.message_count())
+        .filter(|&i| {
+            i >= start && late_call(window, i).is_none_or(|call| call >= start) || layout.pinned[i] || Some(i) == question
+        })
+        .collect();
     let sent: Vec<usize> = view.iter().filter(|item| item.0 == ItemType::Message).map(|item| item.2).collect();
     assert_eq!(sent, expected, "messages sent differ from the reference");
     assert!(view.iter().all(|item| item.0 == ItemType::Message

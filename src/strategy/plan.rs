@@ -130,12 +130,22 @@ pub struct Costs<'a> {
     cache: &'a mut CostCache,
     newest: Vec<Option<Cost>>,
     scratch: Vec<Item>,
+    reserve_late: bool,
 }
 
 impl<'a> Costs<'a> {
     /// Costs over `renderer`'s window, remembering completed turns in `cache`.
     pub fn new(renderer: Renderer<'a>, cache: &'a mut CostCache) -> Costs<'a> {
-        Costs { renderer, cache, newest: vec![None; Treatment::ALL.len()], scratch: Vec::new() }
+        Costs { renderer, cache, newest: vec![None; Treatment::ALL.len()], scratch: Vec::new(), reserve_late: false }
+    }
+
+    /// These costs, counting for each call answered late the cancelled result that answers
+    /// it when the plan sends its step but not its result's (see `view::plan`): what a
+    /// strategy that may send an older step whole and a later one not (`tiered`'s first
+    /// messages, `monologue`) needs to stay within its limits. The cache must be cleared
+    /// when this changes.
+    pub fn reserving_late_cancellations(self) -> Costs<'a> {
+        Costs { reserve_late: true, ..self }
     }
 
     /// The renderer the costs come from.
@@ -162,6 +172,10 @@ impl<'a> Costs<'a> {
         self.scratch.clear();
         self.renderer.render(unit, treatment, &mut self.scratch);
         let mut cost = history_cost(&self.scratch);
+        if self.reserve_late && treatment.sends_tool_calls() {
+            let late = ledger.late_results().calls_in(ledger.unit_range(unit)).count() as u64;
+            cost.tokens += late * u64::from(self.renderer.cancelled_result(0).tokens.tokens);
+        }
         let (opens, closes) = (ledger.opens_turn(unit), ledger.closes_turn(unit));
         if treatment.keeps_user_message() && opens != closes {
             let user = self.question(ledger.turn_of_unit(unit));

@@ -10,8 +10,9 @@
 
 use super::render::{Renderer, Treatment};
 use super::thinking::OldThinking;
-use super::{Item, ItemType, Overlay, Span};
+use super::{Item, Overlay, Span};
 use crate::ledger::Ledger;
+use crate::message::Kind;
 use std::ops::Range;
 
 /// What the compaction marker says was removed.
@@ -146,11 +147,18 @@ impl Plan {
         self.runs().find(|(_, t)| t.keeps_user_message()).map_or(self.units, |(units, _)| units.start)
     }
 
-    /// False for a late result whose call's step this plan does not send the calls of; true
-    /// for every other message at ledger index `index`.
+    /// False for an item standing for a late result (as itself, cut or cleared) whose call's
+    /// step this plan does not send the calls of; true for every other item (a cancelled
+    /// result, a marker or a summary stands for a call or a step's first message, never for
+    /// a result).
     fn sends_late_result(&self, ledger: &Ledger<'_>, index: usize) -> bool {
         let call = ledger.late_results().call_of(index);
-        call.is_none_or(|call| self.treatment(ledger.unit_of(call)).is_some_and(Treatment::sends_tool_calls))
+        call.is_none_or(|call| self.sends_tool_messages(ledger, call))
+    }
+
+    /// True when the step holding ledger index `index` sends its tool calls and results.
+    fn sends_tool_messages(&self, ledger: &Ledger<'_>, index: usize) -> bool {
+        self.treatment(ledger.unit_of(index)).is_some_and(Treatment::sends_tool_calls)
     }
 
     /// The view this plan yields: the pinned head, then each run. Steps sent as they were in
@@ -219,9 +227,12 @@ impl Plan {
             }
             let mut render = |units: Range<usize>, items: &mut Vec<Item>| {
                 let start = items.len();
-                // A late result goes with its call's step: rendered afresh, left out when
-                // that step's calls are not sent.
-                let late = treatment.sends_tool_calls() && late.any_in(ledger.first_of(units.start)..ledger.first_of(units.end));
+                // A late result goes with its call's step (rendered afresh): left out when
+                // that step's calls are not sent, and its call answered as cancelled when
+                // the result's step is not sent.
+                let messages = ledger.first_of(units.start)..ledger.first_of(units.end);
+                let late = treatment.sends_tool_calls()
+                    && (late.any_in(messages.clone()) || late.calls_in(messages.clone()).next().is_some());
                 match reuse(&units, treatment).filter(|_| !late) {
                     Some(old) => items.extend_from_slice(old),
                     None if treatment == Treatment::Summarized => renderer.render_block(units.clone(), items),
@@ -229,7 +240,12 @@ impl Plan {
                 }
                 if late {
                     let mut rendered = items.split_off(start);
-                    rendered.retain(|item| item.item_type != ItemType::Message || self.sends_late_result(ledger, item.index));
+                    rendered.retain(|item| self.sends_late_result(ledger, item.index));
+                    for (call, _) in
+                        ledger.late_results().calls_in(messages).filter(|&(_, result)| !self.sends_tool_messages(ledger, result))
+                    {
+                        cancel(renderer, call, &mut rendered);
+                    }
                     items.append(&mut rendered);
                 }
                 spans.push(Span { units, treatment, items: start..items.len() });
@@ -248,4 +264,13 @@ impl Plan {
         }
         Overlay::new(items, self, ledger, spans)
     }
+}
+
+/// Answers the call at ledger index `call` among a step's `items` with its cancelled
+/// result, at the end of the run of tool messages holding it (as the step's own repairs
+/// stand).
+fn cancel(renderer: &Renderer<'_>, call: usize, items: &mut Vec<Item>) {
+    let Some(at) = items.iter().position(|item| item.index == call && item.kind == Kind::ToolCall) else { return };
+    let end = (at..items.len()).find(|&i| !matches!(items[i].kind, Kind::ToolCall | Kind::ToolResult)).unwrap_or(items.len());
+    items.insert(end, renderer.cancelled_result(call));
 }

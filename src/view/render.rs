@@ -195,10 +195,15 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// The synthetic cancelled result of the call at ledger index `call`.
+    pub fn cancelled_result(&self, call: usize) -> Item {
+        self.synthetic(Kind::ToolResult, call, text::CANCELLED_RESULT.to_owned())
+    }
+
     /// Synthetic results for the unanswered calls repaired before ledger index `at`.
     fn cancelled_results(&self, defects: &[pairing::Defect], at: usize, out: &mut Vec<Item>) {
         for defect in defects.iter().filter(|d| d.problem == Problem::UnansweredCall && d.repair_at == at) {
-            out.push(self.synthetic(Kind::ToolResult, defect.index, text::CANCELLED_RESULT.to_owned()));
+            out.push(self.cancelled_result(defect.index));
         }
     }
 

@@ -6,9 +6,10 @@ use super::host::{HostIds, PendingCounts};
 use super::unit_sums::UnitSums;
 use crate::ledger::{PinRule, TurnStart, calibrated};
 use crate::message::{CountSource, Kind, Message};
-use crate::pairing::{LateResults, RunningStep, TurnCalls};
+use crate::pairing::{CallForm, LateResults, Problem, RunningStep, TurnCalls, analyze};
 use crate::tally::Tally;
 use crate::tokens::{Calibration, Count};
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 /// Messages, turns, steps and their sums: the record of what was pushed.
@@ -38,6 +39,9 @@ pub(super) struct LedgerState {
     pub pin_floor: usize,
     /// Completed steps (all but the newest) whose tool pairs the view repairs, ascending.
     pub defective_units: Vec<usize>,
+    /// The running turn's defective steps: their problems and their calls left unanswered,
+    /// which late results may still answer (a step they all answer is no longer defective).
+    pub running_defects: FxHashMap<usize, (usize, usize)>,
     /// The host's ids of its messages (`push_message`), and where each starts.
     pub host_ids: HostIds,
     /// Counts `set_count` recorded, applied at the next enforcement (saved).
@@ -72,6 +76,7 @@ impl Default for LedgerState {
             host_pins: Vec::new(),
             pin_floor: 0,
             defective_units: Vec::new(),
+            running_defects: FxHashMap::default(),
             host_ids: HostIds::default(),
             pending_counts: PendingCounts::default(),
             calls: TurnCalls::default(),
@@ -205,12 +210,14 @@ impl LedgerState {
             if let Some(previous) = self.units.len().checked_sub(1) {
                 if self.step_calls.defective(true) {
                     self.defective_units.push(previous);
+                    self.running_defects.insert(previous, (self.step_calls.problems(), self.step_calls.unanswered()));
                     defective = Some(previous);
                 }
             }
             if message.kind() == Kind::User {
                 self.turns.push(TurnStart { first: self.messages.len(), first_unit: self.units.len() });
                 self.calls = TurnCalls::default();
+                self.running_defects.clear();
             }
             self.units.push(self.messages.len());
             self.step_calls = TurnCalls::default();
@@ -230,11 +237,29 @@ impl LedgerState {
             self.sums.add(self.units.len() - 1, count);
         }
         self.host_ids.note(&self.messages, &message);
-        if !self.turns.is_empty() {
-            feed_calls(&mut self.calls, Some(&mut self.step_calls), &mut self.late, index, &message);
-        }
+        let late = match self.turns.is_empty() {
+            true => None,
+            false => feed_calls(&mut self.calls, Some(&mut self.step_calls), &mut self.late, index, &message),
+        };
         self.messages.push(message);
+        if let Some(call) = late {
+            self.answered_late(call);
+        }
         defective
+    }
+
+    /// Notes that a late result answered the call at `call`: its step is no longer defective
+    /// once late results answered every call it left open and it has no other problem.
+    fn answered_late(&mut self, call: usize) {
+        let Some(unit) = self.unit_of(call) else { return };
+        let Some((problems, open)) = self.running_defects.get_mut(&unit) else { return };
+        *open -= usize::from(CallForm::of(&self.messages[call]).cancellable()).min(*open);
+        if (*problems, *open) == (0, 0) {
+            self.running_defects.remove(&unit);
+            if let Ok(at) = self.defective_units.binary_search(&unit) {
+                self.defective_units.remove(at);
+            }
+        }
     }
 
     /// Removes the messages from `message_count` on, with what was recorded about them;
@@ -284,6 +309,21 @@ impl LedgerState {
             running.feed(message);
             if !turns.is_empty() {
                 feed_calls(calls, (index >= step).then_some(&mut *step_calls), late, index, message);
+            }
+        }
+        // The running turn's completed steps, analysed again with the late results left.
+        self.running_defects.clear();
+        let Some(turn) = self.turns.len().checked_sub(1) else { return };
+        let units = self.turn_units(turn);
+        let kept = self.defective_units.partition_point(|&u| u < units.start);
+        self.defective_units.truncate(kept);
+        for unit in units.start..units.end.saturating_sub(1) {
+            let range = self.unit_range(unit);
+            let defects = analyze(&self.messages, range.start, range.end, true, &self.late);
+            if !defects.is_empty() {
+                let open = defects.iter().filter(|d| d.problem == Problem::UnansweredCall).count();
+                self.defective_units.push(unit);
+                self.running_defects.insert(unit, (defects.len() - open, open));
             }
         }
     }
@@ -385,7 +425,7 @@ fn feed_calls(
     late: &mut LateResults,
     index: usize,
     message: &Message,
-) {
+) -> Option<usize> {
     let late_call = match message.kind() {
         Kind::ToolResult => message.call_id().and_then(|id| calls.late_call(id)),
         _ => None,
@@ -399,4 +439,5 @@ fn feed_calls(
             }
         }
     }
+    late_call
 }
