@@ -347,6 +347,57 @@ static void old_tool_results_are_cleared_first(void) {
     old_tool_results_are_cleared_before("monologue");
 }
 
+/* Images in old user messages: once the clear stage has cleared the results after a user
+ * message holding an image, the message is sent as its text and a placeholder naming the
+ * tokens cleared (a TRUNCATED item), counted with the cleared results; the newest turn's
+ * user message keeps its image. */
+static void images_in_old_user_messages_are_cleared(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"format\":\"openai_chat\",\"stages\":[\"clear\",\"sliding\"],\"history_budget\":8000,"
+                          "\"keep_tool_results\":1,\"clear_at_least\":0}"));
+    const char *image = "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"See the screenshot.\"},"
+                        "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://example.com/shot.png\"}}]}";
+    char output[4096];
+    size_t len = 0;
+    for (int line = 0; line < 60; line++) {
+        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
+    }
+    size_t images[3];
+    int call = 0;
+    for (int turn = 0; turn < 3; turn++) {
+        if (turn > 0) {
+            CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "Looked at it."));
+            CHECK_OK(ctxwin_window_end_turn(w, NULL));
+        }
+        CHECK_OK(ctxwin_window_push_json(w, image, strlen(image)));
+        images[turn] = ctxwin_window_message_count(w) - 1;
+        for (int step = 0; step < 8; step++) {
+            char id[32];
+            snprintf(id, sizeof id, "call_%d", call++);
+            const char *args = "{\"path\":\"src/page.c\"}";
+            CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+            CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+        }
+    }
+    ctxwin_request_info info;
+    CHECK_OK(ctxwin_window_prepare(w, &info));
+    size_t cleared_results = 0;
+    int old_cleared = 0, newest_whole = 0;
+    for (size_t i = 0; i < ctxwin_window_view_len(w); i++) {
+        struct ctxwin_item item;
+        CHECK_OK(ctxwin_window_view_get(w, i, &item));
+        if (item.kind == CTXWIN_KIND_TOOL_RESULT && item.type == CTXWIN_ITEM_TRUNCATED) cleared_results++;
+        if (item.index == images[1]) {
+            old_cleared = item.type == CTXWIN_ITEM_TRUNCATED && item_holds(&item, "See the screenshot.") &&
+                          item_holds(&item, "[Image cleared to save context");
+        }
+        if (item.index == images[2]) newest_whole = item.type == CTXWIN_ITEM_MESSAGE;
+    }
+    CHECK(old_cleared && newest_whole);
+    CHECK(cleared_results > 0 && info.cleared_results == cleared_results + 1);
+    ctxwin_window_free(w);
+}
+
 /* Superseded reads: with "supersede": {"read_file": "path"}, a file read again makes the
  * earlier result a note pointing to the later call (whatever the budget); the calls stay,
  * a file read once and the newest read stay whole; prepare counts the notes; a rule naming
@@ -407,6 +458,7 @@ static void a_file_read_again_supersedes_the_earlier_read(void) {
 
 void suite_cache(void) {
     harness_run("old_tool_results_are_cleared_first", old_tool_results_are_cleared_first);
+    harness_run("images_in_old_user_messages_are_cleared", images_in_old_user_messages_are_cleared);
     harness_run("a_file_read_again_supersedes_the_earlier_read", a_file_read_again_supersedes_the_earlier_read);
     harness_run("prepare_before_every_request", prepare_before_every_request);
     harness_run("a_request_that_cannot_fit_is_refused", a_request_that_cannot_fit_is_refused);

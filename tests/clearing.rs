@@ -618,3 +618,72 @@ fn clear_low_water_sets_how_far_a_clearing_goes() {
     assert!(changes[1] > 0 && changes[1] < changes[0], "clearings: low water of the policy {}, 0.1 {}", changes[0], changes[1]);
     assert!(deep.view_history().tokens() < policy.view_history().tokens() || cleared[1].len() > cleared[0].len());
 }
+
+/// Images in old user messages are cleared as old tool results are: once the clear stage has
+/// cleared results past a USER message holding an image, the message is sent as its text and
+/// a placeholder naming the tokens cleared, in every format (the image is not in the body,
+/// which passes the provider's rules); the request info counts it with the cleared results;
+/// the newest user message's image and the pinned task's stay.
+#[test]
+fn images_in_old_user_messages_are_cleared() {
+    const URL: &str = "https://example.com/screenshot.png";
+    const SAYS: &str = "Here is the screenshot of the failing page.";
+    let image_message = |format: Format| match format {
+        Format::OpenAiChat => {
+            serde_json::json!({"role": "user", "content": [{"type": "text", "text": SAYS}, {"type": "image_url", "image_url": {"url": URL}}]})
+        }
+        Format::OpenAiResponses => {
+            serde_json::json!({"role": "user", "content": [{"type": "input_text", "text": SAYS}, {"type": "input_image", "image_url": URL}]})
+        }
+        Format::Anthropic => serde_json::json!({"role": "user", "content": [{"type": "text", "text": SAYS},
+            {"type": "image", "source": {"type": "url", "url": URL}}]}),
+        Format::Gemini => {
+            serde_json::json!({"role": "user", "parts": [{"text": SAYS}, {"fileData": {"mimeType": "image/png", "fileUri": URL}}]})
+        }
+    };
+    let mut rng = Rng::new(9);
+    for (format, key, rules) in FORMATS {
+        let mut window = Window::new("gpt-4o");
+        window
+            .configure(&format!(
+                r#"{{"format":"{key}","stages":["clear","sliding"],"history_budget":8000,"keep_tool_results":1,"clear_at_least":0}}"#
+            ))
+            .unwrap();
+        let mut call = 0;
+        // The task's image, an old message's, the newest message's.
+        let mut images = Vec::new();
+        for turn in 0..3 {
+            if turn > 0 {
+                window.push(Kind::Assistant, "Looked at it.").unwrap();
+                window.end_turn();
+            }
+            json::push_json(&mut window, &image_message(format).to_string()).unwrap();
+            images.push(window.message_count() - 1);
+            for _ in 0..8 {
+                call += 1;
+                let id = format!("call_{call}");
+                window.push_tool_call(&id, "read_file", r#"{"path":"src/page.rs"}"#).unwrap();
+                window.push_tool(Kind::ToolResult, &id, &output(&mut rng, 60)).unwrap();
+            }
+        }
+        let (task, images) = (images[0], &images[1..]);
+        let media = window.message(images[0]).unwrap().media().expect("the image is counted");
+        let info = window.prepare().unwrap();
+        let item = |index: usize| (0..window.view_len()).filter_map(|i| window.view_item(i)).find(|item| item.index == index);
+        let old = item(images[0]).unwrap_or_else(|| panic!("{key}: the old user message is not sent"));
+        let text = old.text.unwrap_or_default().to_owned();
+        assert_eq!(old.item_type, ItemType::Truncated, "{key}: the old image was sent");
+        assert!(text.starts_with(SAYS) && text.contains(&format!("{} tokens", media.tokens)), "{key}: {text}");
+        assert_eq!(item(images[1]).map(|item| item.item_type), Some(ItemType::Message), "{key}: the newest image");
+        assert_eq!(item(task).map(|item| item.item_type), Some(ItemType::Message), "{key}: the task");
+        let results = sent(&window).0.len();
+        assert_eq!(info.cleared_results, results + 1, "{key}: {info:?}");
+        let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+        assert_eq!(body.matches(URL).count(), 2, "{key}: the task's and the newest message's images only\n{body}");
+        assert!(body.contains("[Image cleared to save context"), "{key}");
+        let value: Value = serde_json::from_str(&body).unwrap();
+        if let Err(broken) = check(rules, &value) {
+            panic!("{key}: {broken}\n{}", serde_json::to_string_pretty(&value).unwrap());
+        }
+    }
+}

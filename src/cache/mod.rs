@@ -43,7 +43,7 @@ pub struct RequestInfo {
     pub stable_tokens: u64,
     /// Tool results the request sends cleared (a placeholder in place of the output, or the
     /// note of a result a later read superseded, `supersede`; the clearing stage,
-    /// `"stages": ["clear", ...]`).
+    /// `"stages": ["clear", ...]`), and old USER messages sent with their images cleared.
     pub cleared_results: usize,
     /// Tokens that clearing them saves.
     pub cleared_tokens: u64,

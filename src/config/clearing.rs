@@ -207,6 +207,12 @@ pub fn superseded_text(tool: &str, argument: &str, call_id: Option<&str>, host_i
     format!("[Superseded: {tool} was called again later with the same {argument}{call}{host}; its newer result follows.]")
 }
 
+/// The placeholder that stands for the images (and other non-text content) of an old USER
+/// message, cleared: the tokens they took. The message's text is sent before it.
+pub fn media_placeholder_text(tokens: u32) -> String {
+    format!("[Image cleared to save context: {tokens} tokens of images or attachments of this message.]")
+}
+
 /// The placeholder that stands for a cleared result: `template` (or the built-in text) with
 /// `{tool}`, `{call_id}`, `{host_id}` and `{tokens}` filled in. The built-in text names the
 /// host id only where there is one.

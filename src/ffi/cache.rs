@@ -27,7 +27,8 @@ pub struct ctxwin_request_info {
     /// Tool results the request sends cleared: a placeholder naming the tool, the call and
     /// the tokens cleared stands in place of the output, or a note pointing to the later call
     /// of a result a later read superseded (`supersede`); the call stays (the clearing stage,
-    /// `"stages": ["clear", ...]`). Since: 0.3
+    /// `"stages": ["clear", ...]`). Old USER messages sent with their images cleared (their
+    /// text and a placeholder naming the tokens) count here too. Since: 0.3
     pub cleared_results: usize,
     /// Tokens clearing them saves. Since: 0.3
     pub cleared_tokens: i64,

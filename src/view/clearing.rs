@@ -11,8 +11,14 @@
 //! call stays, and pinned results and excluded tools' results are never superseded. The walk
 //! counts superseded results whole (a note only makes the view smaller than the walk
 //! thought), so the view stays a function of the ledger and the settings.
+//!
+//! **Images in old user messages.** A USER message before the clear pointer that holds
+//! images or other non-text content is sent as its text followed by a placeholder naming the
+//! tokens cleared, as a cleared result is, but for the newest turn's (the request the model
+//! is still working on). The walk counts such messages whole (only tool
+//! results move the clear pointer), so this only makes the view smaller than it planned.
 
-use crate::config::clearing::{Clearing, placeholder_text, superseded_text};
+use crate::config::clearing::{Clearing, media_placeholder_text, placeholder_text, superseded_text};
 use crate::ledger::Ledger;
 use crate::message::{Kind, Message, counted_text};
 use serde_json::Value;
@@ -238,6 +244,16 @@ impl ClearedView<'_> {
                     None => self.superseded(ledger, index),
                 }
             }
+            Kind::User if index < self.before && !ledger.is_pinned(index) && index < newest_turn_start(ledger) => {
+                let media = message.media()?;
+                let placeholder = media_placeholder_text(ledger.calibrated(media).tokens);
+                let text = match message.text().filter(|text| !text.is_empty()) {
+                    Some(text) => format!("{text}\n{placeholder}"),
+                    None => placeholder,
+                };
+                let count = ledger.model().count(&text);
+                (count.tokens < ledger.calibrated(message.count()).tokens).then_some((text, count))
+            }
             Kind::ToolCall if self.clearing.clear_tool_inputs && inputs_clearable(message) => {
                 let result = self.clearables.answer_of(index).filter(|&result| result < self.before)?;
                 Cleared::of(ledger, self.clearing, result, Some(index))?;
@@ -247,6 +263,12 @@ impl ClearedView<'_> {
             _ => None,
         }
     }
+}
+
+/// The ledger index where the newest turn starts: its USER message, whose images the model
+/// is still working on, is never cleared.
+fn newest_turn_start(ledger: &Ledger<'_>) -> usize {
+    ledger.turn_count().checked_sub(1).map_or(0, |turn| ledger.first_of(ledger.first_unit_of(turn)))
 }
 
 impl ClearedView<'_> {

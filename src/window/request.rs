@@ -75,14 +75,15 @@ impl Window {
     }
 
     /// Tool results among `items` (the view's) sent cleared (a placeholder, or a superseded
-    /// result's note), and the tokens that saves. O(items).
+    /// result's note) and USER messages sent with their images cleared, and the tokens that
+    /// saves. O(items).
     fn cleared_in_view(&self, items: &[SentItem<'_>]) -> (usize, u64) {
         let cleared_before = self.policy.overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
         let clearables = &self.policy.costs.clearables;
         let cleared = |index: usize| index < cleared_before || clearables.superseded_by(index).is_some();
         let (mut results, mut tokens) = (0, 0);
         for sent in items.iter().filter(|sent| sent.item.item_type == ItemType::Truncated && cleared(sent.item.index)) {
-            if let (Kind::ToolResult, Some(message)) = (sent.item.kind, sent.message) {
+            if let (Kind::ToolResult | Kind::User, Some(message)) = (sent.item.kind, sent.message) {
                 results += 1;
                 tokens += u64::from(self.calibrated(message.count()).tokens.saturating_sub(sent.item.tokens.tokens));
             }
