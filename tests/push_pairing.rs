@@ -98,6 +98,26 @@ fn paired_late(window: &mut Window, format: Format, calls: &[usize], results: &[
     }
 }
 
+/// Pushes `run`'s task, its first step's calls, twenty more steps, and then the first step's
+/// results (late): the ledger indices of those calls and of their results.
+fn push_late_results(run: &Run, window: &mut Window) -> (Vec<usize>, Vec<usize>) {
+    run.push_task(window, Route::Typed).unwrap();
+    let late = &run.steps[0];
+    let first_call = window.message_count();
+    for call in &late.calls {
+        window.push_tool_call(&call.id(None), call.name, &call.arguments).unwrap();
+    }
+    let calls: Vec<usize> = (first_call..window.message_count()).collect();
+    for i in 1..21 {
+        run.push_step(window, Route::Typed, i).unwrap();
+    }
+    let first_result = window.message_count();
+    for (call, output) in late.calls.iter().zip(&late.outputs) {
+        window.push_tool(Kind::ToolResult, &call.id(None), &output.text).unwrap();
+    }
+    (calls, (first_result..window.message_count()).collect())
+}
+
 /// The text of a cancelled result.
 const CANCELLED: &str = "[Tool call cancelled";
 
@@ -106,22 +126,7 @@ fn late_results_are_sent_in_their_calls_step_in_every_format() {
     let run = Run::generate(6, &Shape { skill: 0, ..Shape::with_steps(30) });
     for format in Format::ALL {
         let mut window = window(format, false);
-        run.push_task(&mut window, Route::Typed).unwrap();
-        let late = &run.steps[0];
-        let first_call = window.message_count();
-        for call in &late.calls {
-            window.push_tool_call(&call.id(None), call.name, &call.arguments).unwrap();
-        }
-        let calls: Vec<usize> = (first_call..window.message_count()).collect();
-        // Twenty more steps run before the first step's results come back.
-        for i in 1..21 {
-            run.push_step(&mut window, Route::Typed, i).unwrap();
-        }
-        let first_result = window.message_count();
-        for (call, output) in late.calls.iter().zip(&late.outputs) {
-            window.push_tool(Kind::ToolResult, &call.id(None), &output.text).unwrap();
-        }
-        let results: Vec<usize> = (first_result..window.message_count()).collect();
+        let (calls, results) = push_late_results(&run, &mut window);
         // Sent in the running step, and once a new step completes it.
         paired_late(&mut window, format, &calls, &results, false);
         window.push(Kind::Assistant, "done").unwrap();
@@ -136,22 +141,8 @@ fn late_results_are_sent_in_their_calls_step_in_every_format() {
 fn a_result_whose_call_is_in_an_older_step_of_the_turn_is_taken() {
     let run = Run::generate(6, &Shape { skill: 0, ..Shape::with_steps(30) });
     let mut window = Window::new("gpt-4o");
-    run.push_task(&mut window, Route::Typed).unwrap();
+    let (calls, results) = push_late_results(&run, &mut window);
     let late = &run.steps[0];
-    let first_call = window.message_count();
-    for call in &late.calls {
-        window.push_tool_call(&call.id(None), call.name, &call.arguments).unwrap();
-    }
-    let calls: Vec<usize> = (first_call..window.message_count()).collect();
-    // Twenty more steps run before the first step's results come back.
-    for i in 1..21 {
-        run.push_step(&mut window, Route::Typed, i).unwrap();
-    }
-    let first_result = window.message_count();
-    for (call, output) in late.calls.iter().zip(&late.outputs) {
-        window.push_tool(Kind::ToolResult, &call.id(None), &output.text).unwrap();
-    }
-    let results: Vec<usize> = (first_result..window.message_count()).collect();
     window.push(Kind::Assistant, "done").unwrap();
     paired_late(&mut window, Format::OpenAiChat, &calls, &results, false);
     window.truncate(window.message_count() - 1).unwrap();

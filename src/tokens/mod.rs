@@ -13,6 +13,7 @@ mod estimate;
 mod loaded;
 mod models;
 mod openai_models;
+mod utf8_char;
 
 pub use bpe::Encoding;
 pub use calibration::{Calibration, CalibrationState};

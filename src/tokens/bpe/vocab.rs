@@ -8,6 +8,7 @@ use super::layout::{
     BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_RANKS_AT, PAIR_RECORD_BYTES,
     PAIR_RECORDS_AT, bucket_of, entry_len, entry_match, entry_rank, estimate, share,
 };
+use crate::tokens::utf8_char::two_or_three_byte_char;
 
 /// A read-only vocabulary: a bucketed index from token bytes to rank, a
 /// direct table for one- and two-byte strings, the bit sets of the ranks that
@@ -182,19 +183,7 @@ impl Vocab {
     /// neighbouring bytes in `piece` cannot merge with a part of it first.
     #[inline(always)]
     pub(super) fn whole_char(&self, piece: &[u8], at: usize) -> Option<(u32, usize)> {
-        let lead = *piece.get(at)?;
-        let low_bits = |offset: usize| {
-            piece.get(at + offset).filter(|&&byte| CONTINUATION_BYTES.contains(&byte)).map(|&byte| u32::from(byte & 0x3F))
-        };
-        let (code_point, len) = match lead {
-            0xC2..=0xDF => (u32::from(lead & 0x1F) << 6 | low_bits(1)?, 2),
-            0xE0..=0xEF => {
-                let code_point = u32::from(lead & 0x0F) << 12 | low_bits(1)? << 6 | low_bits(2)?;
-                // An over-long encoding is not the character's bytes.
-                (code_point >= 0x800).then_some((code_point, 3))?
-            }
-            _ => return None,
-        };
+        let (code_point, len) = two_or_three_byte_char(piece, at)?;
         let code_point = code_point as usize;
         let page = usize::from(*self.chars.index.get(code_point / CHAR_PAGE_SIZE)?);
         let id =

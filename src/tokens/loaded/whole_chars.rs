@@ -24,6 +24,7 @@
 
 use super::merge::{Merges, NONE, Rule};
 use super::vocab::Vocab;
+use crate::tokens::utf8_char::two_or_three_byte_char;
 
 /// Bytes that continue a UTF-8 character (a character's previous neighbour ends in one).
 const CONTINUATION: std::ops::RangeInclusive<u8> = 0x80..=0xBF;
@@ -169,18 +170,7 @@ impl WholeChars {
     /// from it whole next to its neighbours in `piece`.
     #[inline]
     fn whole(&self, piece: &[u8], at: usize) -> Option<(u32, usize)> {
-        let lead = *piece.get(at)?;
-        let low_bits =
-            |offset: usize| piece.get(at + offset).filter(|byte| CONTINUATION.contains(byte)).map(|&byte| u32::from(byte & 0x3F));
-        let (code_point, len) = match lead {
-            0xC2..=0xDF => (u32::from(lead & 0x1F) << 6 | low_bits(1)?, 2),
-            0xE0..=0xEF => {
-                let code_point = u32::from(lead & 0x0F) << 12 | low_bits(1)? << 6 | low_bits(2)?;
-                // An over-long encoding is not the character's bytes.
-                (code_point >= 0x800).then_some((code_point, 3))?
-            }
-            _ => return None,
-        };
+        let (code_point, len) = two_or_three_byte_char(piece, at)?;
         let page = usize::from(*self.index.get(code_point as usize / PAGE)?);
         let entry = *self.pages.get((page.checked_sub(1)?) * PAGE + code_point as usize % PAGE)?;
         let entry = self.entries.get((entry as usize).checked_sub(1)?)?;
