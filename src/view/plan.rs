@@ -231,19 +231,17 @@ impl Plan {
                 // that step's calls are not sent, and its call answered as cancelled when
                 // the result's step is not sent.
                 let messages = ledger.first_of(units.start)..ledger.first_of(units.end);
-                let late = treatment.sends_tool_calls()
+                let has_late = treatment.sends_tool_calls()
                     && (late.any_in(messages.clone()) || late.calls_in(messages.clone()).next().is_some());
-                match reuse(&units, treatment).filter(|_| !late) {
+                match reuse(&units, treatment).filter(|_| !has_late) {
                     Some(old) => items.extend_from_slice(old),
                     None if treatment == Treatment::Summarized => renderer.render_block(units.clone(), items),
                     None => renderer.render(units.start, treatment, items),
                 }
-                if late {
+                if has_late {
                     let mut rendered = items.split_off(start);
                     rendered.retain(|item| self.sends_late_result(ledger, item.index));
-                    for (call, _) in
-                        ledger.late_results().calls_in(messages).filter(|&(_, result)| !self.sends_tool_messages(ledger, result))
-                    {
+                    for (call, _) in late.calls_in(messages).filter(|&(_, result)| !self.sends_tool_messages(ledger, result)) {
                         cancel(renderer, call, &mut rendered);
                     }
                     items.append(&mut rendered);

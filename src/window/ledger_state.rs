@@ -295,9 +295,6 @@ impl LedgerState {
         self.pinned_indices.truncate(pinned);
         let pins = self.host_pins.partition_point(|&i| i < message_count);
         self.host_pins.truncate(pins);
-        let newest = self.units.len().saturating_sub(1);
-        let defective = self.defective_units.partition_point(|&u| u < newest);
-        self.defective_units.truncate(defective);
         self.running = RunningStep::default();
         self.calls = TurnCalls::default();
         self.step_calls = TurnCalls::default();
@@ -311,10 +308,10 @@ impl LedgerState {
                 feed_calls(calls, (index >= step).then_some(&mut *step_calls), late, index, message);
             }
         }
-        // The running turn's completed steps, analysed again with the late results left.
+        // The running turn's completed steps (all but the newest), analysed again with the
+        // late results left; older turns' steps keep what was found when they completed.
         self.running_defects.clear();
-        let Some(turn) = self.turns.len().checked_sub(1) else { return };
-        let units = self.turn_units(turn);
+        let units = self.turns.len().checked_sub(1).map_or(0..0, |turn| self.turn_units(turn));
         let kept = self.defective_units.partition_point(|&u| u < units.start);
         self.defective_units.truncate(kept);
         for unit in units.start..units.end.saturating_sub(1) {
