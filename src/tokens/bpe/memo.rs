@@ -8,7 +8,8 @@
 //!   inline in 32-byte entries, two to a cache line, [`SHORT_ENTRIES`] of them
 //!   (2 MiB): a hit is one cache line, instead of the vocabulary's large
 //!   tables and a merge. The table is allocated zeroed, so only the pages a
-//!   thread's pieces land on become resident.
+//!   thread's pieces land on become resident, and its pairs of entries start
+//!   on cache lines, so that [`Memo::prefetch`] fetches all a lookup reads.
 //! - Longer pieces, up to [`MAX_PIECE_LEN`] bytes, in [`LONG_ENTRIES`] entries
 //!   (at most about 300 KB).
 //! - The merge table's answers, see [`JoinCache`] (512 KB).
@@ -39,14 +40,6 @@ const LONG_ENTRIES: usize = 1024;
 /// Number of remembered joins of two tokens (a power of two; 8 bytes each).
 const JOIN_ENTRIES: usize = 1 << 16;
 
-/// A remembered count of a piece of at most [`INLINE_LEN`] bytes, as four
-/// words: the first packs the top 40 bits of the piece's hash, its length,
-/// the vocabulary id and the count (one byte each, from bit 16 down); the
-/// others hold the piece's bytes, zero-padded. All zero is an empty entry
-/// (no piece of three bytes or more, the only ones remembered, has length 0).
-/// Plain words so that the table can be allocated zeroed.
-type ShortEntry = [u64; 4];
-
 /// The bits of a short entry's first word that identify the piece (all but
 /// the count).
 const SHORT_KEY_MASK: u64 = !0xFF;
@@ -62,7 +55,16 @@ struct LongEntry {
 /// The memo of one thread. Its tables are empty until first used, and stay
 /// empty (remembering nothing) in the fallback used during thread teardown.
 pub(super) struct Memo {
-    short: Vec<ShortEntry>,
+    /// The short entries, from word `short_at` on (where the pairs of
+    /// entries start on cache lines; the words before are unused). An entry
+    /// is the remembered count of a piece of at most [`INLINE_LEN`] bytes, as
+    /// four words: the first packs the top 40 bits of the piece's hash, its
+    /// length, the vocabulary id and the count (one byte each, from bit 16
+    /// down); the others hold the piece's bytes, zero-padded. All zero is an
+    /// empty entry (no piece of three bytes or more, the only ones remembered,
+    /// has length 0). Plain words so that the table can be allocated zeroed.
+    short: Vec<u64>,
+    short_at: usize,
     long: Vec<LongEntry>,
     /// Remembered answers of the merge table, see [`JoinCache`].
     pub(super) joins: JoinCache,
@@ -122,12 +124,14 @@ fn short_words(piece: &[u8]) -> [u64; 3] {
 impl Memo {
     /// A memo with empty tables (allocated by [`Memo::allocate`]).
     pub(super) const fn new() -> Self {
-        Memo { short: Vec::new(), long: Vec::new(), joins: JoinCache { entries: Vec::new() } }
+        Memo { short: Vec::new(), short_at: 0, long: Vec::new(), joins: JoinCache { entries: Vec::new() } }
     }
 
     fn allocate(&mut self) {
         if self.short.is_empty() {
-            self.short = vec![[0; 4]; SHORT_ENTRIES];
+            // One cache line more than the entries, to start them on a line.
+            self.short = vec![0; SHORT_ENTRIES * 4 + LINE_WORDS];
+            self.short_at = self.short.as_ptr().align_offset(LINE_WORDS * 8).min(LINE_WORDS);
             self.long = (0..LONG_ENTRIES).map(|_| LongEntry { hash: 0, vocab: u8::MAX, count: 0, piece: Vec::new() }).collect();
             self.joins.entries = vec![0; JOIN_ENTRIES];
         }
@@ -140,9 +144,9 @@ impl Memo {
         if piece.len() <= INLINE_LEN {
             let key = short_key(vocab, hash, piece.len());
             let words = short_words(piece);
-            let pair = self.short.get(short_slot(hash)..short_slot(hash) + 2)?;
-            let hit = |entry: &ShortEntry| entry[0] & SHORT_KEY_MASK == key && entry[1..] == words;
-            pair.iter().find(|entry| hit(entry)).map(|entry| (entry[0] & 0xFF) as usize)
+            let pair = self.short_pair(hash)?;
+            let hit = |entry: &[u64]| entry[0] & SHORT_KEY_MASK == key && entry[1..] == words;
+            pair.chunks_exact(4).find(|entry| hit(entry)).map(|entry| (entry[0] & 0xFF) as usize)
         } else {
             let entry = self.long.get(index(hash, LONG_ENTRIES))?;
             let hit = entry.hash == hash && entry.vocab == vocab.id() && entry.piece == piece;
@@ -157,11 +161,11 @@ impl Memo {
     #[inline]
     pub(super) fn remember_piece(&mut self, vocab: &Vocab, piece: &[u8], hash: u64, count: usize) {
         if piece.len() <= INLINE_LEN {
-            let slot = short_slot(hash);
-            if let (Some(pair), Ok(count)) = (self.short.get_mut(slot..slot + 2), u8::try_from(count)) {
+            let at = self.short_at + short_slot(hash) * 4;
+            if let (Some(pair), Ok(count)) = (self.short.get_mut(at..at + 8), u8::try_from(count)) {
                 let [first, second, third] = short_words(piece);
-                pair[1] = pair[0];
-                pair[0] = [short_key(vocab, hash, piece.len()) | u64::from(count), first, second, third];
+                pair.copy_within(0..4, 4);
+                pair[..4].copy_from_slice(&[short_key(vocab, hash, piece.len()) | u64::from(count), first, second, third]);
             }
         } else if piece.len() <= MAX_PIECE_LEN {
             if let Some(entry) = self.long.get_mut(index(hash, LONG_ENTRIES)) {
@@ -174,6 +178,38 @@ impl Memo {
         }
     }
 }
+
+impl Memo {
+    /// The eight words of the pair of short entries `hash` maps to (none
+    /// while the table is not allocated).
+    #[inline(always)]
+    fn short_pair(&self, hash: u64) -> Option<&[u64]> {
+        let at = self.short_at + short_slot(hash) * 4;
+        self.short.get(at..at + 8)
+    }
+
+    /// Starts loading the memory [`Memo::piece_count`] reads for a piece of
+    /// `len` bytes (at least three) with key hash `hash` into the cache,
+    /// without waiting for it: the caller looks the piece up a little later,
+    /// after splitting off the next pieces, by which time the line is there
+    /// instead of costing a wait on each lookup.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, len: usize, hash: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if len <= INLINE_LEN {
+            if let Some(pair) = self.short_pair(hash) {
+                // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has; a
+                // prefetch reads nothing the program sees and never faults.
+                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(pair.as_ptr().cast()) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (len, hash);
+    }
+}
+
+/// Words in a cache line.
+const LINE_WORDS: usize = 8;
 
 /// The first entry of the pair of short entries a hash maps to.
 #[inline(always)]

@@ -177,43 +177,57 @@ impl KnownSplit {
     }
 }
 
+/// Pieces of three bytes or more split off ahead of the one looked up in the
+/// memo: their memo entries are prefetched meanwhile, so that a lookup rarely
+/// waits for memory (the memo is larger than the core's own caches).
+const LOOKAHEAD: usize = 8;
+
 /// Splits `text` with `P` and adds up the token counts of the pieces.
 fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
     let bytes = text.as_bytes();
     memo::with_memo(|memo| {
         let mut start = 0;
         let mut tokens = 0;
+        // The last `LOOKAHEAD` pieces of three bytes or more (start, end, key
+        // hash), not counted yet: the one in the slot of a new piece is
+        // counted before the new one takes its place.
+        let mut pending = [(0, 0, 0); LOOKAHEAD];
+        let mut long_pieces = 0;
         while start < bytes.len() {
             let end = P::piece_end(bytes, start);
-            tokens += piece_tokens(vocab, &bytes[start..end], memo);
+            match bytes[start..end] {
+                [] => {}
+                [_] => tokens += 1,
+                [first, second] => tokens += if vocab.pair_rank(first, second).is_some() { 1 } else { 2 },
+                ref piece => {
+                    let hash = layout::key_hash(piece);
+                    memo.prefetch(piece.len(), hash);
+                    let slot = &mut pending[long_pieces % LOOKAHEAD];
+                    if long_pieces >= LOOKAHEAD {
+                        let (from, to, hash) = *slot;
+                        tokens += long_piece_tokens(vocab, &bytes[from..to], hash, memo);
+                    }
+                    *slot = (start, end, hash);
+                    long_pieces += 1;
+                }
+            }
             start = end;
+        }
+        for &(from, to, hash) in &pending[..long_pieces.min(LOOKAHEAD)] {
+            tokens += long_piece_tokens(vocab, &bytes[from..to], hash, memo);
         }
         tokens
     })
 }
 
-/// Number of tokens of one piece: one if the piece is a token (as tiktoken
-/// checks first), else what merging leaves; remembered in `memo`.
+/// Number of tokens of one piece of three bytes or more, whose key hash is
+/// `hash`: one if the piece is a token (as tiktoken checks first), else what
+/// merging leaves; remembered in `memo`.
 #[inline(always)]
-fn piece_tokens(vocab: &Vocab, piece: &[u8], memo: &mut memo::Memo) -> usize {
-    match *piece {
-        [] => 0,
-        [_] => 1,
-        [first, second] => {
-            if vocab.pair_rank(first, second).is_some() {
-                1
-            } else {
-                2
-            }
-        }
-        _ => {
-            let hash = layout::key_hash(piece);
-            memo.piece_count(vocab, piece, hash).unwrap_or_else(|| {
-                let count =
-                    if vocab.rank_hashed(piece, hash).is_some() { 1 } else { merge::merged_count(vocab, piece, &mut memo.joins) };
-                memo.remember_piece(vocab, piece, hash, count);
-                count
-            })
-        }
-    }
+fn long_piece_tokens(vocab: &Vocab, piece: &[u8], hash: u64, memo: &mut memo::Memo) -> usize {
+    memo.piece_count(vocab, piece, hash).unwrap_or_else(|| {
+        let count = if vocab.rank_hashed(piece, hash).is_some() { 1 } else { merge::merged_count(vocab, piece, &mut memo.joins) };
+        memo.remember_piece(vocab, piece, hash, count);
+        count
+    })
 }
