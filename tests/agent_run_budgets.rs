@@ -261,3 +261,58 @@ fn a_summary_inside_a_skill_turn_stands_after_its_user_message() {
         assert!(inside_a_skill_turn > 0, "{}: no summary ended inside a skill's turn", agent.context);
     }
 }
+
+/// A host that changes its policy mid-run: after `summary` has archived the oldest steps of a
+/// one-task loop (a record ending at a step boundary inside the one turn), the run goes on
+/// under every other policy. Every request still holds the budget and the limit, sends the
+/// task and the summary, and passes the providers' rules; nothing archived is sent again.
+#[test]
+fn every_policy_takes_over_after_a_summary_of_the_oldest_steps() {
+    let shape = Shape { steps: 120..=120, skill: 0, ..Shape::default() };
+    let run = Run::generate(5, &shape);
+    let switch_at = 60;
+    for format in Format::ALL {
+        for policy in POLICIES.iter().filter(|p| !p.contains("summary")) {
+            let mut window = Window::new(Run::model(Some(format)));
+            let settings = |policy: &str| {
+                format!(
+                    r#"{{"format":"{}",{policy},"summary_budget":400,"history_budget":{BUDGET},"context_limit":{LIMIT},
+                        "output_reserve":{RESERVE},"keep_recent_steps":{KEEP_RECENT_STEPS}}}"#,
+                    format.key()
+                )
+            };
+            window.configure(&settings(r#""strategy":"summary""#)).unwrap();
+            let context = format!("{format:?} summary then {policy}");
+            let mut agent = Agent { window, format, step_starts: Vec::new(), context, requests: 0, over_budget: 0 };
+            run.push_task(&mut agent.window, Route::Json(format)).unwrap();
+            let mut summaries = 0;
+            for i in 0..run.steps.len() {
+                if i < switch_at && agent.window.needs_summary() {
+                    json::summary_request(&mut agent.window).unwrap();
+                    summaries += 1;
+                    agent.window.set_summary(agent.window.generation(), "Summary: the task is in progress.", 1).unwrap();
+                }
+                if i == switch_at {
+                    let record = agent.window.summary().unwrap_or_else(|| panic!("{}: no summary", agent.context));
+                    assert_eq!(record.archived_turns, 0, "{}: the record ends inside the one turn", agent.context);
+                    agent.window.configure(&settings(policy)).unwrap();
+                }
+                agent.request(&run.task, &mut None);
+                if i >= switch_at {
+                    let body = json::render_request(&agent.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+                    assert!(body.contains("Summary: the task is in progress."), "{}: step {i}: the summary is not sent", agent.context);
+                }
+                agent.step_starts.push(agent.window.message_count());
+                run.push_step(&mut agent.window, Route::Json(format), i).unwrap();
+            }
+            agent.request(&run.task, &mut None);
+            assert!(summaries >= 1, "{}", agent.context);
+            assert_eq!(agent.over_budget, 0, "{}: requests over the budget", agent.context);
+            let end = agent.window.summary().unwrap().last_archived + 1;
+            for item in (0..agent.window.view_len()).filter_map(|i| agent.window.view_item(i)) {
+                let archived = item.item_type != ItemType::Synthetic && item.index < end;
+                assert!(!archived || agent.window.is_pinned_at(item.index), "{}: archived {item:?} sent", agent.context);
+            }
+        }
+    }
+}
