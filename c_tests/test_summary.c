@@ -307,6 +307,52 @@ static void a_one_task_loop_gets_a_summary_of_its_oldest_steps(void) {
     ctxwin_window_free(w);
 }
 
+/* Under `sliding`, a one-task tool loop asks for a summary of the steps it pruned: the
+ * request covers the oldest step, the record ends inside the one turn, and the body sends
+ * the task, then the summary, then the newest steps, every call with its result. */
+static void sliding_summarises_the_pruned_steps_of_a_one_task_loop(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"strategy\": \"sliding\", \"history_budget\": 6000, \"summary_budget\": 300, "
+                         "\"format\": \"openai_chat\", \"keep_recent_steps\": 2}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    const char *task = "Fix the failing build in src/main.rs";
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, task));
+    char output[1600];
+    for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 40 == 39 ? '\n' : 'a' + (char)(i % 23));
+    output[sizeof output - 1] = '\0';
+    ctxwin_request_info info;
+    int steps = 0;
+    for (; steps < 200 && !ctxwin_window_needs_summary(w); steps++) {
+        char id[32], args[64];
+        snprintf(id, sizeof id, "call_%d", steps);
+        snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", steps);
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, strlen(output), NULL));
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+    }
+    CHECK(ctxwin_window_needs_summary(w));
+    CHECK(ctxwin_window_turn_count(w) == 1);
+    char *prompt = request(w);
+    CHECK(strstr(prompt, "src/m0.rs") != NULL);
+    free(prompt);
+    const char *summary = "Original task: fix src/main.rs. Ledger: [done] read the first modules.";
+    CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
+    char json[1024];
+    CHECK_OK(ctxwin_window_compaction_info(w, 0, json, sizeof json, NULL));
+    CHECK(strstr(json, "\"archived_turns\":0") != NULL);
+    const char *base = "{\"model\": \"gpt-4o\"}";
+    size_t needed = 0;
+    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), NULL, 0, &needed));
+    char *body = malloc(needed + 1);
+    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), body, needed + 1, &needed));
+    const char *at_task = strstr(body, task), *at_summary = strstr(body, "Original task: fix src/main.rs");
+    CHECK(at_task != NULL && at_summary != NULL && at_task < at_summary);
+    CHECK(strstr(body, "src/m0.rs") == NULL); /* the summarised step is not sent */
+    CHECK(occurrences(body, "\"role\":\"tool\"") == occurrences(body, "\"type\":\"function\""));
+    free(body);
+    ctxwin_window_free(w);
+}
+
 void suite_summary(void) {
     harness_run("pruned_turns_are_summarised_and_archived", pruned_turns_are_summarised_and_archived);
     harness_run("compaction_records_are_json", compaction_records_are_json);
@@ -315,4 +361,5 @@ void suite_summary(void) {
     harness_run("conversation_request_is_the_rendered_conversation_plus_an_instruction",
                 conversation_request_is_the_rendered_conversation_plus_an_instruction);
     harness_run("a_one_task_loop_gets_a_summary_of_its_oldest_steps", a_one_task_loop_gets_a_summary_of_its_oldest_steps);
+    harness_run("sliding_summarises_the_pruned_steps_of_a_one_task_loop", sliding_summarises_the_pruned_steps_of_a_one_task_loop);
 }

@@ -62,8 +62,9 @@ pub enum BudgetMode {
 /// The compaction strategy a window enforces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StrategyName {
-    /// Drop the oldest whole turns while live history exceeds the budget; the pruned turns
-    /// feed the summary slot.
+    /// Drop the oldest steps while live history exceeds the budget (whole turns, then the
+    /// oldest steps of the running turn, never its task); the pruned steps feed the summary
+    /// slot.
     Sliding,
     /// Archive compaction: at `threshold` of the context limit, ask the agent's LLM for a
     /// summary of the oldest turns, as many as bring the view within `low_water` of its

@@ -10,7 +10,9 @@ use libc::c_char;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// True when the agent should ask its LLM for a summary now: with the `sliding` strategy,
-/// turns were pruned since the last summary; with `summary`, live tokens (or the prompt total
+/// steps were pruned since the last summary (whole turns, or the oldest steps of a one-task
+/// tool loop; the summary's own tokens can push one more step out, which the next summary
+/// covers); with `summary`, live tokens (or the prompt total
 /// the provider last reported) reached `threshold` (default 0.85) of the context limit, or
 /// the history budget already pushed steps out of the view (at a small limit the output
 /// reserve leaves less room than the threshold), and the view is over `low_water` of its
@@ -32,7 +34,7 @@ pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) ->
 }
 
 /// Writes the complete prompt to send to the agent's LLM for a summary: the steps to archive
-/// (pruned turns with `sliding`; with `summary`, the oldest turns, then the oldest steps of
+/// (the pruned steps with `sliding`, the turn's USER message, the task, staying sent; with `summary`, the oldest turns, then the oldest steps of
 /// the newest turn (a one-task tool loop), that bring the view within `low_water` of its
 /// limit, the newest `keep_recent_steps` steps always kept; the summary then stands where
 /// they were, after the task), the summary in

@@ -77,8 +77,9 @@ impl Window {
         self.wire.prompt_total
     }
 
-    /// True when a summary should be asked for: with `sliding`, turns were pruned since the
-    /// last summary; with `summary`, live tokens or the provider's last prompt total reach
+    /// True when a summary should be asked for: with `sliding` (and the other strategies that
+    /// drop), steps were pruned since the last summary, a one-task loop's oldest steps
+    /// included; with `summary`, live tokens or the provider's last prompt total reach
     /// `threshold` of the context limit, or the history budget already pushed steps out of
     /// the view (with a small context limit the output reserve can leave less room than the
     /// threshold), and the view is over `low_water` of its limit with a step besides the
@@ -103,7 +104,7 @@ impl Window {
     fn summary_target(&self) -> usize {
         match self.settings.strategy {
             StrategyName::Sliding | StrategyName::DropOldest | StrategyName::Tiered | StrategyName::Monologue => {
-                self.ledger.first_unit_of(self.policy.first_live_turn)
+                self.policy.first_unit
             }
             StrategyName::Summary => self.summary_strategy_target(),
         }
