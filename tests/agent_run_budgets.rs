@@ -304,7 +304,11 @@ fn every_policy_takes_over_after_a_summary_of_the_oldest_steps() {
                 agent.request(&run.task, &mut None);
                 if i >= switch_at {
                     let body = json::render_request(&agent.window, r#"{"model":"m","max_tokens":256}"#).unwrap();
-                    assert!(body.contains("Summary: the task is in progress."), "{}: step {i}: the summary is not sent", agent.context);
+                    assert!(
+                        body.contains("Summary: the task is in progress."),
+                        "{}: step {i}: the summary is not sent",
+                        agent.context
+                    );
                 }
                 agent.step_starts.push(agent.window.message_count());
                 run.push_step(&mut agent.window, Route::Json(format), i).unwrap();
