@@ -332,12 +332,57 @@ static void old_tool_results_are_cleared_before(const char *strategy) {
     CHECK_STATUS(configure(w, "{\"keep_tool_results\":-1}"), CTXWIN_STATUS_INVALID_ARG);
     CHECK_STATUS(configure(w, "{\"clear_low_water\":0}"), CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "clear_low_water") != NULL);
-    CHECK_STATUS(configure(w, "{\"stages\":[\"clear\",\"tiered\"]}"), CTXWIN_STATUS_INVALID_ARG);
-    CHECK(strstr(last_error(w), "tiered") != NULL);
     CHECK(ctxwin_window_generation(w) == generation);
     ctxwin_request_info again;
     CHECK_OK(ctxwin_window_prepare(w, &again));
     CHECK(again.cleared_results == info.cleared_results && again.tokens == info.tokens);
+    ctxwin_window_free(w);
+}
+
+/* The clearing stage before tiered (refused before 0.3's tiered composition): in a long tool
+ * loop under a small budget, old results are sent as their placeholders (never cut further),
+ * tiered cuts the long outputs still sent, the newest keep_tool_results are not cleared, and
+ * every request is within the budget (validate's over_budget_by is 0). */
+static void old_tool_results_are_cleared_before_tiered_cuts(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"stages\":[\"clear\",\"tiered\"],\"history_budget\":3000,\"keep_tool_results\":2,"
+                          "\"clear_at_least\":500,\"tool_output_max_lines\":20}"));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parse.c."));
+    char output[4096];
+    size_t len = 0;
+    for (int line = 0; line < 100; line++) {
+        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
+    }
+    ctxwin_request_info info;
+    size_t placeholders = 0, cuts = 0;
+    for (int step = 0; step < 12; step++) {
+        char id[32];
+        snprintf(id, sizeof id, "call_%d", step);
+        const char *args = "{\"path\":\"src/parse.c\"}";
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+        char report[1024];
+        CHECK_OK(ctxwin_window_validate(w, report, sizeof report, NULL));
+        CHECK(strstr(report, "\"over_budget_by\":0") != NULL);
+        size_t newest[2] = {ctxwin_window_message_count(w) - 1, ctxwin_window_message_count(w) - 3};
+        placeholders = 0;
+        cuts = 0;
+        for (size_t i = 0; i < ctxwin_window_view_len(w); i++) {
+            struct ctxwin_item item;
+            CHECK_OK(ctxwin_window_view_get(w, i, &item));
+            if (item.kind != CTXWIN_KIND_TOOL_RESULT || item.type != CTXWIN_ITEM_TRUNCATED) continue;
+            if (item_holds(&item, "[Old tool result cleared")) {
+                placeholders++;
+                CHECK(!item_holds(&item, "truncated") && item.index != newest[0] && item.index != newest[1]);
+            } else {
+                cuts++;
+                CHECK(item_holds(&item, "lines truncated"));
+            }
+        }
+        CHECK(placeholders == info.cleared_results);
+    }
+    CHECK(placeholders > 0 && cuts > 0 && info.cleared_tokens >= 500);
     ctxwin_window_free(w);
 }
 
@@ -458,6 +503,7 @@ static void a_file_read_again_supersedes_the_earlier_read(void) {
 
 void suite_cache(void) {
     harness_run("old_tool_results_are_cleared_first", old_tool_results_are_cleared_first);
+    harness_run("old_tool_results_are_cleared_before_tiered_cuts", old_tool_results_are_cleared_before_tiered_cuts);
     harness_run("images_in_old_user_messages_are_cleared", images_in_old_user_messages_are_cleared);
     harness_run("a_file_read_again_supersedes_the_earlier_read", a_file_read_again_supersedes_the_earlier_read);
     harness_run("prepare_before_every_request", prepare_before_every_request);

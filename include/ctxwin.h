@@ -2212,7 +2212,21 @@ ctxwin_status ctxwin_window_clone(const struct ctxwin_window *w, struct ctxwin_w
  * `turn_threshold` (1 to INT32_MAX, or null for none), `keep_first`, `keep_recent`,
  * `keep_recent_turns` (0 to INT32_MAX) and `tool_output_max_lines` (1 to INT32_MAX); see
  * docs/strategies.md. With `tiered`, `keep_first + keep_recent` above `message_threshold`
- * is a contradiction (INVALID_ARG naming the keys). The summary slot's `summary_budget`
+ * is a contradiction (INVALID_ARG naming the keys). Stages (Since: 0.3): `stages`, the
+ * policy as an ordered list, `["clear", S]` or `[S]` for a strategy S (`"strategy": S` is
+ * `[S]`): `"clear"` sends old tool results as a placeholder naming the tool, the call and
+ * the tokens cleared (their calls stay), oldest first, only while the view is over, down to
+ * `clear_low_water`, and only when that saves at least `clear_at_least` tokens; then the
+ * strategy acts on what is still over. It runs before every strategy, `tiered` included
+ * (a cleared result is counted and sent as its placeholder, never cut further). Its keys:
+ * `keep_tool_results` (newest results never cleared, 0 to INT32_MAX, default 4),
+ * `exclude_tools` (a list of tool names never cleared), `clear_at_least` (0 to INT32_MAX
+ * tokens, default 2000), `clear_low_water` (above 0, at most 1, or null: `low_water`),
+ * `clear_tool_inputs`, `clear_placeholder`, `supersede` and `keep_thinking`; see
+ * docs/strategies.md, which recommends `["clear", "sliding"]` with `keep_tool_results` 3,
+ * `clear_low_water` 0.2 and `clear_at_least` 5000 for a coding agent. An empty list, an
+ * unknown stage, `"clear"` anywhere but first or a list disagreeing with `strategy` is
+ * INVALID_ARG naming `stages`. The summary slot's `summary_budget`
  * (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below the context
  * limit, `context_limit` or else the model table's: a summary must be possible), `threshold`
  * (above 0, at most 1; default 0.85; the summary is also due once the history budget pruned

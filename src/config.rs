@@ -398,12 +398,6 @@ impl Settings {
 
     /// Rejects combinations no conversation can satisfy.
     fn check_consistent(&self) -> Result<()> {
-        if self.clearing.enabled && self.strategy == StrategyName::Tiered {
-            return Err(Error::invalid_arg(
-                "configuration key 'stages': \"clear\" runs before sliding, summary, drop_oldest or monologue in this \
-                 version, not tiered (whose cut of long outputs is planned on results sent whole)",
-            ));
-        }
         if let Some(threshold) = self.message_threshold {
             let kept = u64::from(self.keep_first) + u64::from(self.keep_recent);
             if self.strategy == StrategyName::Tiered && kept > u64::from(threshold) {
@@ -705,9 +699,7 @@ mod tests {
         // The strategy key keeps the clearing stage; stages without "clear" turn it off.
         let sliding = settings.with_json(r#"{"strategy":"sliding"}"#).unwrap();
         assert_eq!(sliding.stages(), ["clear", "sliding"]);
-        let refused = sliding.with_json(r#"{"strategy":"tiered"}"#).unwrap_err();
-        assert!(refused.message().contains("not tiered"), "{}", refused.message());
-        for strategy in ["drop_oldest", "monologue"] {
+        for strategy in ["drop_oldest", "monologue", "tiered"] {
             let staged = sliding.with_json(&format!(r#"{{"strategy":"{strategy}"}}"#)).unwrap();
             assert_eq!(staged.stages(), ["clear", strategy]);
         }

@@ -741,13 +741,13 @@ impl Window {
         let ledger = self.ledger();
         let renderer = Renderer::new(ledger);
         let previous = self.policy.overlay.as_ref().filter(|_| cache.view_reusable);
-        // The clearing stage (before every strategy but tiered: see `Settings::check_consistent`).
+        // The clearing stage, before the strategy.
         let clearing = settings.clearing.enabled;
         let mut clearables = std::mem::take(&mut cache.clearables);
         if clearing {
             clearables.read_to(&ledger, &settings.clearing, self.ledger.messages.len());
         }
-        let mut cleared_before = 0;
+        let cleared_before;
         let thinking = OldThinking::of(&ledger, self.format(), settings.clearing.keep_thinking);
         let mut costs = Costs::new(renderer, cache);
         if matches!(settings.strategy, StrategyName::Tiered | StrategyName::Monologue) {
@@ -824,10 +824,15 @@ impl Window {
                         recent_steps: keep_recent_steps,
                     },
                     cut_by_hand,
+                    clear,
                 };
+                // The planner reads what clearing saves from the cache while it plans.
+                costs.cache().clearables = std::mem::take(&mut clearables);
                 let mut replay = std::mem::take(&mut costs.cache().tiered);
                 let zones = replay.run(&tiered, &mut costs);
                 costs.cache().tiered = replay;
+                clearables = std::mem::take(&mut costs.cache().clearables);
+                cleared_before = zones.cleared_before();
                 tiered::plan(&ledger, &zones, unit_count, floor)
             }
             StrategyName::Monologue => {

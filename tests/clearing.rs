@@ -2,8 +2,11 @@
 //! while their calls stay. Over random long tool loops in every format: every request within
 //! the budget; the newest `keep_tool_results` results and every excluded tool's results sent
 //! whole; every cleared result's call still sent; each clearing saving at least
-//! `clear_at_least`; bodies that pass the providers' structural rules; and the view the same
-//! whether `prepare` ran before every request or once at the end.
+//! `clear_at_least`; bodies that pass the providers' structural rules; every item the view
+//! counts as sent (its count is a re-count of its text, which is in the body); and the view
+//! the same whether `prepare` ran before every request or once at the end. Under every
+//! strategy `clear` runs before, `tiered` included (whose cut outputs are not placeholders:
+//! a cleared result is never cut further).
 //!
 //! Superseded reads (`supersede`), over the long agent runs of tests/support/agent_run.rs
 //! pushed by every route: a result is sent as a note pointing to the later call exactly when
@@ -57,7 +60,7 @@ impl Session {
     fn new(format: &str, rng: &mut Rng, budget: u64) -> Session {
         let keep = rng.below(6);
         let at_least = [0, 200, 2_000][rng.below(3) as usize];
-        let strategy = ["sliding", "summary", "drop_oldest", "monologue"][rng.below(4) as usize];
+        let strategy = ["sliding", "summary", "drop_oldest", "monologue", "tiered"][rng.below(5) as usize];
         let mut window = Window::new("gpt-4o");
         let config = format!(
             r#"{{"format":"{format}","stages":["clear","{strategy}"],"history_budget":{budget},"keep_tool_results":{keep},
@@ -69,13 +72,20 @@ impl Session {
     }
 }
 
-/// The results sent cleared and the results sent whole, by ledger index, and the calls sent.
+/// True when `item` is a cleared result's placeholder (not `tiered`'s cut of an output).
+fn is_placeholder(item: &ctxwin::view::ViewItem<'_>) -> bool {
+    item.item_type == ItemType::Truncated
+        && item.text.is_some_and(|text| text.starts_with("[Old tool result cleared to save context:"))
+}
+
+/// The results sent cleared and the results sent otherwise (whole, or cut by `tiered`), by
+/// ledger index, and the calls sent.
 fn sent(window: &Window) -> (HashSet<usize>, HashSet<usize>, HashSet<usize>) {
     let (mut cleared, mut whole, mut calls) = (HashSet::new(), HashSet::new(), HashSet::new());
     for item in (0..window.view_len()).filter_map(|i| window.view_item(i)) {
         match (item.kind, item.item_type) {
-            (Kind::ToolResult, ItemType::Truncated) => cleared.insert(item.index),
-            (Kind::ToolResult, ItemType::Message) => whole.insert(item.index),
+            (Kind::ToolResult, _) if is_placeholder(&item) => cleared.insert(item.index),
+            (Kind::ToolResult, ItemType::Message | ItemType::Truncated) => whole.insert(item.index),
             (Kind::ToolCall, _) => calls.insert(item.index),
             _ => false,
         };
@@ -97,6 +107,9 @@ fn clearing_holds_its_promises_over_long_tool_loops() {
             let mut results: Vec<(usize, &str)> = Vec::new();
             let mut calls_of: HashMap<usize, usize> = HashMap::new();
             let mut call = 0;
+            // The tokens each result and call was last sent as, not cleared (whole, or cut).
+            let mut last_sent: HashMap<usize, u32> = HashMap::new();
+            let model = ctxwin::Model::resolve("gpt-4o");
             for turn in 0..rng.between(1, 4) {
                 session.window.push(Kind::User, &format!("Task {turn}: fix the failing test.")).unwrap();
                 // What was cleared when the turn began: the walk's remembered state.
@@ -145,9 +158,12 @@ fn clearing_holds_its_promises_over_long_tool_loops() {
                             .filter(|item| item.item_type == ItemType::Truncated)
                             .filter(|item| new.contains(&item.index) || calls_of_new.contains(&item.index))
                             .map(|item| {
-                                u64::from(session.window.message(item.index).unwrap().count().tokens - item.tokens.tokens)
+                                let before = last_sent.get(&item.index).copied();
+                                let before = before.unwrap_or(session.window.message(item.index).unwrap().count().tokens);
+                                i64::from(before) - i64::from(item.tokens.tokens)
                             })
-                            .sum();
+                            .sum::<i64>()
+                            .max(0) as u64;
                         assert!(
                             saved >= session.at_least,
                             "{context}: a clearing saved {saved} < clear_at_least {}",
@@ -158,6 +174,26 @@ fn clearing_holds_its_promises_over_long_tool_loops() {
                     let value: Value = serde_json::from_str(&body).unwrap();
                     if let Err(broken) = check(rules, &value) {
                         panic!("{context}: {broken}\n{}", serde_json::to_string_pretty(&value).unwrap());
+                    }
+                    // What the view counts is what it sends: each text it wrote (a placeholder,
+                    // a cut, empty arguments) is in the body and counted afresh, and each
+                    // message sent as pushed counts as pushed.
+                    for item in (0..session.window.view_len()).filter_map(|v| session.window.view_item(v)) {
+                        let text = item.text.unwrap_or_default();
+                        if item.item_type == ItemType::Truncated {
+                            // (A call's count covers its tool's name too.)
+                            let name = (item.kind == Kind::ToolCall).then(|| session.window.message(item.index).unwrap().name());
+                            let counted = ctxwin::message::counted_text(name.flatten(), text);
+                            assert_eq!(item.tokens, model.count(&counted), "{context}: item {} miscounted", item.index);
+                            let quoted = serde_json::to_string(text).unwrap();
+                            let fragment = quoted[1..quoted.len() - 1].lines().next().unwrap_or_default();
+                            assert!(body.contains(fragment), "{context}: item {} is not in the body: {text}", item.index);
+                        } else if item.item_type == ItemType::Message {
+                            assert_eq!(item.tokens, session.window.message(item.index).unwrap().count(), "{context}");
+                        }
+                        if !is_placeholder(&item) && item.text != Some("{}") {
+                            last_sent.insert(item.index, item.tokens.tokens);
+                        }
                     }
                     // One step: parallel calls, then their results.
                     let ids: Vec<(String, &str)> = (0..rng.between(1, 4))

@@ -152,10 +152,24 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
     steps
 }
 
-/// Random settings for `strategy`, with tiny budgets and thresholds.
-fn settings(rng: &mut Rng, strategy: &str) -> String {
+/// Random settings for `policy` (a strategy, or `clear_` and a strategy: the clearing stage
+/// before it, with random clearing keys), with tiny budgets and thresholds.
+fn settings(rng: &mut Rng, policy: &str) -> String {
     let budget = rng.below(700);
-    let mut json = format!(r#"{{"strategy":"{strategy}","history_budget":{budget}"#);
+    let strategy = policy.strip_prefix("clear_").unwrap_or(policy);
+    let mut json = match strategy == policy {
+        true => format!(r#"{{"strategy":"{strategy}","history_budget":{budget}"#),
+        false => format!(
+            r#"{{"stages":["clear","{strategy}"],"history_budget":{budget},"keep_tool_results":{},"clear_at_least":{},
+                "clear_tool_inputs":{}"#,
+            rng.below(5),
+            [0, 20, 100, 400][rng.below(4)],
+            rng.chance(30)
+        ),
+    };
+    if strategy != policy && rng.chance(50) {
+        json.push_str(&format!(r#","clear_low_water":0.{}"#, 1 + rng.below(9)));
+    }
     if rng.chance(60) {
         json.push_str(&format!(r#","low_water":0.{}"#, 1 + rng.below(9)));
     }
@@ -494,7 +508,10 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
             match sent.map(|item| item.0) {
                 Some(ItemType::Message) => {}
                 Some(ItemType::Truncated) => {
-                    assert_eq!(window.message(index).unwrap().kind(), Kind::ToolResult, "only tool outputs are cut");
+                    // (With `clear_tool_inputs`, a cleared result's call is sent with `{}`.)
+                    let emptied = sent.is_some_and(|item| item.1 == Kind::ToolCall && item.3.as_deref() == Some("{}"));
+                    let kind = window.message(index).unwrap().kind();
+                    assert!(kind == Kind::ToolResult || emptied, "only tool outputs are cut ({kind:?} {index})");
                     let tiered = window.settings().strategy == ctxwin::config::StrategyName::Tiered;
                     // The step goes with its turn's question and, when older steps went, the marker.
                     let question = match layout.pinned[info.first_message] || step == info.first_message {
@@ -664,9 +681,14 @@ fn check_reference(window: &Window, view: &Snapshot) {
 }
 
 fn run(strategy: &'static str) {
+    run_cases(strategy, CONVERSATIONS);
+}
+
+/// [`run`] over `default_cases` conversations, unless CTXWIN_VIEW_CASES says otherwise.
+fn run_cases(strategy: &'static str, default_cases: u32) {
     let checked = AtomicUsize::new(0);
     // CTXWIN_VIEW_CASES overrides the number of conversations (quicker runs while iterating).
-    let cases = std::env::var("CTXWIN_VIEW_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(CONVERSATIONS);
+    let cases = std::env::var("CTXWIN_VIEW_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(default_cases);
     let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
     let case = |(seed, manual): (u64, bool)| {
         let mut rng = Rng::new(seed);
@@ -749,6 +771,14 @@ fn drop_oldest_keeps_every_invariant() {
 #[test]
 fn tiered_keeps_every_invariant() {
     run("tiered");
+}
+
+/// The clearing stage before `tiered`: cleared results counted as their placeholders in cut
+/// steps too. A fifth of the other runs' conversations: the strategy's own run covers the
+/// rest of tiered, and this one only adds clearing.
+#[test]
+fn clear_then_tiered_keeps_every_invariant() {
+    run_cases("clear_tiered", CONVERSATIONS / 5);
 }
 
 #[test]

@@ -14,11 +14,23 @@
 //! Every move only moves a boundary between zones of steps forward, so the zones are a
 //! handful of numbers, decided step by step ([`super::replay`]) in O(1) amortized per step.
 //! Every move works on whole steps, so a tool call never loses its result.
+//!
+//! With the clearing stage first (`"stages": ["clear", "tiered"]`), once the view is over
+//! the oldest tool results it still sends are cleared first (oldest first, down to the
+//! clearing's low water, only when that saves at least `clear_at_least`, never the newest
+//! `keep_tool_results`, see [`super::clearing`]), and only if the view is still over does
+//! L1 cut, and so on. A cleared result is sent as its placeholder in a cut step too (never
+//! cut further), so the view counts what clearing saves in each step sent as it is sent:
+//! the result's tokens less the placeholder's in a whole step, its cut's less the
+//! placeholder's in a cut step ([`Zones::cleared_saving`]). The clear pointer is one more
+//! number of the decision.
 
 use super::band::shrink;
+use super::clearing::{ClearSettings, ClearStage};
 use super::plan::{Cost, Costs, Limits, Plan, Rules};
 use super::replay::Stepper;
 use crate::ledger::Ledger;
+use crate::view::clearing::Clearables;
 use crate::view::render::Treatment;
 
 /// Most lines the summary block holds.
@@ -45,6 +57,8 @@ pub struct Tiered {
     /// Turns before this one had their tool outputs cut by a manual compaction, which ran
     /// when the step before it was the newest: from that step on they stay cut.
     pub cut_by_hand: usize,
+    /// The clearing stage before it, if the policy has one.
+    pub clear: Option<ClearSettings>,
 }
 
 /// Tiered's decision after a step: steps `..first` are the first group (kept), steps
@@ -71,10 +85,73 @@ pub struct Zones {
     question: Cost,
     /// The marker is left out: only the newest step is left and it alone is over.
     unmarked: bool,
+    /// The clear pointer: every clearable tool result before this ledger index is sent
+    /// cleared (those of kept steps; summarized and dropped steps send none).
+    cleared: usize,
 }
 
 impl Zones {
-    /// What the view of these zones costs.
+    /// Every clearable tool result before this ledger index is sent cleared.
+    pub fn cleared_before(&self) -> usize {
+        self.cleared
+    }
+
+    /// Tokens clearing saves in the steps these zones send (the first group and the steps
+    /// from `summarized` on): each cleared result's tokens as sent less its placeholder's,
+    /// that is its whole tokens in a step sent whole and its cut's in a cut step (less, even
+    /// negative, where the cut is shorter than the placeholder). O(1).
+    fn cleared_saving(&self, ledger: &Ledger<'_>, clearables: &Clearables) -> i64 {
+        let cut = ledger.first_of(self.cut);
+        let saving = |range: std::ops::Range<usize>| {
+            let cleared = range.start..range.end.min(self.cleared).max(range.start);
+            let cut = cleared.start..cleared.end.min(cut).max(cleared.start);
+            clearables.saving_in(cleared) as i64 - clearables.cut_saving_in(cut) as i64
+        };
+        saving(0..ledger.first_of(self.first)) + saving(ledger.first_of(self.summarized)..ledger.messages().len())
+    }
+
+    /// What the view of these zones costs as sent, its cleared results as their placeholders.
+    fn sent(&self, ledger: &Ledger<'_>, clearables: &Clearables) -> Cost {
+        let cost = self.cost();
+        // (Saturating: a result the view leaves out, unpaired, costs its step nothing.)
+        let tokens = (cost.tokens as i64 - self.cleared_saving(ledger, clearables)).max(0) as u64;
+        Cost { tokens, items: cost.items }
+    }
+
+    /// The clearing stage, once the view is over: moves the clear pointer over the oldest
+    /// results the view still sends, to the nearest point where clearing saves enough to
+    /// bring the view within the stage's low water (all there is before `protected` when
+    /// that saves less), and only when that saves at least `clear_at_least` tokens (and some).
+    fn clear(&mut self, stage: ClearStage<'_>, ledger: &Ledger<'_>, protected: usize, limits: &Limits) {
+        let clearables = stage.clearables;
+        let mut from = self.cleared;
+        // Summarized and dropped steps send no results: nothing there to clear.
+        if (ledger.first_of(self.first)..ledger.first_of(self.summarized)).contains(&from) {
+            from = ledger.first_of(self.summarized);
+        }
+        if from >= protected {
+            return;
+        }
+        let target = self.sent(ledger, clearables).tokens.saturating_sub(stage.low(limits.tokens, limits.low().tokens));
+        let target = target.max(stage.at_least) as i64;
+        let before = self.cleared_saving(ledger, clearables);
+        let mut trial = Zones { cleared: from, ..*self };
+        // The whole results' savings find the nearest candidate; in cut steps a clearing
+        // saves less, so the search goes on from there. Each round moves forward.
+        loop {
+            let gained = trial.cleared_saving(ledger, clearables) - before;
+            if gained >= target || trial.cleared >= protected {
+                break;
+            }
+            trial.cleared = clearables.reach(trial.cleared, protected, (target - gained) as u64);
+        }
+        let gained = trial.cleared_saving(ledger, clearables) - before;
+        if gained > 0 && gained >= stage.at_least as i64 {
+            *self = trial;
+        }
+    }
+
+    /// What the view of these zones costs, its results counted as cut or whole.
     fn cost(&self) -> Cost {
         let marker = if self.unmarked { Cost::default() } else { self.marker };
         Cost {
@@ -88,17 +165,37 @@ impl Stepper for Tiered {
     type State = Zones;
 
     fn step(&self, costs: &mut Costs<'_>, previous: Zones, newest: usize) -> Zones {
+        // What clearing saves, read from the cache while the step is planned.
+        let clearables = std::mem::take(&mut costs.cache().clearables);
+        let zones = self.plan_step(costs, &clearables, previous, newest);
+        costs.cache().clearables = clearables;
+        zones
+    }
+}
+
+impl Tiered {
+    /// [`Stepper::step`], with what clearing saves.
+    fn plan_step(&self, costs: &mut Costs<'_>, clearables: &Clearables, previous: Zones, newest: usize) -> Zones {
+        let ledger = *costs.renderer().ledger();
+        let sent = |zones: &Zones| zones.sent(&ledger, clearables);
         let mut zones = Zones { unmarked: false, ..previous };
         add(&mut zones.kept, costs.of(newest, Treatment::Whole));
         let mut step = Step { tiered: self, costs, newest };
         if newest + 1 >= self.cut_by_hand {
             while zones.cut < self.cut_by_hand && step.cut_one(&mut zones) {}
         }
-        if self.limits.admit(zones.cost(), 0) {
+        if self.limits.admit(sent(&zones), 0) {
             return zones;
         }
+        if let Some(stage) = self.clear.map(|clear| clear.stage(clearables)) {
+            let protected = clearables.protected_from(ledger.first_of(newest + 1), stage.keep);
+            zones.clear(stage, &ledger, protected, &self.limits);
+            if self.limits.admit(sent(&zones), 0) {
+                return zones;
+            }
+        }
         loop {
-            zones = shrink(zones, &self.limits, Zones::cost, |zones| step.advance(zones));
+            zones = shrink(zones, &self.limits, sent, |zones| step.advance(zones));
             // The block was costed as the sum of its lines: count it as sent, and go on if
             // that puts the view over.
             if zones.block_counted || zones.dropped == zones.summarized {
@@ -112,11 +209,11 @@ impl Stepper for Tiered {
                 step.drop_line(&mut zones);
                 continue;
             }
-            if self.limits.admit(zones.cost(), 0) {
+            if self.limits.admit(sent(&zones), 0) {
                 break;
             }
         }
-        if !self.limits.admit(zones.cost(), 0) {
+        if !self.limits.admit(sent(&zones), 0) {
             // Everything but the newest step is gone and it alone is over: the marker would
             // only add to it.
             zones.unmarked = true;
@@ -355,6 +452,7 @@ mod tests {
             limits: Limits { tokens, items: None, turns: None, low_water: Fraction::new(low_water).unwrap() },
             keep: Keep { first: 1, recent: 4, recent_steps: 1 },
             cut_by_hand: 0,
+            clear: None,
         };
         let mut cache = CostCache::default();
         let ledger = window.ledger();

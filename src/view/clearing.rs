@@ -18,6 +18,7 @@
 //! is still working on). The walk counts such messages whole (only tool
 //! results move the clear pointer), so this only makes the view smaller than it planned.
 
+use super::text;
 use crate::config::clearing::{Clearing, media_placeholder_text, placeholder_text, superseded_text};
 use crate::ledger::Ledger;
 use crate::message::{Kind, Message, counted_text};
@@ -32,6 +33,11 @@ pub struct Clearables {
     /// `saved_before[i]`: the tokens clearing every clearable result before ledger index `i`
     /// saves. One longer than the messages seen.
     saved_before: Vec<u64>,
+    /// `cut_before[i]`: the tokens cutting (as `tiered`'s L1 does, see
+    /// [`text::cut_result`]) every clearable result before ledger index `i` saves: what
+    /// clearing a result of a cut step saves is its saving less its cut's. As long as
+    /// `saved_before`.
+    cut_before: Vec<u64>,
     /// The ledger indices of the tool results seen, ascending (clearable or not).
     results: Vec<usize>,
     /// The call each result seen answers, by the result's ledger index, and the other way.
@@ -81,6 +87,7 @@ impl Clearables {
             return;
         };
         self.saved_before.truncate(start + 1);
+        self.cut_before.truncate(start + 1);
         self.results.retain(|&r| r < start);
         self.calls.retain(|&result, _| result < start);
         self.answers.retain(|&call, _| call < start);
@@ -104,12 +111,13 @@ impl Clearables {
     pub fn read_to(&mut self, ledger: &Ledger<'_>, clearing: &Clearing, end: usize) {
         if self.saved_before.is_empty() {
             self.saved_before.push(0);
+            self.cut_before.push(0);
         }
         let messages = ledger.messages();
         while self.seen() < end.min(messages.len()) {
             let index = self.seen();
             let message = &messages[index];
-            let mut saving = 0;
+            let (mut saving, mut cut) = (0, 0);
             match message.kind() {
                 Kind::User => {
                     self.turn_calls.clear();
@@ -128,6 +136,10 @@ impl Clearables {
                     }
                     self.results.push(index);
                     saving = Cleared::of(ledger, clearing, index, call).map_or(0, |cleared| cleared.saving);
+                    if saving > 0 {
+                        let whole = ledger.calibrated(message.count()).tokens;
+                        cut = text::cut_result(ledger, index).map_or(0, |(count, _)| u64::from(whole - count.tokens));
+                    }
                     if let Some(call) = call {
                         self.read(ledger, clearing, index, call);
                     }
@@ -136,6 +148,8 @@ impl Clearables {
             }
             let before = self.saved_before[index];
             self.saved_before.push(before + saving);
+            let before = self.cut_before[index];
+            self.cut_before.push(before + cut);
         }
     }
 
@@ -181,6 +195,16 @@ impl Clearables {
             return 0;
         }
         let at = |i: usize| self.saved_before[i.min(self.seen())];
+        at(range.end) - at(range.start.min(range.end))
+    }
+
+    /// Tokens cutting every clearable result in ledger range `range` saves (see
+    /// `cut_before`), as [`Clearables::saving_in`] reads.
+    pub fn cut_saving_in(&self, range: Range<usize>) -> u64 {
+        if range.is_empty() {
+            return 0;
+        }
+        let at = |i: usize| self.cut_before[i.min(self.seen())];
         at(range.end) - at(range.start.min(range.end))
     }
 
@@ -230,9 +254,10 @@ pub struct ClearedView<'c> {
 
 impl ClearedView<'_> {
     /// How the message at ledger index `index` is sent cleared, if it is: the placeholder of
-    /// a cleared result, the note of a superseded one, or (with `clear_tool_inputs`) the
-    /// empty arguments of a cleared result's call, with the text's tokens.
-    pub fn cleared(&self, ledger: &Ledger<'_>, index: usize) -> Option<(String, crate::tokens::Count)> {
+    /// a cleared result, the note of a superseded one (where it is shorter than the `sent`
+    /// tokens the result is otherwise sent as, whole or cut), or (with `clear_tool_inputs`)
+    /// the empty arguments of a cleared result's call, with the text's tokens.
+    pub fn cleared(&self, ledger: &Ledger<'_>, index: usize, sent: u32) -> Option<(String, crate::tokens::Count)> {
         let message = &ledger.messages()[index];
         match message.kind() {
             Kind::ToolResult => {
@@ -241,7 +266,7 @@ impl ClearedView<'_> {
                     .flatten();
                 match cleared {
                     Some(cleared) => Some((cleared.placeholder, cleared.placeholder_count)),
-                    None => self.superseded(ledger, index),
+                    None => self.superseded(ledger, index, sent),
                 }
             }
             Kind::User if index < self.before && !ledger.is_pinned(index) && index < newest_turn_start(ledger) => {
@@ -258,7 +283,8 @@ impl ClearedView<'_> {
                 let result = self.clearables.answer_of(index).filter(|&result| result < self.before)?;
                 Cleared::of(ledger, self.clearing, result, Some(index))?;
                 let count = ledger.model().count(&counted_text(message.name(), CLEARED_ARGUMENTS));
-                Some((CLEARED_ARGUMENTS.to_owned(), count))
+                // Emptied only where that is shorter (as `Cleared::of` counts the saving).
+                (count.tokens < ledger.calibrated(message.count()).tokens).then(|| (CLEARED_ARGUMENTS.to_owned(), count))
             }
             _ => None,
         }
@@ -273,8 +299,9 @@ fn newest_turn_start(ledger: &Ledger<'_>) -> usize {
 
 impl ClearedView<'_> {
     /// The note sent for the superseded result at ledger index `result`, with its tokens,
-    /// when it is superseded and the note is shorter than the result.
-    fn superseded(&self, ledger: &Ledger<'_>, result: usize) -> Option<(String, crate::tokens::Count)> {
+    /// when it is superseded and the note is shorter than the `sent` tokens the result is
+    /// otherwise sent as.
+    fn superseded(&self, ledger: &Ledger<'_>, result: usize, sent: u32) -> Option<(String, crate::tokens::Count)> {
         let messages = ledger.messages();
         let call = self.clearables.superseded_by(result)?;
         let later = &messages[call];
@@ -283,7 +310,7 @@ impl ClearedView<'_> {
         let host_id = later.host_id().or_else(|| self.clearables.answer_of(call).and_then(|r| messages[r].host_id()));
         let note = superseded_text(tool, argument, later.call_id(), host_id);
         let count = ledger.model().count(&note);
-        (count.tokens < ledger.calibrated(messages[result].count()).tokens).then_some((note, count))
+        (count.tokens < sent).then_some((note, count))
     }
 }
 
@@ -442,9 +469,9 @@ mod tests {
         assert_eq!(clearables.superseded_by(9), None);
         assert!(clearables.supersedes_from(7) && !clearables.supersedes_from(8));
         let view = ClearedView { before: 0, clearing: &clearing, clearables: &clearables };
-        let (note, _) = view.cleared(&ledger, 2).unwrap();
+        let (note, _) = view.cleared(&ledger, 2, 4_000).unwrap();
         assert_eq!(note, superseded_text("read_file", "path", Some("c"), None));
-        assert_eq!(view.cleared(&ledger, 9), None);
+        assert_eq!(view.cleared(&ledger, 9, 4_000), None);
         // Forgetting the second turn undoes what it superseded; reading it again redoes it.
         let before = clearables.clone();
         clearables.forget_from(6);

@@ -162,16 +162,15 @@ impl<'a> Renderer<'a> {
     pub fn message_item(&self, index: usize, truncate: bool) -> Item {
         let message: &Message = &self.ledger.messages()[index];
         let pinned = self.ledger.is_pinned(index);
-        if let Some((text, tokens)) = self.clearing.and_then(|clearing| clearing.cleared(&self.ledger, index)) {
+        let tokens = self.ledger.calibrated(message.count());
+        let cut = truncate.then(|| text::cut_result(&self.ledger, index)).flatten();
+        // A cleared result is its placeholder, never cut further; a superseded read's note is
+        // sent only where it is shorter than what it stands for as sent (whole or cut).
+        let sent = cut.as_ref().map_or(tokens, |(count, _)| *count);
+        if let Some((text, tokens)) = self.clearing.and_then(|clearing| clearing.cleared(&self.ledger, index, sent.tokens)) {
             return Item { item_type: ItemType::Truncated, kind: message.kind(), index, tokens, text: Some(text.into()), pinned };
         }
-        let tokens = self.ledger.calibrated(message.count());
-        let cut = match (truncate && !pinned && message.kind() == Kind::ToolResult, message.text()) {
-            (true, Some(text)) => text::cut_output(text, self.ledger.tool_output_max_lines()),
-            _ => None,
-        };
-        // A cut is sent only where it is smaller (the line saying what was cut costs tokens too).
-        match cut.map(|cut| (self.ledger.model().count(&cut), cut)).filter(|(cut, _)| cut.tokens < tokens.tokens) {
+        match cut {
             Some((cut_tokens, cut)) => Item {
                 item_type: ItemType::Truncated,
                 kind: message.kind(),

@@ -1,6 +1,9 @@
 //! The texts the view writes itself: truncated tool outputs, one-line turn summaries, the
 //! compaction marker and the cancelled result.
 
+use crate::ledger::Ledger;
+use crate::message::Kind;
+use crate::tokens::Count;
 use serde_json::Value;
 
 /// The text of the synthetic result that answers a call left unanswered.
@@ -54,6 +57,20 @@ pub fn head_and_tail(text: &str, max_lines: usize) -> Option<String> {
     }
     kept.extend(lines[lines.len() - tail..].iter().map(|line| cut_line(line)));
     Some(kept.join("\n"))
+}
+
+/// What the message at ledger index `index` is sent as when the tool outputs of its step are
+/// cut (see [`cut_output`]), with its tokens: `None` when it is not cut (a pinned message, not
+/// a tool result, nothing long in it, or a cut that would not be smaller: the line saying what
+/// was cut costs tokens too).
+pub fn cut_result(ledger: &Ledger<'_>, index: usize) -> Option<(Count, String)> {
+    let message = &ledger.messages()[index];
+    if message.kind() != Kind::ToolResult || ledger.is_pinned(index) {
+        return None;
+    }
+    let cut = cut_output(message.text()?, ledger.tool_output_max_lines())?;
+    let count = ledger.model().count(&cut);
+    (count.tokens < ledger.calibrated(message.count()).tokens).then_some((count, cut))
 }
 
 /// A tool output cut for tiered's L1: a JSON object (a Gemini `functionResponse`'s
