@@ -27,6 +27,7 @@
 
 use std::cell::RefCell;
 
+use super::prefetch::prefetch;
 use super::vocab::Vocab;
 
 /// Longest piece whose count is remembered.
@@ -195,16 +196,9 @@ impl Memo {
     /// instead of costing a wait on each lookup.
     #[inline(always)]
     pub(super) fn prefetch(&self, len: usize, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
         if len <= INLINE_LEN {
-            if let Some(pair) = self.short_pair(hash) {
-                // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has; a
-                // prefetch reads nothing the program sees and never faults.
-                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(pair.as_ptr().cast()) };
-            }
+            prefetch(&self.short, self.short_at + short_slot(hash) * 4);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (len, hash);
     }
 }
 

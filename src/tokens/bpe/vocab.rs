@@ -8,6 +8,7 @@ use super::layout::{
     BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_RANKS_AT, PAIR_RECORD_BYTES,
     PAIR_RECORDS_AT, bucket_of, entry_len, entry_match, entry_rank, estimate, share,
 };
+use super::prefetch::prefetch;
 use crate::tokens::utf8_char::two_or_three_byte_char;
 
 /// A read-only vocabulary: a bucketed index from token bytes to rank, a
@@ -135,17 +136,8 @@ impl Vocab {
     #[inline]
     pub(super) fn rank_hashed(&self, key: &[u8], hash: u64) -> Option<u32> {
         let bucket = bucket_of(hash, self.bucket_count);
-        // The first entry of a bucket and its blob offset, from the estimate and the record.
-        let start = |bucket: usize| {
-            let [entry_low, entry_high, blob_low, blob_high] = self.read(self.buckets, bucket * BUCKET_BYTES)?;
-            let first = estimate(bucket, self.entry_share)
-                .checked_add_signed(isize::from(i16::from_le_bytes([entry_low, entry_high])))?;
-            let offset =
-                estimate(bucket, self.blob_share).checked_add_signed(isize::from(i16::from_le_bytes([blob_low, blob_high])))?;
-            Some((first, offset))
-        };
-        let (first, mut offset) = start(bucket)?;
-        let (end, _) = start(bucket + 1)?;
+        let (first, mut offset) = self.bucket_start(bucket)?;
+        let (end, _) = self.bucket_start(bucket + 1)?;
         let wanted = entry_match(key.len(), hash);
         for index in first..end {
             let entry = self.word(self.entries, index)?;
@@ -159,6 +151,30 @@ impl Vocab {
             offset += len;
         }
         None
+    }
+
+    /// The first entry of a bucket and its blob offset, from the estimate and
+    /// the bucket's record.
+    #[inline(always)]
+    fn bucket_start(&self, bucket: usize) -> Option<(usize, usize)> {
+        let [entry_low, entry_high, blob_low, blob_high] = self.read(self.buckets, bucket * BUCKET_BYTES)?;
+        let first =
+            estimate(bucket, self.entry_share).checked_add_signed(isize::from(i16::from_le_bytes([entry_low, entry_high])))?;
+        let offset =
+            estimate(bucket, self.blob_share).checked_add_signed(isize::from(i16::from_le_bytes([blob_low, blob_high])))?;
+        Some((first, offset))
+    }
+
+    /// Starts loading what [`Vocab::rank_hashed`] reads for a key with hash
+    /// `hash` beyond its bucket's record (the bucket's first entries and
+    /// token bytes) into the cache, without waiting for it.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, hash: u64) {
+        if let Some((first, offset)) = self.bucket_start(bucket_of(hash, self.bucket_count)) {
+            prefetch(self.entries, first * 4);
+            prefetch(self.blob, offset);
+            prefetch(self.blob, offset + 64);
+        }
     }
 
     /// Rank of the two-byte token `[first, second]`, if there is one.
