@@ -34,6 +34,12 @@
 //! no such policy can go below (per seed, and its median): a window whose view is the pinned
 //! messages plus every turn from `context_window_start` is such a policy.
 //!
+//! Last of all, the policy table (issue 25): the policies a coding agent could start with,
+//! side by side, on the chat-shaped sessions (`CTXWIN_CACHE_BENCH=policies` prints it alone)
+//! and on single-task runs of 300 steps from tests/support/agent_run.rs (one task, steps of
+//! parallel calls with outputs from real files, a request before each step;
+//! `CTXWIN_CACHE_BENCH=tasks` prints it alone), billed and metered by the same code.
+//!
 //! Goals (issue 14): the default bills at most 0.55x the input of `low_water: 1` at 0.1x
 //! while sending at least 85% of its average history.
 
@@ -43,8 +49,11 @@ use std::collections::HashSet;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
+#[path = "../tests/support/agent_run.rs"]
+mod agent_run;
 #[path = "../tests/support/rng.rs"]
 mod rng;
+use agent_run::{Route, Run, Shape};
 use rng::Rng;
 
 const TURNS: usize = 200;
@@ -161,9 +170,10 @@ fn session(strategy: &str, low_water: &str, seed: u64) -> (Totals, Trace) {
     policy_session(strategy, low_water, "", seed)
 }
 
-/// [`session`] with more configuration keys (`extra`, JSON object members, e.g. the stages).
-fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (Totals, Trace) {
-    let mut rng = Rng::new(seed);
+/// The window a session runs in under `strategy` (as [`session`] reads it), `low_water` and
+/// the configuration keys `extra` (JSON object members, e.g. the stages), and the summary
+/// request mode.
+fn configured(strategy: &str, low_water: &str, extra: &str) -> (Window, &'static str) {
     let mut window = Window::new("claude-sonnet-4-5");
     window.set_overhead(SYSTEM, TOOLS).unwrap();
     let (strategy, budget) = strategy.split_once('@').map_or((strategy, BUDGET.to_string()), |(s, b)| (s, format!("\"{b}\"")));
@@ -172,12 +182,24 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
         r#"{{"strategy":"{strategy}","history_budget":{budget},"context_limit":{CONTEXT_LIMIT},"output_reserve":{RESERVE},"low_water":{low_water},"summary_budget":{SUMMARY_BUDGET},"summary_request":"{mode}"{extra}}}"#
     );
     window.configure(&config).unwrap();
-    let overhead = (SYSTEM + TOOLS) as u64;
-    let mut totals = Totals::default();
-    let mut trace = Trace::default();
-    let mut previous: Vec<Sent> = Vec::new();
-    let mut call = 0;
-    let send = |window: &mut Window, totals: &mut Totals, previous: &mut Vec<Sent>| {
+    (window, if mode == "conversation" { "conversation" } else { "standalone" })
+}
+
+/// What the requests of one session cost, request by request: each compared with the one
+/// before it for the cached prefix.
+#[derive(Default)]
+struct Meter {
+    totals: Totals,
+    previous: Vec<Sent>,
+}
+
+impl Meter {
+    /// The overhead, cached with every request.
+    const OVERHEAD: u64 = (SYSTEM + TOOLS) as u64;
+
+    /// Prepares and bills one request of `window`.
+    fn send(&mut self, window: &mut Window) {
+        let (totals, previous) = (&mut self.totals, &mut self.previous);
         let info = window.prepare().expect("every request fits");
         let typed = request_items(window);
         for &(_, (kind, item_type)) in &typed {
@@ -190,7 +212,7 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
         let common_tokens: u64 = items[..common].iter().map(|i| i.tokens).sum();
         assert!(info.stable_items <= common, "prepare reported a stable prefix longer than the true one");
         totals.unreported += common_tokens - info.stable_tokens;
-        let cached = overhead + common_tokens;
+        let cached = Meter::OVERHEAD + common_tokens;
         let sent_before: HashSet<u64> = previous.iter().map(|i| i.hash).collect();
         let (again, new): (Vec<&Sent>, Vec<&Sent>) = items[common..].iter().partition(|i| sent_before.contains(&i.hash));
         totals.missed[0] += new.iter().map(|i| i.tokens).sum::<u64>();
@@ -210,7 +232,18 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
         totals.largest = totals.largest.max(info.tokens);
         totals.over += u64::from(info.tokens + RESERVE > CONTEXT_LIMIT);
         *previous = items;
-    };
+    }
+}
+
+/// [`session`] with more configuration keys (`extra`, JSON object members, e.g. the stages).
+fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (Totals, Trace) {
+    let mut rng = Rng::new(seed);
+    let (mut window, mode) = configured(strategy, low_water, extra);
+    let strategy = window.settings().strategy.as_str();
+    let overhead = Meter::OVERHEAD;
+    let mut meter = Meter::default();
+    let mut trace = Trace::default();
+    let mut call = 0;
     for turn in 0..TURNS {
         let mut running = window
             .push(Kind::User, &format!("Task {turn}: the test in module {} fails; find out why and fix it.", rng.below(40)))
@@ -218,7 +251,7 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
             .tokens;
         for _ in 0..rng.between(1, 4) {
             trace.requests.push((turn, u64::from(running)));
-            send(&mut window, &mut totals, &mut previous);
+            meter.send(&mut window);
             let calls: Vec<String> = (0..rng.between(1, 3))
                 .map(|_| {
                     call += 1;
@@ -240,7 +273,7 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
             }
         }
         trace.requests.push((turn, u64::from(running)));
-        send(&mut window, &mut totals, &mut previous);
+        meter.send(&mut window);
         running += window
             .push(Kind::Assistant, &format!("Fixed task {turn}: the helper returned early on empty input."))
             .unwrap()
@@ -253,7 +286,7 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
                 // The conversation as it stands (the last request and the answer since, a
                 // prefix the provider has cached) and the instruction, billed in full.
                 let items = request(&window);
-                let common = items.iter().zip(previous.iter()).take_while(|(a, b)| a.hash == b.hash).count();
+                let common = items.iter().zip(meter.previous.iter()).take_while(|(a, b)| a.hash == b.hash).count();
                 let messages: Vec<serde_json::Value> = serde_json::from_str(&asked).unwrap();
                 let instruction =
                     messages.last().unwrap()["content"].as_str().expect("after an answer: a message of its own").to_owned();
@@ -263,6 +296,7 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
                 // A prompt of its own: nothing of it is cached.
                 (u64::from(window.model().count(&asked).tokens), 0, RESERVE.max(SUMMARY_BUDGET))
             };
+            let totals = &mut meter.totals;
             totals.requests += 1;
             totals.input += tokens;
             totals.cached += cached;
@@ -277,7 +311,26 @@ fn policy_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> (T
             window.set_summary(window.generation(), &summary, turn as u64).unwrap();
         }
     }
-    (totals, trace)
+    (meter.totals, trace)
+}
+
+/// Steps of a single-task run (`CTXWIN_CACHE_BENCH=tasks`).
+const TASK_STEPS: usize = 300;
+
+/// A single-task run of [`TASK_STEPS`] steps (tests/support/agent_run.rs, seed `seed`: one
+/// task, then steps of parallel calls with outputs from real files, now and then a skill's
+/// text) under `strategy`, `low_water` and `extra`, a request before every step, in the same
+/// window and budget as the chat-shaped sessions.
+fn task_session(strategy: &str, low_water: &str, extra: &str, seed: u64) -> Totals {
+    let run = Run::generate(seed, &Shape::with_steps(TASK_STEPS));
+    let (mut window, _) = configured(strategy, low_water, extra);
+    let mut meter = Meter::default();
+    run.push_task(&mut window, Route::Typed).unwrap();
+    for i in 0..run.steps.len() {
+        meter.send(&mut window);
+        run.push_step(&mut window, Route::Typed, i).unwrap();
+    }
+    meter.totals
 }
 
 /// The front-dropping model of a trace: the first kept turn of each request (`firsts`),
@@ -395,10 +448,12 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    // `CTXWIN_CACHE_BENCH=policies` prints the policy table alone.
-    if std::env::var("CTXWIN_CACHE_BENCH").as_deref() == Ok("policies") {
-        policies();
-        return;
+    // `CTXWIN_CACHE_BENCH=policies` prints the policy table alone, `tasks` the same table
+    // on single-task runs.
+    match std::env::var("CTXWIN_CACHE_BENCH").as_deref() {
+        Ok("policies") => return policies(Sessions::Chat),
+        Ok("tasks") => return policies(Sessions::Tasks),
+        _ => {}
     }
     println!(
         "cache bench: {TURNS} turns, seeds {SEEDS:?}, budget {BUDGET}, context limit {CONTEXT_LIMIT}, reserve {RESERVE}; medians"
@@ -466,7 +521,34 @@ fn main() {
         println!("{line}");
     }
     frontier(&traces);
-    policies();
+    policies(Sessions::Chat);
+    policies(Sessions::Tasks);
+}
+
+/// The sessions the policy table runs on.
+#[derive(Clone, Copy)]
+enum Sessions {
+    /// The chat-shaped sessions of [`session`]: 200 turns of one to four steps.
+    Chat,
+    /// Single-task runs of [`TASK_STEPS`] steps ([`task_session`]).
+    Tasks,
+}
+
+impl Sessions {
+    /// What the session of `seed` costs under the policy.
+    fn run(self, strategy: &str, low_water: &str, extra: &str, seed: u64) -> Totals {
+        match self {
+            Sessions::Chat => policy_session(strategy, low_water, extra, seed).0,
+            Sessions::Tasks => task_session(strategy, low_water, extra, seed),
+        }
+    }
+
+    fn title(self) -> String {
+        match self {
+            Sessions::Chat => format!("the same {TURNS}-turn sessions"),
+            Sessions::Tasks => format!("the same single-task runs of {TASK_STEPS} steps (tests/support/agent_run.rs)"),
+        }
+    }
 }
 
 /// The policies a coding agent could start with, side by side on the same sessions: billed
@@ -474,8 +556,9 @@ fn main() {
 /// relative to today's default (`sliding` at `low_water` 0.65): tool calls, and USER and
 /// ASSISTANT messages sent as themselves. Goals (issue 25): the recommended policy bills at
 /// most 0.40x of `low_water` 1, shows at least 2x the tool calls and 1.5x the messages of
-/// the default, and no request is over the limit.
-fn policies() {
+/// the default, and no request is over the limit; on the chat-shaped sessions and on
+/// single-task runs of hundreds of steps (`sessions`).
+fn policies(sessions: Sessions) {
     /// The policy the README recommends a coding agent start with (besides the budget).
     const RECOMMENDED: &str =
         r#","stages":["clear","sliding"],"keep_tool_results":3,"clear_low_water":0.2,"clear_at_least":5000"#;
@@ -494,7 +577,8 @@ fn policies() {
         ("clear, summary", "summary", "0.65", r#","stages":["clear","summary"]"#),
     ];
     println!(
-        "\npolicies on the same sessions (medians over the seeds; billed at 0.1x vs sliding at low_water 1; shown vs today's default):"
+        "\npolicies on {}, seeds {SEEDS:?} (medians; billed at 0.1x vs sliding at low_water 1; shown vs today's default):",
+        sessions.title()
     );
     println!(
         "{:<28} {:>10} {:>8} {:>8} {:>10} {:>8} {:>10} {:>8} {:>9} {:>6}",
@@ -514,11 +598,17 @@ fn policies() {
         })
         .collect();
     let listed = if more.is_empty() { POLICIES.len() } else { 2 };
-    let policies: Vec<(&str, &str, &str, &str)> = POLICIES[..listed].iter().copied().chain(more).collect();
+    // (The single-task runs answer no summary request, so `summary` is left out there.)
+    let policies: Vec<(&str, &str, &str, &str)> = POLICIES[..listed]
+        .iter()
+        .copied()
+        .chain(more)
+        .filter(|&(_, strategy, ..)| matches!(sessions, Sessions::Chat) || !strategy.starts_with("summary"))
+        .collect();
     let runs: Vec<Vec<Totals>> = policies
         .iter()
         .map(|&(_, strategy, low_water, extra)| {
-            SEEDS.iter().map(|&seed| policy_session(strategy, low_water, extra, seed).0).collect()
+            SEEDS.iter().map(|&seed| sessions.run(strategy, low_water, extra, seed)).collect()
         })
         .collect();
     let (lw1, default) = (&runs[0], &runs[1]);
