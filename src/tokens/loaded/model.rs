@@ -64,8 +64,11 @@ impl Bpe {
     /// Number of tokens of one piece (from the pre-tokenizer); `joins` remembers the
     /// listed merges' answers (this tokenizer's only).
     pub(super) fn count(&self, piece: &[u8], symbols: &mut Vec<u32>, joins: &JoinCache) -> usize {
-        if piece.is_empty() {
-            return 0;
+        match piece.len() {
+            0 => return 0,
+            // One byte is one symbol, its byte's token (byte-level, ranks): nothing to merge.
+            1 if !matches!(self.merging, Merging::Listed { units: Units::Chars { .. }, .. }) => return 1,
+            _ => {}
         }
         if self.whole_piece && self.vocab.get(piece).is_some() {
             return 1;

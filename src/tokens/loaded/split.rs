@@ -56,8 +56,13 @@ pub(super) enum Step {
 #[derive(Debug)]
 pub(super) enum Regex {
     /// A pattern the built-in encodings' pre-tokenizers run (o200k's, cl100k's): the same
-    /// matches, without a regex engine.
-    Known(KnownSplit),
+    /// matches, without a regex engine. `cut_final_run`: the pattern is cl100k's as the
+    /// `tokenizer.json` files and Llama 3 spell it, whose white space alternatives are
+    /// `\s*[\r\n]+|\s+(?!\S)|\s+` where tiktoken's cl100k starts with `\s++$`; the two
+    /// differ only on a white-space run that ends the text, which `\s++$` takes whole and
+    /// the files' spelling cuts after its last line break (`"x\n  "`: `"\n"` and `"  "`),
+    /// see [`cut_after_last_line_break`].
+    Known { split: KnownSplit, cut_final_run: bool },
     /// `P|\s+(?!\S)|\s+` where `P` has no look-around or anchors: `full` is `P|\s+` and
     /// `head` is `P`, searched anchored. Both patterns match at the same positions (where `P`
     /// or `\s+` does); a match of `full` that `P` does not give is a maximal white-space run,
@@ -81,12 +86,18 @@ impl Regex {
     /// Calls `found` with each match's range, left to right. Fails when the searches step
     /// over more than a bounded multiple of the text ([`Budget`]).
     fn for_each_match(&self, text: &str, found: &mut dyn FnMut(usize, usize) -> Result<(), String>) -> Result<(), String> {
-        let budget = &mut Budget::for_text(text.len());
         let (searcher, head) = match self {
-            Regex::Known(known) => return known.for_each_match(text, found),
+            Regex::Known { split, cut_final_run: false } => return split.for_each_match(text, found),
+            Regex::Known { split, cut_final_run: true } => {
+                return split.for_each_match(text, &mut |start, end| match end == text.len() {
+                    true => cut_after_last_line_break(text, start, found),
+                    false => found(start, end),
+                });
+            }
             Regex::Plain(searcher) => (searcher, None),
             Regex::Lookahead { full, head } => (full, Some(head)),
         };
+        let budget = &mut Budget::for_text(text.len());
         let mut at = 0;
         while let Some((start, mut end)) = searcher.find(text, at, false, budget)? {
             if let Some(head) = head {
@@ -111,6 +122,26 @@ impl Regex {
     }
 }
 
+/// The last match `start..` of cl100k's pre-tokenizer, as the pattern spelt without `\s++$`
+/// matches there: a white-space run (all of the match is white space) with a character
+/// other than a line break after its last line break is two matches, up to that line break
+/// (`\s*[\r\n]+` backs off to it) and the rest (`\s+(?!\S)`, at the end of the text);
+/// any other last match is the same in both spellings.
+fn cut_after_last_line_break(
+    text: &str,
+    start: usize,
+    found: &mut dyn FnMut(usize, usize) -> Result<(), String>,
+) -> Result<(), String> {
+    let run = &text[start..];
+    match run.rfind(['\r', '\n']) {
+        Some(at) if at + 1 < run.len() && run.chars().all(char::is_whitespace) => {
+            found(start, start + at + 1)?;
+            found(start + at + 1, text.len())
+        }
+        _ => found(start, text.len()),
+    }
+}
+
 /// GPT-2's pattern, which `ByteLevel` splits with when `use_regex` is on.
 pub(super) const GPT2_PATTERN: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
@@ -132,8 +163,8 @@ pub(super) fn check_length(pattern: &str) -> Result<(), String> {
 /// text around a piece.
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
     check_length(pattern)?;
-    if let Some(known) = KnownSplit::of_pattern(pattern) {
-        return Ok(Regex::Known(known));
+    if let Some(split) = KnownSplit::of_pattern(pattern) {
+        return Ok(Regex::Known { split, cut_final_run: split == KnownSplit::Cl100k && !pattern.contains(r"|\s++$|") });
     }
     if let Some(regex) = pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free) {
         return Ok(regex);
@@ -190,6 +221,12 @@ fn lookahead_free(head: &str) -> Option<Regex> {
 /// Calls `piece` with every piece `chain` cuts `text` into, in order. Fails only when a
 /// pattern's searches exceed their work budget ([`Budget`]), with its message.
 pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&str)) -> Result<(), String> {
+    if let Some(known) = known_pieces(chain) {
+        return known.for_each_match(text, &mut |start, end| {
+            piece(&text[start..end]);
+            Ok(())
+        });
+    }
     let Some((step, rest)) = chain.split_first() else {
         if !text.is_empty() {
             piece(text);
@@ -210,6 +247,25 @@ pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&
         }
         Step::Split { pattern, behavior, invert } => split(pattern, *behavior, *invert, text, rest, piece),
     }
+}
+
+/// The known split whose matches are exactly the pieces of `chain`, when the chain is a split
+/// with a [`Regex::Known`] pattern that keeps its matches as pieces (`Isolated`, or `Removed`
+/// inverted: the text between matches dropped), optionally followed by a `ByteLevel` step
+/// that neither adds a space nor splits: the chains of GPT-4o's, GPT-3.5's and Llama 3's
+/// `tokenizer.json` and of Llama 3's and 4's ranks. The pieces are then the matches as the
+/// general path makes them, without its per-piece steps: a known split's matches cover the
+/// text (every character starts one), so there is nothing between them to keep or drop, and
+/// matches are never empty.
+#[inline]
+fn known_pieces(chain: &[Step]) -> Option<&Regex> {
+    let (Step::Split { pattern: Pattern::Regex(known @ Regex::Known { .. }), behavior, invert }, rest) = chain.split_first()?
+    else {
+        return None;
+    };
+    let keeps_matches = matches!((behavior, invert), (Behavior::Isolated, _) | (Behavior::Removed, true));
+    let rest_is_identity = matches!(rest, [] | [Step::ByteLevel { add_prefix_space: false, regex: None }]);
+    (keeps_matches && rest_is_identity).then_some(known)
 }
 
 /// One split step, then the rest of the chain on each piece.
@@ -314,4 +370,97 @@ fn for_each_part(
         part(last, text.len(), false)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift;
+
+    /// The patterns the families' files spell that the built-in pre-tokenizers run: GPT-4o's
+    /// (o200k) and GPT-3.5's and Llama 3's (cl100k), as written in their `tokenizer.json`.
+    const KNOWN_IN_FILES: [&str; 2] = [
+        concat!(
+            r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        ),
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    ];
+
+    /// Characters of every class the patterns tell apart: ASCII letters of both cases,
+    /// letters of every category (Lu, Ll, Lt, Lm, Lo), marks (Mn, Mc, Me), numbers (Nd, Nl,
+    /// No), punctuation and symbols (emoji, a character of four bytes), every kind of white
+    /// space (line breaks `\r` `\n` and the others: tab, vertical tab, form feed, U+0085,
+    /// no-break and ideographic spaces, the line and paragraph separators), controls and
+    /// format characters, the apostrophe and the letters of the contractions in both cases,
+    /// with the characters that fold to them (ſ to s, K the Kelvin sign to k).
+    const ALPHABET: &[&str] = &[
+        "a", "b", "z", "A", "Q", "Z", "s", "S", "t", "T", "d", "D", "m", "M", "l", "L", "r", "R", "v", "V", "e", "E", "ſ",
+        "\u{212A}", "é", "É", "ß", "ǅ", "ʰ", "ー", "中", "文", "한", "я", "Ж", "α", "Ω", "\u{301}", "\u{903}", "\u{20DD}", "0",
+        "7", "٣", "Ⅻ", "½", "²", "'", "’", ".", ",", "/", "-", "_", "(", "\"", "#", "©", "€", "😀", "𝔘", "𝒶", " ", " ", " ",
+        "\t", "\u{b}", "\u{c}", "\r", "\n", "\r\n", "\u{85}", "\u{a0}", "\u{3000}", "\u{2028}", "\u{2029}", "\u{0}", "\u{7f}",
+        "\u{200d}", "\u{feff}", "'s", "'S", "'t", "'re", "'RE", "'ve", "'Ve", "'m", "'ll", "'LL", "'d", "'ſ", "Don't", "WE'LL",
+        "hello", " world", "  ", "\n\n", " \n ", "123456", "x'", "''",
+    ];
+
+    fn pieces(chain: &[Step], text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for_each_piece(chain, text, &mut |piece| {
+            let start = piece.as_ptr() as usize - text.as_ptr() as usize;
+            out.push((start, start + piece.len()));
+        })
+        .unwrap();
+        out
+    }
+
+    /// The built-in pre-tokenizers that run the patterns of GPT-4o's, GPT-3.5's and Llama
+    /// 3's files cut text exactly where the patterns themselves do (run on the `regex`
+    /// crate with the look-ahead emulated, [`Regex::Lookahead`], the path of every other
+    /// family's pattern), in the pre-tokenizer chains those files have (a split keeping
+    /// the matches, `Removed` inverted or `Isolated`, then a `ByteLevel` step that does
+    /// not split) and alone: on random strings of characters of every class the patterns
+    /// use, and on every string of up to three of them. `CTXWIN_SPLIT_CASES` sets the
+    /// number of random strings (20,000).
+    #[test]
+    fn known_splits_cut_where_the_files_patterns_do() {
+        let cases = std::env::var("CTXWIN_SPLIT_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(20_000);
+        let mut rng = XorShift(0x51_17_C0DE);
+        let mut texts: Vec<String> = Vec::new();
+        for a in ALPHABET {
+            for b in ALPHABET {
+                for c in ["", "a", " ", "\n", "'", "中", "\u{301}", "7", "."] {
+                    texts.push(format!("{a}{b}{c}"));
+                }
+            }
+        }
+        for _ in 0..cases {
+            let len = rng.below(40);
+            texts.push((0..len).map(|_| ALPHABET[rng.below(ALPHABET.len())]).collect());
+        }
+        let chains = |regex: &dyn Fn() -> Regex| {
+            let byte_level = || Step::ByteLevel { add_prefix_space: false, regex: None };
+            let split = |behavior, invert| Step::Split { pattern: Pattern::Regex(regex()), behavior, invert };
+            [
+                vec![split(Behavior::Removed, true), byte_level()],
+                vec![split(Behavior::Isolated, false), byte_level()],
+                vec![split(Behavior::Isolated, true)],
+            ]
+        };
+        for pattern in KNOWN_IN_FILES {
+            let known = || compile(pattern).unwrap();
+            let regex = || pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free).unwrap();
+            assert!(matches!(known(), Regex::Known { .. }), "{pattern} is not run by a built-in pre-tokenizer");
+            assert!(matches!(regex(), Regex::Lookahead { .. }));
+            let (known, regex) = (chains(&known), chains(&regex));
+            for (known, regex) in known.iter().zip(&regex) {
+                assert!(known_pieces(known).is_some() && known_pieces(regex).is_none());
+                for text in &texts {
+                    let expected = pieces(regex, text);
+                    assert_eq!(expected.iter().map(|p| p.1 - p.0).sum::<usize>(), text.len(), "{text:?}");
+                    assert_eq!(pieces(known, text), expected, "{pattern} on {text:?}");
+                }
+            }
+        }
+    }
 }
