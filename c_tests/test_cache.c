@@ -330,6 +330,7 @@ static void old_tool_results_are_cleared_before(const char *strategy) {
     CHECK_STATUS(configure(w, "{\"exclude_tools\":\"read_file\"}"), CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "exclude_tools") != NULL);
     CHECK_STATUS(configure(w, "{\"keep_tool_results\":-1}"), CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(last_error(w), "keep_tool_results") != NULL);
     CHECK_STATUS(configure(w, "{\"clear_low_water\":0}"), CTXWIN_STATUS_INVALID_ARG);
     CHECK(strstr(last_error(w), "clear_low_water") != NULL);
     CHECK(ctxwin_window_generation(w) == generation);
@@ -443,6 +444,51 @@ static void images_in_old_user_messages_are_cleared(void) {
     ctxwin_window_free(w);
 }
 
+/* Old images are cleared on their own: a conversation without tool results (a screenshot and
+ * a question, an answer, turn after turn), over its budget, sends its old user messages as
+ * their text and a placeholder (TRUNCATED items, counted in cleared_results) and keeps the
+ * newest turn's image; every request within the budget. Before, only tool results moved the
+ * clear point, and every old image stayed. */
+static void old_images_are_cleared_without_tool_results(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    CHECK_OK(configure(w, "{\"format\":\"openai_chat\",\"stages\":[\"clear\",\"sliding\"],\"clear_at_least\":0}"));
+    const char *image = "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"See the screenshot.\"},"
+                        "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://example.com/shot.png\"}}]}";
+    ctxwin_request_info info;
+    size_t newest = 0, cleared = 0;
+    for (int turn = 0; turn < 24; turn++) {
+        if (turn > 0) {
+            CHECK_OK(push_str(w, CTXWIN_KIND_ASSISTANT, "The button is misaligned by two pixels."));
+            CHECK_OK(ctxwin_window_end_turn(w, NULL));
+        }
+        CHECK_OK(ctxwin_window_push_json(w, image, strlen(image)));
+        newest = ctxwin_window_message_count(w) - 1;
+        if (turn == 0) {
+            struct ctxwin_item first;
+            CHECK_OK(ctxwin_window_view_get(w, 0, &first));
+            CHECK_OK(ctxwin_window_set_budget(w, (int32_t)(8 * (first.tokens.tokens + 20))));
+        }
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+        char report[1024];
+        CHECK_OK(ctxwin_window_validate(w, report, sizeof report, NULL));
+        CHECK(strstr(report, "\"over_budget_by\":0") != NULL);
+        cleared = 0;
+        for (size_t i = 0; i < ctxwin_window_view_len(w); i++) {
+            struct ctxwin_item item;
+            CHECK_OK(ctxwin_window_view_get(w, i, &item));
+            if (item.kind != CTXWIN_KIND_USER) continue;
+            if (item.index == newest) CHECK(item.type == CTXWIN_ITEM_MESSAGE);
+            if (item.type == CTXWIN_ITEM_TRUNCATED) {
+                cleared++;
+                CHECK(item_holds(&item, "See the screenshot.") && item_holds(&item, "[Image cleared to save context"));
+            }
+        }
+        CHECK(info.cleared_results == cleared);
+    }
+    CHECK(cleared >= 3);
+    ctxwin_window_free(w);
+}
+
 /* Superseded reads: with "supersede": {"read_file": "path"}, a file read again makes the
  * earlier result a note pointing to the later call (whatever the budget); the calls stay,
  * a file read once and the newest read stay whole; prepare counts the notes; a rule naming
@@ -505,6 +551,7 @@ void suite_cache(void) {
     harness_run("old_tool_results_are_cleared_first", old_tool_results_are_cleared_first);
     harness_run("old_tool_results_are_cleared_before_tiered_cuts", old_tool_results_are_cleared_before_tiered_cuts);
     harness_run("images_in_old_user_messages_are_cleared", images_in_old_user_messages_are_cleared);
+    harness_run("old_images_are_cleared_without_tool_results", old_images_are_cleared_without_tool_results);
     harness_run("a_file_read_again_supersedes_the_earlier_read", a_file_read_again_supersedes_the_earlier_read);
     harness_run("prepare_before_every_request", prepare_before_every_request);
     harness_run("a_request_that_cannot_fit_is_refused", a_request_that_cannot_fit_is_refused);

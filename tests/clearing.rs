@@ -660,11 +660,12 @@ fn clear_low_water_sets_how_far_a_clearing_goes() {
 /// a placeholder naming the tokens cleared, in every format (the image is not in the body,
 /// which passes the provider's rules); the request info counts it with the cleared results;
 /// the newest user message's image and the pinned task's stay.
-#[test]
-fn images_in_old_user_messages_are_cleared() {
-    const URL: &str = "https://example.com/screenshot.png";
-    const SAYS: &str = "Here is the screenshot of the failing page.";
-    let image_message = |format: Format| match format {
+const URL: &str = "https://example.com/screenshot.png";
+const SAYS: &str = "Here is the screenshot of the failing page.";
+
+/// A USER message of `format` saying [`SAYS`] with the image at [`URL`].
+fn image_message(format: Format) -> Value {
+    match format {
         Format::OpenAiChat => {
             serde_json::json!({"role": "user", "content": [{"type": "text", "text": SAYS}, {"type": "image_url", "image_url": {"url": URL}}]})
         }
@@ -676,7 +677,11 @@ fn images_in_old_user_messages_are_cleared() {
         Format::Gemini => {
             serde_json::json!({"role": "user", "parts": [{"text": SAYS}, {"fileData": {"mimeType": "image/png", "fileUri": URL}}]})
         }
-    };
+    }
+}
+
+#[test]
+fn images_in_old_user_messages_are_cleared() {
     let mut rng = Rng::new(9);
     for (format, key, rules) in FORMATS {
         let mut window = Window::new("gpt-4o");
@@ -721,5 +726,63 @@ fn images_in_old_user_messages_are_cleared() {
         if let Err(broken) = check(rules, &value) {
             panic!("{key}: {broken}\n{}", serde_json::to_string_pretty(&value).unwrap());
         }
+    }
+}
+
+/// Old images are clearable items of their own: a conversation without a tool result (a
+/// screenshot and a question, an answer, turn after turn), over its budget, clears the old
+/// images oldest first (each message sent as its text and a placeholder) and keeps the
+/// newest turn's, in every format; every request within the budget, the body without the
+/// cleared images and passing the provider's rules, the request info counting them. (Before,
+/// only tool results moved the clear point, so such a conversation kept every old image.)
+#[test]
+fn old_images_are_cleared_without_tool_results() {
+    for (format, key, rules) in FORMATS {
+        let mut window = Window::new("gpt-4o");
+        window.configure(&format!(r#"{{"format":"{key}","stages":["clear","sliding"],"clear_at_least":0}}"#)).unwrap();
+        let mut images = Vec::new();
+        let mut cleared_seen = 0;
+        for turn in 0..24 {
+            if turn > 0 {
+                window.push(Kind::Assistant, &format!("Answer {turn}: the button is misaligned by two pixels.")).unwrap();
+                window.end_turn();
+            }
+            json::push_json(&mut window, &image_message(format).to_string()).unwrap();
+            images.push(window.message_count() - 1);
+            if turn == 0 {
+                // A budget of about eight turns.
+                let tokens = window.message(images[0]).unwrap().count().tokens;
+                window.set_budget(8 * (tokens as i32 + 20)).unwrap();
+            }
+            let info = window.prepare().unwrap();
+            let budget = u64::from(window.settings().history_budget);
+            assert!(window.view_history().tokens() <= budget, "{key} turn {turn}: over the budget");
+            let sent: Vec<(usize, ItemType, String)> = (0..window.view_len())
+                .filter_map(|i| window.view_item(i))
+                .filter(|item| item.kind == Kind::User && images.contains(&item.index))
+                .map(|item| (item.index, item.item_type, item.text.unwrap_or_default().to_owned()))
+                .collect();
+            let cleared: Vec<usize> = sent.iter().filter(|item| item.1 == ItemType::Truncated).map(|item| item.0).collect();
+            for (index, item_type, text) in &sent {
+                match item_type {
+                    ItemType::Truncated => assert!(text.starts_with(SAYS) && text.contains("[Image cleared to save context")),
+                    _ => assert!(
+                        *index == images[0] || cleared.iter().all(|&c| c < *index),
+                        "{key} turn {turn}: image {index} sent whole while a newer one is cleared"
+                    ),
+                }
+            }
+            let newest = sent.last().expect("the newest turn is sent");
+            assert_eq!((newest.0, newest.1), (images[turn], ItemType::Message), "{key} turn {turn}: the newest image");
+            assert_eq!(info.cleared_results, cleared.len(), "{key} turn {turn}");
+            let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+            assert_eq!(body.matches(URL).count(), sent.len() - cleared.len(), "{key} turn {turn}: cleared images in the body");
+            let value: Value = serde_json::from_str(&body).unwrap();
+            if let Err(broken) = check(rules, &value) {
+                panic!("{key} turn {turn}: {broken}\n{}", serde_json::to_string_pretty(&value).unwrap());
+            }
+            cleared_seen = cleared_seen.max(cleared.len());
+        }
+        assert!(cleared_seen >= 3, "{key}: the old images were not cleared ({cleared_seen} at most)");
     }
 }

@@ -1,6 +1,6 @@
 //! The clearing stage (the field's cheapest tier, needing no LLM call): old tool results are
 //! replaced by a short placeholder while their calls stay, so the model still sees what it
-//! did and can ask again. It acts before the strategy, only while the view is over its
+//! did and can ask again; old USER messages' images likewise. It acts before the strategy, only while the view is over its
 //! limits, oldest result first, down to `clear_low_water` (the policy's `low_water` unless
 //! set), never on the newest `keep_tool_results`
 //! results or the results of `exclude_tools`, and only when it saves at least
@@ -59,22 +59,24 @@ impl ClearStage<'_> {
     }
 
     /// Where the clear pointer goes when it starts at ledger index `from`, may not pass
-    /// `protected`, and the kept steps cost `kept` tokens that must come within `low`: the
-    /// nearest index clearing up to which saves at least `kept - low` and at least
-    /// `at_least` (all there is up to `protected` when that is less than `kept - low`), with
-    /// the tokens saved. `None` when everything clearable there saves less than `at_least`:
-    /// such a clearing would not pay for the cached prefix it breaks. O(log messages).
-    pub fn advance(&self, from: usize, protected: usize, kept: u64, low: u64) -> Option<(usize, u64)> {
+    /// `protected`, and the kept steps cost `kept` tokens that must come within `low`, at the
+    /// step ending at ledger index `end`: the nearest index clearing up to which saves at
+    /// least `kept - low` and at least `at_least` (all there is up to `protected` when that
+    /// is less than `kept - low`), with the tokens saved (nothing for the images of the
+    /// step's own turn's USER message, see [`Clearables::saving_until`]). `None` when
+    /// everything clearable there saves less than `at_least`: such a clearing would not pay
+    /// for the cached prefix it breaks. O(log messages).
+    pub fn advance(&self, from: usize, protected: usize, kept: u64, low: u64, end: usize) -> Option<(usize, u64)> {
         let protected = protected.min(self.clearables.seen());
         if from >= protected {
             return None;
         }
-        let available = self.clearables.saving_in(from..protected);
+        let available = self.clearables.saving_until(from..protected, end);
         if available == 0 || available < self.at_least {
             return None;
         }
         let target = kept.saturating_sub(low).max(self.at_least).min(available);
-        let to = self.clearables.reach(from, protected, target);
-        Some((to, self.clearables.saving_in(from..to)))
+        let to = self.clearables.reach_until(from, protected, target, end);
+        Some((to, self.clearables.saving_until(from..to, end)))
     }
 }

@@ -71,11 +71,12 @@ impl Zones {
         self.cleared
     }
 
-    /// What the view of these zones costs: the steps sent, less what clearing saves in the
-    /// steps sent whole (stripped and dropped steps send no results).
-    fn sent(&self, ledger: &Ledger<'_>, clearables: &Clearables) -> Cost {
+    /// What the view of these zones costs at the step ending at ledger index `end`: the
+    /// steps sent, less what clearing saves in the steps sent whole (stripped and dropped
+    /// steps send no results).
+    fn sent(&self, ledger: &Ledger<'_>, clearables: &Clearables, end: usize) -> Cost {
         let whole_from = ledger.first_of(self.stripped);
-        let saved = clearables.saving_in(whole_from..self.cleared.max(whole_from));
+        let saved = clearables.saving_until(whole_from..self.cleared.max(whole_from), end);
         // (Saturating: a result the view leaves out, unpaired, costs its step nothing.)
         Cost { tokens: self.cost.tokens.saturating_sub(saved), items: self.cost.items }
     }
@@ -91,7 +92,8 @@ impl Stepper for Monologue {
         let ledger = *costs.renderer().ledger();
         // What clearing saves, read from the cache while the step is planned.
         let clearables = std::mem::take(&mut costs.cache().clearables);
-        let sent = |zones: &Zones| zones.sent(&ledger, &clearables);
+        let end = ledger.unit_range(newest).end;
+        let sent = |zones: &Zones| zones.sent(&ledger, &clearables, end);
         if self.limits.admit(sent(&zones), 0) {
             costs.cache().clearables = clearables;
             return zones;
@@ -100,7 +102,7 @@ impl Stepper for Monologue {
             let from = zones.cleared.max(ledger.first_of(zones.stripped));
             let protected = clearables.protected_from(ledger.unit_range(newest).end, stage.keep);
             let low = stage.low(self.limits.tokens, self.limits.low().tokens);
-            if let Some((to, _)) = stage.advance(from, protected, sent(&zones).tokens, low) {
+            if let Some((to, _)) = stage.advance(from, protected, sent(&zones).tokens, low, end) {
                 zones.cleared = to;
             }
         }

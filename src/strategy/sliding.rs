@@ -140,7 +140,8 @@ impl Walk {
             let from = self.clear.max(ledger.unit_range(self.first.max(rules.free)).start);
             let protected = stage.clearables.protected_from(ledger.unit_range(unit).end, stage.keep);
             let kept = self.kept.plus(rules.marker(self.first)).tokens;
-            if let Some((to, saved)) = stage.advance(from, protected, kept, stage.low(limits.tokens, low.tokens)) {
+            let end = ledger.unit_range(unit).end;
+            if let Some((to, saved)) = stage.advance(from, protected, kept, stage.low(limits.tokens, low.tokens), end) {
                 self.clear = to;
                 // (Saturating: a result the view leaves out, unpaired, costs a rendered step
                 // nothing.)

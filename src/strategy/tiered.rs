@@ -99,22 +99,24 @@ impl Zones {
     /// Tokens clearing saves in the steps these zones send (the first group and the steps
     /// from `summarized` on): each cleared result's tokens as sent less its placeholder's,
     /// that is its whole tokens in a step sent whole and its cut's in a cut step (less, even
-    /// negative, where the cut is shorter than the placeholder). O(1).
-    fn cleared_saving(&self, ledger: &Ledger<'_>, clearables: &Clearables) -> i64 {
+    /// negative, where the cut is shorter than the placeholder), at the step ending at ledger
+    /// index `end` (see [`Clearables::saving_until`]). O(log messages).
+    fn cleared_saving(&self, ledger: &Ledger<'_>, clearables: &Clearables, end: usize) -> i64 {
         let cut = ledger.first_of(self.cut);
         let saving = |range: std::ops::Range<usize>| {
             let cleared = range.start..range.end.min(self.cleared).max(range.start);
             let cut = cleared.start..cleared.end.min(cut).max(cleared.start);
-            clearables.saving_in(cleared) as i64 - clearables.cut_saving_in(cut) as i64
+            clearables.saving_until(cleared, end) as i64 - clearables.cut_saving_in(cut) as i64
         };
         saving(0..ledger.first_of(self.first)) + saving(ledger.first_of(self.summarized)..ledger.messages().len())
     }
 
-    /// What the view of these zones costs as sent, its cleared results as their placeholders.
-    fn sent(&self, ledger: &Ledger<'_>, clearables: &Clearables) -> Cost {
+    /// What the view of these zones costs as sent at the step ending at ledger index `end`,
+    /// its cleared results as their placeholders.
+    fn sent(&self, ledger: &Ledger<'_>, clearables: &Clearables, end: usize) -> Cost {
         let cost = self.cost();
         // (Saturating: a result the view leaves out, unpaired, costs its step nothing.)
-        let tokens = (cost.tokens as i64 - self.cleared_saving(ledger, clearables)).max(0) as u64;
+        let tokens = (cost.tokens as i64 - self.cleared_saving(ledger, clearables, end)).max(0) as u64;
         Cost { tokens, items: cost.items }
     }
 
@@ -122,7 +124,7 @@ impl Zones {
     /// results the view still sends, to the nearest point where clearing saves enough to
     /// bring the view within the stage's low water (all there is before `protected` when
     /// that saves less), and only when that saves at least `clear_at_least` tokens (and some).
-    fn clear(&mut self, stage: ClearStage<'_>, ledger: &Ledger<'_>, protected: usize, limits: &Limits) {
+    fn clear(&mut self, stage: ClearStage<'_>, ledger: &Ledger<'_>, protected: usize, limits: &Limits, end: usize) {
         let clearables = stage.clearables;
         let mut from = self.cleared;
         // Summarized and dropped steps send no results: nothing there to clear.
@@ -132,20 +134,20 @@ impl Zones {
         if from >= protected {
             return;
         }
-        let target = self.sent(ledger, clearables).tokens.saturating_sub(stage.low(limits.tokens, limits.low().tokens));
+        let target = self.sent(ledger, clearables, end).tokens.saturating_sub(stage.low(limits.tokens, limits.low().tokens));
         let target = target.max(stage.at_least) as i64;
-        let before = self.cleared_saving(ledger, clearables);
+        let before = self.cleared_saving(ledger, clearables, end);
         let mut trial = Zones { cleared: from, ..*self };
         // The whole results' savings find the nearest candidate; in cut steps a clearing
         // saves less, so the search goes on from there. Each round moves forward.
         loop {
-            let gained = trial.cleared_saving(ledger, clearables) - before;
+            let gained = trial.cleared_saving(ledger, clearables, end) - before;
             if gained >= target || trial.cleared >= protected {
                 break;
             }
-            trial.cleared = clearables.reach(trial.cleared, protected, (target - gained) as u64);
+            trial.cleared = clearables.reach_until(trial.cleared, protected, (target - gained) as u64, end);
         }
-        let gained = trial.cleared_saving(ledger, clearables) - before;
+        let gained = trial.cleared_saving(ledger, clearables, end) - before;
         if gained > 0 && gained >= stage.at_least as i64 {
             *self = trial;
         }
@@ -177,7 +179,8 @@ impl Tiered {
     /// [`Stepper::step`], with what clearing saves.
     fn plan_step(&self, costs: &mut Costs<'_>, clearables: &Clearables, previous: Zones, newest: usize) -> Zones {
         let ledger = *costs.renderer().ledger();
-        let sent = |zones: &Zones| zones.sent(&ledger, clearables);
+        let end = ledger.first_of(newest + 1);
+        let sent = |zones: &Zones| zones.sent(&ledger, clearables, end);
         let mut zones = Zones { unmarked: false, ..previous };
         add(&mut zones.kept, costs.of(newest, Treatment::Whole));
         let mut step = Step { tiered: self, costs, newest };
@@ -188,8 +191,8 @@ impl Tiered {
             return zones;
         }
         if let Some(stage) = self.clear.map(|clear| clear.stage(clearables)) {
-            let protected = clearables.protected_from(ledger.first_of(newest + 1), stage.keep);
-            zones.clear(stage, &ledger, protected, &self.limits);
+            let protected = clearables.protected_from(end, stage.keep);
+            zones.clear(stage, &ledger, protected, &self.limits, end);
             if self.limits.admit(sent(&zones), 0) {
                 return zones;
             }

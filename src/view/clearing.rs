@@ -14,9 +14,13 @@
 //!
 //! **Images in old user messages.** A USER message before the clear pointer that holds
 //! images or other non-text content is sent as its text followed by a placeholder naming the
-//! tokens cleared, as a cleared result is, but for the newest turn's (the request the model
-//! is still working on). The walk counts such messages whole (only tool
-//! results move the clear pointer), so this only makes the view smaller than it planned.
+//! tokens cleared, as a cleared result is, but for the pinned task's and the newest turn's
+//! (the request the model is still working on). Such messages are clearable items of their
+//! own, as results are: what clearing one saves moves the clear pointer too, so a
+//! conversation without tool results clears its old images. A walk deciding at a step counts
+//! nothing saved for the USER message of that step's turn ([`Clearables::saving_until`]);
+//! once a later turn starts, that message is cleared if the pointer passed it, which only
+//! makes the view smaller than the walk planned.
 
 use super::text;
 use crate::config::clearing::{Clearing, media_placeholder_text, placeholder_text, superseded_text};
@@ -122,6 +126,8 @@ impl Clearables {
                 Kind::User => {
                     self.turn_calls.clear();
                     self.turn_starts.push(index);
+                    saving = media_cleared(ledger, index)
+                        .map_or(0, |(_, count)| u64::from(ledger.calibrated(message.count()).tokens - count.tokens));
                 }
                 Kind::ToolCall => {
                     if let Some(id) = message.call_id() {
@@ -208,6 +214,35 @@ impl Clearables {
         at(range.end) - at(range.start.min(range.end))
     }
 
+    /// [`Clearables::saving_in`] as a walk deciding at the step that ends at ledger index
+    /// `end` counts it: the USER message of that step's turn (the newest USER message before
+    /// `end`) keeps its images, so clearing saves nothing there.
+    pub fn saving_until(&self, range: Range<usize>, end: usize) -> u64 {
+        let saving = self.saving_in(range.clone());
+        match self.newest_question(end) {
+            Some(question) if range.contains(&question) => saving - self.saving_in(question..question + 1),
+            _ => saving,
+        }
+    }
+
+    /// [`Clearables::reach`] as a walk deciding at the step that ends at ledger index `end`
+    /// counts savings (see [`Clearables::saving_until`]).
+    pub fn reach_until(&self, from: usize, to: usize, target: u64, end: usize) -> usize {
+        let reached = self.reach(from, to, target);
+        match self.newest_question(end) {
+            Some(question) if (from..reached).contains(&question) => {
+                self.reach(from, to, target + self.saving_in(question..question + 1))
+            }
+            _ => reached,
+        }
+    }
+
+    /// The newest USER message before ledger index `end`.
+    fn newest_question(&self, end: usize) -> Option<usize> {
+        let before = self.turn_starts.partition_point(|&start| start < end);
+        before.checked_sub(1).map(|turn| self.turn_starts[turn])
+    }
+
     /// The nearest ledger index `to` in `from + 1..=end` such that clearing `from..to` saves
     /// at least `target` tokens (`end` when none does). O(log messages).
     pub fn reach(&self, from: usize, end: usize, target: u64) -> usize {
@@ -269,16 +304,7 @@ impl ClearedView<'_> {
                     None => self.superseded(ledger, index, sent),
                 }
             }
-            Kind::User if index < self.before && !ledger.is_pinned(index) && index < newest_turn_start(ledger) => {
-                let media = message.media()?;
-                let placeholder = media_placeholder_text(ledger.calibrated(media).tokens);
-                let text = match message.text().filter(|text| !text.is_empty()) {
-                    Some(text) => format!("{text}\n{placeholder}"),
-                    None => placeholder,
-                };
-                let count = ledger.model().count(&text);
-                (count.tokens < ledger.calibrated(message.count()).tokens).then_some((text, count))
-            }
+            Kind::User if index < self.before && index < newest_turn_start(ledger) => media_cleared(ledger, index),
             Kind::ToolCall if self.clearing.clear_tool_inputs && inputs_clearable(message) => {
                 let result = self.clearables.answer_of(index).filter(|&result| result < self.before)?;
                 Cleared::of(ledger, self.clearing, result, Some(index))?;
@@ -289,6 +315,25 @@ impl ClearedView<'_> {
             _ => None,
         }
     }
+}
+
+/// How the USER message at ledger index `index` is sent with its images (or other non-text
+/// content) cleared: its text and a placeholder naming the tokens cleared, with their
+/// tokens. `None` for the pinned task, a message without such content, or where that would
+/// not be shorter.
+fn media_cleared(ledger: &Ledger<'_>, index: usize) -> Option<(String, crate::tokens::Count)> {
+    let message = &ledger.messages()[index];
+    if message.kind() != Kind::User || ledger.is_pinned(index) {
+        return None;
+    }
+    let media = message.media()?;
+    let placeholder = media_placeholder_text(ledger.calibrated(media).tokens);
+    let text = match message.text().filter(|text| !text.is_empty()) {
+        Some(text) => format!("{text}\n{placeholder}"),
+        None => placeholder,
+    };
+    let count = ledger.model().count(&text);
+    (count.tokens < ledger.calibrated(message.count()).tokens).then_some((text, count))
 }
 
 /// The ledger index where the newest turn starts: its USER message, whose images the model
