@@ -230,14 +230,10 @@ static size_t occurrences(const char *text, const char *needle) {
     return n;
 }
 
-/* A one-task tool loop under `summary` (one user message, then tool steps): the summary
- * covers the loop's oldest steps and stands where they were, right after the task, which
- * stays sent; the newest steps follow without a step marker, every call with its result.
- * The record and the view survive export and import. */
-static void a_one_task_loop_gets_a_summary_of_its_oldest_steps(void) {
-    ctxwin_window *w = new_window("gpt-4o");
-    const char *config = "{\"pin_task\": true, \"strategy\": \"summary\", \"context_limit\": 8000, "
-                         "\"summary_budget\": 300, \"format\": \"anthropic\", \"keep_recent_steps\": 2}";
+/* Configures `w` with `config`, pushes a task, then read_file steps of 1,600-byte outputs
+ * (`src/m0.rs`, `src/m1.rs`, ...) with a prepare after each, until a summary is due: one
+ * turn. Returns the task. */
+static const char *one_task_loop_until_a_summary_is_due(ctxwin_window *w, const char *config) {
     CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
     const char *task = "Fix the failing build in src/main.rs";
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, task));
@@ -245,8 +241,7 @@ static void a_one_task_loop_gets_a_summary_of_its_oldest_steps(void) {
     for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 40 == 39 ? '\n' : 'a' + (char)(i % 23));
     output[sizeof output - 1] = '\0';
     ctxwin_request_info info;
-    int steps = 0;
-    for (; steps < 200 && !ctxwin_window_needs_summary(w); steps++) {
+    for (int steps = 0; steps < 200 && !ctxwin_window_needs_summary(w); steps++) {
         char id[32], args[64];
         snprintf(id, sizeof id, "call_%d", steps);
         snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", steps);
@@ -256,6 +251,18 @@ static void a_one_task_loop_gets_a_summary_of_its_oldest_steps(void) {
     }
     CHECK(ctxwin_window_needs_summary(w));
     CHECK(ctxwin_window_turn_count(w) == 1);
+    return task;
+}
+
+/* A one-task tool loop under `summary` (one user message, then tool steps): the summary
+ * covers the loop's oldest steps and stands where they were, right after the task, which
+ * stays sent; the newest steps follow without a step marker, every call with its result.
+ * The record and the view survive export and import. */
+static void a_one_task_loop_gets_a_summary_of_its_oldest_steps(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"pin_task\": true, \"strategy\": \"summary\", \"context_limit\": 8000, "
+                         "\"summary_budget\": 300, \"format\": \"anthropic\", \"keep_recent_steps\": 2}";
+    const char *task = one_task_loop_until_a_summary_is_due(w, config);
     char *prompt = request(w);
     CHECK(strstr(prompt, "src/m0.rs") != NULL); /* the oldest step is summarised */
     free(prompt);
@@ -314,24 +321,7 @@ static void sliding_summarises_the_pruned_steps_of_a_one_task_loop(void) {
     ctxwin_window *w = new_window("gpt-4o");
     const char *config = "{\"strategy\": \"sliding\", \"history_budget\": 6000, \"summary_budget\": 300, "
                          "\"format\": \"openai_chat\", \"keep_recent_steps\": 2}";
-    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
-    const char *task = "Fix the failing build in src/main.rs";
-    CHECK_OK(push_str(w, CTXWIN_KIND_USER, task));
-    char output[1600];
-    for (size_t i = 0; i + 1 < sizeof output; i++) output[i] = (char)(i % 40 == 39 ? '\n' : 'a' + (char)(i % 23));
-    output[sizeof output - 1] = '\0';
-    ctxwin_request_info info;
-    int steps = 0;
-    for (; steps < 200 && !ctxwin_window_needs_summary(w); steps++) {
-        char id[32], args[64];
-        snprintf(id, sizeof id, "call_%d", steps);
-        snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", steps);
-        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
-        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, strlen(output), NULL));
-        CHECK_OK(ctxwin_window_prepare(w, &info));
-    }
-    CHECK(ctxwin_window_needs_summary(w));
-    CHECK(ctxwin_window_turn_count(w) == 1);
+    const char *task = one_task_loop_until_a_summary_is_due(w, config);
     char *prompt = request(w);
     CHECK(strstr(prompt, "src/m0.rs") != NULL);
     free(prompt);
