@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use std::io::Write;
 
 /// The five strategies and the staged policies, as configuration keys.
-const POLICIES: [&str; 9] = [
+const POLICIES: [&str; 10] = [
     r#""strategy":"sliding""#,
     r#""strategy":"drop_oldest""#,
     r#""strategy":"tiered""#,
@@ -38,6 +38,7 @@ const POLICIES: [&str; 9] = [
     r#""stages":["clear","summary"]"#,
     r#""stages":["clear","drop_oldest"]"#,
     r#""stages":["clear","monologue"]"#,
+    r#""stages":["clear","tiered"]"#,
 ];
 
 const BUDGET: u64 = 12_000;

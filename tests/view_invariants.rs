@@ -512,6 +512,26 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
                     let emptied = sent.is_some_and(|item| item.1 == Kind::ToolCall && item.3.as_deref() == Some("{}"));
                     let kind = window.message(index).unwrap().kind();
                     assert!(kind == Kind::ToolResult || emptied, "only tool outputs are cut ({kind:?} {index})");
+                    // A result cleared, never one of the newest `keep_tool_results`, is not a cut.
+                    let placeholder = sent.and_then(|item| item.3.as_deref()).is_some_and(|text| {
+                        text.starts_with("[Old tool result cleared to save context:") || text.starts_with("[Superseded:")
+                    });
+                    if placeholder || emptied {
+                        let keep = window.settings().clearing.keep_tool_results as usize;
+                        let result = match emptied {
+                            true => (index..window.message_count()).find(|&r| {
+                                let message = window.message(r).unwrap();
+                                message.kind() == Kind::ToolResult
+                                    && message.call_id() == window.message(index).unwrap().call_id()
+                            }),
+                            false => Some(index),
+                        };
+                        let newer = (result.unwrap_or(index)..window.message_count())
+                            .filter(|&r| window.message(r).unwrap().kind() == Kind::ToolResult)
+                            .count();
+                        assert!(newer > keep, "result {index}, one of the newest {keep}, was cleared");
+                        continue;
+                    }
                     let tiered = window.settings().strategy == ctxwin::config::StrategyName::Tiered;
                     // The step goes with its turn's question and, when older steps went, the marker.
                     let question = match layout.pinned[info.first_message] || step == info.first_message {
@@ -779,6 +799,12 @@ fn tiered_keeps_every_invariant() {
 #[test]
 fn clear_then_tiered_keeps_every_invariant() {
     run_cases("clear_tiered", CONVERSATIONS / 5);
+}
+
+/// The clearing stage before `sliding` (the recommended policy's), as before `tiered`.
+#[test]
+fn clear_then_sliding_keeps_every_invariant() {
+    run_cases("clear_sliding", CONVERSATIONS / 5);
 }
 
 #[test]
