@@ -190,7 +190,7 @@ pub unsafe extern "C" fn ctxwin_window_clone(w: *const ctxwin_window, out: *mut 
 /// tokens, default 2000), `clear_low_water` (above 0, at most 1, or null: `low_water`),
 /// `clear_tool_inputs`, `clear_placeholder`, `supersede` and `keep_thinking`; see
 /// docs/strategies.md, which recommends `["clear", "sliding"]` with `keep_tool_results` 3,
-/// `clear_low_water` 0.2 and `clear_at_least` 5000 for a coding agent. An empty list, an
+/// `clear_low_water` 0.2 and `clear_at_least` 3500 for a coding agent. An empty list, an
 /// unknown stage, `"clear"` anywhere but first or a list disagreeing with `strategy` is
 /// INVALID_ARG naming `stages`. The summary slot's `summary_budget`
 /// (tokens, 1 to INT32_MAX, default 2000; with the `summary` strategy, below the context
