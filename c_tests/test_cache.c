@@ -281,6 +281,16 @@ static int item_holds(const struct ctxwin_item *item, const char *needle) {
     return 0;
 }
 
+/* Writes `lines` numbered lines of C source into `out` (at most 4,096 bytes for 100 lines),
+ * a tool result's text; returns its length. */
+static size_t source_lines(char *out, size_t cap, int lines) {
+    size_t len = 0;
+    for (int line = 0; line < lines && len < cap; line++) {
+        len += (size_t)snprintf(out + len, cap - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
+    }
+    return len < cap ? len : cap - 1;
+}
+
 /* The clearing stage, before `strategy`: in a long tool loop under a small budget, old
  * results are sent as a placeholder naming the tool and the call while their calls stay;
  * prepare says how many and what it saved; the newest results stay whole; bad stage lists
@@ -294,10 +304,7 @@ static void old_tool_results_are_cleared_before(const char *strategy) {
     CHECK_OK(configure(w, settings));
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parse.c."));
     char output[4096];
-    size_t len = 0;
-    for (int line = 0; line < 100; line++) {
-        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
-    }
+    size_t len = source_lines(output, sizeof output, 100);
     ctxwin_request_info info;
     for (int step = 0; step < 12; step++) {
         char id[32];
@@ -350,10 +357,7 @@ static void old_tool_results_are_cleared_before_tiered_cuts(void) {
                           "\"clear_at_least\":500,\"tool_output_max_lines\":20}"));
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parse.c."));
     char output[4096];
-    size_t len = 0;
-    for (int line = 0; line < 100; line++) {
-        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
-    }
+    size_t len = source_lines(output, sizeof output, 100);
     ctxwin_request_info info;
     size_t placeholders = 0, cuts = 0;
     for (int step = 0; step < 12; step++) {
@@ -404,10 +408,7 @@ static void images_in_old_user_messages_are_cleared(void) {
     const char *image = "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"See the screenshot.\"},"
                         "{\"type\":\"image_url\",\"image_url\":{\"url\":\"https://example.com/shot.png\"}}]}";
     char output[4096];
-    size_t len = 0;
-    for (int line = 0; line < 60; line++) {
-        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
-    }
+    size_t len = source_lines(output, sizeof output, 60);
     size_t images[3];
     int call = 0;
     for (int turn = 0; turn < 3; turn++) {
@@ -499,10 +500,7 @@ static void a_file_read_again_supersedes_the_earlier_read(void) {
                           "\"supersede\":{\"read_file\":\"path\"}}"));
     CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing test in src/parse.c."));
     char output[4096];
-    size_t len = 0;
-    for (int line = 0; line < 60; line++) {
-        len += (size_t)snprintf(output + len, sizeof output - len, "%3d | int v%d = parse(x + %d);\n", line, line, line);
-    }
+    size_t len = source_lines(output, sizeof output, 60);
     /* call_0 and call_2 read src/parse.c before call_3 reads it again; call_1 reads util.c. */
     const char *paths[4] = {"src/parse.c", "src/util.c", "src/parse.c", "src/parse.c"};
     for (int step = 0; step < 4; step++) {

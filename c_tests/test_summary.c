@@ -254,6 +254,19 @@ static const char *one_task_loop_until_a_summary_is_due(ctxwin_window *w, const 
     return task;
 }
 
+/* Renders the request body on `base` (to free), checking that it sends `task` and then the
+ * summary ("Original task: fix src/main.rs ..."); `needed` gets its length when not NULL. */
+static char *body_with_task_then_summary(ctxwin_window *w, const char *base, const char *task, size_t *needed) {
+    size_t len = 0;
+    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), NULL, 0, &len));
+    char *body = malloc(len + 1);
+    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), body, len + 1, &len));
+    const char *at_task = strstr(body, task), *at_summary = strstr(body, "Original task: fix src/main.rs");
+    CHECK(at_task != NULL && at_summary != NULL && at_task < at_summary);
+    if (needed != NULL) *needed = len;
+    return body;
+}
+
 /* A one-task tool loop under `summary` (one user message, then tool steps): the summary
  * covers the loop's oldest steps and stands where they were, right after the task, which
  * stays sent; the newest steps follow without a step marker, every call with its result.
@@ -286,11 +299,8 @@ static void a_one_task_loop_gets_a_summary_of_its_oldest_steps(void) {
     /* Anthropic: the summary joins the task's user message; every tool_use has its result. */
     const char *base = "{\"model\": \"claude-sonnet-4-5\", \"max_tokens\": 256}";
     size_t needed = 0;
-    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), NULL, 0, &needed));
-    char *body = malloc(needed + 1);
-    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), body, needed + 1, &needed));
+    char *body = body_with_task_then_summary(w, base, task, &needed);
     const char *at_task = strstr(body, task), *at_summary = strstr(body, "Original task: fix src/main.rs");
-    CHECK(at_task != NULL && at_summary != NULL && at_task < at_summary);
     CHECK(occurrences(at_task, "\"role\"") == occurrences(at_summary, "\"role\"")); /* one message */
     /* Roles alternate: user (task and summary), then assistant calls and user results. */
     CHECK(occurrences(body, "\"role\":\"user\"") == occurrences(body, "\"role\":\"assistant\"") + 1);
@@ -330,13 +340,7 @@ static void sliding_summarises_the_pruned_steps_of_a_one_task_loop(void) {
     char json[1024];
     CHECK_OK(ctxwin_window_compaction_info(w, 0, json, sizeof json, NULL));
     CHECK(strstr(json, "\"archived_turns\":0") != NULL);
-    const char *base = "{\"model\": \"gpt-4o\"}";
-    size_t needed = 0;
-    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), NULL, 0, &needed));
-    char *body = malloc(needed + 1);
-    CHECK_OK(ctxwin_window_render_request(w, base, strlen(base), body, needed + 1, &needed));
-    const char *at_task = strstr(body, task), *at_summary = strstr(body, "Original task: fix src/main.rs");
-    CHECK(at_task != NULL && at_summary != NULL && at_task < at_summary);
+    char *body = body_with_task_then_summary(w, "{\"model\": \"gpt-4o\"}", task, NULL);
     CHECK(strstr(body, "src/m0.rs") == NULL); /* the summarised step is not sent */
     CHECK(occurrences(body, "\"role\":\"tool\"") == occurrences(body, "\"type\":\"function\""));
     free(body);
