@@ -45,6 +45,9 @@ use rng::Rng;
 enum Step {
     Push(Kind, String),
     Tool(Kind, String, String),
+    /// A message pushed as Anthropic JSON holding an image (a USER message, or a tool result):
+    /// its kind and its JSON.
+    Image(Kind, String),
     EndTurn,
     Compact,
     Recover(i64),
@@ -67,6 +70,60 @@ fn text(rng: &mut Rng) -> String {
     text
 }
 
+/// The address of the `n`th image of a conversation: one of its own, so the rendered body
+/// shows which images are sent.
+fn image_url(n: usize) -> String {
+    format!("https://example.com/image_{n}.png")
+}
+
+/// The message of the `n`th image of a conversation (see [`Step::Image`]): a USER message
+/// saying `text` with the image, or, with `call`, the result of that call holding `text` and
+/// the image (as a screenshot tool's), in Anthropic's format (the one whose tool results may
+/// hold images).
+fn image_message(n: usize, text: &str, call: Option<&str>) -> Step {
+    let image = serde_json::json!({"type": "image", "source": {"type": "url", "url": image_url(n)}});
+    let content = serde_json::json!([{"type": "text", "text": text}, image]);
+    match call {
+        None => Step::Image(Kind::User, serde_json::json!({"role": "user", "content": content}).to_string()),
+        Some(id) => Step::Image(
+            Kind::ToolResult,
+            serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": content}]})
+                .to_string(),
+        ),
+    }
+}
+
+/// Counts the images of a conversation and decides which messages carry one.
+struct Images {
+    /// Images pushed so far.
+    pushed: usize,
+    /// Percent of USER messages and of tool results with an image (0: none).
+    chance: usize,
+}
+
+impl Images {
+    /// A USER message saying `text`, with an image or without.
+    fn user(&mut self, rng: &mut Rng, text: String) -> Step {
+        match self.chance > 0 && rng.chance(self.chance) {
+            true => self.next(&text, None),
+            false => Step::Push(Kind::User, text),
+        }
+    }
+
+    /// The result of `call` holding `text`, with an image or without.
+    fn result(&mut self, rng: &mut Rng, call: String, text: String) -> Step {
+        match self.chance > 0 && rng.chance(self.chance) {
+            true => self.next(&text, Some(&call)),
+            false => Step::Tool(Kind::ToolResult, call, text),
+        }
+    }
+
+    fn next(&mut self, text: &str, call: Option<&str>) -> Step {
+        self.pushed += 1;
+        image_message(self.pushed, text, call)
+    }
+}
+
 fn tool_output(rng: &mut Rng) -> String {
     if rng.chance(25) {
         let lines = 20 + rng.below(180);
@@ -79,9 +136,15 @@ fn tool_output(rng: &mut Rng) -> String {
 /// A random conversation: a pinned head, then turns of assistant text, thinking, pinned
 /// system messages and steps of parallel tool calls whose results come in any order, some
 /// a step or more later (late results), some never. With `manual`, also compactions, recoveries, budget changes, rewinds, summaries
-/// (more of them with `summaries`) and usage reports between turns.
-fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
+/// (more of them with `summaries`) and usage reports between turns. With `images`, some
+/// conversations carry images in some USER messages and tool results.
+fn conversation(rng: &mut Rng, manual: bool, summaries: bool, images: bool) -> Vec<Step> {
     let mut steps = Vec::new();
+    let chance = match images && rng.chance(50) {
+        true => [10, 30, 60][rng.below(3)],
+        false => 0,
+    };
+    let mut images = Images { pushed: 0, chance };
     for _ in 0..rng.below(3) {
         let kind = rng.pick(&[Kind::System, Kind::Assistant, Kind::Thinking]);
         steps.push(Step::Push(kind, text(rng)));
@@ -89,7 +152,8 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
     let turns = 1 + rng.below(8);
     let mut id = 0;
     for _ in 0..turns {
-        steps.push(Step::Push(Kind::User, text(rng)));
+        let question = text(rng);
+        steps.push(images.user(rng, question));
         // The turn's calls left unanswered so far.
         let mut late: Vec<String> = Vec::new();
         for _ in 0..rng.below(5) {
@@ -115,12 +179,14 @@ fn conversation(rng: &mut Rng, manual: bool, summaries: bool) -> Vec<Step> {
                         late.push(call.clone());
                     }
                     for call in answered {
-                        steps.push(Step::Tool(Kind::ToolResult, call.clone(), tool_output(rng)));
+                        let output = tool_output(rng);
+                        steps.push(images.result(rng, call.clone(), output));
                     }
                     // A call of an older step answered now: a late result.
                     if !late.is_empty() && rng.chance(40) {
                         let call = late.swap_remove(rng.below(late.len()));
-                        steps.push(Step::Tool(Kind::ToolResult, call, tool_output(rng)));
+                        let output = tool_output(rng);
+                        steps.push(images.result(rng, call, output));
                     }
                 }
             }
@@ -227,6 +293,11 @@ fn apply(window: &mut Window, step: &Step) -> bool {
         }
         Step::Tool(kind, id, text) => {
             window.push_tool(*kind, id, text).expect("well-formed tool message");
+            false
+        }
+        Step::Image(kind, json) => {
+            assert_eq!(ctxwin::json::push_json(window, json).expect("well-formed image message"), 1);
+            assert_eq!(window.message(window.message_count() - 1).unwrap().kind(), *kind);
             false
         }
         Step::EndTurn => {
@@ -565,6 +636,93 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
     assert_eq!(window.overrun(), tokens.saturating_sub(available));
     let markers = view.iter().filter(|item| item.3.as_deref().is_some_and(|t| t.starts_with("[Context compacted:"))).count();
     assert!(markers <= 1, "{markers} markers");
+    check_images(window, view);
+}
+
+/// The text that begins the placeholder of a cleared image.
+const IMAGE_CLEARED: &str = "[Image cleared to save context:";
+
+/// Images: a USER message is sent with its images cleared only when it is older than the
+/// newest turn and not the pinned task, as its own text and a placeholder naming the tokens
+/// of its images, shorter than the message; the task's and the newest turn's images are
+/// sent whenever their message is.
+fn check_images(window: &Window, view: &Snapshot) {
+    let layout = Layout::of(window);
+    let newest = window.turn_count().checked_sub(1).map(|turn| window.turn_info(turn).unwrap().first_message);
+    for item in view.iter().filter(|item| item.0 != ItemType::Synthetic && item.1 == Kind::User) {
+        let message = window.message(item.2).unwrap();
+        let Some(media) = message.media() else { continue };
+        let protected = layout.pinned[item.2] || newest.is_some_and(|newest| item.2 >= newest);
+        match item.0 {
+            ItemType::Message => {}
+            _ if protected => panic!("the image of USER message {} (pinned or of the newest turn) was cleared: {item:?}", item.2),
+            _ => {
+                let text = item.3.as_deref().unwrap_or_default();
+                let placeholder = format!("{IMAGE_CLEARED} {} tokens", calibrated(window, media));
+                assert!(
+                    text.starts_with(message.text().unwrap_or_default()) && text.contains(&placeholder),
+                    "USER message {} sent cleared as {text:?}",
+                    item.2
+                );
+                assert!(item.4 < calibrated(window, message.count()), "cleared image of {} saves nothing", item.2);
+            }
+        }
+    }
+}
+
+/// What the view sends cleared, counted from its items: tool results sent as a placeholder
+/// or a superseded note, and USER messages sent with their images cleared; and the tokens
+/// that saves (each message's less what is sent for it).
+fn cleared_in(window: &Window, view: &Snapshot) -> (usize, u64) {
+    let cleared = view.iter().filter(|item| {
+        let text = item.3.as_deref().unwrap_or_default();
+        item.0 == ItemType::Truncated
+            && match item.1 {
+                Kind::ToolResult => {
+                    text.starts_with("[Old tool result cleared to save context:") || text.starts_with("[Superseded:")
+                }
+                Kind::User => text.contains(IMAGE_CLEARED),
+                _ => false,
+            }
+    });
+    cleared.fold((0, 0), |(results, tokens), item| {
+        let whole = calibrated(window, window.message(item.2).unwrap().count());
+        (results + 1, tokens + u64::from(whole.saturating_sub(item.4)))
+    })
+}
+
+/// The request a view renders to, in the format of the images pushed: an image is in the
+/// body exactly when its message is sent as itself (a message sent cleared has none; one cut
+/// by `tiered` is not judged). And the request info counts what the view sends cleared.
+fn check_request(window: &mut Window, images: usize) {
+    let Ok(info) = window.prepare() else { return };
+    let view = snapshot(window);
+    assert_eq!((info.cleared_results, info.cleared_tokens), cleared_in(window, &view), "the planner's count of cleared items");
+    if images == 0 {
+        return;
+    }
+    let body = match ctxwin::json::render_request(window, r#"{"model":"m","max_tokens":256}"#) {
+        Ok(body) => body,
+        // (A view of pinned thinking only, say, after a rewind.)
+        Err(e) if e.message().starts_with("nothing to send") => return,
+        Err(e) => panic!("render: {e:?}"),
+    };
+    for n in 1..=images {
+        let url = image_url(n);
+        let index =
+            (0..window.message_count()).find(|&i| window.message(i).unwrap().raw_json().is_some_and(|json| json.contains(&url)));
+        let Some(index) = index else { continue }; // rewound
+        let sent = view.iter().find(|item| item.2 == index && item.0 != ItemType::Synthetic).map(|item| item.0);
+        match sent {
+            Some(ItemType::Message) => assert!(body.contains(&url), "image {n} (message {index}) not in the body\n{body}"),
+            Some(_)
+                if window.message(index).unwrap().kind() == Kind::ToolResult
+                    && view.iter().any(|item| {
+                        item.2 == index && item.3.as_deref().is_some_and(|t| !t.starts_with("[Old tool result cleared"))
+                    }) => {}
+            _ => assert!(!body.contains(&url), "image {n} (message {index}), cleared or not sent, is in the body\n{body}"),
+        }
+    }
 }
 
 /// The reference for `sliding` and `drop_oldest` without manual steps: the strategy run
@@ -713,7 +871,7 @@ fn run_cases(strategy: &'static str, default_cases: u32) {
     let case = |(seed, manual): (u64, bool)| {
         let mut rng = Rng::new(seed);
         let config = settings(&mut rng, strategy);
-        let steps = conversation(&mut rng, manual, strategy == "summary");
+        let steps = conversation(&mut rng, manual, strategy == "summary", strategy.starts_with("clear_"));
         let mut window = Window::new(MODEL);
         window.configure(&config).unwrap();
         if rng.chance(30) {
@@ -722,7 +880,7 @@ fn run_cases(strategy: &'static str, default_cases: u32) {
         let mut previous = (snapshot(&window), window.generation(), window.message_count());
         for step in &steps {
             let enforced = apply(&mut window, step);
-            if matches!(step, Step::Push(Kind::User, _)) {
+            if matches!(step, Step::Push(Kind::User, _) | Step::Image(Kind::User, _)) {
                 // A new turn: the request about to be sent must pair its tools already.
                 check_invariants(&window, &snapshot(&window), None);
             }
@@ -764,6 +922,8 @@ fn run_cases(strategy: &'static str, default_cases: u32) {
             replay.end_turn();
             assert_eq!(snapshot(&replay), previous.0, "a replay of the ledger gives another view");
         }
+        let images = steps.iter().filter(|step| matches!(step, Step::Image(..))).count();
+        check_request(&mut window, images);
         checked.fetch_add(1, Ordering::Relaxed);
         Ok(())
     };

@@ -14,7 +14,9 @@
 //! settings.
 
 use crate::config::Fraction;
+use crate::ledger::Ledger;
 use crate::view::clearing::Clearables;
+use std::ops::Range;
 
 /// The clearing stage's settings, as the planners compare them: a planner made under other
 /// settings plans again.
@@ -78,5 +80,24 @@ impl ClearStage<'_> {
         let target = kept.saturating_sub(low).max(self.at_least).min(available);
         let to = self.clearables.reach_until(from, protected, target, end);
         Some((to, self.clearables.saving_until(from..to, end)))
+    }
+
+    /// What clearing before ledger index `clear` saves in step `unit`, on the messages the
+    /// walk counts in the step's cost (see `Costs::of`): a turn's USER message with the
+    /// turn's last step, not its first. (Counting it with the first step, as its ledger index
+    /// is, took the saving of an old USER message's images off the kept tokens when the
+    /// turn's first step went, though its cost went only with the last step: a multi-step
+    /// turn with a cleared image then left the walk thinking the view within the budget when
+    /// it was over.)
+    pub fn saving_in_step(&self, ledger: &Ledger<'_>, unit: usize, clear: usize) -> u64 {
+        let before_clear = |range: Range<usize>| self.clearables.saving_in(range.start..range.end.min(clear).max(range.start));
+        let saving = before_clear(ledger.unit_range(unit));
+        let (opens, closes) = (ledger.opens_turn(unit), ledger.closes_turn(unit));
+        if opens == closes {
+            return saving;
+        }
+        let question = ledger.first_of(ledger.first_unit_of(ledger.turn_of_unit(unit)));
+        let question = before_clear(question..question + 1);
+        if opens { saving - question } else { saving + question }
     }
 }

@@ -155,8 +155,7 @@ impl Walk {
         while self.first < guard && !admit(&low, self) {
             let mut dropped = units.cost(self.first);
             if let (Some(stage), false) = (units.clear(), self.first < rules.free) {
-                let range = rules.ledger.unit_range(self.first);
-                let saved = stage.clearables.saving_in(range.start..range.end.min(self.clear).max(range.start));
+                let saved = stage.saving_in_step(&rules.ledger, self.first, self.clear);
                 dropped.tokens = dropped.tokens.saturating_sub(saved);
             }
             self.kept = self.kept.minus(dropped);

@@ -180,6 +180,13 @@ impl Plan {
             let boundary = |plan: &Plan| plan.thinking.map_or((0, false), |t| (t.before, t.call_free_only));
             let ((was, was_rule), (now, rule)) = (boundary(&previous.plan), boundary(&self));
             (was_rule == rule && (units.end <= was.min(now) || units.start >= was.max(now))).then_some(())?;
+            // Not the USER message of the turn that was the newest, once a later one started:
+            // its images, kept then, are cleared now if the clear pointer passed it.
+            let question = |unit: usize| ledger.first_of(ledger.first_unit_of(ledger.turn_of_unit(unit)));
+            let was_newest = question(previous.plan.units.min(ledger.unit_count()) - 1);
+            let newest = question(ledger.unit_count() - 1);
+            let range = ledger.first_of(units.start)..ledger.first_of(units.end);
+            (was_newest == newest || !range.contains(&was_newest)).then_some(())?;
             previous.span_items(units, treatment)
         };
         // The USER messages sent for runs that keep later steps of a turn whose first step

@@ -13,6 +13,7 @@ use crate::cache::{CacheState, CacheStats, RequestInfo, SentItem, Usage, fingerp
 use crate::error::{Error, ErrorKind, Result};
 use crate::message::Kind;
 use crate::view::ItemType;
+use crate::view::clearing::ClearedView;
 use crate::wire::FormatSet;
 
 impl Window {
@@ -76,13 +77,19 @@ impl Window {
 
     /// Tool results among `items` (the view's) sent cleared (a placeholder, or a superseded
     /// result's note) and USER messages sent with their images cleared, and the tokens that
-    /// saves. O(items).
+    /// saves: the items sent as the clearing's text, not a result `tiered` cut that the clear
+    /// pointer passed but that is not clearable (before, such a cut counted as cleared).
+    /// O(items).
     fn cleared_in_view(&self, items: &[SentItem<'_>]) -> (usize, u64) {
-        let cleared_before = self.policy.overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
-        let clearables = &self.policy.costs.clearables;
-        let cleared = |index: usize| index < cleared_before || clearables.superseded_by(index).is_some();
+        let before = self.policy.overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
+        let view = ClearedView { before, clearing: &self.settings.clearing, clearables: &self.policy.costs.clearables };
+        let ledger = self.ledger();
+        let cleared = |sent: &SentItem<'_>| {
+            sent.item.item_type == ItemType::Truncated
+                && view.cleared(&ledger, sent.item.index, u32::MAX).is_some_and(|(text, _)| sent.item.text == Some(text.as_str()))
+        };
         let (mut results, mut tokens) = (0, 0);
-        for sent in items.iter().filter(|sent| sent.item.item_type == ItemType::Truncated && cleared(sent.item.index)) {
+        for sent in items.iter().filter(|sent| cleared(sent)) {
             if let (Kind::ToolResult | Kind::User, Some(message)) = (sent.item.kind, sent.message) {
                 results += 1;
                 tokens += u64::from(self.calibrated(message.count()).tokens.saturating_sub(sent.item.tokens.tokens));
