@@ -146,8 +146,9 @@ fn mid_turn_the_instruction_joins_the_last_user_message_where_roles_alternate() 
     }
 }
 
-/// With the sliding window the turns to archive have left the view: their transcript goes
-/// into the final message, after the conversation still sent.
+/// With the sliding window the steps to archive have left the view (whole turns, and the
+/// oldest steps of the first turn still sent): their transcript goes into the final
+/// message, after the conversation still sent, and ends where the view starts.
 #[test]
 fn turns_that_left_the_view_come_as_a_transcript() {
     let mut window = window(r#""history_budget":1500,"low_water":1,"summary_budget":300"#, "openai_chat", "conversation");
@@ -157,15 +158,17 @@ fn turns_that_left_the_view_come_as_a_transcript() {
         turns += 1;
     }
     assert!(window.needs_summary());
-    let pruned = window.first_live_turn();
+    let (pruned, start) = (window.first_live_turn(), window.start());
     let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
     let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
     assert_eq!(request[..now.len()], now[..]);
     let last = request.last().unwrap()["content"].as_str().unwrap().to_owned();
     assert!(last.contains("[message 0] USER:\nTask 0: make test_0 pass."), "{last}");
-    assert!(!last.contains(&format!("Task {pruned}:")), "only the pruned turns: {last}");
+    assert!(last.contains(&format!("[message {}]", start - 1)), "every step that left the view: {last}");
+    assert!(!last.contains(&format!("[message {start}]")), "only what left the view: {last}");
     window.set_summary(window.generation(), "Earlier tasks done.", 1).unwrap();
     assert_eq!(window.archived_turns(), pruned);
+    assert_eq!(window.summary().unwrap().last_archived + 1, start);
     assert!(!window.needs_summary());
 }
 
