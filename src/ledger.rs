@@ -155,6 +155,12 @@ impl<'a> Ledger<'a> {
         self.turns.get(turn).map_or(self.units.len(), |start| start.first_unit)
     }
 
+    /// The ledger index of turn `turn`'s USER message (its first message); the message
+    /// count for `turn_count()`.
+    pub fn question_of(&self, turn: usize) -> usize {
+        self.first_of(self.first_unit_of(turn))
+    }
+
     /// The turn step `unit` belongs to. O(log turns).
     pub fn turn_of_unit(&self, unit: usize) -> usize {
         self.turns.partition_point(|turn| turn.first_unit <= unit).saturating_sub(1)

@@ -96,7 +96,7 @@ impl ClearStage<'_> {
         if opens == closes {
             return saving;
         }
-        let question = ledger.first_of(ledger.first_unit_of(ledger.turn_of_unit(unit)));
+        let question = ledger.question_of(ledger.turn_of_unit(unit));
         let question = before_clear(question..question + 1);
         if opens { saving - question } else { saving + question }
     }

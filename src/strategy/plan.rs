@@ -191,7 +191,7 @@ impl<'a> Costs<'a> {
     /// What turn `turn`'s USER message costs as history (nothing when it is pinned).
     pub fn question(&self, turn: usize) -> Cost {
         let ledger = self.renderer.ledger();
-        history_cost(&[self.renderer.message_item(ledger.first_of(ledger.first_unit_of(turn)), false)])
+        history_cost(&[self.renderer.message_item(ledger.question_of(turn), false)])
     }
 
     /// The first kept step of the sliding walk (see [`Walk`]) over `units`.

@@ -197,20 +197,22 @@ impl Clearables {
     /// Tokens clearing every clearable result in ledger range `range` saves (of messages
     /// read; nothing for an empty range, whatever was read).
     pub fn saving_in(&self, range: Range<usize>) -> u64 {
-        if range.is_empty() {
-            return 0;
-        }
-        let at = |i: usize| self.saved_before[i.min(self.seen())];
-        at(range.end) - at(range.start.min(range.end))
+        self.sum_in(&self.saved_before, range)
     }
 
     /// Tokens cutting every clearable result in ledger range `range` saves (see
     /// `cut_before`), as [`Clearables::saving_in`] reads.
     pub fn cut_saving_in(&self, range: Range<usize>) -> u64 {
+        self.sum_in(&self.cut_before, range)
+    }
+
+    /// The sum over ledger range `range` of the per-message values whose prefix sums are
+    /// `before` (`saved_before` or `cut_before`), the messages not seen counting 0.
+    fn sum_in(&self, before: &[u64], range: Range<usize>) -> u64 {
         if range.is_empty() {
             return 0;
         }
-        let at = |i: usize| self.cut_before[i.min(self.seen())];
+        let at = |i: usize| before[i.min(self.seen())];
         at(range.end) - at(range.start.min(range.end))
     }
 
@@ -339,7 +341,7 @@ fn media_cleared(ledger: &Ledger<'_>, index: usize) -> Option<(String, crate::to
 /// The ledger index where the newest turn starts: its USER message, whose images the model
 /// is still working on, is never cleared.
 fn newest_turn_start(ledger: &Ledger<'_>) -> usize {
-    ledger.turn_count().checked_sub(1).map_or(0, |turn| ledger.first_of(ledger.first_unit_of(turn)))
+    ledger.turn_count().checked_sub(1).map_or(0, |turn| ledger.question_of(turn))
 }
 
 impl ClearedView<'_> {

@@ -182,7 +182,7 @@ impl Plan {
             (was_rule == rule && (units.end <= was.min(now) || units.start >= was.max(now))).then_some(())?;
             // Not the USER message of the turn that was the newest, once a later one started:
             // its images, kept then, are cleared now if the clear pointer passed it.
-            let question = |unit: usize| ledger.first_of(ledger.first_unit_of(ledger.turn_of_unit(unit)));
+            let question = |unit: usize| ledger.question_of(ledger.turn_of_unit(unit));
             let was_newest = question(previous.plan.units.min(ledger.unit_count()) - 1);
             let newest = question(ledger.unit_count() - 1);
             let range = ledger.first_of(units.start)..ledger.first_of(units.end);
