@@ -108,18 +108,42 @@ fn short_key(vocab: &Vocab, hash: u64, len: usize) -> u64 {
     (hash & !0xFF_FFFF) | (len as u64) << 16 | u64::from(vocab.id()) << 8
 }
 
-/// The bytes of a piece of at most [`INLINE_LEN`] bytes as three words,
-/// zero-padded.
+/// The bytes of a piece of three to [`INLINE_LEN`] bytes as three
+/// little-endian words, zero-padded. Built from whole-word reads of the piece
+/// (overlapping at its end) rather than by copying it into a padded buffer:
+/// a copy of a variable length is a `memcpy` call, and reading the buffer
+/// back as words right after the copy stalls on the stores, which made this
+/// the costliest step of a memo hit.
 #[inline(always)]
 fn short_words(piece: &[u8]) -> [u64; 3] {
-    let mut bytes = [0u8; INLINE_LEN];
-    bytes[..piece.len()].copy_from_slice(piece);
+    let len = piece.len();
     let word = |at: usize| {
         let mut w = [0u8; 8];
-        w.copy_from_slice(&bytes[at..at + 8]);
+        w.copy_from_slice(&piece[at..at + 8]);
         u64::from_le_bytes(w)
     };
-    [word(0), word(8), word(16)]
+    let half = |at: usize| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(&piece[at..at + 4]);
+        u64::from(u32::from_le_bytes(w))
+    };
+    // Bytes `8 * i..len` of a piece of more than `8 * i` and less than
+    // `8 * i + 8` bytes (with `len >= 8`), from its last eight bytes.
+    let tail = |i: usize| word(len - 8) >> (8 * (8 * i + 8 - len));
+    match len {
+        0..=2 => {
+            let mut w = [0u8; 8];
+            w[..len].copy_from_slice(piece);
+            [u64::from_le_bytes(w), 0, 0]
+        }
+        3 => [u64::from(piece[0]) | u64::from(piece[1]) << 8 | u64::from(piece[2]) << 16, 0, 0],
+        4..=7 => [half(0) | half(len - 4) >> (8 * (8 - len)) << 32, 0, 0],
+        8 => [word(0), 0, 0],
+        9..=15 => [word(0), tail(1), 0],
+        16 => [word(0), word(8), 0],
+        17..=23 => [word(0), word(8), tail(2)],
+        _ => [word(0), word(8), word(16)],
+    }
 }
 
 impl Memo {
@@ -264,6 +288,19 @@ mod tests {
     use super::super::layout::key_hash;
     use super::super::vocab::Vocab;
     use super::*;
+
+    /// A piece's words are its bytes zero-padded to [`INLINE_LEN`], read as
+    /// little-endian words, at every length up to [`INLINE_LEN`].
+    #[test]
+    fn short_words_are_the_padded_bytes() {
+        let text: Vec<u8> = (1..=INLINE_LEN as u8).map(|b| b.wrapping_mul(37) | 0x80).collect();
+        for len in 0..=INLINE_LEN {
+            let mut padded = [0u8; INLINE_LEN];
+            padded[..len].copy_from_slice(&text[..len]);
+            let expected: Vec<u64> = padded.chunks_exact(8).map(|chunk| u64::from_le_bytes(chunk.try_into().unwrap())).collect();
+            assert_eq!(short_words(&text[..len]).to_vec(), expected, "length {len}");
+        }
+    }
 
     /// Pieces that differ in one byte anywhere, in their length, or only in the
     /// vocabulary, each remembered with its own count: every lookup gives the
