@@ -164,7 +164,7 @@ impl Memo {
 
     /// The remembered count of `piece` (at least three bytes, with key hash
     /// `hash`) under `vocab`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn piece_count(&self, vocab: &Vocab, piece: &[u8], hash: u64) -> Option<usize> {
         if piece.len() <= INLINE_LEN {
             let key = short_key(vocab, hash, piece.len());
