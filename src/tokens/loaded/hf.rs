@@ -505,7 +505,7 @@ fn bpe(model: ModelJson) -> Result<Bpe, Failure> {
                 ))
             })?;
         }
-        let whole = WholeChars::of_merges(&vocab, &merges, &bytes);
+        let whole = WholeChars::new(&vocab, &merges, &bytes);
         return Ok(Bpe {
             vocab,
             merging: Merging::Listed { merges, units: Units::Bytes { tokens: Box::new(bytes), whole } },

@@ -15,8 +15,8 @@ pub(super) enum Merging {
     /// join into a token merge, the lowest joined rank first (the token's id is its rank).
     /// The first merges of every piece join two bytes: their ranks are in a table of their
     /// own (`first << 8 | second`, see [`Vocab::two_byte_ids`]), small enough to stay in
-    /// the cache.
-    Ranks { two_bytes: Box<[u32]> },
+    /// the cache. A character that `whole` allows starts as one span of its bytes.
+    Ranks { two_bytes: Box<[u32]>, whole: WholeChars },
 }
 
 /// What merging a `tokenizer.json`'s listed pairs starts from.
@@ -75,9 +75,16 @@ impl Bpe {
         }
         let (merges, units) = match &self.merging {
             Merging::Listed { merges, units } => (merges, units),
-            Merging::Ranks { two_bytes } => {
+            Merging::Ranks { two_bytes, whole } => {
                 let joined = Joined { vocab: &self.vocab, two_bytes, piece };
-                return merge::count(&joined, piece.len(), |i| (i, i + 1));
+                if whole.is_empty() || piece.is_ascii() || u32::try_from(piece.len()).is_err() {
+                    return merge::count(&joined, piece.len(), |i| (i, i + 1));
+                }
+                // The spans' starts, then the piece's end.
+                symbols.clear();
+                whole.for_each_symbol(piece, |at, _| symbols.push(at as u32));
+                symbols.push(piece.len() as u32);
+                return merge::count(&joined, symbols.len() - 1, |i| (symbols[i] as usize, symbols[i + 1] as usize));
             }
         };
         symbols.clear();
@@ -154,7 +161,9 @@ mod tests {
     use std::collections::HashMap;
 
     use super::super::merge::tests::check;
+    use super::super::ranks::bpe_of_ranks;
     use super::super::vocab::Tokens;
+    use super::super::whole_chars::tests::{random_text, random_vocabulary};
     use super::*;
     use crate::test_rng::XorShift;
 
@@ -203,5 +212,68 @@ mod tests {
                 assert_eq!(check(&joined, &spans), reference(&ranks, &piece), "{:?}", String::from_utf8_lossy(&piece));
             }
         }
+    }
+
+    /// A ranks file's pieces count as tiktoken counts them (merging from bytes) when merging
+    /// starts from whole characters where the table allows: on random vocabularies over two-
+    /// and three-byte characters and ASCII whose tokens often join parts of a character with
+    /// a neighbour, ranked in a random order (a token may rank before its parts), on random
+    /// text of those characters; and many characters do start whole.
+    #[test]
+    fn ranks_starting_from_whole_characters_count_as_tiktoken() {
+        let mut rng = XorShift(0x7A4C_5EED_0F_C4A3);
+        let (mut started_whole, mut chars) = (0, 0);
+        for round in 0..300 {
+            let (tokens, _) = random_vocabulary(&mut rng, round);
+            let mut ranks: Vec<u32> = (0..tokens.len() as u32).collect();
+            for i in (1..ranks.len()).rev() {
+                ranks.swap(i, rng.below(i + 1));
+            }
+            let mut list = Tokens::with_capacity(0, 0);
+            for (token, &rank) in tokens.iter().zip(&ranks) {
+                list.push(token, rank);
+            }
+            let bpe = bpe_of_ranks(list.index().unwrap(), "test").unwrap();
+            let Merging::Ranks { whole, .. } = &bpe.merging else { unreachable!() };
+            let by_rank: HashMap<Vec<u8>, u32> = tokens.iter().cloned().zip(ranks.iter().copied()).collect();
+            for _ in 0..30 {
+                let text = random_text(&mut rng);
+                let piece = text.as_bytes();
+                let expected = if by_rank.contains_key(piece) { 1 } else { reference(&by_rank, piece) };
+                let joins = JoinCache::new();
+                assert_eq!(bpe.count(piece, &mut Vec::new(), &joins), expected, "round {round}: {text:?}");
+                whole.for_each_symbol(piece, |_, whole| started_whole += usize::from(whole.is_some()));
+                chars += text.chars().filter(|c| c.len_utf8() > 1).count();
+            }
+        }
+        assert!(started_whole * 5 > chars, "{started_whole} of {chars} characters of two or three bytes started whole");
+    }
+
+    /// The table looks at merges of a three-byte character's token with its neighbour:
+    /// "中" (built by ranks 10 and 30) may not start whole before "文" since "中文" ranks 20,
+    /// or "中文字a" would count 3 ("中文", "字", "a") instead of tiktoken's 2 ("中",
+    /// "文字a").
+    #[test]
+    fn ranks_keep_a_character_in_bytes_before_a_neighbour_its_token_joins() {
+        let mut list = Tokens::with_capacity(0, 0);
+        for byte in 0..=255u8 {
+            list.push(&[byte], 1000 + u32::from(byte));
+        }
+        for (token, rank) in
+            [("\u{E4}\u{B8}", 10), ("中", 30), ("\u{E6}\u{96}", 11), ("文", 12), ("\u{E5}\u{AD}", 13), ("字", 14)]
+        {
+            let bytes: Vec<u8> = if token.chars().count() == 2 { token.chars().map(|c| c as u8).collect() } else { token.into() };
+            list.push(&bytes, rank);
+        }
+        for (token, rank) in [("中文", 20), ("文字", 25), ("文字a", 40)] {
+            list.push(token.as_bytes(), rank);
+        }
+        let bpe = bpe_of_ranks(list.index().unwrap(), "test").unwrap();
+        let mut whole = Vec::new();
+        let Merging::Ranks { whole: table, .. } = &bpe.merging else { unreachable!() };
+        table.for_each_symbol("中文字a".as_bytes(), |at, token| whole.push((at, token.is_some())));
+        // ("文" starts whole; "字" does not, before an ASCII byte.)
+        assert_eq!(whole, [(0, false), (1, false), (2, false), (3, true), (6, false), (7, false), (8, false), (9, false)]);
+        assert_eq!(bpe.count("中文字a".as_bytes(), &mut Vec::new(), &JoinCache::new()), 2);
     }
 }

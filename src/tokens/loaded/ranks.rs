@@ -10,6 +10,7 @@ use super::json::Reader;
 use super::model::{Bpe, Merging};
 use super::normalize::Normalize;
 use super::vocab::{Tokens, Vocab};
+use super::whole_chars::{RankMerges, WholeChars};
 use super::{Failure, Parts, parse_failure};
 
 /// A pre-tokenizer known by its family's name, for ranks files (which carry no pattern).
@@ -206,7 +207,8 @@ pub(super) fn tekken(config: Option<&Value>, entries: TekkenVocab) -> Result<(St
 
 /// The BPE model of tokens listed by rank: any two adjacent tokens whose bytes join into a
 /// token merge into it, with that token's rank as priority (looked up while counting, as
-/// tiktoken does: no table of pairs is built).
+/// tiktoken does: no table of pairs is built), starting from whole characters where
+/// [`WholeChars`] allows.
 pub(super) fn bpe_of_ranks(vocab: Vocab, what: &str) -> Result<Bpe, Failure> {
     // Merging starts from the piece's bytes: each must be a token.
     if let Some(byte) = (0..=255u8).find(|&byte| vocab.get(&[byte]).is_none()) {
@@ -214,7 +216,10 @@ pub(super) fn bpe_of_ranks(vocab: Vocab, what: &str) -> Result<Bpe, Failure> {
             "{what}: no token is the single byte 0x{byte:02X} (a byte-level vocabulary has all 256)"
         )));
     }
-    Ok(Bpe { merging: Merging::Ranks { two_bytes: vocab.two_byte_ids() }, vocab, whole_piece: true, words: None })
+    let bytes: [u32; 256] = std::array::from_fn(|byte| vocab.get(&[byte as u8]).unwrap_or(u32::MAX));
+    let two_bytes = vocab.two_byte_ids();
+    let whole = WholeChars::new(&vocab, &RankMerges { two_bytes: &two_bytes }, &bytes);
+    Ok(Bpe { merging: Merging::Ranks { two_bytes, whole }, vocab, whole_piece: true, words: None })
 }
 
 /// The parts of a ranks-based tokenizer split by `pattern`.
