@@ -745,7 +745,12 @@ impl Window {
         let clearing = settings.clearing.enabled;
         let mut clearables = std::mem::take(&mut cache.clearables);
         if clearing {
-            clearables.read_to(&ledger, &settings.clearing, self.ledger.messages.len());
+            clearables.read_to(
+                &ledger,
+                &settings.clearing,
+                self.ledger.messages.len(),
+                settings.strategy == StrategyName::Tiered,
+            );
         }
         let cleared_before;
         let thinking = OldThinking::of(&ledger, self.format(), settings.clearing.keep_thinking);

@@ -40,7 +40,7 @@ pub struct Clearables {
     /// `cut_before[i]`: the tokens cutting (as `tiered`'s L1 does, see
     /// [`text::cut_result`]) every clearable result before ledger index `i` saves: what
     /// clearing a result of a cut step saves is its saving less its cut's. As long as
-    /// `saved_before`.
+    /// `saved_before`; all zero unless read with cuts (see [`Clearables::read_to`]).
     cut_before: Vec<u64>,
     /// The ledger indices of the tool results seen, ascending (clearable or not).
     results: Vec<usize>,
@@ -111,8 +111,11 @@ impl Clearables {
         }
     }
 
-    /// Reads the ledger's messages up to `end` (exclusive) under `clearing`.
-    pub fn read_to(&mut self, ledger: &Ledger<'_>, clearing: &Clearing, end: usize) {
+    /// Reads the ledger's messages up to `end` (exclusive) under `clearing`; with `cuts`
+    /// (under `tiered`, the only reader of [`Clearables::cut_saving_in`]) it also cuts and
+    /// counts each clearable result as L1 would. The same `cuts` for the whole life of the
+    /// read: the window forgets everything read whenever its strategy may change.
+    pub fn read_to(&mut self, ledger: &Ledger<'_>, clearing: &Clearing, end: usize, cuts: bool) {
         if self.saved_before.is_empty() {
             self.saved_before.push(0);
             self.cut_before.push(0);
@@ -142,7 +145,7 @@ impl Clearables {
                     }
                     self.results.push(index);
                     saving = Cleared::of(ledger, clearing, index, call).map_or(0, |cleared| cleared.saving);
-                    if saving > 0 {
+                    if cuts && saving > 0 {
                         let whole = ledger.calibrated(message.count()).tokens;
                         cut = text::cut_result(ledger, index).map_or(0, |(count, _)| u64::from(whole - count.tokens));
                     }
@@ -292,9 +295,15 @@ pub struct ClearedView<'c> {
 impl ClearedView<'_> {
     /// How the message at ledger index `index` is sent cleared, if it is: the placeholder of
     /// a cleared result, the note of a superseded one (where it is shorter than the `sent`
-    /// tokens the result is otherwise sent as, whole or cut), or (with `clear_tool_inputs`)
-    /// the empty arguments of a cleared result's call, with the text's tokens.
-    pub fn cleared(&self, ledger: &Ledger<'_>, index: usize, sent: u32) -> Option<(String, crate::tokens::Count)> {
+    /// tokens the result is otherwise sent as, whole or cut, asked only for a superseded
+    /// result), or (with `clear_tool_inputs`) the empty arguments of a cleared result's call,
+    /// with the text's tokens.
+    pub fn cleared(
+        &self,
+        ledger: &Ledger<'_>,
+        index: usize,
+        sent: impl FnOnce() -> u32,
+    ) -> Option<(String, crate::tokens::Count)> {
         let message = &ledger.messages()[index];
         match message.kind() {
             Kind::ToolResult => {
@@ -348,7 +357,12 @@ impl ClearedView<'_> {
     /// The note sent for the superseded result at ledger index `result`, with its tokens,
     /// when it is superseded and the note is shorter than the `sent` tokens the result is
     /// otherwise sent as.
-    fn superseded(&self, ledger: &Ledger<'_>, result: usize, sent: u32) -> Option<(String, crate::tokens::Count)> {
+    fn superseded(
+        &self,
+        ledger: &Ledger<'_>,
+        result: usize,
+        sent: impl FnOnce() -> u32,
+    ) -> Option<(String, crate::tokens::Count)> {
         let messages = ledger.messages();
         let call = self.clearables.superseded_by(result)?;
         let later = &messages[call];
@@ -357,7 +371,7 @@ impl ClearedView<'_> {
         let host_id = later.host_id().or_else(|| self.clearables.answer_of(call).and_then(|r| messages[r].host_id()));
         let note = superseded_text(tool, argument, later.call_id(), host_id);
         let count = ledger.model().count(&note);
-        (count.tokens < sent).then_some((note, count))
+        (count.tokens < sent()).then_some((note, count))
     }
 }
 
@@ -456,7 +470,7 @@ mod tests {
         let ledger = Ledger::new(&messages, &turns, &units, &[], &model, Calibration::default(), 40);
         let clearing = Clearing::default();
         let mut clearables = Clearables::default();
-        clearables.read_to(&ledger, &clearing, messages.len());
+        clearables.read_to(&ledger, &clearing, messages.len(), true);
         // A result the placeholder would not shorten saves nothing; the long ones save their
         // tokens less the placeholder's.
         let placeholder = |id: &str| model.count(&placeholder_text(None, Some("read_file"), Some(id), None, 4_000)).tokens;
@@ -480,7 +494,7 @@ mod tests {
         for index in [6, 3, 0] {
             clearables.forget_from(index);
             assert!(clearables.seen() <= index);
-            clearables.read_to(&ledger, &clearing, messages.len());
+            clearables.read_to(&ledger, &clearing, messages.len(), true);
             assert_eq!(clearables, before, "forgotten from {index}");
         }
     }
@@ -508,7 +522,7 @@ mod tests {
         let mut clearing = Clearing::default();
         clearing.apply("supersede", &serde_json::json!({"read_file": "path"})).unwrap();
         let mut clearables = Clearables::default();
-        clearables.read_to(&ledger, &clearing, messages.len());
+        clearables.read_to(&ledger, &clearing, messages.len(), true);
         // a's result is superseded by c (the next read of src/x.rs), c's by d; b read another path.
         assert_eq!(clearables.superseded_by(2), Some(6));
         assert_eq!(clearables.superseded_by(7), Some(8));
@@ -516,18 +530,18 @@ mod tests {
         assert_eq!(clearables.superseded_by(9), None);
         assert!(clearables.supersedes_from(7) && !clearables.supersedes_from(8));
         let view = ClearedView { before: 0, clearing: &clearing, clearables: &clearables };
-        let (note, _) = view.cleared(&ledger, 2, 4_000).unwrap();
+        let (note, _) = view.cleared(&ledger, 2, || 4_000).unwrap();
         assert_eq!(note, superseded_text("read_file", "path", Some("c"), None));
-        assert_eq!(view.cleared(&ledger, 9, 4_000), None);
+        assert_eq!(view.cleared(&ledger, 9, || 4_000), None);
         // Forgetting the second turn undoes what it superseded; reading it again redoes it.
         let before = clearables.clone();
         clearables.forget_from(6);
         assert_eq!((clearables.superseded_by(2), clearables.superseded_count()), (None, 0));
-        clearables.read_to(&ledger, &clearing, messages.len());
+        clearables.read_to(&ledger, &clearing, messages.len(), true);
         assert_eq!(clearables, before);
         // Without the rule nothing is superseded.
         let mut plain = Clearables::default();
-        plain.read_to(&ledger, &Clearing::default(), messages.len());
+        plain.read_to(&ledger, &Clearing::default(), messages.len(), true);
         assert_eq!(plain.superseded_count(), 0);
     }
 }

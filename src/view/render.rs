@@ -10,6 +10,7 @@ use super::{Item, ItemType};
 use crate::ledger::Ledger;
 use crate::message::{Kind, Message};
 use crate::pairing::{self, Problem};
+use std::cell::OnceCell;
 
 /// How a step is sent. Every treatment keeps a step's tool calls and results together: it
 /// sends all of them or none; a late result (see [`pairing::LateResults`]) is sent only
@@ -163,14 +164,16 @@ impl<'a> Renderer<'a> {
         let message: &Message = &self.ledger.messages()[index];
         let pinned = self.ledger.is_pinned(index);
         let tokens = self.ledger.calibrated(message.count());
-        let cut = truncate.then(|| text::cut_result(&self.ledger, index)).flatten();
-        // A cleared result is its placeholder, never cut further; a superseded read's note is
-        // sent only where it is shorter than what it stands for as sent (whole or cut).
-        let sent = cut.as_ref().map_or(tokens, |(count, _)| *count);
-        if let Some((text, tokens)) = self.clearing.and_then(|clearing| clearing.cleared(&self.ledger, index, sent.tokens)) {
+        let cut_of = || truncate.then(|| text::cut_result(&self.ledger, index)).flatten();
+        let cut = OnceCell::new();
+        // A cleared result is its placeholder, never cut further (nor counted cut); a
+        // superseded read's note is sent only where it is shorter than what it stands for as
+        // sent (whole or cut).
+        let sent = || cut.get_or_init(cut_of).as_ref().map_or(tokens, |(count, _)| *count).tokens;
+        if let Some((text, tokens)) = self.clearing.and_then(|clearing| clearing.cleared(&self.ledger, index, sent)) {
             return Item { item_type: ItemType::Truncated, kind: message.kind(), index, tokens, text: Some(text.into()), pinned };
         }
-        match cut {
+        match cut.into_inner().unwrap_or_else(cut_of) {
             Some((cut_tokens, cut)) => Item {
                 item_type: ItemType::Truncated,
                 kind: message.kind(),

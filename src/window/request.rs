@@ -86,7 +86,9 @@ impl Window {
         let ledger = self.ledger();
         let cleared = |sent: &SentItem<'_>| {
             sent.item.item_type == ItemType::Truncated
-                && view.cleared(&ledger, sent.item.index, u32::MAX).is_some_and(|(text, _)| sent.item.text == Some(text.as_str()))
+                && view
+                    .cleared(&ledger, sent.item.index, || u32::MAX)
+                    .is_some_and(|(text, _)| sent.item.text == Some(text.as_str()))
         };
         let (mut results, mut tokens) = (0, 0);
         for sent in items.iter().filter(|sent| cleared(sent)) {
