@@ -786,3 +786,55 @@ fn old_images_are_cleared_without_tool_results() {
         assert!(cleared_seen >= 3, "{key}: the old images were not cleared ({cleared_seen} at most)");
     }
 }
+
+/// A summary that archives the oldest steps of a turn stands after that turn's USER message,
+/// also when the message is sent with its images cleared (a later turn started): before, the
+/// summary was placed only after a USER message sent whole, so it came before the question
+/// it continues, and the view sent the question after the summary of its own steps.
+#[test]
+fn the_summary_follows_a_question_sent_with_its_images_cleared() {
+    for (format, key, rules) in FORMATS {
+        let mut window = Window::new("gpt-4o");
+        window
+            .configure(&format!(
+                r#"{{"format":"{key}","stages":["clear","sliding"],"clear_at_least":0,
+                    "summary_budget":300,"history_budget":1500,"low_water":1,"keep_tool_results":1}}"#
+            ))
+            .unwrap();
+        window.push(Kind::User, "Task: make the page render on small screens.").unwrap();
+        window.push(Kind::Assistant, "Which page?").unwrap();
+        window.end_turn();
+        json::push_json(&mut window, &image_message(format).to_string()).unwrap();
+        let question = window.message_count() - 1;
+        let mut rng = Rng::new(7);
+        for call in 0..30 {
+            window.prepare().unwrap();
+            let id = format!("call_{call}");
+            window.push_tool_call(&id, "read_file", &format!(r#"{{"path":"src/page{call}.css"}}"#)).unwrap();
+            window.push_tool(Kind::ToolResult, &id, &output(&mut rng, 12)).unwrap();
+        }
+        window.push(Kind::Assistant, "The media query was missing; added it.").unwrap();
+        window.end_turn();
+        window.prepare().unwrap();
+        window.push(Kind::User, "Thanks. Does it work on tablets too?").unwrap();
+        window.prepare().unwrap();
+        assert!(window.needs_summary(), "{key}: the steps sliding pruned ask for no summary");
+        window.summary_request().unwrap();
+        window.set_summary(window.generation(), "Summary: read the page's styles.", 1_700_000_000).unwrap();
+        window.prepare().unwrap();
+        let record = window.summary().expect("a summary");
+        assert!(record.last_archived > question, "{key}: the summary archives none of the turn's steps");
+        let view: Vec<_> = (0..window.view_len()).filter_map(|i| window.view_item(i)).collect();
+        let at = |index: usize| view.iter().position(|item| item.item_type != ItemType::Synthetic && item.index == index);
+        let summary = view.iter().position(|item| item.text == Some("Summary: read the page's styles."));
+        let sent_question = at(question).unwrap_or_else(|| panic!("{key}: the question is not sent"));
+        assert_eq!(view[sent_question].item_type, ItemType::Truncated, "{key}: the question's image is not cleared");
+        assert_eq!(summary, Some(sent_question + 1), "{key}: the summary does not follow the question: {view:?}");
+        let body = json::render_request(&window, r#"{"model":"m","max_tokens":256}"#).unwrap();
+        let (asked, summarized) = (body.find(SAYS).unwrap(), body.find("Summary: read the page").unwrap());
+        assert!(asked < summarized, "{key}: the body sends the summary before the question");
+        if let Err(broken) = check(rules, &serde_json::from_str(&body).unwrap()) {
+            panic!("{key}: {broken}");
+        }
+    }
+}

@@ -495,7 +495,9 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
             assert!(window.step_starts().binary_search(&archived_end).is_ok(), "{record:?} ends inside a step");
             assert_eq!(window.turn_of(archived_end), Some(record.archived_turns), "{record:?}");
             let turn_first = window.turn_info(record.archived_turns).unwrap().first_message;
-            let question = |item: &SnapshotItem| item.0 == ItemType::Message && item.2 == turn_first && turn_first < archived_end;
+            // The question is sent whole, or with its images cleared.
+            let question =
+                |item: &SnapshotItem| item.0 != ItemType::Synthetic && item.2 == turn_first && turn_first < archived_end;
             let leading =
                 view.iter().take_while(|item| item.0 == ItemType::Message && is_pinned(item.2) || question(item)).count();
             assert_eq!(summaries, vec![leading], "the summary is not where the archived steps were");

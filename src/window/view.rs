@@ -44,14 +44,15 @@ impl Window {
 
     /// Where the summary item stands in the view: after the pinned items that lead it and
     /// the USER message of a turn whose oldest steps it archived (a ledger message before
-    /// the archive's end that is sent), so that it stands where the archived steps were.
+    /// the archive's end that is sent, whole or with its images cleared), so that it stands
+    /// where the archived steps were.
     fn summary_position(&self) -> Option<usize> {
         let end = self.sent_summary()?.archive_end();
         Some(match &self.policy.overlay {
             Some(overlay) => overlay
                 .items
                 .iter()
-                .take_while(|item| item.pinned || item.item_type == ItemType::Message && item.index < end)
+                .take_while(|item| item.pinned || item.item_type != ItemType::Synthetic && item.index < end)
                 .count(),
             None => self.pinned_before(self.start()).len(),
         })
