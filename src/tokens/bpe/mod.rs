@@ -22,7 +22,7 @@
 mod layout;
 mod memo;
 mod merge;
-mod prefetch;
+pub(crate) mod prefetch;
 mod pretokenize;
 mod unicode;
 mod vocab;

@@ -5,7 +5,7 @@
 /// waiting for it; nothing if `at` is past the end. Reads nothing the program
 /// sees, so it never changes a result, only when memory is waited for.
 #[inline(always)]
-pub(super) fn prefetch<T>(data: &[T], at: usize) {
+pub(crate) fn prefetch<T>(data: &[T], at: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(item) = data.get(at) {
         // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has; a

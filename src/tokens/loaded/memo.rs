@@ -4,31 +4,47 @@
 //! belongs to one tokenizer at a time (an id no other tokenizer of the process gets);
 //! counting with another one on the same thread starts it afresh.
 //!
-//! Bounded: at most [`MAX_ENTRIES`] pieces of at most [`INLINE`] bytes, keyed inline (28
-//! bytes an entry: a table of at most 3.8 MB), [`MAX_LONG`] longer ones of at most
-//! [`MAX_PIECE`] bytes (0.8 MB of table) and [`MAX_BYTES`] of their bytes (emptied when
-//! any is reached), plus the join cache's 256 KB: at most about 7 MB per thread that counts
-//! with a loaded tokenizer, freed when the thread exits. A CJK run without spaces is one piece of often a hundred bytes or more, so
-//! pieces up to [`MAX_PIECE`] are kept: text seen before is not merged again.
+//! Pieces of [`MIN_PIECE`] to [`INLINE`] bytes (nearly all of them) are kept in a table of
+//! [`SHORT_SETS`] sets of two entries, one cache line a set, where a piece's set is a hash of
+//! its bytes: an entry holds the piece whole (as [`ShortKey`]'s words) with its count, so a
+//! lookup reads one line, which [`Pieces::prefetch`] can start loading before the lookup
+//! (see `flight`), and compares four words. A new piece takes the first entry of its set
+//! and moves the one there to the second: each set keeps its two most recent pieces.
+//! Longer pieces up to [`MAX_PIECE`] bytes are keyed as boxed bytes, at most [`MAX_LONG`]
+//! of them and [`MAX_BYTES`] of their bytes (emptied when either is reached). A CJK run
+//! without spaces is one piece of often a hundred bytes or more: text seen before is not
+//! merged again.
+//!
+//! Bounded: the short table's 2 MiB (allocated zeroed on first use, its pages resident as
+//! they fill), the long pieces' at most 2 MiB of bytes (0.3 MB more of allocation headers)
+//! and about 0.8 MB of table, the join cache's 256 KB: at most about 5.5 MB per thread that
+//! counts with a loaded tokenizer (7 MB before the short table), freed when the thread exits.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
+use super::super::bpe::prefetch;
 use super::merge::JoinCache;
 
 /// Pieces shorter than this are not remembered: counting one (a byte's token, or one merge
 /// of two) costs less than looking it up.
 const MIN_PIECE: usize = 3;
+/// Longest piece kept in the short table.
+const INLINE: usize = 24;
 /// Pieces longer than this are not remembered (they rarely repeat).
 const MAX_PIECE: usize = 256;
-/// The memo is emptied when it holds this many pieces of at most [`INLINE`] bytes.
-const MAX_ENTRIES: usize = 1 << 16;
+/// Number of sets of the short table (a power of two; two entries of four words each).
+const SHORT_SETS: usize = 1 << 15;
+/// Words of a set: two entries of four.
+const SET_WORDS: usize = 8;
 /// The memo is emptied when it holds this many longer pieces.
 const MAX_LONG: usize = 1 << 14;
-/// The memo is emptied when its pieces hold this many bytes.
+/// The memo is emptied when its longer pieces hold this many bytes.
 const MAX_BYTES: usize = 2 << 20;
+/// The generations a short entry's first word can name ([`Pieces::generation`]).
+const GENERATIONS: u64 = 1 << 47;
 
 /// A new tokenizer id.
 pub(super) fn new_id() -> u64 {
@@ -45,58 +61,124 @@ pub(super) struct Memo {
     pub(super) joins: JoinCache,
 }
 
-/// The counts of one tokenizer's pieces: those of at most [`INLINE`] bytes (nearly all of
-/// them) keyed inline, with no allocation and a compare of three words, the longer ones as
-/// boxed bytes.
+/// The counts of one tokenizer's pieces, see the module's documentation.
 #[derive(Default)]
 pub(super) struct Pieces {
-    short: FxHashMap<ShortKey, u32>,
+    /// The short table, from word `first_set` on (where sets start on cache lines; the
+    /// words before are unused). An entry is four words: the generation, the piece's length
+    /// and its count (from bit 16, 8 and 0), then [`ShortKey::words`]. An entry of another
+    /// generation than the memo's is empty: a new owner makes every entry empty at once.
+    short: Vec<u64>,
+    first_set: usize,
+    /// The generation of the entries in use, from 1 (all-zero entries are empty).
+    generation: u64,
     long: FxHashMap<Box<[u8]>, u32>,
-    /// Bytes of the pieces held.
+    /// Bytes of the long pieces held.
     bytes: usize,
 }
 
-/// Longest piece keyed inline.
-const INLINE: usize = 23;
+/// A piece of [`MIN_PIECE`] to [`INLINE`] bytes as the short table keys it: its length and
+/// three words that, with the length, are exactly its bytes (read as whole words, which
+/// overlap when the length is not a multiple of eight), and a hash of them.
+#[derive(Clone, Copy, Default)]
+pub(super) struct ShortKey {
+    len: u64,
+    words: [u64; 3],
+    hash: u64,
+}
 
-/// A piece of at most [`INLINE`] bytes: its length, then its bytes, zero-padded (the length
-/// tells a piece ending in zero bytes from a shorter one).
-type ShortKey = [u8; INLINE + 1];
+impl ShortKey {
+    /// The key of `piece`, when its length is in the short table's range.
+    #[inline(always)]
+    pub(super) fn of(piece: &[u8]) -> Option<ShortKey> {
+        let at = |i: usize| u64::from_le_bytes(piece[i..i + 8].try_into().unwrap_or_default());
+        let half = |i: usize| u64::from(u32::from_le_bytes(piece[i..i + 4].try_into().unwrap_or_default()));
+        let len = piece.len();
+        let words = match len {
+            3 => [u64::from(piece[0]) | u64::from(piece[1]) << 8 | u64::from(piece[2]) << 16, 0, 0],
+            4..=7 => [half(0) | half(len - 4) << 32, 0, 0],
+            8..=16 => [at(0), at(len - 8), 0],
+            17..=INLINE => [at(0), at(8), at(len - 8)],
+            _ => return None,
+        };
+        let mixed = |h: u64, word: u64| (h ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let hash = mixed(mixed(mixed(len as u64, words[0]).rotate_left(29), words[1]).rotate_left(29), words[2]);
+        Some(ShortKey { len: len as u64, words, hash })
+    }
+
+    /// The first word of the set the key maps to.
+    #[inline(always)]
+    fn set(&self, first_set: usize) -> usize {
+        first_set + (self.hash >> 40) as usize % SHORT_SETS * SET_WORDS
+    }
+}
 
 impl Pieces {
-    /// The count of `piece`, remembered or computed by `count`.
+    /// The count of `piece`, remembered or computed by `count`. A short piece's count above
+    /// 255 is not kept (none has more tokens than bytes, at most [`INLINE`]).
     #[inline]
     pub(super) fn count(&mut self, piece: &[u8], count: impl FnOnce() -> usize) -> usize {
+        if let Some(key) = ShortKey::of(piece) {
+            return self.short_count(&key).unwrap_or_else(|| self.remember_short(&key, count()));
+        }
         if !(MIN_PIECE..=MAX_PIECE).contains(&piece.len()) {
             return count();
         }
-        let short = (piece.len() <= INLINE).then(|| {
-            let mut key = [0u8; INLINE + 1];
-            key[0] = piece.len() as u8;
-            key[1..=piece.len()].copy_from_slice(piece);
-            key
-        });
-        let known = match &short {
-            Some(key) => self.short.get(key),
-            None => self.long.get(piece),
-        };
-        if let Some(&known) = known {
+        if let Some(&known) = self.long.get(piece) {
             return known as usize;
         }
         let counted = count();
-        if self.short.len() >= MAX_ENTRIES || self.long.len() >= MAX_LONG || self.bytes + piece.len() > MAX_BYTES {
-            self.clear();
+        if self.long.len() >= MAX_LONG || self.bytes + piece.len() > MAX_BYTES {
+            self.long.clear();
+            self.bytes = 0;
         }
         self.bytes += piece.len();
-        match short {
-            Some(key) => self.short.insert(key, counted as u32),
-            None => self.long.insert(piece.into(), counted as u32),
-        };
+        self.long.insert(piece.into(), counted as u32);
         counted
     }
 
+    /// Starts loading the cache line [`Pieces::short_count`] reads for `key`, without
+    /// waiting for it.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, key: &ShortKey) {
+        prefetch::prefetch(&self.short, key.set(self.first_set));
+    }
+
+    /// The remembered count of the piece of `key`.
+    #[inline(always)]
+    pub(super) fn short_count(&self, key: &ShortKey) -> Option<usize> {
+        let at = key.set(self.first_set);
+        let set = self.short.get(at..at + SET_WORDS)?;
+        let head = self.generation << 16 | key.len << 8;
+        let hit = |entry: &[u64]| entry[0] & !0xFF == head && entry[1..] == key.words;
+        set.chunks_exact(4).find(|entry| hit(entry)).map(|entry| (entry[0] & 0xFF) as usize)
+    }
+
+    /// Remembers `count` for the piece of `key` and returns it.
+    #[inline]
+    pub(super) fn remember_short(&mut self, key: &ShortKey, count: usize) -> usize {
+        if self.short.is_empty() {
+            // One cache line more than the sets, to start them on a line.
+            self.short = vec![0; SHORT_SETS * SET_WORDS + SET_WORDS];
+            self.first_set = self.short.as_ptr().align_offset(SET_WORDS * 8).min(SET_WORDS);
+            self.generation = 1;
+        }
+        let at = key.set(self.first_set);
+        if let (Some(set), Ok(small)) = (self.short.get_mut(at..at + SET_WORDS), u8::try_from(count)) {
+            let [first, second, third] = key.words;
+            set.copy_within(0..4, 4);
+            set[..4].copy_from_slice(&[self.generation << 16 | key.len << 8 | u64::from(small), first, second, third]);
+        }
+        count
+    }
+
+    /// Forgets every piece.
     fn clear(&mut self) {
-        self.short.clear();
+        self.generation += 1;
+        if self.generation == GENERATIONS {
+            self.short.fill(0);
+            self.generation = 1;
+        }
         self.long.clear();
         self.bytes = 0;
     }
@@ -143,8 +225,7 @@ mod tests {
             let len = 100 + i % 150;
             assert_eq!(pieces.count(&piece(i, len), || i), i);
             assert!(pieces.bytes <= MAX_BYTES);
-            let short: usize = pieces.short.keys().map(|k| usize::from(k[0])).sum();
-            assert_eq!(pieces.bytes, short + pieces.long.keys().map(|k| k.len()).sum::<usize>());
+            assert_eq!(pieces.bytes, pieces.long.keys().map(|k| k.len()).sum::<usize>());
         }
         assert!(pieces.count(&piece(49_999, 100 + 49_999 % 150), || unreachable!()) == 49_999);
         let mut computed = 0;
@@ -161,7 +242,8 @@ mod tests {
 
     /// Short pieces (keyed inline) and long ones are told apart exactly: pieces that differ
     /// only by trailing zero bytes or by one byte anywhere, either side of the inline limit,
-    /// each get their own count; pieces under MIN_PIECE bytes are always computed.
+    /// each get their own count, until the memo is cleared; pieces under MIN_PIECE bytes
+    /// are always computed.
     #[test]
     fn tells_apart_pieces_that_differ_by_one_byte_or_trailing_zeros() {
         let mut pieces = Pieces::default();
@@ -175,11 +257,22 @@ mod tests {
                 all.push(piece);
             }
         }
+        // Counts the short table keeps (below 256), distinct between nearby pieces.
+        let count_of = |i: usize| i % 250;
         for (i, piece) in all.iter().enumerate() {
-            assert_eq!(pieces.count(piece, || i), i);
+            assert_eq!(pieces.count(piece, || count_of(i)), count_of(i));
         }
         for (i, piece) in all.iter().enumerate() {
-            assert_eq!(pieces.count(piece, || unreachable!("{piece:?} was counted")), i, "{piece:?}");
+            assert_eq!(pieces.count(piece, || unreachable!("{piece:?} was counted")), count_of(i), "{piece:?}");
+        }
+        // A count the short table cannot keep is answered, and computed again next time.
+        let short = b"not kept".as_slice();
+        assert_eq!(pieces.count(short, || 300), 300);
+        assert_eq!(pieces.count(short, || 301), 301);
+        // A new owner: nothing remembered is answered any more, short or long.
+        pieces.clear();
+        for piece in &all {
+            assert_eq!(pieces.count(piece, || 7), 7, "{piece:?}");
         }
         for len in 0..MIN_PIECE {
             let mut computed = 0;

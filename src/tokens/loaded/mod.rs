@@ -11,6 +11,7 @@
 mod added;
 mod byte_alphabet;
 mod file_bytes;
+mod flight;
 mod hf;
 mod json;
 mod memo;
@@ -254,18 +255,31 @@ impl Tokenizer {
             let mut total = 0usize;
             let bpe = &self.bpe;
             let memo::Memo { pieces, joins, .. } = memo;
-            let mut piece = |piece: &str| {
-                bpe.for_each_word(piece, &mut |word| {
-                    let word = word.as_bytes();
-                    total += pieces.count(word, || bpe.count(word, &mut symbols, joins));
-                });
+            let mut count = |word: &[u8]| bpe.count(word, &mut symbols, joins);
+            // The pieces of a known split, which are the words merged: counted with several
+            // in flight (see `flight`).
+            let known = split::known_pieces(&self.steps).filter(|_| bpe.words.is_none());
+            let mut pieces_of = |segment: &str| match known {
+                Some(known) => {
+                    let mut flight = flight::Flight::new(segment);
+                    known.for_each_match(segment, &mut |start, end| {
+                        flight.push(start, end, pieces, &mut count);
+                        Ok(())
+                    })?;
+                    total += flight.finish(pieces, &mut count);
+                    Ok(())
+                }
+                None => split::for_each_piece(&self.steps, segment, &mut |piece: &str| {
+                    bpe.for_each_word(piece, &mut |word| {
+                        let word = word.as_bytes();
+                        total += pieces.count(word, || count(word));
+                    });
+                }),
             };
             let mut added = 0;
             let found = self.raw_added.split(text, &mut |segment: &str| -> std::result::Result<(), String> {
                 let normalized = normalize(&self.normalizers, segment);
-                added += self
-                    .normalized_added
-                    .split(&normalized, &mut |segment: &str| split::for_each_piece(&self.steps, segment, &mut piece))?;
+                added += self.normalized_added.split(&normalized, &mut pieces_of)?;
                 Ok(())
             });
             let found = found.map_err(|e| Error::new(ErrorKind::Parse, e))?;

@@ -85,7 +85,11 @@ pub(super) const MAX_PATTERN_BYTES: usize = 16 << 10;
 impl Regex {
     /// Calls `found` with each match's range, left to right. Fails when the searches step
     /// over more than a bounded multiple of the text ([`Budget`]).
-    fn for_each_match(&self, text: &str, found: &mut dyn FnMut(usize, usize) -> Result<(), String>) -> Result<(), String> {
+    pub(super) fn for_each_match(
+        &self,
+        text: &str,
+        found: &mut dyn FnMut(usize, usize) -> Result<(), String>,
+    ) -> Result<(), String> {
         let (searcher, head) = match self {
             Regex::Known { split, cut_final_run: false } => return split.for_each_match(text, found),
             Regex::Known { split, cut_final_run: true } => {
@@ -258,7 +262,7 @@ pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&
 /// text (every character starts one), so there is nothing between them to keep or drop, and
 /// matches are never empty.
 #[inline]
-fn known_pieces(chain: &[Step]) -> Option<&Regex> {
+pub(super) fn known_pieces(chain: &[Step]) -> Option<&Regex> {
     let (Step::Split { pattern: Pattern::Regex(known @ Regex::Known { .. }), behavior, invert }, rest) = chain.split_first()?
     else {
         return None;
