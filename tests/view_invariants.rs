@@ -45,8 +45,8 @@ use rng::Rng;
 enum Step {
     Push(Kind, String),
     Tool(Kind, String, String),
-    /// A message pushed as Anthropic JSON holding an image (a USER message, or a tool result):
-    /// its kind and its JSON.
+    /// A message pushed as JSON holding an image (a USER message, or a tool result), in the
+    /// conversation's [`ImageFormat`]: its kind and its JSON.
     Image(Kind, String),
     EndTurn,
     Compact,
@@ -76,20 +76,64 @@ fn image_url(n: usize) -> String {
     format!("https://example.com/image_{n}.png")
 }
 
-/// The message of the `n`th image of a conversation (see [`Step::Image`]): a USER message
-/// saying `text` with the image, or, with `call`, the result of that call holding `text` and
-/// the image (as a screenshot tool's), in Anthropic's format (the one whose tool results may
-/// hold images).
-fn image_message(n: usize, text: &str, call: Option<&str>) -> Step {
-    let image = serde_json::json!({"type": "image", "source": {"type": "url", "url": image_url(n)}});
-    let content = serde_json::json!([{"type": "text", "text": text}, image]);
-    match call {
-        None => Step::Image(Kind::User, serde_json::json!({"role": "user", "content": content}).to_string()),
-        Some(id) => Step::Image(
-            Kind::ToolResult,
-            serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": content}]})
-                .to_string(),
-        ),
+/// The wire format a conversation's images are pushed in, drawn per conversation: each
+/// provider's own way of sending an image in a USER message and, where the provider allows
+/// it, in a tool result. The window then renders its request in that format.
+#[derive(Clone, Copy, Debug)]
+enum ImageFormat {
+    Anthropic,
+    OpenAiChat,
+    OpenAiResponses,
+    Gemini,
+}
+
+impl ImageFormat {
+    const ALL: [ImageFormat; 4] =
+        [ImageFormat::Anthropic, ImageFormat::OpenAiChat, ImageFormat::OpenAiResponses, ImageFormat::Gemini];
+
+    /// Whether a tool result may hold an image: Anthropic's `tool_result` and the Responses
+    /// API's `function_call_output` may; a Chat Completions `tool` message holds text only,
+    /// and a Gemini image is a part of the USER content beside the `functionResponse`.
+    fn results_hold_images(self) -> bool {
+        matches!(self, ImageFormat::Anthropic | ImageFormat::OpenAiResponses)
+    }
+
+    /// The message of the `n`th image of a conversation (see [`Step::Image`]): a USER
+    /// message saying `text` with the image, or, with `call`, the result of that call
+    /// holding `text` and the image (as a screenshot tool's).
+    fn message(self, n: usize, text: &str, call: Option<&str>) -> Step {
+        use serde_json::json;
+        let url = image_url(n);
+        let (kind, message) = match (self, call) {
+            (ImageFormat::Anthropic, _) => {
+                let content = json!([{"type": "text", "text": text}, {"type": "image", "source": {"type": "url", "url": url}}]);
+                match call {
+                    None => (Kind::User, json!({"role": "user", "content": content})),
+                    Some(id) => (
+                        Kind::ToolResult,
+                        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": content}]}),
+                    ),
+                }
+            }
+            (ImageFormat::OpenAiChat, None) => (
+                Kind::User,
+                json!({"role": "user", "content": [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": url}}]}),
+            ),
+            (ImageFormat::OpenAiResponses, _) => {
+                let content =
+                    json!([{"type": "input_text", "text": text}, {"type": "input_image", "image_url": url, "detail": "auto"}]);
+                match call {
+                    None => (Kind::User, json!({"type": "message", "role": "user", "content": content})),
+                    Some(id) => (Kind::ToolResult, json!({"type": "function_call_output", "call_id": id, "output": content})),
+                }
+            }
+            (ImageFormat::Gemini, None) => (
+                Kind::User,
+                json!({"role": "user", "parts": [{"text": text}, {"fileData": {"mimeType": "image/png", "fileUri": url}}]}),
+            ),
+            (ImageFormat::OpenAiChat | ImageFormat::Gemini, Some(_)) => unreachable!("{self:?} tool results hold no image"),
+        };
+        Step::Image(kind, message.to_string())
     }
 }
 
@@ -99,6 +143,7 @@ struct Images {
     pushed: usize,
     /// Percent of USER messages and of tool results with an image (0: none).
     chance: usize,
+    format: ImageFormat,
 }
 
 impl Images {
@@ -110,9 +155,10 @@ impl Images {
         }
     }
 
-    /// The result of `call` holding `text`, with an image or without.
+    /// The result of `call` holding `text`, with an image or without (never where the
+    /// format's tool results hold no image).
     fn result(&mut self, rng: &mut Rng, call: String, text: String) -> Step {
-        match self.chance > 0 && rng.chance(self.chance) {
+        match self.chance > 0 && self.format.results_hold_images() && rng.chance(self.chance) {
             true => self.next(&text, Some(&call)),
             false => Step::Tool(Kind::ToolResult, call, text),
         }
@@ -120,7 +166,7 @@ impl Images {
 
     fn next(&mut self, text: &str, call: Option<&str>) -> Step {
         self.pushed += 1;
-        image_message(self.pushed, text, call)
+        self.format.message(self.pushed, text, call)
     }
 }
 
@@ -137,14 +183,15 @@ fn tool_output(rng: &mut Rng) -> String {
 /// system messages and steps of parallel tool calls whose results come in any order, some
 /// a step or more later (late results), some never. With `manual`, also compactions, recoveries, budget changes, rewinds, summaries
 /// (more of them with `summaries`) and usage reports between turns. With `images`, some
-/// conversations carry images in some USER messages and tool results.
+/// conversations carry images in some USER messages and tool results, all in one wire
+/// format drawn per conversation.
 fn conversation(rng: &mut Rng, manual: bool, summaries: bool, images: bool) -> Vec<Step> {
     let mut steps = Vec::new();
-    let chance = match images && rng.chance(50) {
-        true => [10, 30, 60][rng.below(3)],
-        false => 0,
+    let (chance, format) = match images && rng.chance(50) {
+        true => ([10, 30, 60][rng.below(3)], rng.pick(&ImageFormat::ALL)),
+        false => (0, ImageFormat::Anthropic),
     };
-    let mut images = Images { pushed: 0, chance };
+    let mut images = Images { pushed: 0, chance, format };
     for _ in 0..rng.below(3) {
         let kind = rng.pick(&[Kind::System, Kind::Assistant, Kind::Thinking]);
         steps.push(Step::Push(kind, text(rng)));
