@@ -5,11 +5,15 @@
 //! Text repeats its words, identifiers and indentation runs. The memo is
 //! bounded and exact: an entry is used only when the whole piece matches.
 //! - Pieces of at most [`INLINE_LEN`] bytes (nearly all of them) are kept
-//!   inline in 32-byte entries, two to a cache line, [`SHORT_ENTRIES`] of them
-//!   (2 MiB): a hit is one cache line, instead of the vocabulary's large
-//!   tables and a merge. The table is allocated zeroed, so only the pages a
-//!   thread's pieces land on become resident, and its pairs of entries start
-//!   on cache lines, so that [`Memo::prefetch`] fetches all a lookup reads.
+//!   inline in 32-byte entries, [`SHORT_ENTRIES`] of them (2 MiB), in sets of
+//!   [`WAYS`] (two cache lines) that keep the most recent pieces mapped to
+//!   them: a hit is two cache lines, instead of the vocabulary's large tables
+//!   and a merge. Four to a set rather than two because text cycles through
+//!   its words: three words that share a set of two would push each other
+//!   out and all be merged again on every pass over the text. The table is
+//!   allocated zeroed, so only the pages a thread's pieces land on become
+//!   resident, and its sets start on cache lines, so that [`Memo::prefetch`]
+//!   fetches all a lookup reads.
 //! - Longer pieces, up to [`MAX_PIECE_LEN`] bytes, in [`LONG_ENTRIES`] entries
 //!   (at most about 300 KB).
 //! - The merge table's answers, see [`JoinCache`] (512 KB).
@@ -36,6 +40,8 @@ const MAX_PIECE_LEN: usize = 256;
 const INLINE_LEN: usize = 24;
 /// Number of short entries (a power of two; 32 bytes each).
 const SHORT_ENTRIES: usize = 1 << 16;
+/// Short entries in a set, the last ones a piece can be remembered in.
+const WAYS: usize = 4;
 /// Number of remembered long pieces (a power of two).
 const LONG_ENTRIES: usize = 1024;
 /// Number of remembered joins of two tokens (a power of two; 8 bytes each).
@@ -56,7 +62,7 @@ struct LongEntry {
 /// The memo of one thread. Its tables are empty until first used, and stay
 /// empty (remembering nothing) in the fallback used during thread teardown.
 pub(super) struct Memo {
-    /// The short entries, from word `short_at` on (where the pairs of
+    /// The short entries, from word `short_at` on (where the sets of
     /// entries start on cache lines; the words before are unused). An entry
     /// is the remembered count of a piece of at most [`INLINE_LEN`] bytes, as
     /// four words: the first packs the top 40 bits of the piece's hash, its
@@ -168,10 +174,24 @@ impl Memo {
     pub(super) fn piece_count(&self, vocab: &Vocab, piece: &[u8], hash: u64) -> Option<usize> {
         if piece.len() <= INLINE_LEN {
             let key = short_key(vocab, hash, piece.len());
-            let words = short_words(piece);
-            let pair = self.short_pair(hash)?;
-            let hit = |entry: &[u64]| entry[0] & SHORT_KEY_MASK == key && entry[1..] == words;
-            pair.chunks_exact(4).find(|entry| hit(entry)).map(|entry| (entry[0] & 0xFF) as usize)
+            let [first, second, third] = short_words(piece);
+            let set = self.short_set(hash)?;
+            // Every entry compared as whole words kept in registers, without a
+            // branch per entry (which one holds the piece is not predictable):
+            // zero where the entry holds the piece.
+            let differs = |way: usize| {
+                let at = way * 4;
+                ((set[at] & SHORT_KEY_MASK) ^ key) | (set[at + 1] ^ first) | (set[at + 2] ^ second) | (set[at + 3] ^ third)
+            };
+            let (mut found, mut count) = (differs(0), set[0]);
+            for way in 1..WAYS {
+                let differs = differs(way);
+                if differs == 0 {
+                    count = set[way * 4];
+                }
+                found = found.min(differs);
+            }
+            (found == 0).then_some((count & 0xFF) as usize)
         } else {
             let entry = self.long.get(index(hash, LONG_ENTRIES))?;
             let hit = entry.hash == hash && entry.vocab == vocab.id() && entry.piece == piece;
@@ -181,16 +201,16 @@ impl Memo {
 
     /// Remembers the count of a piece of at least three bytes (pieces longer
     /// than [`MAX_PIECE_LEN`] are not kept). A short piece takes the first
-    /// entry of its pair, whose previous piece moves to the second: the two
-    /// most recent pieces of a pair are kept.
+    /// entry of its set, whose pieces move one entry on (the oldest is
+    /// forgotten): the [`WAYS`] most recent pieces of a set are kept.
     #[inline]
     pub(super) fn remember_piece(&mut self, vocab: &Vocab, piece: &[u8], hash: u64, count: usize) {
         if piece.len() <= INLINE_LEN {
             let at = self.short_at + short_slot(hash) * 4;
-            if let (Some(pair), Ok(count)) = (self.short.get_mut(at..at + 8), u8::try_from(count)) {
+            if let (Some(set), Ok(count)) = (self.short.get_mut(at..at + WAYS * 4), u8::try_from(count)) {
                 let [first, second, third] = short_words(piece);
-                pair.copy_within(0..4, 4);
-                pair[..4].copy_from_slice(&[short_key(vocab, hash, piece.len()) | u64::from(count), first, second, third]);
+                set.copy_within(0..(WAYS - 1) * 4, 4);
+                set[..4].copy_from_slice(&[short_key(vocab, hash, piece.len()) | u64::from(count), first, second, third]);
             }
         } else if piece.len() <= MAX_PIECE_LEN {
             if let Some(entry) = self.long.get_mut(index(hash, LONG_ENTRIES)) {
@@ -205,12 +225,13 @@ impl Memo {
 }
 
 impl Memo {
-    /// The eight words of the pair of short entries `hash` maps to (none
-    /// while the table is not allocated).
+    /// The words of the set of short entries `hash` maps to, the most
+    /// recently remembered entry first (none while the table is not
+    /// allocated).
     #[inline(always)]
-    fn short_pair(&self, hash: u64) -> Option<&[u64]> {
+    fn short_set(&self, hash: u64) -> Option<&[u64; WAYS * 4]> {
         let at = self.short_at + short_slot(hash) * 4;
-        self.short.get(at..at + 8)
+        self.short.get(at..)?.first_chunk()
     }
 
     /// Starts loading the memory [`Memo::piece_count`] reads for a piece of
@@ -221,7 +242,10 @@ impl Memo {
     #[inline(always)]
     pub(super) fn prefetch(&self, len: usize, hash: u64) {
         if len <= INLINE_LEN {
-            prefetch(&self.short, self.short_at + short_slot(hash) * 4);
+            let at = self.short_at + short_slot(hash) * 4;
+            for line in 0..WAYS * 4 / LINE_WORDS {
+                prefetch(&self.short, at + line * LINE_WORDS);
+            }
         }
     }
 }
@@ -229,10 +253,10 @@ impl Memo {
 /// Words in a cache line.
 const LINE_WORDS: usize = 8;
 
-/// The first entry of the pair of short entries a hash maps to.
+/// The first entry of the set of short entries a hash maps to.
 #[inline(always)]
 fn short_slot(hash: u64) -> usize {
-    index(hash, SHORT_ENTRIES) & !1
+    index(hash, SHORT_ENTRIES) & !(WAYS - 1)
 }
 
 const JOIN_FIELD_BITS: u32 = 20;
@@ -305,7 +329,9 @@ mod tests {
     /// Pieces that differ in one byte anywhere, in their length, or only in the
     /// vocabulary, each remembered with its own count: every lookup gives the
     /// count remembered for exactly that piece or nothing, never another
-    /// piece's; and the two most recent pieces of a pair of entries are both kept.
+    /// piece's; and the [`WAYS`] most recent pieces of a set of entries are
+    /// all kept, each found in whichever entry it has moved to, while one
+    /// more pushes the oldest out.
     #[test]
     fn remembers_exactly_what_was_counted() {
         let vocabs: Vec<&Vocab> = [Encoding::O200kBase, Encoding::Cl100kBase].into_iter().filter_map(Encoding::vocab).collect();
@@ -336,13 +362,17 @@ mod tests {
                 assert!(found.is_none() || found == Some(count_of(v, p)), "{:?}", String::from_utf8_lossy(piece));
             }
         }
-        // Two pieces of one pair: both answered after both were remembered.
+        // Pieces of one set: the last WAYS remembered are all answered, with
+        // their own counts, and one more forgets the oldest only.
         let vocab = vocabs[0];
-        let mut same_pair = (0u32..).map(|i| format!("word{i}").into_bytes()).filter(|p| short_slot(key_hash(p)) == 0);
-        let (first, second) = (same_pair.next().unwrap(), same_pair.next().unwrap());
-        memo.remember_piece(vocab, &first, key_hash(&first), 3);
-        memo.remember_piece(vocab, &second, key_hash(&second), 4);
-        assert_eq!(memo.piece_count(vocab, &first, key_hash(&first)), Some(3));
-        assert_eq!(memo.piece_count(vocab, &second, key_hash(&second)), Some(4));
+        let same_set: Vec<Vec<u8>> =
+            (0u32..).map(|i| format!("word{i}").into_bytes()).filter(|p| short_slot(key_hash(p)) == 0).take(WAYS + 1).collect();
+        for (k, piece) in same_set.iter().enumerate() {
+            memo.remember_piece(vocab, piece, key_hash(piece), k + 3);
+            for (earlier, kept) in same_set[..=k].iter().enumerate().rev().take(WAYS) {
+                assert_eq!(memo.piece_count(vocab, kept, key_hash(kept)), Some(earlier + 3), "{k} {earlier}");
+            }
+        }
+        assert_eq!(memo.piece_count(vocab, &same_set[0], key_hash(&same_set[0])), None);
     }
 }
