@@ -48,26 +48,62 @@ fn ascii_run_end(text: &[u8], mut i: usize, in_run: impl Fn(&u8) -> bool) -> usi
     i
 }
 
-/// End of the run of ASCII lower-case letters starting at `i`: eight bytes at a
-/// time while eight remain (English words), then byte by byte.
+/// Per byte of a word of eight text bytes: the high bit set where the byte is
+/// ASCII and `first..=last` (both ASCII). Without carries between bytes: the
+/// high bit of `from_first` is set when the byte's low seven bits are at
+/// least `first`, that of `to_last` when they are at most `last`, and
+/// `!word` keeps the ASCII bytes.
 #[inline(always)]
-fn ascii_lower_run_end(text: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
-    while let Some(&chunk) = text.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
-        let word = u64::from_le_bytes(chunk);
-        // Per byte, without carries between bytes: the high bit of `from_a` is set when
-        // the byte's low seven bits are at least `a`, that of `to_z` when they are at
-        // most `z`, and `!word` keeps the ASCII bytes.
-        let from_a = (word | HIGH) - ONES * u64::from(b'a');
-        let to_z = ONES * u64::from(b'z' | 0x80) - (word & !HIGH);
-        let outside = !(from_a & to_z & !word) & HIGH;
+const fn ascii_in_range(word: u64, first: u8, last: u8) -> u64 {
+    let from_first = (word | HIGH) - ONES * first as u64;
+    let to_last = ONES * (last | 0x80) as u64 - (word & !HIGH);
+    from_first & to_last & !word & HIGH
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+
+/// [`ascii_in_range`] of the ASCII lower-case letters.
+#[inline(always)]
+fn ascii_lower(word: u64) -> u64 {
+    ascii_in_range(word, b'a', b'z')
+}
+
+/// [`ascii_in_range`] of the ASCII letters, either case: setting bit 5 of
+/// each byte folds `A-Z` onto `a-z` and nothing else onto them (nor any
+/// byte from 0x80 up below 0x80).
+#[inline(always)]
+fn ascii_letters(word: u64) -> u64 {
+    ascii_lower(word | ONES * 0x20)
+}
+
+/// End of the run of ASCII bytes `in_run` marks (the high bit of each byte
+/// of a word of eight text bytes that belongs to the run, see
+/// [`ascii_in_range`]) starting at `i`: eight bytes at a time, so that a
+/// run's end is found without a branch per byte (the branch that ends a
+/// byte-by-byte loop is mispredicted about once a word). The caller
+/// continues with [`run_end`] from there when the run may go on with
+/// characters that are not ASCII.
+#[inline(always)]
+fn ascii_run_end_where(text: &[u8], mut i: usize, in_run: impl Fn(u64) -> u64) -> usize {
+    loop {
+        let rest = text.get(i..).unwrap_or_default();
+        let (word, in_text) = match rest.first_chunk::<8>() {
+            Some(&chunk) => (u64::from_le_bytes(chunk), HIGH),
+            None if rest.is_empty() => return i,
+            // The text's last bytes, zero-padded; the padding ends the run.
+            None => {
+                let mut chunk = [0u8; 8];
+                chunk[..rest.len()].copy_from_slice(rest);
+                (u64::from_le_bytes(chunk), HIGH >> (8 * (8 - rest.len())))
+            }
+        };
+        let outside = !in_run(word) & HIGH | !in_text & HIGH;
         if outside != 0 {
             return i + (outside.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
-    ascii_run_end(text, i, u8::is_ascii_lowercase)
 }
 
 /// End of the longest run of at most `max` characters of `set` starting at `i`.
@@ -124,21 +160,29 @@ impl WhitespaceRun {
 mod tests {
     use super::*;
 
-    /// The eight-bytes-at-a-time run ends where the byte-by-byte one does: every byte
-    /// value at every position of a run of lower-case letters, from several starts.
+    /// The eight-bytes-at-a-time runs end where the byte-by-byte ones do: every
+    /// byte value at every position of a run of letters (lower-case, and
+    /// mixed case), from several starts, with the text ending at the byte or
+    /// at any point after it (the last bytes of a text are read zero-padded).
     #[test]
-    fn lower_run_in_words_ends_like_byte_by_byte() {
-        for byte in 0..=u8::MAX {
-            for position in 0..20 {
-                let mut text = b"abcdefghijklmnopqrstuvwxyz".to_vec();
-                text[position] = byte;
-                for len in [position + 1, text.len()] {
-                    for start in 0..=position.min(3) {
-                        assert_eq!(
-                            ascii_lower_run_end(&text[..len], start),
-                            ascii_run_end(&text[..len], start, u8::is_ascii_lowercase),
-                            "byte {byte:#04x} at {position}, start {start}, length {len}"
-                        );
+    fn ascii_runs_end_like_byte_by_byte() {
+        let runs: [(&[u8], fn(u64) -> u64, fn(&u8) -> bool); 2] = [
+            (b"abcdefghijklmnopqrstuvwxyz", ascii_lower, u8::is_ascii_lowercase),
+            (b"aBcDeFgHiJkLmNoPqRsTuVwXyZ", ascii_letters, u8::is_ascii_alphabetic),
+        ];
+        for (letters, in_run, is_in_run) in runs {
+            for byte in 0..=u8::MAX {
+                for position in 0..20 {
+                    let mut text = letters.to_vec();
+                    text[position] = byte;
+                    for len in position..=text.len() {
+                        for start in 0..=position.min(3) {
+                            assert_eq!(
+                                ascii_run_end_where(&text[..len], start, in_run),
+                                ascii_run_end(&text[..len], start, is_in_run),
+                                "byte {byte:#04x} at {position}, start {start}, length {len}"
+                            );
+                        }
                     }
                 }
             }

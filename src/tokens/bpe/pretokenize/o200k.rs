@@ -18,7 +18,7 @@
 use super::super::layout::{CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_MARK, CLASS_NUMBER, CLASS_OTHER, CLASS_SPACE, CLASS_UPPER};
 use super::super::unicode::{LOWER_LIKE, NUMBERS, PUNCTUATION, UPPER_AND_LOWER_LIKE, UPPER_LIKE, class_at, is_in};
 use super::contraction::case_insensitive_len;
-use super::{Pretokenizer, WhitespaceRun, ascii_lower_run_end, ascii_run_end, bounded_run_end, run_end};
+use super::{Pretokenizer, WhitespaceRun, ascii_lower, ascii_run_end, ascii_run_end_where, bounded_run_end, run_end};
 
 /// The o200k splitting regex.
 pub(in super::super) struct O200k;
@@ -77,7 +77,7 @@ fn word(text: &[u8], i: usize) -> Option<usize> {
 #[inline(always)]
 fn ascii_word(text: &[u8], i: usize) -> Option<usize> {
     let capitals_end = ascii_run_end(text, i, u8::is_ascii_uppercase);
-    let end = ascii_lower_run_end(text, capitals_end);
+    let end = ascii_run_end_where(text, capitals_end, ascii_lower);
     match text.get(end) {
         _ if end == i => None,
         Some(&byte) if !byte.is_ascii() => None,
