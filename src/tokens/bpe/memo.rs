@@ -158,7 +158,7 @@ impl Memo {
         Memo { short: Vec::new(), short_at: 0, long: Vec::new(), joins: JoinCache { entries: Vec::new() } }
     }
 
-    fn allocate(&mut self) {
+    pub(super) fn allocate(&mut self) {
         if self.short.is_empty() {
             // One cache line more than the entries, to start them on a line.
             self.short = vec![0; SHORT_ENTRIES * 4 + LINE_WORDS];
@@ -277,27 +277,70 @@ impl JoinCache {
     /// remembered, or else `lookup()` (the vocabulary's answer) remembered.
     #[inline(always)]
     pub(super) fn joined(&mut self, vocab: &Vocab, left: u32, right: u32, lookup: impl FnOnce() -> Option<u32>) -> Option<u32> {
-        let fits = |rank: u32| u64::from(rank) <= JOIN_FIELD_MASK;
-        if !(fits(left) && fits(right) && vocab.id() < 4) {
+        let Some(place) = self.place(vocab, left, right) else {
             return lookup();
+        };
+        if let Some(answer) = self.remembered(place) {
+            return answer;
+        }
+        let answer = lookup();
+        self.remember(place, answer);
+        answer
+    }
+
+    /// Where the answer for `left` and `right` in `vocab` is kept, if it can
+    /// be (both ranks fit, and the table is allocated).
+    #[inline(always)]
+    pub(super) fn place(&self, vocab: &Vocab, left: u32, right: u32) -> Option<JoinPlace> {
+        if !(fits(left) && fits(right) && vocab.id() < 4) || self.entries.is_empty() {
+            return None;
         }
         let pair = u64::from(left) << JOIN_FIELD_BITS | u64::from(right);
         let key = JOIN_VALID | u64::from(vocab.id()) << 61 | pair << JOIN_KEY_SHIFT;
         let slot = (pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & (JOIN_ENTRIES - 1);
-        let Some(entry) = self.entries.get_mut(slot) else {
-            return lookup(); // no cache (thread teardown)
-        };
-        if *entry & !(JOIN_NONE | JOIN_FIELD_MASK) == key {
-            return (*entry & JOIN_NONE == 0).then_some((*entry & JOIN_FIELD_MASK) as u32);
-        }
-        let answer = lookup();
-        match answer {
-            Some(rank) if fits(rank) => *entry = key | u64::from(rank),
-            Some(_) => {}
-            None => *entry = key | JOIN_NONE,
-        }
-        answer
+        Some(JoinPlace { slot, key })
     }
+
+    /// Starts loading the entry of `place` into the cache, without waiting.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, place: JoinPlace) {
+        prefetch(&self.entries, place.slot);
+    }
+
+    /// The answer remembered at `place`, if it is that pair's: `Some(None)`
+    /// for "no token".
+    #[inline(always)]
+    pub(super) fn remembered(&self, place: JoinPlace) -> Option<Option<u32>> {
+        let entry = *self.entries.get(place.slot)?;
+        (entry & !(JOIN_NONE | JOIN_FIELD_MASK) == place.key)
+            .then(|| (entry & JOIN_NONE == 0).then_some((entry & JOIN_FIELD_MASK) as u32))
+    }
+
+    /// Remembers the vocabulary's answer for the pair of `place`.
+    #[inline(always)]
+    pub(super) fn remember(&mut self, place: JoinPlace, answer: Option<u32>) {
+        if let Some(entry) = self.entries.get_mut(place.slot) {
+            match answer {
+                Some(rank) if fits(rank) => *entry = place.key | u64::from(rank),
+                Some(_) => {}
+                None => *entry = place.key | JOIN_NONE,
+            }
+        }
+    }
+}
+
+/// Where [`JoinCache`] keeps the answer for one pair of tokens: its slot and
+/// the entry's key bits.
+#[derive(Clone, Copy)]
+pub(super) struct JoinPlace {
+    slot: usize,
+    key: u64,
+}
+
+/// Whether a rank fits a field of a join cache entry.
+#[inline(always)]
+fn fits(rank: u32) -> bool {
+    u64::from(rank) <= JOIN_FIELD_MASK
 }
 
 /// Slot of a hash in a table of `entries` (a power of two) entries.

@@ -12,7 +12,9 @@
 //! (see [`Vocab::whole_char`]): a Chinese piece then starts with a third of
 //! the parts, skipping the merges that only rebuild its characters.
 //! Short lists of parts use a scan over small arrays on the stack; longer ones
-//! use a binary heap over a linked list. A piece longer than a few windows (a
+//! use a binary heap over a linked list. The counting loop merges the short
+//! pieces the memo has not seen (at most 16 bytes) several at a time, a step
+//! of each in turn, so that their lookups overlap ([`Batch`], `lockstep.rs`). A piece longer than a few windows (a
 //! run of letters with no space, a DNA sequence) is merged window by window
 //! ([`count_long`]), which keeps the time linear in its length and the memory
 //! bounded by a window, with the exact result of merging it whole.
@@ -23,6 +25,9 @@ use std::collections::BinaryHeap;
 use super::layout::key_hash;
 use super::memo::JoinCache;
 use super::vocab::Vocab;
+
+mod lockstep;
+pub(super) use lockstep::Batch;
 
 /// Most parts merged with the array scan (indices, and the end index, are
 /// bytes).
@@ -491,6 +496,55 @@ mod tests {
                     }
                     assert_eq!(merged_count(vocab, piece, pairs.joins), large, "{piece:?}");
                 }
+            }
+        }
+    }
+
+    /// Pieces merged in lock-step, several at a time ([`Batch`]), end with
+    /// the plain merge's count, each remembered with its own count and each
+    /// counted once: every piece of 3 to 17 bytes of the samples (the lanes'
+    /// limit either side; tokens, whole characters, random bytes), in runs
+    /// of 1 to 9 pieces (fewer and more than there are lanes), with a join
+    /// cache shared by all (so it answers many joins) and with none.
+    #[test]
+    fn pieces_merged_in_lock_step_count_like_the_plain_merge() {
+        for vocab in vocabs() {
+            let mut pieces: Vec<Vec<u8>> = Vec::new();
+            for sample in samples() {
+                for len in 3..=17 {
+                    pieces.extend(sample.windows(len).step_by(3).map(<[u8]>::to_vec));
+                }
+            }
+            let mut memo = Memo::new();
+            memo.allocate();
+            for (round, run) in pieces.chunks(9).enumerate() {
+                let run = &run[..1 + round % run.len()];
+                // One text holding the run's pieces, as the counting loop sees them.
+                let text: Vec<u8> = run.concat();
+                let mut batch = Batch::new();
+                let (mut at, mut counted, mut expected) = (0, 0, 0);
+                for piece in run {
+                    let hash = key_hash(piece);
+                    counted += batch.count(vocab, &text, at, at + piece.len(), hash, &mut memo);
+                    at += piece.len();
+                    expected += reference_count(vocab, piece);
+                }
+                counted += batch.finish(vocab, &text, &mut memo);
+                assert_eq!(counted, expected, "{run:?}");
+                for piece in run {
+                    assert_eq!(memo.piece_count(vocab, piece, key_hash(piece)), Some(reference_count(vocab, piece)), "{piece:?}");
+                }
+                // Without a join cache (the memo of a thread being torn down).
+                let mut bare = Memo::new();
+                let mut batch = Batch::new();
+                let mut at = 0;
+                let mut counted = 0;
+                for piece in run {
+                    counted += batch.count(vocab, &text, at, at + piece.len(), key_hash(piece), &mut bare);
+                    at += piece.len();
+                }
+                counted += batch.finish(vocab, &text, &mut bare);
+                assert_eq!(counted, expected, "{run:?}");
             }
         }
     }

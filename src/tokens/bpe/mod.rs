@@ -216,6 +216,7 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
         // takes its place.
         let mut in_flight = [InFlight { start: 0, end: 0, hash: 0, memo: MemoAnswer::NotAsked }; LOOKAHEAD];
         let mut long_pieces = 0;
+        let mut merging = merge::Batch::new();
         while start < bytes.len() {
             let end = P::piece_end(bytes, start);
             match bytes[start..end] {
@@ -227,7 +228,7 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
                     memo.prefetch(piece.len(), hash);
                     let slot = &mut in_flight[long_pieces % LOOKAHEAD];
                     if long_pieces >= LOOKAHEAD {
-                        tokens += in_flight_tokens(vocab, bytes, *slot, memo);
+                        tokens += in_flight_tokens(vocab, bytes, *slot, memo, &mut merging);
                     }
                     *slot = InFlight { start, end, hash, memo: MemoAnswer::NotAsked };
                     if let Some(earlier) = long_pieces.checked_sub(LOOK_UP_AFTER) {
@@ -247,19 +248,21 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
             start = end;
         }
         for k in long_pieces.saturating_sub(LOOKAHEAD)..long_pieces {
-            tokens += in_flight_tokens(vocab, bytes, in_flight[k % LOOKAHEAD], memo);
+            tokens += in_flight_tokens(vocab, bytes, in_flight[k % LOOKAHEAD], memo, &mut merging);
         }
-        tokens
+        tokens + merging.finish(vocab, bytes, memo)
     })
 }
 
-/// Number of tokens of a piece in flight, remembered in `memo` if it was not.
+/// Number of tokens of a piece in flight, remembered in `memo` if it was not
+/// (a piece the memo missed may be merged alongside others in `merging`, and
+/// counted by a later call).
 #[inline(always)]
-fn in_flight_tokens(vocab: &Vocab, text: &[u8], piece: InFlight, memo: &mut memo::Memo) -> usize {
+fn in_flight_tokens(vocab: &Vocab, text: &[u8], piece: InFlight, memo: &mut memo::Memo, merging: &mut merge::Batch) -> usize {
     let bytes = &text[piece.start..piece.end];
     match piece.memo {
         MemoAnswer::Count(count) => count,
-        MemoAnswer::Missed => counted_piece_tokens(vocab, bytes, piece.hash, memo),
+        MemoAnswer::Missed => merging.count(vocab, text, piece.start, piece.end, piece.hash, memo),
         MemoAnswer::NotAsked => long_piece_tokens(vocab, bytes, piece.hash, memo),
     }
 }

@@ -1,0 +1,320 @@
+//! Merging several short pieces at once, a step of each in turn, so that
+//! their memory reads overlap instead of each waiting on the one before.
+//!
+//! A merge is a chain of lookups (the join cache, then the vocabulary when
+//! the cache has not seen the pair), each needed before the next step can
+//! choose its pair: on text not seen before, nearly all of a merge's time is
+//! spent waiting for memory. Pieces are independent, so their chains are not:
+//! a [`Batch`] keeps up to [`LANES`] merges of pieces of at most
+//! [`LANE_BYTES`] bytes in progress and advances each by one stage at a time,
+//! starting the load of what the stage after needs (prefetch) before turning
+//! to the other merges. Each merge takes exactly the steps of
+//! [`count_small`](super::count_small) (the same pairs, the same lookups, in
+//! the same order), only interleaved with other pieces' steps.
+
+use super::super::layout::key_hash;
+use super::super::memo::{JoinPlace, Memo};
+use super::super::vocab::Vocab;
+use super::{InitialParts, NO_MERGE, PairRanks};
+
+/// Merges in progress at once.
+/// (2 to 8 measured alike: a merge's stages take long enough that a few
+/// others cover its waits.)
+const LANES: usize = 4;
+/// Longest piece merged in a lane (so at most that many parts).
+const LANE_BYTES: usize = 16;
+
+/// The merges of short pieces in progress, see the module's documentation.
+pub(in super::super) struct Batch {
+    lanes: [Lane; LANES],
+}
+
+/// One join a merge step asks, between being asked and being answered.
+#[derive(Clone, Copy)]
+struct Join {
+    /// The initial index of the left part, whose key gets the answer.
+    start: u8,
+    /// The bytes of the piece the two parts cover together.
+    from: u8,
+    to: u8,
+    place: JoinPlace,
+    /// The bytes' key hash, once the join cache has not answered.
+    hash: u64,
+    /// Whether the join cache has not answered (so the vocabulary is asked).
+    missed: bool,
+}
+
+/// What a lane does when it is advanced next.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// No piece.
+    Idle,
+    /// Choose and make the best merge, and ask the joins it makes new.
+    Pick,
+    /// Read the join cache's answers to the joins asked.
+    Cache,
+    /// Ask the vocabulary what the join cache did not answer.
+    Vocab,
+}
+
+/// One piece being merged: [`count_small`](super::count_small)'s arrays.
+#[derive(Clone, Copy)]
+struct Lane {
+    stage: Stage,
+    /// The piece's bytes in the text, and its key hash.
+    start: usize,
+    end: usize,
+    hash: u64,
+    len: usize,
+    remaining: usize,
+    key: [u32; LANE_BYTES],
+    token: [u32; LANE_BYTES],
+    next: [u8; LANE_BYTES],
+    prev: [u8; LANE_BYTES],
+    /// Offset in the piece of the part starting at each initial index, and
+    /// the piece's length after the last.
+    at: [u8; LANE_BYTES + 1],
+    joins: [Option<Join>; 2],
+}
+
+/// The key of a pair starting at initial index `start`, see `count_small`.
+#[inline(always)]
+fn packed(rank: u32, start: usize) -> u32 {
+    if rank == NO_MERGE { NO_MERGE } else { rank << 8 | start as u32 }
+}
+
+impl Lane {
+    const IDLE: Lane = Lane {
+        stage: Stage::Idle,
+        start: 0,
+        end: 0,
+        hash: 0,
+        len: 0,
+        remaining: 0,
+        key: [NO_MERGE; LANE_BYTES],
+        token: [NO_MERGE; LANE_BYTES],
+        next: [0; LANE_BYTES],
+        prev: [0; LANE_BYTES],
+        at: [0; LANE_BYTES + 1],
+        joins: [None; 2],
+    };
+
+    /// Starts merging `text[start..end]` (two to [`LANE_BYTES`] bytes).
+    fn begin(&mut self, vocab: &Vocab, text: &[u8], start: usize, end: usize, hash: u64, memo: &mut Memo) {
+        let piece = &text[start..end];
+        *self = Lane { stage: Stage::Pick, start, end, hash, ..Lane::IDLE };
+        let mut parts = [super::Part::NONE; LANE_BYTES];
+        let mut len = 0;
+        for (slot, part) in parts.iter_mut().zip(InitialParts { vocab, piece, at: 0 }) {
+            *slot = part;
+            len += 1;
+        }
+        let parts = &parts[..len];
+        let pairs = &mut PairRanks { vocab, joins: &mut memo.joins, piece };
+        for (s, part) in parts.iter().enumerate() {
+            self.key[s] = packed(pairs.initial(parts, s), s);
+            self.token[s] = part.token;
+            self.next[s] = (s + 1) as u8;
+            self.prev[s] = s.wrapping_sub(1) as u8;
+            self.at[s] = part.at as u8;
+        }
+        self.at[len] = piece.len() as u8;
+        self.len = len;
+        self.remaining = len;
+    }
+
+    /// Initial index of the part after the one starting at `s`.
+    #[inline(always)]
+    fn end_of(&self, s: usize) -> usize {
+        self.next.get(s).map_or(self.len, |&e| e as usize)
+    }
+
+    /// Asks whether the parts starting at `s` and `after_s` (the token
+    /// `right`, which ends where the part at `to` starts) join, for the key
+    /// of `s`: answered at once if they cannot or the join cache cannot hold
+    /// the answer, else queued in `joins[which]` with the join cache's entry
+    /// prefetched.
+    #[inline(always)]
+    fn ask(&mut self, which: usize, vocab: &Vocab, text: &[u8], memo: &Memo, s: usize, right: u32, to: usize) {
+        let left = self.token[s];
+        let (from, to) = (self.at[s], self.at[to]);
+        let rank = if !vocab.may_join(left, right) {
+            NO_MERGE
+        } else if let Some(place) = memo.joins.place(vocab, left, right) {
+            memo.joins.prefetch(place);
+            self.joins[which] = Some(Join { start: s as u8, from, to, place, hash: 0, missed: false });
+            return;
+        } else {
+            let bytes = &text[self.start + usize::from(from)..self.start + usize::from(to)];
+            vocab.rank_hashed(bytes, key_hash(bytes)).unwrap_or(NO_MERGE)
+        };
+        self.key[s] = packed(rank, s);
+    }
+
+    /// Advances the merge by one stage; true when it is done (its count is
+    /// `remaining`).
+    #[inline(always)]
+    fn advance(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo) -> bool {
+        match self.stage {
+            Stage::Idle => return true,
+            Stage::Pick => {
+                let best = self.key.iter().fold(NO_MERGE, |best, &k| best.min(k));
+                if best == NO_MERGE {
+                    return true;
+                }
+                let len = self.len;
+                let left = (best & 0xFF) as usize;
+                let right = self.end_of(left);
+                let after = self.end_of(right);
+                self.token[left] = best >> 8;
+                self.next[left] = after as u8;
+                if let Some(slot) = self.prev.get_mut(after) {
+                    *slot = left as u8;
+                }
+                if let Some(slot) = self.key.get_mut(right) {
+                    *slot = NO_MERGE;
+                }
+                self.remaining -= 1;
+                self.joins = [None; 2];
+                if after < len {
+                    let end = self.end_of(after);
+                    self.ask(0, vocab, text, memo, left, self.token[after], end);
+                } else {
+                    self.key[left] = NO_MERGE;
+                }
+                if left > 0 {
+                    let before = self.prev[left] as usize;
+                    self.ask(1, vocab, text, memo, before, self.token[left], after);
+                }
+                self.stage = if self.joins.iter().any(Option::is_some) { Stage::Cache } else { Stage::Pick };
+            }
+            Stage::Cache => {
+                self.stage = Stage::Pick;
+                for join in self.joins.iter_mut().flatten() {
+                    match memo.joins.remembered(join.place) {
+                        Some(answer) => {
+                            let s = usize::from(join.start);
+                            self.key[s] = packed(answer.unwrap_or(NO_MERGE), s);
+                        }
+                        None => {
+                            let bytes = &text[self.start + usize::from(join.from)..self.start + usize::from(join.to)];
+                            join.hash = key_hash(bytes);
+                            join.missed = true;
+                            vocab.prefetch(join.hash);
+                            self.stage = Stage::Vocab;
+                        }
+                    }
+                }
+            }
+            Stage::Vocab => {
+                for join in self.joins.iter().flatten().filter(|join| join.missed) {
+                    let bytes = &text[self.start + usize::from(join.from)..self.start + usize::from(join.to)];
+                    let answer = vocab.rank_hashed(bytes, join.hash);
+                    memo.joins.remember(join.place, answer);
+                    let s = usize::from(join.start);
+                    self.key[s] = packed(answer.unwrap_or(NO_MERGE), s);
+                }
+                self.stage = Stage::Pick;
+            }
+        }
+        false
+    }
+}
+
+impl Batch {
+    /// No merge in progress.
+    pub(in super::super) fn new() -> Self {
+        Batch { lanes: [Lane::IDLE; LANES] }
+    }
+
+    /// The number of tokens of the piece `text[start..end]` (at least three
+    /// bytes, key hash `hash`, not in `memo`) and of the pieces whose merges
+    /// this one completes, each remembered in `memo`. A short piece that is
+    /// not a token is merged in a lane and may be counted only by a later
+    /// call (or by [`Batch::finish`]): each piece is counted exactly once.
+    #[inline(never)]
+    pub(in super::super) fn count(
+        &mut self,
+        vocab: &Vocab,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        hash: u64,
+        memo: &mut Memo,
+    ) -> usize {
+        let piece = &text[start..end];
+        if piece.len() > LANE_BYTES {
+            return super::super::counted_piece_tokens(vocab, piece, hash, memo);
+        }
+        if vocab.rank_hashed(piece, hash).is_some() {
+            memo.remember_piece(vocab, piece, hash, 1);
+            return 1;
+        }
+        // Room for the piece: a lane is free, or one is once a merge is done.
+        let mut tokens = 0;
+        if self.lanes.iter().all(|lane| lane.stage != Stage::Idle) {
+            tokens = self.advance(vocab, text, memo, false);
+        }
+        match self.lanes.iter_mut().find(|lane| lane.stage == Stage::Idle) {
+            Some(free) => free.begin(vocab, text, start, end, hash, memo),
+            None => tokens += super::super::counted_piece_tokens(vocab, piece, hash, memo), // never: one was freed
+        }
+        tokens
+    }
+
+    /// The number of tokens of the pieces still being merged, each
+    /// remembered in `memo`; the batch is empty after.
+    pub(in super::super) fn finish(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo) -> usize {
+        self.advance(vocab, text, memo, true)
+    }
+
+    /// Advances every merge in progress, one stage at a time in turn, until
+    /// one (or, with `all`, every one) is done; returns the tokens of the
+    /// pieces done, remembered in `memo`, whose lanes become free.
+    fn advance(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: `advance_avx2` only requires the AVX2 instructions it is
+            // compiled with, and the CPU has them (checked just above).
+            return unsafe { self.advance_avx2(vocab, text, memo, all) };
+        }
+        self.advance_any(vocab, text, memo, all)
+    }
+
+    /// [`Batch::advance`] compiled for AVX2 (the best-pair scan, as in
+    /// `count_small`).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn advance_avx2(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool) -> usize {
+        self.advance_any(vocab, text, memo, all)
+    }
+
+    #[inline(always)]
+    fn advance_any(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool) -> usize {
+        let mut tokens = 0;
+        loop {
+            let mut busy = false;
+            let mut freed = false;
+            for lane in &mut self.lanes {
+                if lane.stage == Stage::Idle {
+                    continue;
+                }
+                if lane.advance(vocab, text, memo) {
+                    let count = lane.remaining;
+                    memo.remember_piece(vocab, &text[lane.start..lane.end], lane.hash, count);
+                    tokens += count;
+                    lane.stage = Stage::Idle;
+                    freed = true;
+                } else {
+                    busy = true;
+                }
+            }
+            if !busy || (freed && !all) {
+                return tokens;
+            }
+        }
+    }
+}
