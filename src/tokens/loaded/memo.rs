@@ -32,7 +32,7 @@ use super::merge::JoinCache;
 /// of two) costs less than looking it up.
 const MIN_PIECE: usize = 3;
 /// Longest piece kept in the short table.
-const INLINE: usize = 24;
+pub(super) const INLINE: usize = 24;
 /// Pieces longer than this are not remembered (they rarely repeat).
 const MAX_PIECE: usize = 256;
 /// Number of sets of the short table (a power of two; two entries of four words each).
@@ -104,6 +104,25 @@ impl ShortKey {
         let mixed = |h: u64, word: u64| (h ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let hash = mixed(mixed(mixed(len as u64, words[0]).rotate_left(29), words[1]).rotate_left(29), words[2]);
         Some(ShortKey { len: len as u64, words, hash })
+    }
+
+    /// The piece's bytes again (the words are exactly its bytes), written from the start of
+    /// `buffer`.
+    #[inline]
+    pub(super) fn bytes<'b>(&self, buffer: &'b mut [u8; INLINE]) -> &'b [u8] {
+        let len = self.len as usize;
+        let [first, second, third] = self.words;
+        buffer[..8].copy_from_slice(&first.to_le_bytes());
+        match len {
+            4..=7 => buffer[len - 4..len].copy_from_slice(&((first >> 32) as u32).to_le_bytes()),
+            8..=16 => buffer[len - 8..len].copy_from_slice(&second.to_le_bytes()),
+            17.. => {
+                buffer[8..16].copy_from_slice(&second.to_le_bytes());
+                buffer[len - 8..len].copy_from_slice(&third.to_le_bytes());
+            }
+            _ => {}
+        }
+        &buffer[..len]
     }
 
     /// The first word of the set the key maps to.
@@ -238,6 +257,22 @@ mod tests {
             1
         });
         assert_eq!(computed, 2);
+    }
+
+    /// A short key gives its piece's bytes back, for every length the short table keeps
+    /// (the pieces in flight are kept as keys alone), whatever bytes were there before.
+    #[test]
+    fn a_short_key_gives_its_piece_back() {
+        let mut rng = crate::test_rng::XorShift(0x5EED_0B7E);
+        for len in MIN_PIECE..=INLINE {
+            for _ in 0..200 {
+                let piece: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+                let mut buffer = [rng.below(256) as u8; INLINE];
+                let key = ShortKey::of(&piece).expect("a short piece");
+                assert_eq!(key.bytes(&mut buffer), piece.as_slice(), "{len} bytes");
+            }
+        }
+        assert!(ShortKey::of(&[b'a'; INLINE + 1]).is_none());
     }
 
     /// Short pieces (keyed inline) and long ones are told apart exactly: pieces that differ

@@ -256,25 +256,22 @@ impl Tokenizer {
             let bpe = &self.bpe;
             let memo::Memo { pieces, joins, .. } = memo;
             let mut count = |word: &[u8]| bpe.count(word, &mut symbols, joins);
-            // The pieces of a known split, which are the words merged: counted with several
-            // in flight (see `flight`).
+            // The words merged, counted with several in flight (see `flight`): the pieces
+            // of a known split, or those the pre-tokenizer chain makes cut into words.
             let known = split::known_pieces(&self.steps).filter(|_| bpe.words.is_none());
-            let mut pieces_of = |segment: &str| match known {
-                Some(known) => {
-                    let mut flight = flight::Flight::new(segment);
-                    known.for_each_match(segment, &mut |start, end| {
-                        flight.push(start, end, pieces, &mut count);
+            let mut pieces_of = |segment: &str| -> std::result::Result<(), String> {
+                let mut flight = flight::Flight::default();
+                match known {
+                    Some(known) => known.for_each_match(segment, &mut |start, end| {
+                        flight.push(&segment.as_bytes()[start..end], pieces, &mut count);
                         Ok(())
-                    })?;
-                    total += flight.finish(pieces, &mut count);
-                    Ok(())
+                    })?,
+                    None => split::for_each_piece(&self.steps, segment, &mut |piece: &str| {
+                        bpe.for_each_word(piece, &mut |word| flight.push(word.as_bytes(), pieces, &mut count));
+                    })?,
                 }
-                None => split::for_each_piece(&self.steps, segment, &mut |piece: &str| {
-                    bpe.for_each_word(piece, &mut |word| {
-                        let word = word.as_bytes();
-                        total += pieces.count(word, || count(word));
-                    });
-                }),
+                total += flight.finish(pieces, &mut count);
+                Ok(())
             };
             let mut added = 0;
             let found = self.raw_added.split(text, &mut |segment: &str| -> std::result::Result<(), String> {
