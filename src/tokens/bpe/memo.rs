@@ -176,22 +176,22 @@ impl Memo {
             let key = short_key(vocab, hash, piece.len());
             let [first, second, third] = short_words(piece);
             let set = self.short_set(hash)?;
-            // Every entry compared as whole words kept in registers, without a
-            // branch per entry (which one holds the piece is not predictable):
-            // zero where the entry holds the piece.
-            let differs = |way: usize| {
-                let at = way * 4;
-                ((set[at] & SHORT_KEY_MASK) ^ key) | (set[at + 1] ^ first) | (set[at + 2] ^ second) | (set[at + 3] ^ third)
-            };
-            let (mut found, mut count) = (differs(0), set[0]);
-            for way in 1..WAYS {
-                let differs = differs(way);
-                if differs == 0 {
-                    count = set[way * 4];
+            // The most recent entry whose first word matches (hash, length and
+            // vocabulary), chosen without a branch per entry (which one holds
+            // the piece is not predictable), then its bytes compared: one
+            // entry's words read instead of every entry's. Two entries of one
+            // set matching there but holding different pieces would need 40
+            // bits of their hashes alike: then the older piece may be missed
+            // and counted again, never given another piece's count.
+            let mut at = (WAYS - 1) * 4;
+            for way in (0..WAYS - 1).rev() {
+                if set[way * 4] & SHORT_KEY_MASK == key {
+                    at = way * 4;
                 }
-                found = found.min(differs);
             }
-            (found == 0).then_some((count & 0xFF) as usize)
+            let differs =
+                ((set[at] & SHORT_KEY_MASK) ^ key) | (set[at + 1] ^ first) | (set[at + 2] ^ second) | (set[at + 3] ^ third);
+            (differs == 0).then_some((set[at] & 0xFF) as usize)
         } else {
             let entry = self.long.get(index(hash, LONG_ENTRIES))?;
             let hit = entry.hash == hash && entry.vocab == vocab.id() && entry.piece == piece;
@@ -372,9 +372,9 @@ mod tests {
     /// Pieces that differ in one byte anywhere, in their length, or only in the
     /// vocabulary, each remembered with its own count: every lookup gives the
     /// count remembered for exactly that piece or nothing, never another
-    /// piece's; and the [`WAYS`] most recent pieces of a set of entries are
-    /// all kept, each found in whichever entry it has moved to, while one
-    /// more pushes the oldest out.
+    /// piece's (also when two pieces' hashes collide); and the [`WAYS`] most
+    /// recent pieces of a set of entries are all kept, each found in
+    /// whichever entry it has moved to, while one more pushes the oldest out.
     #[test]
     fn remembers_exactly_what_was_counted() {
         let vocabs: Vec<&Vocab> = [Encoding::O200kBase, Encoding::Cl100kBase].into_iter().filter_map(Encoding::vocab).collect();
@@ -417,5 +417,14 @@ mod tests {
             }
         }
         assert_eq!(memo.piece_count(vocab, &same_set[0], key_hash(&same_set[0])), None);
+        // Pieces of one length given the same hash (as if theirs collided):
+        // never answered with the other's count, the more recent one found.
+        let (older, newer) = (b"collide_a".as_slice(), b"collide_b".as_slice());
+        let hash = key_hash(older);
+        memo.remember_piece(vocab, older, hash, 5);
+        assert_eq!(memo.piece_count(vocab, newer, hash), None);
+        memo.remember_piece(vocab, newer, hash, 6);
+        assert_eq!(memo.piece_count(vocab, newer, hash), Some(6));
+        assert!(memo.piece_count(vocab, older, hash).is_none_or(|count| count == 5));
     }
 }
