@@ -44,6 +44,7 @@ pub fn generate(out_dir: &Path) -> BuildResult<()> {
         let r50k = mergeable_tokens(&tiktoken_rs::r50k_base()?)?;
         check_r50k_within_p50k(&p50k, &r50k)?;
         write_vocab_table(out_dir, "p50k", &p50k)?;
+        fs::write(out_dir.join("bpe_r50k_pairs.bin"), pair_set(&r50k))?;
     }
     Ok(())
 }
@@ -98,6 +99,7 @@ fn write_vocab_table(out_dir: &Path, name: &str, tokens: &[(u32, Vec<u8>)]) -> B
     write("entries", &le_bytes(&entries))?;
     write("blob", &blob)?;
     write("short", &short_table(tokens))?;
+    write("pairs", &pair_set(tokens))?;
     let rank_of: HashMap<&[u8], u32> = tokens.iter().map(|(rank, bytes)| (bytes.as_slice(), *rank)).collect();
     write("sides", &sides(&token_splits(tokens, &rank_of)))?;
     let (char_index, char_pages, char_entries) = char_table(name, tokens)?;
@@ -189,6 +191,18 @@ fn short_table(tokens: &[(u32, Vec<u8>)]) -> Vec<u8> {
     let records: Vec<u8> =
         words.iter().zip(&before).flat_map(|(word, before)| [le_bytes(&[*word]), le_bytes(&[*before, 0])].concat()).collect();
     [le_bytes(&singles), records, le_bytes(&ranks)].concat()
+}
+
+/// The bit set of the byte pairs that are tokens (see `layout`).
+fn pair_set(tokens: &[(u32, Vec<u8>)]) -> Vec<u8> {
+    let mut set = vec![0u8; layout::PAIR_SET_BYTES];
+    for (_, bytes) in tokens {
+        if let [first, second] = bytes[..] {
+            let pair = usize::from(first) << 8 | usize::from(second);
+            set[pair / 8] |= 1 << (pair % 8);
+        }
+    }
+    set
 }
 
 /// Every way a token splits into two tokens, as `(left, right, joined)` ranks.

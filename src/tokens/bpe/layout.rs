@@ -33,6 +33,11 @@
 //! tokens, then those that occur as the right half. Most pairs of parts fail
 //! this test, and merging does not look their concatenation up.
 //!
+//! A sixth file, `pairs`, is the same bit set of the byte pairs that are
+//! tokens alone, [`PAIR_SET_BYTES`] (pair `p` is bit `p % 8` of byte `p / 8`),
+//! small enough to stay in the core's caches: counting a two-byte piece needs
+//! only whether it is a token. r50k_base has its own (`bpe_r50k_pairs.bin`).
+//!
 //! r50k_base is p50k_base without its [`P50K_EXTRA`] tokens of runs of spaces
 //! (ranks [`R50K_RANKS`] and up): both use p50k's tables, r50k ignoring those
 //! ranks. The build step checks that this holds.
@@ -102,6 +107,8 @@ pub const PAIR_WORDS: usize = (1 << 16) / 64;
 pub const PAIR_RECORD_BYTES: usize = 16;
 /// Byte offset of the bit set's records in the short-token table.
 pub const PAIR_RECORDS_AT: usize = SHORT_SINGLES * 4;
+/// Size in bytes of the bit set of the byte pairs that are tokens (`pairs`).
+pub const PAIR_SET_BYTES: usize = (1 << 16) / 8;
 /// Byte offset of the pair ranks in the short-token table.
 pub const PAIR_RANKS_AT: usize = PAIR_RECORDS_AT + PAIR_WORDS * PAIR_RECORD_BYTES;
 

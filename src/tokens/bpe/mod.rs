@@ -222,7 +222,7 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
             match bytes[start..end] {
                 [] => {}
                 [_] => tokens += 1,
-                [first, second] => tokens += if vocab.pair_rank(first, second).is_some() { 1 } else { 2 },
+                [first, second] => tokens += 2 - usize::from(vocab.is_pair_token(first, second)),
                 ref piece => {
                     let hash = layout::key_hash(piece);
                     memo.prefetch(piece.len(), hash);
