@@ -2,7 +2,7 @@
 //! lookups rarely wait for memory: its short table (2 MiB) is larger than the core's own
 //! caches, and a lookup that waits for its line costs more than splitting a piece off.
 //!
-//! A piece of three to 24 bytes (the memo's short table) has its memo line prefetched when it is split
+//! A piece of three to 24 bytes (the memo's short table) has its memo set prefetched when it is split
 //! off; it is looked up [`ASK_AFTER`] such pieces later and counted (merged, on a miss)
 //! [`DEPTH`] pieces later, when its slot is needed for a new piece, or at the end of the
 //! text. Other pieces are counted at once. The total is the same in any order: a piece's

@@ -5,11 +5,15 @@
 //! counting with another one on the same thread starts it afresh.
 //!
 //! Pieces of [`MIN_PIECE`] to [`INLINE`] bytes (nearly all of them) are kept in a table of
-//! [`SHORT_SETS`] sets of two entries, one cache line a set, where a piece's set is a hash of
-//! its bytes: an entry holds the piece whole (as [`ShortKey`]'s words) with its count, so a
-//! lookup reads one line, which [`Pieces::prefetch`] can start loading before the lookup
-//! (see `flight`), and compares four words. A new piece takes the first entry of its set
-//! and moves the one there to the second: each set keeps its two most recent pieces.
+//! [`SHORT_SETS`] sets of [`WAYS`] entries, two cache lines a set, where a piece's set is a
+//! hash of its bytes: an entry holds the piece whole (as [`ShortKey`]'s words) with its
+//! count. A lookup reads the set's two lines, which [`Pieces::prefetch`] starts loading
+//! before the lookup (see `flight`): it picks the most recent entry whose first word (the
+//! generation, the piece's length and 24 bits of its hash) is the piece's, then compares
+//! that entry's words alone. A new piece takes the first entry of its set and moves the
+//! others one on: each set keeps its [`WAYS`] most recent pieces. Four rather than two
+//! because text cycles through its words: three that share a set of two push each other
+//! out and are all merged again on every pass over the text.
 //! Longer pieces up to [`MAX_PIECE`] bytes are keyed as boxed bytes, at most [`MAX_LONG`]
 //! of them and [`MAX_BYTES`] of their bytes (emptied when either is reached). A CJK run
 //! without spaces is one piece of often a hundred bytes or more: text seen before is not
@@ -35,16 +39,29 @@ const MIN_PIECE: usize = 3;
 pub(super) const INLINE: usize = 24;
 /// Pieces longer than this are not remembered (they rarely repeat).
 const MAX_PIECE: usize = 256;
-/// Number of sets of the short table (a power of two; two entries of four words each).
-const SHORT_SETS: usize = 1 << 15;
-/// Words of a set: two entries of four.
-const SET_WORDS: usize = 8;
+/// Number of sets of the short table (a power of two).
+const SHORT_SETS: usize = 1 << 14;
+/// Entries of a set, its most recent pieces.
+const WAYS: usize = 4;
+/// Words of an entry.
+const ENTRY_WORDS: usize = 4;
+/// Words of a set: two cache lines.
+const SET_WORDS: usize = WAYS * ENTRY_WORDS;
+/// Words of a cache line.
+const LINE_WORDS: usize = 8;
+/// Where a short entry's first word keeps 24 bits of the piece's hash (those below the
+/// bits that choose its set, [`TAG_SHIFT`] bits further up in the hash).
+const TAG_BITS: u64 = 0xFF_FFFF_0000;
+/// How far down a piece's hash is moved to put its tag at [`TAG_BITS`].
+const TAG_SHIFT: u32 = 64 - SHORT_SETS.trailing_zeros() - 40;
+/// Where a short entry's first word keeps the generation.
+const GENERATION_AT: u32 = 40;
 /// The memo is emptied when it holds this many longer pieces.
 const MAX_LONG: usize = 1 << 14;
 /// The memo is emptied when its longer pieces hold this many bytes.
 const MAX_BYTES: usize = 2 << 20;
 /// The generations a short entry's first word can name ([`Pieces::generation`]).
-const GENERATIONS: u64 = 1 << 47;
+const GENERATIONS: u64 = 1 << (64 - GENERATION_AT);
 
 /// A new tokenizer id.
 pub(super) fn new_id() -> u64 {
@@ -65,8 +82,9 @@ pub(super) struct Memo {
 #[derive(Default)]
 pub(super) struct Pieces {
     /// The short table, from word `first_set` on (where sets start on cache lines; the
-    /// words before are unused). An entry is four words: the generation, the piece's length
-    /// and its count (from bit 16, 8 and 0), then [`ShortKey::words`]. An entry of another
+    /// words before are unused). An entry is four words: the generation, [`TAG_BITS`] of the
+    /// piece's hash, its length and its count (from bit 40, 16, 8 and 0), then
+    /// [`ShortKey::words`]. An entry of another
     /// generation than the memo's is empty: a new owner makes every entry empty at once.
     short: Vec<u64>,
     first_set: usize,
@@ -125,10 +143,12 @@ impl ShortKey {
         &buffer[..len]
     }
 
-    /// The first word of the set the key maps to.
+    /// The first word of the set the key maps to, chosen by the top bits of the hash: those
+    /// depend on every byte of the piece (a difference in a word's top byte reaches no lower
+    /// bit of the hash, and pieces of one length that differ in their last byte are common).
     #[inline(always)]
     fn set(&self, first_set: usize) -> usize {
-        first_set + (self.hash >> 40) as usize % SHORT_SETS * SET_WORDS
+        first_set + (self.hash >> (64 - SHORT_SETS.trailing_zeros())) as usize * SET_WORDS
     }
 }
 
@@ -156,37 +176,57 @@ impl Pieces {
         counted
     }
 
-    /// Starts loading the cache line [`Pieces::short_count`] reads for `key`, without
-    /// waiting for it.
+    /// Starts loading the cache lines [`Pieces::short_count`] reads for `key`, without
+    /// waiting for them.
     #[inline(always)]
     pub(super) fn prefetch(&self, key: &ShortKey) {
-        prefetch::prefetch(&self.short, key.set(self.first_set));
+        let at = key.set(self.first_set);
+        for line in 0..SET_WORDS / LINE_WORDS {
+            prefetch::prefetch(&self.short, at + line * LINE_WORDS);
+        }
     }
 
     /// The remembered count of the piece of `key`.
     #[inline(always)]
     pub(super) fn short_count(&self, key: &ShortKey) -> Option<usize> {
-        let at = key.set(self.first_set);
-        let set = self.short.get(at..at + SET_WORDS)?;
-        let head = self.generation << 16 | key.len << 8;
-        let hit = |entry: &[u64]| entry[0] & !0xFF == head && entry[1..] == key.words;
-        set.chunks_exact(4).find(|entry| hit(entry)).map(|entry| (entry[0] & 0xFF) as usize)
+        let set: &[u64; SET_WORDS] = self.short.get(key.set(self.first_set)..)?.first_chunk()?;
+        let head = self.head(key);
+        // The most recent entry whose first word is the piece's, chosen without a branch per
+        // entry (which one holds the piece is not predictable), then its words compared:
+        // one entry's words read instead of every entry's. Two entries of one set alike
+        // there but holding different pieces need 38 bits of their hashes alike: then the
+        // older piece may be missed and counted again, never given another piece's count.
+        let mut at = (WAYS - 1) * ENTRY_WORDS;
+        for way in (0..WAYS - 1).rev() {
+            if set[way * ENTRY_WORDS] & !0xFF == head {
+                at = way * ENTRY_WORDS;
+            }
+        }
+        let [first, second, third] = key.words;
+        let differs = (set[at] & !0xFF ^ head) | (set[at + 1] ^ first) | (set[at + 2] ^ second) | (set[at + 3] ^ third);
+        (differs == 0).then_some((set[at] & 0xFF) as usize)
+    }
+
+    /// The first word of the short entry of `key`, but for the count.
+    #[inline(always)]
+    fn head(&self, key: &ShortKey) -> u64 {
+        self.generation << GENERATION_AT | key.hash >> TAG_SHIFT & TAG_BITS | key.len << 8
     }
 
     /// Remembers `count` for the piece of `key` and returns it.
     #[inline]
     pub(super) fn remember_short(&mut self, key: &ShortKey, count: usize) -> usize {
         if self.short.is_empty() {
-            // One cache line more than the sets, to start them on a line.
+            // One set more than the sets, to start them on a set's worth of bytes.
             self.short = vec![0; SHORT_SETS * SET_WORDS + SET_WORDS];
             self.first_set = self.short.as_ptr().align_offset(SET_WORDS * 8).min(SET_WORDS);
             self.generation = 1;
         }
-        let at = key.set(self.first_set);
+        let (at, head) = (key.set(self.first_set), self.head(key));
         if let (Some(set), Ok(small)) = (self.short.get_mut(at..at + SET_WORDS), u8::try_from(count)) {
             let [first, second, third] = key.words;
-            set.copy_within(0..4, 4);
-            set[..4].copy_from_slice(&[self.generation << 16 | key.len << 8 | u64::from(small), first, second, third]);
+            set.copy_within(0..SET_WORDS - ENTRY_WORDS, ENTRY_WORDS);
+            set[..ENTRY_WORDS].copy_from_slice(&[head | u64::from(small), first, second, third]);
         }
         count
     }
@@ -257,6 +297,36 @@ mod tests {
             1
         });
         assert_eq!(computed, 2);
+    }
+
+    /// The [`WAYS`] most recent pieces of one set are all answered, each with its own count
+    /// from whichever entry it has moved to, and one more forgets the oldest only; pieces of
+    /// one length given the same hash (as if theirs collided) are never answered with the
+    /// other's count, the more recent one found.
+    #[test]
+    fn a_set_keeps_its_most_recent_pieces() {
+        let mut pieces = Pieces::default();
+        let key = |piece: &[u8]| ShortKey::of(piece).expect("a short piece");
+        let same_set: Vec<Vec<u8>> =
+            (0u32..).map(|i| format!("word{i}").into_bytes()).filter(|p| key(p).set(0) == 0).take(WAYS + 1).collect();
+        for (k, piece) in same_set.iter().enumerate() {
+            pieces.remember_short(&key(piece), k + 3);
+            for (earlier, kept) in same_set[..=k].iter().enumerate().rev().take(WAYS) {
+                assert_eq!(pieces.short_count(&key(kept)), Some(earlier + 3), "{k} {earlier}");
+            }
+        }
+        assert_eq!(pieces.short_count(&key(&same_set[0])), None);
+        let older = key(b"collide_a");
+        let newer = ShortKey { hash: older.hash, ..key(b"collide_b") };
+        pieces.remember_short(&older, 5);
+        assert_eq!(pieces.short_count(&newer), None);
+        pieces.remember_short(&newer, 6);
+        assert_eq!(pieces.short_count(&newer), Some(6));
+        assert!(pieces.short_count(&older).is_none_or(|count| count == 5));
+        // A new owner: none of them is answered any more.
+        pieces.clear();
+        assert!(same_set.iter().all(|piece| pieces.short_count(&key(piece)).is_none()));
+        assert_eq!(pieces.short_count(&newer), None);
     }
 
     /// A short key gives its piece's bytes back, for every length the short table keeps
