@@ -279,6 +279,14 @@ impl PairRanks<'_> {
     }
 }
 
+/// The key of the pair starting at initial index `start` whose join has
+/// rank `rank` (see [`count_small`]): the rank above the index, or
+/// [`NO_MERGE`].
+#[inline(always)]
+fn packed(rank: u32, start: usize) -> u32 {
+    if rank == NO_MERGE { NO_MERGE } else { rank << 8 | start as u32 }
+}
+
 /// Merges with a scan for the best pair; `1 <= parts.len() <= N` and
 /// `parts.len() < 256`.
 ///
@@ -291,9 +299,6 @@ impl PairRanks<'_> {
 #[inline(always)]
 fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
     let len = parts.len();
-    let packed = |rank: u32, start: usize| {
-        if rank == NO_MERGE { NO_MERGE } else { rank << 8 | start as u32 }
-    };
     let mut key = [NO_MERGE; N];
     let mut token = [NO_MERGE; N];
     let mut next = [0u8; N];

@@ -15,7 +15,7 @@
 use super::super::layout::key_hash;
 use super::super::memo::{JoinPlace, Memo};
 use super::super::vocab::Vocab;
-use super::{InitialParts, NO_MERGE, PairRanks};
+use super::{InitialParts, NO_MERGE, PairRanks, packed};
 
 /// Merges in progress at once.
 /// (2 to 8 measured alike: a merge's stages take long enough that a few
@@ -75,12 +75,6 @@ struct Lane {
     /// the piece's length after the last.
     at: [u8; LANE_BYTES + 1],
     joins: [Option<Join>; 2],
-}
-
-/// The key of a pair starting at initial index `start`, see `count_small`.
-#[inline(always)]
-fn packed(rank: u32, start: usize) -> u32 {
-    if rank == NO_MERGE { NO_MERGE } else { rank << 8 | start as u32 }
 }
 
 impl Lane {
