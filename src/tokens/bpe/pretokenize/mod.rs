@@ -74,7 +74,7 @@ fn ascii_lower(word: u64) -> u64 {
 /// byte from 0x80 up below 0x80).
 #[inline(always)]
 fn ascii_letters(word: u64) -> u64 {
-    ascii_lower(word | ONES * 0x20)
+    ascii_lower(word | (ONES * 0x20))
 }
 
 /// End of the run of ASCII bytes `in_run` marks (the high bit of each byte
