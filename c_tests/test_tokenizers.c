@@ -175,6 +175,14 @@ static void bad_input_is_refused_with_nothing_built(void) {
     expect_refusal("YQ== 0\n", "{\"pre_tokenizer\":\"llama3\"}", CTXWIN_STATUS_PARSE);
     expect_refusal("YQ== 0\nYQ== 1\n", "{\"pattern\":\"\\\\s+\"}", CTXWIN_STATUS_PARSE);
     expect_refusal("YQ== 0\n", "{\"pattern\":\"(\"}", CTXWIN_STATUS_INVALID_ARG);
+    /* The library leaves out the regex tables of Age and the text-segmentation properties
+     * (no tokenizer's pattern uses them): a pattern naming one is refused, saying so. Scripts,
+     * general categories and binary properties compile (that ranks file then fails: PARSE). */
+    expect_refusal("YQ== 0\n", "{\"pattern\":\"\\\\p{Age=6.0}+\"}", CTXWIN_STATUS_INVALID_ARG);
+    CHECK(strstr(thread_last_error(), "Unicode property this library does not know") != NULL);
+    expect_refusal("YQ== 0\n", "{\"pattern\":\"\\\\p{Word_Break=ALetter}+\"}", CTXWIN_STATUS_INVALID_ARG);
+    expect_refusal("YQ== 0\n", "{\"pattern\":\"\\\\p{Han}+|\\\\p{Lu}\\\\p{Ll}*|\\\\p{Alphabetic}|.\"}",
+                   CTXWIN_STATUS_PARSE);
 }
 
 /* Shrinks and regrows the file of `fd` until told to stop. */

@@ -164,7 +164,9 @@ pub(super) fn check_length(pattern: &str) -> Result<(), String> {
 /// and backreferences are refused, but for the final `\s+(?!\S)` every family's pattern ends
 /// with ([`Regex::Lookahead`]): they need a backtracking engine, whose cost can grow with
 /// the square of the text or worse; so are anchors and word boundaries, which would see the
-/// text around a piece.
+/// text around a piece. The library is built without the `regex` crate's tables of the
+/// Unicode properties Age, Grapheme_Cluster_Break, Word_Break and Sentence_Break (no
+/// tokenizer's pattern uses them; they were 61 KB): a pattern naming one is refused.
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
     check_length(pattern)?;
     if let Some(split) = KnownSplit::of_pattern(pattern) {
@@ -184,6 +186,19 @@ pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
             format!(
                 "the pattern {quoted} uses look-around or a backreference, which split patterns may not use (their cost can \
                  grow faster than the text); the one look-ahead accepted is a final `|\\s+(?!\\S)|\\s+`, as the families' patterns end"
+            )
+        }
+        regex_syntax::Error::Translate(e)
+            if matches!(
+                e.kind(),
+                regex_syntax::hir::ErrorKind::UnicodePropertyNotFound
+                    | regex_syntax::hir::ErrorKind::UnicodePropertyValueNotFound
+            ) =>
+        {
+            format!(
+                "the pattern {quoted} names a Unicode property this library does not know: {e}; split patterns may use \
+                 general categories (\\p{{L}}, \\p{{Lu}}, \\p{{N}}), scripts (\\p{{Han}}), binary properties \
+                 (\\p{{Alphabetic}}) and \\d \\s \\w, not Age or the text-segmentation properties"
             )
         }
         e => format!("the pattern {quoted} does not compile: {e}"),
