@@ -130,8 +130,14 @@ fn read_merges(
         let (left, right) = match reader.plain_pair() {
             Some(pair) => pair,
             None => match reader.peek() {
+                // Without escapes, not checked to be UTF-8 (as a plain pair): each half must be
+                // found among the vocabulary's tokens, which were, or decode from the byte-level
+                // alphabet, which only UTF-8 does.
                 Some(b'"') => {
-                    let line = reader.string(&mut first)?;
+                    let line = match reader.plain_text() {
+                        Some(line) => line,
+                        None => reader.string(&mut first)?,
+                    };
                     let mut halves = line.split(|&b| b == b' ');
                     match (halves.next(), halves.next(), halves.next()) {
                         (Some(left), Some(right), None) => (left, right),
@@ -756,8 +762,9 @@ mod tests {
 
     #[test]
     fn merges_that_are_not_utf8_are_refused() {
-        // Merges are read without a UTF-8 check (see `Reader::plain_pair`): each half must
-        // be found among the vocabulary's tokens, which were checked. `QQ` stands for bytes.
+        // Merges are read without a UTF-8 check (see `Reader::plain_pair` and
+        // `Reader::plain_text`): each half must be found among the vocabulary's tokens, which
+        // were checked. `QQ` stands for bytes; both ways of writing a merge.
         let load = |file: String, bytes: &[u8]| {
             let at = file.find("QQ").unwrap();
             let file = [file[..at].as_bytes(), bytes, file[at + 2..].as_bytes()].concat();
@@ -770,13 +777,17 @@ mod tests {
         };
         for bad in [&b"\xFF"[..], b"\xC4", b"\xE2\x96", b"\xED\xA0\x80"] {
             refused(load(chars_file("[]", r#"[["a", "b"], ["a", "bQQ"]]"#), bad), "model.merges[1]");
+            refused(load(chars_file("[]", r#"["a b", "a bQQ"]"#), bad), "model.merges[1]");
+            refused(load(chars_file("[]", r#"["a b", "QQ b"]"#), bad), "model.merges[1]");
         }
         // Byte-level: "\xC4A" would read as 'ā' (the byte 0x01) if its second byte were taken
         // for a continuation byte. (A model before the pre-tokenizer is checked whole first.)
         for (model_first, message) in [(false, "model.merges[3]"), (true, "not valid UTF-8")] {
-            let file = file(model_first, r#", "Ġtā": 260"#, r#", ["Ġt", "QQ"]"#);
-            assert_eq!(load(file.clone(), "ā".as_bytes()).unwrap().count("\u{1}").unwrap(), 1);
-            refused(load(file, b"\xC4A"), message);
+            for merge in [r#", ["Ġt", "QQ"]"#, r#", "Ġt QQ""#] {
+                let file = file(model_first, r#", "Ġtā": 260"#, merge);
+                assert_eq!(load(file.clone(), "ā".as_bytes()).unwrap().count("\u{1}").unwrap(), 1);
+                refused(load(file, b"\xC4A"), message);
+            }
         }
     }
 }

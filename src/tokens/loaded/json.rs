@@ -283,6 +283,18 @@ impl<'a> Reader<'a> {
         pair
     }
 
+    /// Reads a string without escapes (a merge written `"left right"`, as many files write
+    /// them), borrowed from the document and, as with [`Reader::plain_pair`], not checked to
+    /// be UTF-8: the caller must. Anything else is left unread (`None`).
+    pub(super) fn plain_text(&mut self) -> Option<&'a [u8]> {
+        let start = self.at;
+        let text = self.plain_string();
+        if text.is_none() {
+            self.at = start;
+        }
+        text
+    }
+
     /// Consumes the next byte that is not white space if it is `byte`.
     #[inline]
     fn byte(&mut self, byte: u8) -> Option<()> {
@@ -692,6 +704,15 @@ mod tests {
         }
         // Bytes that are not UTF-8 are handed out as they are.
         assert_eq!(pair(b"[\"a\", \"b\xff\"]").0, Some((b"a".to_vec(), b"b\xff".to_vec())));
+        // A string alone, the same way.
+        let plain = |text: &[u8]| {
+            let mut reader = Reader::new(text);
+            (reader.plain_text().map(<[u8]>::to_vec), reader.at)
+        };
+        assert_eq!(plain(b" \"a b\xff\" ,"), (Some(b"a b\xff".to_vec()), 7));
+        for other in [&b"\"a\\n b\""[..], b"\"a\nb\"", b"\"a b", b"[\"a\", \"b\"]", b"1"] {
+            assert_eq!(plain(other), (None, 0), "{}", String::from_utf8_lossy(other));
+        }
     }
 
     #[test]
