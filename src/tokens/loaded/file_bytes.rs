@@ -40,7 +40,7 @@ pub(super) fn read(path: &Path) -> Result<Vec<u8>, Refused> {
             metadata.len()
         )));
     }
-    let mut bytes = super::huge_pages::with_capacity(usize::try_from(metadata.len()).unwrap_or(0).saturating_add(1));
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0).saturating_add(1));
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(Refused::Io)?;
     Ok(bytes)
 }

@@ -121,7 +121,7 @@ fn read_merges(
 ) -> Result<(Merges, Crossings), Failure> {
     let (vocab, outside) = vocab;
     let mut batch = MergeBatch::default();
-    let mut merges = super::huge_pages::with_capacity(vocab.len() * 2);
+    let mut merges = Vec::with_capacity(vocab.len() * 2);
     let mut crossings = Crossings::default();
     let (mut first, mut second) = (Vec::new(), Vec::new());
     let (mut left_bytes, mut right_bytes) = (Vec::new(), Vec::new());

@@ -13,7 +13,6 @@ mod byte_alphabet;
 mod file_bytes;
 mod flight;
 mod hf;
-mod huge_pages;
 mod json;
 mod memo;
 mod merge;

@@ -58,8 +58,7 @@ impl ShortIds {
         let len = (count * 2).next_power_of_two().max(16);
         let bits = len.trailing_zeros();
         // Inserted in file order: the table is small enough for the cache.
-        let mut slots = super::huge_pages::with_capacity(len);
-        slots.resize(len, Slot { key: [0; 2], id: EMPTY });
+        let mut slots = vec![Slot { key: [0; 2], id: EMPTY }; len];
         for (key, id) in tokens.filter_map(|(bytes, id)| Some((short_key(bytes)?, id))) {
             let mut at = home(key, bits);
             while slots[at].id != EMPTY {

@@ -54,7 +54,7 @@ pub(super) struct Filling<S> {
 impl<S: Clone> Filling<S> {
     /// A table of `2^bits` slots, all `empty`.
     pub(super) fn new(bits: u32, empty: S) -> Filling<S> {
-        Filling { slots: super::huge_pages::with_capacity(1 << bits), len: 1 << bits, shift: bits - bits.min(BUCKET_BITS), empty }
+        Filling { slots: Vec::with_capacity(1 << bits), len: 1 << bits, shift: bits - bits.min(BUCKET_BITS), empty }
     }
 
     /// Slot `at` (below `2^bits`).
