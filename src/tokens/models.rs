@@ -53,24 +53,23 @@ impl Model {
     pub fn resolve(name: &str) -> Model {
         let base = base_name(name);
         let counter = exact_encoding(&base).map_or_else(|| Counter::Estimate(Family::of(&base)), Counter::Exact);
-        Model {
-            name: name.to_owned(),
-            family: Family::of(&base),
-            counter,
-            context_limit: context_limit(&base),
-            family_model: is_family_model(&base),
-        }
+        Model::named(name, &base, counter)
     }
 
     /// `name` counted with `tokenizer` (exactly), with the context limit `name` has.
     pub fn with_tokenizer(name: &str, tokenizer: Arc<Tokenizer>) -> Model {
-        let base = base_name(name);
+        Model::named(name, &base_name(name), Counter::Loaded(tokenizer))
+    }
+
+    /// `name`, whose bare name is `base`, counted by `counter`.
+    fn named(name: &str, base: &str, counter: Counter) -> Model {
+        let family_model = is_family_model(base);
         Model {
             name: name.to_owned(),
-            family: Family::of(&base),
-            counter: Counter::Loaded(tokenizer),
-            context_limit: context_limit(&base),
-            family_model: is_family_model(&base),
+            family: Family::of(base),
+            counter,
+            context_limit: context_limit(base, family_model),
+            family_model,
         }
     }
 
@@ -177,12 +176,12 @@ const FAMILY_LIMITS: &[(&str, u32)] = &[
 ];
 
 /// The context limit of an OpenAI model, or of a Claude or Gemini model spelled as its
-/// provider names them.
-fn context_limit(base: &str) -> Option<u32> {
+/// provider names them (`family_model`: [`is_family_model`] of `base`).
+fn context_limit(base: &str, family_model: bool) -> Option<u32> {
     if let Some(limit) = openai_models::context_limit_of_model(base) {
         return Some(limit);
     }
-    if !is_family_model(base) {
+    if !family_model {
         return None;
     }
     FAMILY_LIMITS.iter().find(|(prefix, _)| base.starts_with(prefix)).map(|&(_, limit)| limit)
@@ -405,13 +404,8 @@ mod tests {
             .split('|')
             .collect();
         let suffixes = ["", "-x", ".5", "12", "_a", ":3b", "@1", "x", "-", "0"];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |below: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % below as u64) as usize
-        };
+        let mut rng = crate::test_rng::XorShift(0x2545_F491_4F6C_DD1D);
+        let mut next = |below: usize| rng.below(below);
         let (mut known, mut unknown) = (0, 0);
         for _ in 0..200_000 {
             let mut name = match next(2) {
