@@ -11,8 +11,8 @@
 //!
 //! Corpora, each cut into message-sized texts (200 bytes to 4 KB, whole lines): English
 //! documentation and source code from the files on the machine (`tests/support/real_text.rs`:
-//! the crates' `.md` files and the Rust toolchain's books; their `.rs`, `.c`, `.py` and
-//! `.sh` files), and CJK (Chinese, Japanese, Korean) and Cyrillic (Russian, Ukrainian)
+//! the crates' `.md` files and the Rust toolchain's books, translations left out; their `.rs`,
+//! `.c`, `.py` and `.sh` files), and CJK (Chinese, Japanese, Korean) and Cyrillic (Russian, Ukrainian)
 //! manual pages installed on the machine, rendered by `man`. Nothing is generated.
 //!
 //! Measure: each implementation runs in a fresh process of its own for one encoding and one
@@ -264,10 +264,13 @@ fn child(implementation: &str, encoding: &str, file: &Path) {
 /// The texts of one corpus, about `bytes` in all.
 fn corpus_texts(corpus: &str, bytes: usize) -> Vec<String> {
     let texts = match corpus {
-        "English" | "code" => {
-            let kind = if corpus == "code" { real_text::Kind::Code } else { real_text::Kind::Docs };
+        "English" => {
+            let drawn = real_text::excerpts(bytes / 1000 * 4 + 100, 0xBE7C);
+            drawn.into_iter().filter(|e| e.kind == real_text::Kind::Docs && is_english(e)).map(|e| e.text).collect()
+        }
+        "code" => {
             let drawn = real_text::texts(bytes / 1000 * 2 + 100, 0xBE7C);
-            drawn.into_iter().filter(|(k, _)| *k == kind).map(|(_, text)| text).collect()
+            drawn.into_iter().filter(|(kind, _)| *kind == real_text::Kind::Code).map(|(_, text)| text).collect()
         }
         "CJK" => manual_texts(&["zh_CN", "zh_TW", "ja", "ko"], bytes),
         "Cyrillic" => manual_texts(&["ru", "uk"], bytes),
@@ -289,6 +292,18 @@ fn corpus_texts(corpus: &str, bytes: usize) -> Vec<String> {
         kept.clear();
     }
     kept
+}
+
+/// Whether a documentation text is English: not from a translation of a toolchain book
+/// (Rust by Example ships Spanish, Japanese, Korean and Chinese ones beside the English),
+/// and at least 95% of its letters ASCII (a crate's README in another script). Without
+/// this, a quarter of the "English" corpus was Japanese and Chinese text, which the CJK
+/// column measures on its own.
+fn is_english(excerpt: &real_text::Excerpt) -> bool {
+    const TRANSLATIONS: [&str; 4] = ["rust-by-example/es/", "rust-by-example/ja/", "rust-by-example/ko/", "rust-by-example/zh/"];
+    let letters = excerpt.text.chars().filter(|c| c.is_alphabetic());
+    let (ascii, all) = letters.fold((0, 0), |(ascii, all), c| (ascii + usize::from(c.is_ascii()), all + 1));
+    !TRANSLATIONS.iter().any(|dir| excerpt.path.starts_with(dir)) && ascii * 100 >= all * 95
 }
 
 /// The manual pages of these languages, rendered by `man` (sorted by path), cut into texts
