@@ -12,8 +12,8 @@
 //!   its words: three words that share a set of two would push each other
 //!   out and all be merged again on every pass over the text. The table is
 //!   allocated zeroed, so only the pages a thread's pieces land on become
-//!   resident, and its sets start on cache lines, so that [`Memo::prefetch`]
-//!   fetches all a lookup reads.
+//!   resident, and its sets start on cache lines, so that a lookup reads two
+//!   lines.
 //! - Longer pieces, up to [`MAX_PIECE_LEN`] bytes, in [`LONG_ENTRIES`] entries
 //!   (at most about 300 KB).
 //! - The merge table's answers, see [`JoinCache`] (512 KB).
@@ -232,21 +232,6 @@ impl Memo {
     fn short_set(&self, hash: u64) -> Option<&[u64; WAYS * 4]> {
         let at = self.short_at + short_slot(hash) * 4;
         self.short.get(at..)?.first_chunk()
-    }
-
-    /// Starts loading the memory [`Memo::piece_count`] reads for a piece of
-    /// `len` bytes (at least three) with key hash `hash` into the cache,
-    /// without waiting for it: the caller looks the piece up a little later,
-    /// after splitting off the next pieces, by which time the line is there
-    /// instead of costing a wait on each lookup.
-    #[inline(always)]
-    pub(super) fn prefetch(&self, len: usize, hash: u64) {
-        if len <= INLINE_LEN {
-            let at = self.short_at + short_slot(hash) * 4;
-            for line in 0..WAYS * 4 / LINE_WORDS {
-                prefetch(&self.short, at + line * LINE_WORDS);
-            }
-        }
     }
 }
 

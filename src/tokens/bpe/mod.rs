@@ -178,105 +178,44 @@ impl KnownSplit {
     }
 }
 
-/// Pieces of three bytes or more in flight between being split off and being
-/// counted. A piece's memo entry is prefetched when it is split off; the memo
-/// is looked up [`LOOK_UP_AFTER`] pieces later (on a miss, the vocabulary's
-/// lines for the whole piece are prefetched), and the piece is counted
-/// `LOOKAHEAD` pieces after it was split off. So a lookup rarely waits for
-/// memory (the memo and the vocabulary are larger than the core's own caches).
-const LOOKAHEAD: usize = 8;
-/// Pieces split off between a piece's and its memo lookup.
-const LOOK_UP_AFTER: usize = LOOKAHEAD / 2;
-
-/// A piece of three bytes or more in flight, see [`LOOKAHEAD`].
-#[derive(Clone, Copy)]
-struct InFlight {
-    start: usize,
-    end: usize,
-    hash: u64,
-    memo: MemoAnswer,
-}
-
-/// What the memo said of a piece in flight.
-#[derive(Clone, Copy)]
-enum MemoAnswer {
-    NotAsked,
-    Missed,
-    Count(usize),
-}
-
 /// Splits `text` with `P` and adds up the token counts of the pieces.
+///
+/// Each piece of three bytes or more is looked up in the memo as soon as it is
+/// split off. The lookup's answer only adds to the count, so the core runs on
+/// into the next pieces while the memo's lines load: no prefetching pipeline is
+/// needed (one, looking pieces up four pieces after splitting them off, made the
+/// pass over text seen before 1.2x slower; docs/speed.md). A piece the memo has
+/// not seen is counted by `merging`, which may finish it only alongside later
+/// ones.
 fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
     let bytes = text.as_bytes();
     memo::with_memo(|memo| {
         let mut start = 0;
         let mut tokens = 0;
-        // The last `LOOKAHEAD` pieces of three bytes or more, not counted yet:
-        // the one in the slot of a new piece is counted before the new one
-        // takes its place.
-        let mut in_flight = [InFlight { start: 0, end: 0, hash: 0, memo: MemoAnswer::NotAsked }; LOOKAHEAD];
-        let mut long_pieces = 0;
         let mut merging = merge::Batch::new();
         while start < bytes.len() {
             let end = P::piece_end(bytes, start);
-            match bytes[start..end] {
-                [] => {}
-                [_] => tokens += 1,
-                [first, second] => tokens += 2 - usize::from(vocab.is_pair_token(first, second)),
+            tokens += match bytes[start..end] {
+                [] => 0,
+                [_] => 1,
+                [first, second] => 2 - usize::from(vocab.is_pair_token(first, second)),
                 ref piece => {
                     let hash = layout::key_hash(piece);
-                    memo.prefetch(piece.len(), hash);
-                    let slot = &mut in_flight[long_pieces % LOOKAHEAD];
-                    if long_pieces >= LOOKAHEAD {
-                        tokens += in_flight_tokens(vocab, bytes, *slot, memo, &mut merging);
+                    match memo.piece_count(vocab, piece, hash) {
+                        Some(count) => count,
+                        None => merging.count(vocab, bytes, start, end, hash, memo),
                     }
-                    *slot = InFlight { start, end, hash, memo: MemoAnswer::NotAsked };
-                    if let Some(earlier) = long_pieces.checked_sub(LOOK_UP_AFTER) {
-                        let earlier = &mut in_flight[earlier % LOOKAHEAD];
-                        let piece = &bytes[earlier.start..earlier.end];
-                        earlier.memo = match memo.piece_count(vocab, piece, earlier.hash) {
-                            Some(count) => MemoAnswer::Count(count),
-                            None => {
-                                vocab.prefetch(earlier.hash);
-                                MemoAnswer::Missed
-                            }
-                        };
-                    }
-                    long_pieces += 1;
                 }
-            }
+            };
             start = end;
-        }
-        for k in long_pieces.saturating_sub(LOOKAHEAD)..long_pieces {
-            tokens += in_flight_tokens(vocab, bytes, in_flight[k % LOOKAHEAD], memo, &mut merging);
         }
         tokens + merging.finish(vocab, bytes, memo)
     })
 }
 
-/// Number of tokens of a piece in flight, remembered in `memo` if it was not
-/// (a piece the memo missed may be merged alongside others in `merging`, and
-/// counted by a later call).
-#[inline(always)]
-fn in_flight_tokens(vocab: &Vocab, text: &[u8], piece: InFlight, memo: &mut memo::Memo, merging: &mut merge::Batch) -> usize {
-    let bytes = &text[piece.start..piece.end];
-    match piece.memo {
-        MemoAnswer::Count(count) => count,
-        MemoAnswer::Missed => merging.count(vocab, text, piece.start, piece.end, piece.hash, memo),
-        MemoAnswer::NotAsked => long_piece_tokens(vocab, bytes, piece.hash, memo),
-    }
-}
-
-/// Number of tokens of one piece of three bytes or more, whose key hash is
-/// `hash`: one if the piece is a token (as tiktoken checks first), else what
-/// merging leaves; remembered in `memo`.
-#[inline(always)]
-fn long_piece_tokens(vocab: &Vocab, piece: &[u8], hash: u64, memo: &mut memo::Memo) -> usize {
-    memo.piece_count(vocab, piece, hash).unwrap_or_else(|| counted_piece_tokens(vocab, piece, hash, memo))
-}
-
-/// [`long_piece_tokens`] of a piece the memo does not have: counted, then
-/// remembered.
+/// Number of tokens of a piece of three bytes or more that the memo does not
+/// have, whose key hash is `hash`: one if the piece is a token (as tiktoken
+/// checks first), else what merging leaves; remembered in `memo`.
 #[inline(always)]
 fn counted_piece_tokens(vocab: &Vocab, piece: &[u8], hash: u64, memo: &mut memo::Memo) -> usize {
     let count = if vocab.rank_hashed(piece, hash).is_some() { 1 } else { merge::merged_count(vocab, piece, &mut memo.joins) };
@@ -302,20 +241,20 @@ mod tests {
             tokens += match *piece {
                 [_] => 1,
                 [first, second] => 2 - usize::from(vocab.pair_rank(first, second).is_some()),
-                _ => long_piece_tokens(vocab, piece, layout::key_hash(piece), &mut memo),
+                _ => counted_piece_tokens(vocab, piece, layout::key_hash(piece), &mut memo),
             };
             start = end;
         }
         tokens
     }
 
-    /// Counting with pieces in flight (looked up and counted several pieces
-    /// after they are split off, with a memo that fills meanwhile, the same
-    /// piece missed twice while in flight) gives what counting each piece on
+    /// Counting with pieces merged in lanes (counted several pieces after
+    /// they are split off, with a memo that fills meanwhile, the same piece
+    /// missed twice while a lane merges it) gives what counting each piece on
     /// its own gives: texts of 0 to 40 pieces of words repeated near each
     /// other, new words, one- and two-byte pieces, counted twice.
     #[test]
-    fn pieces_in_flight_count_like_one_at_a_time() {
+    fn pieces_merged_in_lanes_count_like_one_at_a_time() {
         let words = [
             " the",
             " tokenization",
