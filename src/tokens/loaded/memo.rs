@@ -4,7 +4,11 @@
 //! belongs to one tokenizer at a time (an id no other tokenizer of the process gets);
 //! counting with another one on the same thread starts it afresh.
 //!
-//! Pieces of [`MIN_PIECE`] to [`INLINE`] bytes (nearly all of them) are kept in a table of
+//! Pieces of one or two bytes (with o200k's split, two in five of code's pieces: `()`,
+//! `  `, `.x`; more than a quarter of English's) are kept in a table indexed by their bytes
+//! ([`TINY_ENTRIES`] bytes): counting one is a call into merging (the pair's symbols, a
+//! probe of the join cache), which costs several times the table's read.
+//! Pieces of [`MIN_PIECE`] to [`INLINE`] bytes (nearly all of the others) are kept in a table of
 //! [`SHORT_SETS`] sets of [`WAYS`] entries, two cache lines a set, where a piece's set is a
 //! hash of its bytes: an entry holds the piece whole (as [`ShortKey`]'s words) with its
 //! count. A lookup reads the set's two lines, which [`Pieces::prefetch`] starts loading
@@ -21,8 +25,9 @@
 //!
 //! Bounded: the short table's 2 MiB (allocated zeroed on first use, its pages resident as
 //! they fill), the long pieces' at most 2 MiB of bytes (0.3 MB more of allocation headers)
-//! and about 0.8 MB of table, the join cache's 256 KB: at most about 5.5 MB per thread that
-//! counts with a loaded tokenizer (7 MB before the short table), freed when the thread exits.
+//! and about 0.8 MB of table, the join cache's 256 KB, the tiny pieces' 64 KB: at most about
+//! 5.6 MB per thread that counts with a loaded tokenizer (7 MB before the short table), freed
+//! when the thread exits.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,9 +37,10 @@ use rustc_hash::FxHashMap;
 use super::super::bpe::prefetch;
 use super::merge::JoinCache;
 
-/// Pieces shorter than this are not remembered: counting one (a byte's token, or one merge
-/// of two) costs less than looking it up.
+/// Pieces shorter than this are kept in the table of tiny pieces, by their bytes.
 const MIN_PIECE: usize = 3;
+/// Entries of the table of tiny pieces: one per piece of one byte, then one per piece of two.
+const TINY_ENTRIES: usize = 256 + (1 << 16);
 /// Longest piece kept in the short table.
 pub(super) const INLINE: usize = 24;
 /// Pieces longer than this are not remembered (they rarely repeat).
@@ -90,6 +96,9 @@ pub(super) struct Pieces {
     first_set: usize,
     /// The generation of the entries in use, from 1 (all-zero entries are empty).
     generation: u64,
+    /// The counts of the pieces of one and two bytes plus one (0: not counted yet), at the
+    /// piece's bytes ([`tiny_index`]); empty until first used.
+    tiny: Vec<u8>,
     long: FxHashMap<Box<[u8]>, u32>,
     /// Bytes of the long pieces held.
     bytes: usize,
@@ -160,6 +169,9 @@ impl Pieces {
         if let Some(key) = ShortKey::of(piece) {
             return self.short_count(&key).unwrap_or_else(|| self.remember_short(&key, count()));
         }
+        if let Some(at) = tiny_index(piece) {
+            return self.tiny_count(at, count);
+        }
         if !(MIN_PIECE..=MAX_PIECE).contains(&piece.len()) {
             return count();
         }
@@ -173,6 +185,23 @@ impl Pieces {
         }
         self.bytes += piece.len();
         self.long.insert(piece.into(), counted as u32);
+        counted
+    }
+
+    /// The count of the tiny piece at `at` of the table, remembered or computed by `count`
+    /// (a count above 254 is not kept: none has more tokens than bytes).
+    #[inline(always)]
+    fn tiny_count(&mut self, at: usize, count: impl FnOnce() -> usize) -> usize {
+        if let Some(&known @ 1..) = self.tiny.get(at) {
+            return usize::from(known - 1);
+        }
+        if self.tiny.is_empty() {
+            self.tiny = vec![0; TINY_ENTRIES];
+        }
+        let counted = count();
+        if let (Some(entry), Ok(kept @ ..=254)) = (self.tiny.get_mut(at), u8::try_from(counted)) {
+            *entry = kept + 1;
+        }
         counted
     }
 
@@ -238,8 +267,19 @@ impl Pieces {
             self.short.fill(0);
             self.generation = 1;
         }
+        self.tiny.fill(0);
         self.long.clear();
         self.bytes = 0;
+    }
+}
+
+/// Where the table of tiny pieces keeps `piece`, if it is one or two bytes long.
+#[inline(always)]
+fn tiny_index(piece: &[u8]) -> Option<usize> {
+    match *piece {
+        [only] => Some(usize::from(only)),
+        [first, second] => Some(256 + (usize::from(first) << 8 | usize::from(second))),
+        _ => None,
     }
 }
 
@@ -345,15 +385,15 @@ mod tests {
         assert!(ShortKey::of(&[b'a'; INLINE + 1]).is_none());
     }
 
-    /// Short pieces (keyed inline) and long ones are told apart exactly: pieces that differ
-    /// only by trailing zero bytes or by one byte anywhere, either side of the inline limit,
-    /// each get their own count, until the memo is cleared; pieces under MIN_PIECE bytes
-    /// are always computed.
+    /// Tiny pieces (kept by their bytes), short ones (keyed inline) and long ones are told
+    /// apart exactly: pieces that differ only by trailing zero bytes or by one byte
+    /// anywhere, every piece of one byte, either side of the tiny and inline limits, each
+    /// get their own count, until the memo is cleared; the empty piece is always computed.
     #[test]
     fn tells_apart_pieces_that_differ_by_one_byte_or_trailing_zeros() {
         let mut pieces = Pieces::default();
-        let mut all: Vec<Vec<u8>> = Vec::new();
-        for len in MIN_PIECE..=INLINE + 3 {
+        let mut all: Vec<Vec<u8>> = (0..=255u8).flat_map(|b| [vec![b], vec![b, 0], vec![0, b], vec![b'a', b]]).collect();
+        for len in 1..=INLINE + 3 {
             all.push(vec![0; len]);
             all.push(vec![b'a'; len]);
             for at in 0..len {
@@ -362,7 +402,9 @@ mod tests {
                 all.push(piece);
             }
         }
-        // Counts the short table keeps (below 256), distinct between nearby pieces.
+        all.sort();
+        all.dedup();
+        // Counts the tiny and short tables keep (below 255), distinct between nearby pieces.
         let count_of = |i: usize| i % 250;
         for (i, piece) in all.iter().enumerate() {
             assert_eq!(pieces.count(piece, || count_of(i)), count_of(i));
@@ -370,24 +412,23 @@ mod tests {
         for (i, piece) in all.iter().enumerate() {
             assert_eq!(pieces.count(piece, || unreachable!("{piece:?} was counted")), count_of(i), "{piece:?}");
         }
-        // A count the short table cannot keep is answered, and computed again next time.
-        let short = b"not kept".as_slice();
-        assert_eq!(pieces.count(short, || 300), 300);
-        assert_eq!(pieces.count(short, || 301), 301);
-        // A new owner: nothing remembered is answered any more, short or long.
+        // A count the tables cannot keep is answered, and computed again next time.
+        for piece in [b"not kept".as_slice(), b"nk"] {
+            assert_eq!(pieces.count(piece, || 300), 300);
+            assert_eq!(pieces.count(piece, || 301), 301);
+        }
+        // A new owner: nothing remembered is answered any more, tiny, short or long.
         pieces.clear();
         for piece in &all {
             assert_eq!(pieces.count(piece, || 7), 7, "{piece:?}");
         }
-        for len in 0..MIN_PIECE {
-            let mut computed = 0;
-            for _ in 0..2 {
-                pieces.count(&vec![b'a'; len], || {
-                    computed += 1;
-                    1
-                });
-            }
-            assert_eq!(computed, 2, "a piece of {len} bytes");
+        let mut computed = 0;
+        for _ in 0..2 {
+            pieces.count(b"", || {
+                computed += 1;
+                0
+            });
         }
+        assert_eq!(computed, 2, "the empty piece");
     }
 }
