@@ -262,9 +262,9 @@ impl Tokenizer {
             let mut pieces_of = |segment: &str| -> std::result::Result<(), String> {
                 let mut flight = flight::Flight::default();
                 match known {
-                    Some(known) => known.for_each_match(segment, &mut |start, end| {
+                    Some(known) => known.for_each_match(segment, |start, end| {
                         flight.push(&segment.as_bytes()[start..end], pieces, &mut count);
-                        Ok(())
+                        Ok::<_, String>(())
                     })?,
                     None => split::for_each_piece(&self.steps, segment, &mut |piece: &str| {
                         bpe.for_each_word(piece, &mut |word| flight.push(word.as_bytes(), pieces, &mut count));

@@ -55,14 +55,8 @@ pub(super) enum Step {
 /// A compiled split pattern, searched with a bounded amount of work ([`Searcher`]).
 #[derive(Debug)]
 pub(super) enum Regex {
-    /// A pattern the built-in encodings' pre-tokenizers run (o200k's, cl100k's): the same
-    /// matches, without a regex engine. `cut_final_run`: the pattern is cl100k's as the
-    /// `tokenizer.json` files and Llama 3 spell it, whose white space alternatives are
-    /// `\s*[\r\n]+|\s+(?!\S)|\s+` where tiktoken's cl100k starts with `\s++$`; the two
-    /// differ only on a white-space run that ends the text, which `\s++$` takes whole and
-    /// the files' spelling cuts after its last line break (`"x\n  "`: `"\n"` and `"  "`),
-    /// see [`cut_after_last_line_break`].
-    Known { split: KnownSplit, cut_final_run: bool },
+    /// A pattern the built-in encodings' pre-tokenizers run.
+    Known(Known),
     /// `P|\s+(?!\S)|\s+` where `P` has no look-around or anchors: `full` is `P|\s+` and
     /// `head` is `P`, searched anchored. Both patterns match at the same positions (where `P`
     /// or `\s+` does); a match of `full` that `P` does not give is a maximal white-space run,
@@ -72,6 +66,34 @@ pub(super) enum Regex {
     Lookahead { full: Searcher, head: Searcher },
     /// A pattern without look-around or anchors.
     Plain(Searcher),
+}
+
+/// A pattern the built-in encodings' pre-tokenizers run (o200k's, cl100k's): the same
+/// matches, without a regex engine. `cut_final_run`: the pattern is cl100k's as the
+/// `tokenizer.json` files and Llama 3 spell it, whose white space alternatives are
+/// `\s*[\r\n]+|\s+(?!\S)|\s+` where tiktoken's cl100k starts with `\s++$`; the two
+/// differ only on a white-space run that ends the text, which `\s++$` takes whole and
+/// the files' spelling cuts after its last line break (`"x\n  "`: `"\n"` and `"  "`),
+/// see [`cut_after_last_line_break`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Known {
+    split: KnownSplit,
+    cut_final_run: bool,
+}
+
+impl Known {
+    /// Calls `found` with each match's range, left to right; generic over `found`, so that
+    /// counting compiles its work on each piece into the pre-tokenizer's loop.
+    #[inline]
+    pub(super) fn for_each_match<E>(self, text: &str, mut found: impl FnMut(usize, usize) -> Result<(), E>) -> Result<(), E> {
+        match self.cut_final_run {
+            false => self.split.for_each_match(text, found),
+            true => self.split.for_each_match(text, |start, end| match end == text.len() {
+                true => cut_after_last_line_break(text, start, &mut found),
+                false => found(start, end),
+            }),
+        }
+    }
 }
 
 /// The construct [`Regex::Lookahead`] emulates, at the end of a pattern.
@@ -91,13 +113,7 @@ impl Regex {
         found: &mut dyn FnMut(usize, usize) -> Result<(), String>,
     ) -> Result<(), String> {
         let (searcher, head) = match self {
-            Regex::Known { split, cut_final_run: false } => return split.for_each_match(text, found),
-            Regex::Known { split, cut_final_run: true } => {
-                return split.for_each_match(text, &mut |start, end| match end == text.len() {
-                    true => cut_after_last_line_break(text, start, found),
-                    false => found(start, end),
-                });
-            }
+            Regex::Known(known) => return known.for_each_match(text, found),
             Regex::Plain(searcher) => (searcher, None),
             Regex::Lookahead { full, head } => (full, Some(head)),
         };
@@ -131,11 +147,11 @@ impl Regex {
 /// other than a line break after its last line break is two matches, up to that line break
 /// (`\s*[\r\n]+` backs off to it) and the rest (`\s+(?!\S)`, at the end of the text);
 /// any other last match is the same in both spellings.
-fn cut_after_last_line_break(
+fn cut_after_last_line_break<E>(
     text: &str,
     start: usize,
-    found: &mut dyn FnMut(usize, usize) -> Result<(), String>,
-) -> Result<(), String> {
+    found: &mut impl FnMut(usize, usize) -> Result<(), E>,
+) -> Result<(), E> {
     let run = &text[start..];
     match run.rfind(['\r', '\n']) {
         Some(at) if at + 1 < run.len() && run.chars().all(char::is_whitespace) => {
@@ -170,7 +186,8 @@ pub(super) fn check_length(pattern: &str) -> Result<(), String> {
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {
     check_length(pattern)?;
     if let Some(split) = KnownSplit::of_pattern(pattern) {
-        return Ok(Regex::Known { split, cut_final_run: split == KnownSplit::Cl100k && !pattern.contains(r"|\s++$|") });
+        let cut_final_run = split == KnownSplit::Cl100k && !pattern.contains(r"|\s++$|");
+        return Ok(Regex::Known(Known { split, cut_final_run }));
     }
     if let Some(regex) = pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free) {
         return Ok(regex);
@@ -277,14 +294,13 @@ pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&
 /// text (every character starts one), so there is nothing between them to keep or drop, and
 /// matches are never empty.
 #[inline]
-pub(super) fn known_pieces(chain: &[Step]) -> Option<&Regex> {
-    let (Step::Split { pattern: Pattern::Regex(known @ Regex::Known { .. }), behavior, invert }, rest) = chain.split_first()?
-    else {
+pub(super) fn known_pieces(chain: &[Step]) -> Option<Known> {
+    let (Step::Split { pattern: Pattern::Regex(Regex::Known(known)), behavior, invert }, rest) = chain.split_first()? else {
         return None;
     };
     let keeps_matches = matches!((behavior, invert), (Behavior::Isolated, _) | (Behavior::Removed, true));
     let rest_is_identity = matches!(rest, [] | [Step::ByteLevel { add_prefix_space: false, regex: None }]);
-    (keeps_matches && rest_is_identity).then_some(known)
+    (keeps_matches && rest_is_identity).then_some(*known)
 }
 
 /// One split step, then the rest of the chain on each piece.
@@ -469,7 +485,7 @@ mod tests {
         for pattern in KNOWN_IN_FILES {
             let known = || compile(pattern).unwrap();
             let regex = || pattern.strip_suffix(LOOKAHEAD_TAIL).and_then(lookahead_free).unwrap();
-            assert!(matches!(known(), Regex::Known { .. }), "{pattern} is not run by a built-in pre-tokenizer");
+            assert!(matches!(known(), Regex::Known(_)), "{pattern} is not run by a built-in pre-tokenizer");
             assert!(matches!(regex(), Regex::Lookahead { .. }));
             let (known, regex) = (chains(&known), chains(&regex));
             for (known, regex) in known.iter().zip(&regex) {
