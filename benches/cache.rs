@@ -51,10 +51,7 @@ use std::hash::{Hash, Hasher};
 
 #[path = "../tests/support/agent_run.rs"]
 mod agent_run;
-#[path = "../tests/support/rng.rs"]
-mod rng;
-use agent_run::{Route, Run, Shape};
-use rng::Rng;
+use agent_run::{Rng, Route, Run, Shape};
 
 const TURNS: usize = 200;
 

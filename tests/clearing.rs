@@ -21,16 +21,13 @@
 mod agent_run;
 #[path = "support/provider_rules.rs"]
 mod provider_rules;
-#[path = "support/rng.rs"]
-mod rng;
 
-use agent_run::{Route, Run, Shape};
+use agent_run::{Rng, Route, Run, Shape};
 use ctxwin::config::clearing::superseded_text;
 use ctxwin::json::{self, Format};
 use ctxwin::view::ItemType;
 use ctxwin::{Kind, Window};
 use provider_rules::{Rules, check};
-use rng::Rng;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -59,8 +56,8 @@ struct Session {
 impl Session {
     fn new(format: &str, rng: &mut Rng, budget: u64) -> Session {
         let keep = rng.below(6);
-        let at_least = [0, 200, 2_000][rng.below(3) as usize];
-        let strategy = ["sliding", "summary", "drop_oldest", "monologue", "tiered"][rng.below(5) as usize];
+        let at_least = [0, 200, 2_000][rng.below(3)];
+        let strategy = ["sliding", "summary", "drop_oldest", "monologue", "tiered"][rng.below(5)];
         let mut window = Window::new("gpt-4o");
         let config = format!(
             r#"{{"format":"{format}","stages":["clear","{strategy}"],"history_budget":{budget},"keep_tool_results":{keep},

@@ -43,7 +43,7 @@
 //!     `functionResponse` parts (`{"id","name","response":{"output"|"error"}}`) in call
 //!     order. `Shape::gemini_ids` false leaves the ids out, as the Gemini API does for most
 //!     models (calls then pair by order).
-//!   A skill is a user message of text in every format.
+//!   - in every format, a skill is a user message of text.
 //! - `Route::Typed`: `push` (USER, THINKING, ASSISTANT), `push_tool_call`, `push_tool`
 //!   (TOOL_RESULT), one call per message.
 //! - `Route::Message`: `push_message`: the task, each model response (thinking, text and its

@@ -767,7 +767,7 @@ mod tests {
         // were checked. `QQ` stands for bytes; both ways of writing a merge.
         let load = |file: String, bytes: &[u8]| {
             let at = file.find("QQ").unwrap();
-            let file = [file[..at].as_bytes(), bytes, file[at + 2..].as_bytes()].concat();
+            let file = [&file.as_bytes()[..at], bytes, &file.as_bytes()[at + 2..]].concat();
             Tokenizer::from_bytes(&file, "")
         };
         let refused = |result: Result<Tokenizer, crate::error::Error>, merge: &str| {

@@ -221,7 +221,7 @@ mod tests {
     /// text of those characters; and many characters do start whole.
     #[test]
     fn ranks_starting_from_whole_characters_count_as_tiktoken() {
-        let mut rng = XorShift(0x7A4C_5EED_0F_C4A3);
+        let mut rng = XorShift(0x7A_4C5E_ED0F_C4A3);
         let (mut started_whole, mut chars) = (0, 0);
         for round in 0..300 {
             let (tokens, _) = random_vocabulary(&mut rng, round);

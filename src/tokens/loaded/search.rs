@@ -110,7 +110,7 @@ impl Searcher {
             position += 1;
         }
         budget.spend((position - at) as u64 + 1)?;
-        if !dead && !(anchored && end.is_some()) {
+        if !(dead || anchored && end.is_some()) {
             state = dfa.next_eoi_state(forward, state).map_err(|e| e.to_string())?;
             if state.is_match() {
                 end = Some(bytes.len());

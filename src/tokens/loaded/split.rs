@@ -460,7 +460,7 @@ mod tests {
     #[test]
     fn known_splits_cut_where_the_files_patterns_do() {
         let cases = std::env::var("CTXWIN_SPLIT_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(20_000);
-        let mut rng = XorShift(0x51_17_C0DE);
+        let mut rng = XorShift(0x5117_C0DE);
         let mut texts: Vec<String> = Vec::new();
         for a in ALPHABET {
             for b in ALPHABET {

@@ -393,6 +393,7 @@ fn candidates(vocab: &Vocab, merges: &impl TokenMerges, bytes: &[u32; 256]) -> V
         let mut highest = 0;
         let of = |(token, start, end): (u32, usize, usize)| (token, &encoded[start..end]);
         // At most two merges: before each, the edges are parts (none is whole yet).
+        #[allow(clippy::needless_range_loop)] // `step` is the inner index of `edges[side][step]`
         for step in 0..2 {
             if len < 2 {
                 break;
@@ -519,7 +520,7 @@ pub(super) mod tests {
     /// table does start many characters whole.
     #[test]
     fn starting_from_whole_characters_counts_as_starting_from_bytes() {
-        let mut rng = XorShift(0x5EED_0F_C4A2);
+        let mut rng = XorShift(0x5E_ED0F_C4A2);
         let mut started_whole = 0;
         for round in 0..300 {
             let (tokens, list) = random_vocabulary(&mut rng, round);

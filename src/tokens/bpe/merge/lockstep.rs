@@ -123,26 +123,26 @@ impl Lane {
         self.next.get(s).map_or(self.len, |&e| e as usize)
     }
 
-    /// Asks whether the parts starting at `s` and `after_s` (the token
+    /// Asks whether the part starting at `s` and the one after it (the token
     /// `right`, which ends where the part at `to` starts) join, for the key
     /// of `s`: answered at once if they cannot or the join cache cannot hold
-    /// the answer, else queued in `joins[which]` with the join cache's entry
-    /// prefetched.
+    /// the answer (`None`), else returned to be queued, with the join cache's
+    /// entry prefetched.
     #[inline(always)]
-    fn ask(&mut self, which: usize, vocab: &Vocab, text: &[u8], memo: &Memo, s: usize, right: u32, to: usize) {
+    fn ask(&mut self, vocab: &Vocab, text: &[u8], memo: &Memo, s: usize, right: u32, to: usize) -> Option<Join> {
         let left = self.token[s];
         let (from, to) = (self.at[s], self.at[to]);
         let rank = if !vocab.may_join(left, right) {
             NO_MERGE
         } else if let Some(place) = memo.joins.place(vocab, left, right) {
             memo.joins.prefetch(place);
-            self.joins[which] = Some(Join { start: s as u8, from, to, place, hash: 0, missed: false });
-            return;
+            return Some(Join { start: s as u8, from, to, place, hash: 0, missed: false });
         } else {
             let bytes = &text[self.start + usize::from(from)..self.start + usize::from(to)];
             vocab.rank_hashed(bytes, key_hash(bytes)).unwrap_or(NO_MERGE)
         };
         self.key[s] = packed(rank, s);
+        None
     }
 
     /// Advances the merge by one stage; true when it is done (its count is
@@ -172,13 +172,13 @@ impl Lane {
                 self.joins = [None; 2];
                 if after < len {
                     let end = self.end_of(after);
-                    self.ask(0, vocab, text, memo, left, self.token[after], end);
+                    self.joins[0] = self.ask(vocab, text, memo, left, self.token[after], end);
                 } else {
                     self.key[left] = NO_MERGE;
                 }
                 if left > 0 {
                     let before = self.prev[left] as usize;
-                    self.ask(1, vocab, text, memo, before, self.token[left], after);
+                    self.joins[1] = self.ask(vocab, text, memo, before, self.token[left], after);
                 }
                 self.stage = if self.joins.iter().any(Option::is_some) { Stage::Cache } else { Stage::Pick };
             }
