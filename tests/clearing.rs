@@ -391,9 +391,32 @@ fn superseded_reads_are_sent_as_notes_pointing_to_the_later_call() {
     assert!(notes > 20 && saved_in_all > 0, "too few superseded reads to test anything: {notes} notes, {saved_in_all} saved");
 }
 
-/// What a body holds of thinking `text` and its `signature`: the text whole, the signature.
-fn holds(body: &str, text: &str, signature: &str) -> (bool, bool) {
-    (body.contains(&serde_json::to_string(text).unwrap()), body.contains(signature))
+/// What a body holds of thinking `text` and its `signature`: the text whole, in a thinking
+/// part (the same text may also be a file's content a call writes: the runs draw both from
+/// the same real files), and the signature.
+fn holds(body: &Value, text: &str, signature: &str) -> (bool, bool) {
+    (thinking_texts(body).contains(&text), body.to_string().contains(signature))
+}
+
+/// The texts of every thinking part of a request body: Anthropic's `thinking` blocks, the
+/// Responses API's reasoning summaries and texts, Gemini's `thought` parts.
+fn thinking_texts(value: &Value) -> Vec<&str> {
+    let mut texts = Vec::new();
+    match value {
+        Value::Object(object) => {
+            let kind = object.get("type").and_then(Value::as_str);
+            let thought = object.get("thought").and_then(Value::as_bool) == Some(true);
+            if kind == Some("thinking") {
+                texts.extend(object.get("thinking").and_then(Value::as_str));
+            } else if matches!(kind, Some("summary_text" | "reasoning_text")) || thought {
+                texts.extend(object.get("text").and_then(Value::as_str));
+            }
+            texts.extend(object.values().flat_map(thinking_texts));
+        }
+        Value::Array(items) => texts.extend(items.iter().flat_map(thinking_texts)),
+        _ => {}
+    }
+    texts
 }
 
 #[test]
@@ -432,7 +455,7 @@ fn old_thinking_is_left_out_whole_where_the_provider_allows_it() {
                         let Some(thinking) = &step.thinking else { continue };
                         let newest = j + keep.max(1) as usize > i;
                         let current_turn = run.steps[j..i].iter().all(|s| s.skill.is_none());
-                        let (text, signature) = holds(&body, &thinking.text, &thinking.signature);
+                        let (text, signature) = holds(&value, &thinking.text, &thinking.signature);
                         let kept = match format {
                             Format::Anthropic => newest,
                             Format::OpenAiResponses => newest || !step.calls.is_empty(),
