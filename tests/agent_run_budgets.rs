@@ -62,6 +62,19 @@ struct Agent {
 }
 
 impl Agent {
+    /// Requests went over the budget only where the newest steps, which are kept, outweigh
+    /// it alone (a few large files read in a row; `request` checks there was nothing older
+    /// to drop): rare, not the rule.
+    fn assert_rarely_over_budget(&self) {
+        assert!(
+            self.over_budget * 10 < self.requests,
+            "{}: {} of {} requests over the budget",
+            self.context,
+            self.over_budget,
+            self.requests
+        );
+    }
+
     /// The first ledger index of the newest `keep_recent_steps` steps pushed.
     fn newest_floor(&self) -> usize {
         let n = self.step_starts.len();
@@ -210,16 +223,7 @@ fn summary_summarises_the_oldest_steps_of_a_one_task_loop_in_every_format() {
             agent.request(&run.task, &mut None);
             eprintln!("{}: {summaries} summaries, {} requests over {} steps", agent.context, agent.requests, run.steps.len());
             assert!(summaries >= 2, "{}: {summaries} summaries over {} steps", agent.context, run.steps.len());
-            // Over the budget only where the newest steps, which are kept, outweigh it alone
-            // (a few large files read in a row; `request` checks there was nothing older to
-            // drop): rare, not the rule.
-            assert!(
-                agent.over_budget * 10 < agent.requests,
-                "{}: {} of {} requests over the budget",
-                agent.context,
-                agent.over_budget,
-                agent.requests
-            );
+            agent.assert_rarely_over_budget();
             // The view sends nothing archived besides the task: the summary stands for it.
             let end = agent.window.summary().unwrap().last_archived + 1;
             for item in (0..agent.window.view_len()).filter_map(|i| agent.window.view_item(i)) {
@@ -327,16 +331,7 @@ fn every_policy_takes_over_after_a_summary_of_the_oldest_steps() {
             }
             agent.request(&run.task, &mut None);
             assert!(summaries >= 1, "{}", agent.context);
-            // Over the budget only where the newest steps, which are kept, outweigh it alone
-            // (a few large files read in a row; `request` checks there was nothing older to
-            // drop): rare, not the rule.
-            assert!(
-                agent.over_budget * 10 < agent.requests,
-                "{}: {} of {} requests over the budget",
-                agent.context,
-                agent.over_budget,
-                agent.requests
-            );
+            agent.assert_rarely_over_budget();
             let end = agent.window.summary().unwrap().last_archived + 1;
             for item in (0..agent.window.view_len()).filter_map(|i| agent.window.view_item(i)) {
                 let archived = item.item_type != ItemType::Synthetic && item.index < end;
