@@ -27,6 +27,8 @@ mod pretokenize;
 mod unicode;
 mod vocab;
 
+use std::convert::Infallible;
+
 use pretokenize::Cl100k;
 use pretokenize::O200k;
 use pretokenize::Pretokenizer;
@@ -198,11 +200,9 @@ fn for_each_match<P: Pretokenizer, E>(bytes: &[u8], mut piece: impl FnMut(usize,
 fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
     let bytes = text.as_bytes();
     memo::with_memo(|memo| {
-        let mut start = 0;
         let mut tokens = 0;
         let mut merging = merge::Batch::new();
-        while start < bytes.len() {
-            let end = P::piece_end(bytes, start);
+        let split = for_each_match::<P, Infallible>(bytes, |start, end| {
             tokens += match bytes[start..end] {
                 [] => 0,
                 [_] => 1,
@@ -215,8 +215,9 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
                     }
                 }
             };
-            start = end;
-        }
+            Ok(())
+        });
+        let Ok(()) = split;
         tokens + merging.finish(vocab, bytes, memo)
     })
 }
