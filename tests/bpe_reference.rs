@@ -125,6 +125,26 @@ fn mixed_text_matches_tiktoken_rs() {
     assert_all_match(&corpus::mixed_text(42, 1 << 20));
 }
 
+/// Texts of many lines, long enough to be counted in many chunks through the memo of
+/// lines, match tiktoken-rs when counted the first time (every chunk new) and again (every
+/// chunk remembered), and after a line is changed in the middle (the chunks around it
+/// new, the others remembered).
+#[test]
+fn multi_line_texts_counted_again_match_tiktoken_rs() {
+    let mut rng = Rng::new(0x11AE5);
+    for _ in 0..24 {
+        let text = corpus::lines(&mut rng, 12_000);
+        let at = text.len() / 2;
+        let at = (at..text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+        let edited = format!("{}edited line\n{}", &text[..at], &text[at..]);
+        for encoding in all() {
+            for text in [&text, &text, &edited] {
+                assert_eq!(encoding.count(text), reference_count(encoding, text), "{} differs", encoding.name());
+            }
+        }
+    }
+}
+
 #[test]
 fn special_token_strings_are_ordinary_text() {
     assert_all_match("<|endoftext|> <|fim_prefix|><|fim_middle|><|fim_suffix|><|endofprompt|>");

@@ -2,7 +2,8 @@
 //! itself when it is UTF-8, and on text whose characters the input picks (two bytes each)
 //! from the characters that are single tokens, ASCII letters, a space and a combining mark.
 //! That second text is where merging starts from whole characters, so it is where a wrong
-//! character table would show.
+//! character table would show. The input's text is also counted as lines, repeated past the
+//! memo of lines' shortest chunk, twice (the second time answered from the memo).
 #![no_main]
 use std::sync::OnceLock;
 
@@ -45,6 +46,15 @@ fuzz_target!(init: {
 }, |data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         check(text);
+        if !text.is_empty() {
+            let mut lines = String::new();
+            while lines.len() < 3000 {
+                lines.push_str(text);
+                lines.push('\n');
+            }
+            check(&lines);
+            check(&lines);
+        }
     }
     let pool = pool();
     let picked: String = data

@@ -10,10 +10,13 @@ mod calibration;
 mod bpe;
 mod display;
 mod estimate;
+mod lines;
 mod loaded;
 mod models;
 mod openai_models;
+mod prefetch;
 mod utf8_char;
+mod zeroed_pages;
 
 pub use bpe::Encoding;
 pub use calibration::{Calibration, CalibrationState};

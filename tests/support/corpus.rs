@@ -495,3 +495,29 @@ fn code_points(rng: &mut Rng, min: usize, max: usize) -> String {
         })
         .collect()
 }
+
+/// Lines as agents count them, at least `min_bytes` of them, made to meet every rule of
+/// where the memo of lines may cut a text (`src/tokens/lines.rs`): indentation of spaces,
+/// tabs and Unicode spaces, lines starting with `/`, every line ending (`\r\n`, a lone
+/// `\r`, blank lines, white space before the newline), the text's fragments, and now and
+/// then a line of kilobytes, of words or of one unbroken run.
+pub fn lines(rng: &mut Rng, min_bytes: usize) -> String {
+    const INDENTS: &[&str] = &["", "", "", "  ", "    ", "\t", " \t", "\u{3000}", "\u{a0}", "\u{85}", "        "];
+    const STARTS: &[&str] = &["", "", "", "", "/", "//", "*/", "/// ", "'s ", "- ", "# ", "}", "\u{2028}"];
+    const ENDS: &[&str] = &["\n", "\n", "\n", "\r\n", "\n\n", " \n", "  \r\n", "\n \n", "\r", "\n\t\n", ""];
+    let mut text = String::with_capacity(min_bytes + 8192);
+    while text.len() < min_bytes {
+        text.push_str(rng.pick(INDENTS));
+        text.push_str(rng.pick(STARTS));
+        match rng.below(40) {
+            0 => (0..rng.between(600, 1400)).for_each(|_| {
+                text.push_str(rng.pick(ENGLISH));
+                text.push(' ');
+            }),
+            1 => text.push_str(&base64(rng, 5000, 9000)),
+            _ => (0..rng.between(1, 6)).for_each(|_| text.push_str(&fragment(rng))),
+        }
+        text.push_str(rng.pick(ENDS));
+    }
+    text
+}

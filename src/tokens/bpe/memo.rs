@@ -31,7 +31,7 @@
 
 use std::cell::RefCell;
 
-use super::prefetch::prefetch;
+use super::super::prefetch::prefetch;
 use super::vocab::Vocab;
 
 /// Longest piece whose count is remembered.

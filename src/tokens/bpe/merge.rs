@@ -506,11 +506,12 @@ mod tests {
     }
 
     /// Pieces merged in lock-step, several at a time ([`Batch`]), end with
-    /// the plain merge's count, each remembered with its own count and each
-    /// counted once: every piece of 3 to 17 bytes of the samples (the lanes'
-    /// limit either side; tokens, whole characters, random bytes), in runs
-    /// of 1 to 9 pieces (fewer and more than there are lanes), with a join
-    /// cache shared by all (so it answers many joins) and with none.
+    /// the plain merge's count, each handed back once at its own start and
+    /// remembered with its own count: every piece of 3 to 17 bytes of the
+    /// samples (the lanes' limit either side; tokens, whole characters,
+    /// random bytes), in runs of 1 to 9 pieces (fewer and more than there
+    /// are lanes), with a join cache shared by all (so it answers many joins)
+    /// and with none.
     #[test]
     fn pieces_merged_in_lock_step_count_like_the_plain_merge() {
         for vocab in vocabs() {
@@ -526,30 +527,38 @@ mod tests {
                 let run = &run[..1 + round % run.len()];
                 // One text holding the run's pieces, as the counting loop sees them.
                 let text: Vec<u8> = run.concat();
-                let mut batch = Batch::new();
-                let (mut at, mut counted, mut expected) = (0, 0, 0);
+                let mut expected = Vec::new();
+                let mut at = 0;
                 for piece in run {
-                    let hash = key_hash(piece);
-                    counted += batch.count(vocab, &text, at, at + piece.len(), hash, &mut memo);
+                    expected.push((at, reference_count(vocab, piece)));
                     at += piece.len();
-                    expected += reference_count(vocab, piece);
                 }
-                counted += batch.finish(vocab, &text, &mut memo);
-                assert_eq!(counted, expected, "{run:?}");
+                for memo in [&mut memo, &mut Memo::new()] {
+                    // `Memo::new()`: without a join cache (the memo of a thread being torn down).
+                    let mut batch = Batch::new();
+                    let mut counted = Vec::new();
+                    let mut at = 0;
+                    for piece in run {
+                        let now =
+                            batch.count(vocab, &text, (at, at + piece.len()), key_hash(piece), memo, &mut |start, count| {
+                                counted.push((start, count));
+                            });
+                        if now > 0 {
+                            counted.push((at, now));
+                        }
+                        at += piece.len();
+                    }
+                    // The first piece still in flight is the first not handed back.
+                    let uncounted = expected.iter().map(|&(start, _)| start).find(|start| counted.iter().all(|c| c.0 != *start));
+                    assert_eq!(batch.in_flight_from(), uncounted, "{run:?}");
+                    batch.finish(vocab, &text, memo, &mut |start, count| counted.push((start, count)));
+                    assert_eq!(batch.in_flight_from(), None);
+                    counted.sort_unstable();
+                    assert_eq!(counted, expected, "{run:?}");
+                }
                 for piece in run {
                     assert_eq!(memo.piece_count(vocab, piece, key_hash(piece)), Some(reference_count(vocab, piece)), "{piece:?}");
                 }
-                // Without a join cache (the memo of a thread being torn down).
-                let mut bare = Memo::new();
-                let mut batch = Batch::new();
-                let mut at = 0;
-                let mut counted = 0;
-                for piece in run {
-                    counted += batch.count(vocab, &text, at, at + piece.len(), key_hash(piece), &mut bare);
-                    at += piece.len();
-                }
-                counted += batch.finish(vocab, &text, &mut bare);
-                assert_eq!(counted, expected, "{run:?}");
             }
         }
     }

@@ -22,12 +22,12 @@
 mod layout;
 mod memo;
 mod merge;
-pub(crate) mod prefetch;
 mod pretokenize;
 mod unicode;
 mod vocab;
 
 use std::convert::Infallible;
+use std::marker::PhantomData;
 
 use pretokenize::Cl100k;
 use pretokenize::O200k;
@@ -35,6 +35,8 @@ use pretokenize::Pretokenizer;
 #[cfg(feature = "p50k")]
 use pretokenize::R50k;
 use vocab::Vocab;
+
+use super::lines::{self, ChunkCounter, Counter, Tally};
 
 /// An OpenAI BPE encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,10 +73,11 @@ impl Encoding {
     /// Exact number of tokens tiktoken's `encode_ordinary(text)` produces for this
     /// encoding (special-token strings are ordinary text).
     ///
-    /// Thread-safe. Allocates only the calling thread's memo of piece counts
-    /// (at most about 2.9 MB, once per thread, resident as it fills; see
-    /// `memo.rs`) and the merge lists of a piece that is not a single token and
-    /// starts merging from more than 255 parts (bytes, or whole characters). The tables are static data, so there is no
+    /// Thread-safe. Allocates only the calling thread's memos, once per thread,
+    /// resident as they fill: of piece counts (at most about 2.9 MB, see `memo.rs`)
+    /// and, for o200k and cl100k, of line counts (4 MiB, see `lines.rs`); and the
+    /// merge lists of a piece that is not a single token and starts merging from
+    /// more than 255 parts (bytes, or whole characters). The tables are static data, so there is no
     /// initialisation on first use. Never panics; time is `O(n log n)` in the
     /// length of the longest piece, linear otherwise.
     ///
@@ -162,24 +165,34 @@ impl KnownSplit {
         }
     }
 
-    /// Calls `piece` with the start and end of each match in `text`, in order.
+    /// Calls `piece` with the start and end of each match in `text` from `from` (a match's
+    /// start) on, in order.
     /// Every character starts a match, so the matches cover the text. Generic over
     /// `piece`, so that a caller's work on each piece is compiled into the loop of
     /// each pre-tokenizer (a call through a pointer per piece cost the loaded
     /// tokenizers up to a tenth of their time on text seen before).
     #[inline]
-    pub(crate) fn for_each_match<E>(self, text: &str, piece: impl FnMut(usize, usize) -> Result<(), E>) -> Result<(), E> {
+    pub(crate) fn for_each_match<E>(
+        self,
+        text: &str,
+        from: usize,
+        piece: impl FnMut(usize, usize) -> Result<(), E>,
+    ) -> Result<(), E> {
         match self {
-            KnownSplit::O200k => for_each_match::<O200k, E>(text.as_bytes(), piece),
-            KnownSplit::Cl100k => for_each_match::<Cl100k, E>(text.as_bytes(), piece),
+            KnownSplit::O200k => for_each_match::<O200k, E>(text.as_bytes(), from, piece),
+            KnownSplit::Cl100k => for_each_match::<Cl100k, E>(text.as_bytes(), from, piece),
         }
     }
 }
 
-/// [`KnownSplit::for_each_match`] with `P`.
+/// [`KnownSplit::for_each_match`] with `P`, from `from` (a piece boundary) on.
 #[inline(always)]
-fn for_each_match<P: Pretokenizer, E>(bytes: &[u8], mut piece: impl FnMut(usize, usize) -> Result<(), E>) -> Result<(), E> {
-    let mut start = 0;
+fn for_each_match<P: Pretokenizer, E>(
+    bytes: &[u8],
+    from: usize,
+    mut piece: impl FnMut(usize, usize) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut start = from;
     while start < bytes.len() {
         let end = P::piece_end(bytes, start);
         piece(start, end)?;
@@ -188,7 +201,21 @@ fn for_each_match<P: Pretokenizer, E>(bytes: &[u8], mut piece: impl FnMut(usize,
     Ok(())
 }
 
-/// Splits `text` with `P` and adds up the token counts of the pieces.
+/// Splits `text` with `P` and adds up the token counts of the pieces: line by line
+/// through the memo of lines where `P`'s pieces allow it ([`Pretokenizer::LINES`]).
+fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
+    let text = text.as_bytes();
+    memo::with_memo(|memo| {
+        let mut pieces = Pieces::<P> { vocab, memo, merging: merge::Batch::new(), split: PhantomData };
+        if P::LINES {
+            lines::with_lines(|lines| lines.count(Counter::built_in(vocab.id()), text, &mut pieces))
+        } else {
+            lines::count_whole(text, &mut pieces)
+        }
+    })
+}
+
+/// The built-in engine's counting of pieces, split with `P`.
 ///
 /// Each piece of three bytes or more is looked up in the memo as soon as it is
 /// split off. The lookup's answer only adds to the count, so the core runs on
@@ -197,29 +224,52 @@ fn for_each_match<P: Pretokenizer, E>(bytes: &[u8], mut piece: impl FnMut(usize,
 /// pass over text seen before 1.2x slower; docs/speed.md). A piece the memo has
 /// not seen is counted by `merging`, which may finish it only alongside later
 /// ones.
-fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
-    let bytes = text.as_bytes();
-    memo::with_memo(|memo| {
+struct Pieces<'a, P> {
+    vocab: &'a Vocab,
+    memo: &'a mut memo::Memo,
+    merging: merge::Batch,
+    split: PhantomData<P>,
+}
+
+impl<P: Pretokenizer> ChunkCounter for Pieces<'_, P> {
+    #[inline(always)]
+    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
+        let vocab: &Vocab = self.vocab;
+        let memo: &mut memo::Memo = self.memo;
+        let merging = &mut self.merging;
         let mut tokens = 0;
-        let mut merging = merge::Batch::new();
-        let split = for_each_match::<P, Infallible>(bytes, |start, end| {
-            tokens += match bytes[start..end] {
-                [] => 0,
-                [_] => 1,
-                [first, second] => 2 - usize::from(vocab.is_pair_token(first, second)),
-                ref piece => {
-                    let hash = layout::key_hash(piece);
-                    match memo.piece_count(vocab, piece, hash) {
-                        Some(count) => count,
-                        None => merging.count(vocab, bytes, start, end, hash, memo),
+        // Compiled into the split's loop: a call per piece cost a tenth of a pass.
+        let split = for_each_match::<P, Infallible>(
+            &text[..end],
+            start,
+            #[inline(always)]
+            |from, to| {
+                tokens += match text[from..to] {
+                    [] => 0,
+                    [_] => 1,
+                    [first, second] => 2 - usize::from(vocab.is_pair_token(first, second)),
+                    ref piece => {
+                        let hash = layout::key_hash(piece);
+                        match memo.piece_count(vocab, piece, hash) {
+                            Some(count) => count,
+                            None => merging.count(vocab, text, (from, to), hash, memo, &mut |at, count| tally.add(at, count)),
+                        }
                     }
-                }
-            };
-            Ok(())
-        });
+                };
+                Ok(())
+            },
+        );
         let Ok(()) = split;
-        tokens + merging.finish(vocab, bytes, memo)
-    })
+        tally.add(start, tokens);
+    }
+
+    fn in_flight_from(&self) -> Option<usize> {
+        self.merging.in_flight_from()
+    }
+
+    fn finish(&mut self, text: &[u8], tally: &mut Tally) {
+        self.merging.finish(self.vocab, text, self.memo, &mut |at, count| tally.add(at, count));
+    }
 }
 
 /// Number of tokens of a piece of three bytes or more that the memo does not
@@ -255,6 +305,134 @@ mod tests {
             start = end;
         }
         tokens
+    }
+
+    /// Text of lines meant to meet every rule of where the memo of lines cuts: indentation
+    /// of spaces, tabs and Unicode spaces, lines starting with `/`, every line ending,
+    /// words, numbers, punctuation and white space runs, and now and then a line of
+    /// kilobytes with or without spaces.
+    fn lines_text(rng: &mut XorShift, min_bytes: usize) -> String {
+        const INDENTS: [&str; 9] = ["", "", "  ", "    ", "\t", " \t", "\u{3000}", "\u{a0}", "\u{85}"];
+        const STARTS: [&str; 9] = ["", "", "", "/", "//", "*/", "'s ", "}", "\u{2028}"];
+        const WORDS: [&str; 14] = [
+            " the",
+            " Tokenization",
+            "fn",
+            "(&mut",
+            " 12345",
+            "   ",
+            ",",
+            " 上下文",
+            " Überraschung",
+            "'ll",
+            " x/y",
+            "\u{a0}z",
+            ";",
+            "   \t",
+        ];
+        const ENDS: [&str; 11] = ["\n", "\n", "\r\n", "\n\n", " \n", "  \r\n", "\n \n", "\r", "\n\t\n", "", "\n/"];
+        let pick = |rng: &mut XorShift, items: &[&'static str]| items[rng.next() as usize % items.len()];
+        let mut text = String::new();
+        while text.len() < min_bytes {
+            text.push_str(pick(rng, &INDENTS));
+            text.push_str(pick(rng, &STARTS));
+            let words = match rng.next() % 30 {
+                0 => 1500,
+                1 => {
+                    text.push_str(&"ab".repeat(2500));
+                    0
+                }
+                _ => 1 + text.len() % 12,
+            };
+            for _ in 0..words {
+                text.push_str(pick(rng, &WORDS));
+            }
+            text.push_str(pick(rng, &ENDS));
+        }
+        text
+    }
+
+    /// The pieces `P` splits `text[..end]` into from `start`.
+    fn pieces<P: Pretokenizer>(text: &[u8], start: usize, end: usize) -> Vec<(usize, usize)> {
+        let mut pieces = Vec::new();
+        let split = for_each_match::<P, Infallible>(&text[..end], start, |from, to| {
+            pieces.push((from, to));
+            Ok(())
+        });
+        let Ok(()) = split;
+        pieces
+    }
+
+    /// Every chunk end of the memo of lines is a piece end of o200k's and cl100k's
+    /// patterns, and each chunk split on its own (as if the text ended with it) gives the
+    /// pieces the whole text gives there: so a text's count is the sum of its chunks'.
+    /// Texts of 20 to 40 KB of lines with every kind of line end, indentation and long
+    /// line; chunks ending after a newline, before a space and past the longest chunk
+    /// remembered all occur.
+    #[test]
+    fn chunks_split_like_the_whole_text() {
+        let mut rng = XorShift(0x00C4_0C5A_11CE_D00D);
+        let (mut after_newline, mut before_space, mut long) = (0, 0, 0);
+        for round in 0..120 {
+            let mut text = lines_text(&mut rng, 20_000 + round * 160);
+            // A text ending in white space after its last newline (`\s++$` takes it whole).
+            text.push_str(["", "\n  \t", "\n\n "][round % 3]);
+            let bytes = text.as_bytes();
+            let whole = [pieces::<O200k>(bytes, 0, bytes.len()), pieces::<Cl100k>(bytes, 0, bytes.len())];
+            let mut chunked = [Vec::new(), Vec::new()];
+            let mut start = 0;
+            while start < bytes.len() {
+                let end = lines::chunk_end(bytes, start);
+                assert!(end > start && text.is_char_boundary(end), "chunk {start}..{end}");
+                after_newline += usize::from(bytes[end - 1] == b'\n');
+                before_space += usize::from(bytes.get(end) == Some(&b' '));
+                long += usize::from(end - start > 4096);
+                chunked[0].extend(pieces::<O200k>(bytes, start, end));
+                chunked[1].extend(pieces::<Cl100k>(bytes, start, end));
+                start = end;
+            }
+            for (name, chunked, whole) in [("o200k", &chunked[0], &whole[0]), ("cl100k", &chunked[1], &whole[1])] {
+                if let Some(i) = (0..whole.len().max(chunked.len())).find(|&i| chunked.get(i) != whole.get(i)) {
+                    let at = whole.get(i).or(chunked.get(i)).map_or(0, |p| p.0);
+                    let around = String::from_utf8_lossy(&bytes[at.saturating_sub(20)..(at + 20).min(bytes.len())]);
+                    panic!(
+                        "{name}, round {round}: piece {i} is {:?} in chunks, {:?} whole, around {around:?}",
+                        chunked.get(i),
+                        whole.get(i)
+                    );
+                }
+            }
+        }
+        assert!(after_newline > 300 && before_space > 100 && long > 100, "{after_newline} {before_space} {long}");
+    }
+
+    /// The memo of lines answers exactly: texts of lines counted with o200k and cl100k in
+    /// turn, then each of their chunks counted alone (answered from the memo, so each chunk
+    /// must have been remembered with its own count, the pieces still merging when it was
+    /// split off included), then the text again; 3 MB in all, more than the memo holds, so
+    /// its ring is overwritten, and the early texts counted again at the end (their chunks
+    /// overwritten or not). Every count is checked against counting piece by piece.
+    #[test]
+    fn the_memo_of_lines_answers_each_chunk_with_its_own_count() {
+        let mut rng = XorShift(0x11E5_0F7E_C0DE_0001);
+        let texts: Vec<String> = (0..100).map(|round| lines_text(&mut rng, 20_000 + round * 200)).collect();
+        let reference = |encoding: Encoding, text: &str| match encoding {
+            Encoding::O200kBase => one_at_a_time::<O200k>(&vocab::O200K, text),
+            _ => one_at_a_time::<Cl100k>(&vocab::CL100K, text),
+        };
+        for text in texts.iter().chain(&texts[..10]) {
+            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                assert_eq!(encoding.count(text), reference(encoding, text), "{encoding:?}");
+                let mut start = 0;
+                while start < text.len() {
+                    let end = lines::chunk_end(text.as_bytes(), start);
+                    let chunk = &text[start..end];
+                    assert_eq!(encoding.count(chunk), reference(encoding, chunk), "{encoding:?} on the chunk {start}..{end}");
+                    start = end;
+                }
+                assert_eq!(encoding.count(text), reference(encoding, text), "{encoding:?}, again");
+            }
+        }
     }
 
     /// Counting with pieces merged in lanes (counted several pieces after

@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
-use super::super::bpe::prefetch;
+use super::super::prefetch;
 use super::merge::JoinCache;
 
 /// Pieces shorter than this are kept in the table of tiny pieces, by their bytes.

@@ -28,9 +28,11 @@ mod vocab;
 mod whole_chars;
 mod words;
 
+use std::convert::Infallible;
 use std::hash::Hasher;
 use std::path::Path;
 
+use super::lines::{self, ChunkCounter, Counter, Tally};
 use crate::error::{Error, ErrorKind, Result, echo};
 use added::AddedTokens;
 use model::Bpe;
@@ -260,16 +262,17 @@ impl Tokenizer {
             // of a known split, or those the pre-tokenizer chain makes cut into words.
             let known = split::known_pieces(&self.steps).filter(|_| bpe.words.is_none());
             let mut pieces_of = |segment: &str| -> std::result::Result<(), String> {
-                let mut flight = flight::Flight::default();
-                match known {
-                    Some(known) => known.for_each_match(segment, |start, end| {
-                        flight.push(&segment.as_bytes()[start..end], pieces, &mut count);
-                        Ok::<_, String>(())
-                    })?,
-                    None => split::for_each_piece(&self.steps, segment, &mut |piece: &str| {
-                        bpe.for_each_word(piece, &mut |word| flight.push(word.as_bytes(), pieces, &mut count));
-                    })?,
+                // A known split's pieces never cross a line end that ends a chunk: its
+                // segments are counted through the memo of lines.
+                if let Some(known) = known {
+                    let mut known = KnownPieces { known, segment, pieces, count: &mut count };
+                    total += lines::with_lines(|lines| lines.count(Counter::loaded(self.id), segment.as_bytes(), &mut known));
+                    return Ok(());
                 }
+                let mut flight = flight::Flight::default();
+                split::for_each_piece(&self.steps, segment, &mut |piece: &str| {
+                    bpe.for_each_word(piece, &mut |word| flight.push(word.as_bytes(), pieces, &mut count));
+                })?;
                 total += flight.finish(pieces, &mut count);
                 Ok(())
             };
@@ -283,4 +286,33 @@ impl Tokenizer {
             Ok(total + added + found)
         })
     }
+}
+
+/// The pieces of a known split of one segment, counted with several in flight within a
+/// chunk of the memo of lines (see `flight`).
+struct KnownPieces<'a, F> {
+    known: split::Known,
+    segment: &'a str,
+    pieces: &'a mut memo::Pieces,
+    count: &'a mut F,
+}
+
+impl<F: FnMut(&[u8]) -> usize> ChunkCounter for KnownPieces<'_, F> {
+    fn count_chunk(&mut self, _: &[u8], start: usize, end: usize, tally: &mut Tally) {
+        // Chunks end after a newline, before a space or with the text: on character boundaries.
+        let chunk_text = &self.segment[..end];
+        let mut flight = flight::Flight::default();
+        let split = self.known.for_each_match(chunk_text, start, |from, to| {
+            flight.push(&chunk_text.as_bytes()[from..to], self.pieces, self.count);
+            Ok::<_, Infallible>(())
+        });
+        let Ok(()) = split;
+        tally.add(start, flight.finish(self.pieces, self.count));
+    }
+
+    fn in_flight_from(&self) -> Option<usize> {
+        None
+    }
+
+    fn finish(&mut self, _: &[u8], _: &mut Tally) {}
 }

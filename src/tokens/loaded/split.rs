@@ -82,13 +82,19 @@ pub(super) struct Known {
 }
 
 impl Known {
-    /// Calls `found` with each match's range, left to right; generic over `found`, so that
-    /// counting compiles its work on each piece into the pre-tokenizer's loop.
+    /// Calls `found` with each match's range from `from` (a match's start) on, left to
+    /// right; generic over `found`, so that counting compiles its work on each piece into
+    /// the pre-tokenizer's loop.
     #[inline]
-    pub(super) fn for_each_match<E>(self, text: &str, mut found: impl FnMut(usize, usize) -> Result<(), E>) -> Result<(), E> {
+    pub(super) fn for_each_match<E>(
+        self,
+        text: &str,
+        from: usize,
+        mut found: impl FnMut(usize, usize) -> Result<(), E>,
+    ) -> Result<(), E> {
         match self.cut_final_run {
-            false => self.split.for_each_match(text, found),
-            true => self.split.for_each_match(text, |start, end| match end == text.len() {
+            false => self.split.for_each_match(text, from, found),
+            true => self.split.for_each_match(text, from, |start, end| match end == text.len() {
                 true => cut_after_last_line_break(text, start, &mut found),
                 false => found(start, end),
             }),
@@ -113,7 +119,7 @@ impl Regex {
         found: &mut dyn FnMut(usize, usize) -> Result<(), String>,
     ) -> Result<(), String> {
         let (searcher, head) = match self {
-            Regex::Known(known) => return known.for_each_match(text, found),
+            Regex::Known(known) => return known.for_each_match(text, 0, found),
             Regex::Plain(searcher) => (searcher, None),
             Regex::Lookahead { full, head } => (full, Some(head)),
         };
@@ -258,7 +264,7 @@ fn lookahead_free(head: &str) -> Option<Regex> {
 /// pattern's searches exceed their work budget ([`Budget`]), with its message.
 pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&str)) -> Result<(), String> {
     if let Some(known) = known_pieces(chain) {
-        return known.for_each_match(text, &mut |start, end| {
+        return known.for_each_match(text, 0, &mut |start, end| {
             piece(&text[start..end]);
             Ok(())
         });

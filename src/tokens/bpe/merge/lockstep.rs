@@ -222,19 +222,20 @@ impl Batch {
     }
 
     /// The number of tokens of the piece `text[start..end]` (at least three
-    /// bytes, key hash `hash`, not in `memo`) and of the pieces whose merges
-    /// this one completes, each remembered in `memo`. A short piece that is
-    /// not a token is merged in a lane and may be counted only by a later
-    /// call (or by [`Batch::finish`]): each piece is counted exactly once.
+    /// bytes, key hash `hash`, not in `memo`), remembered in `memo`; 0 for a
+    /// short piece that is not a token, which is merged in a lane instead and
+    /// handed to `done` with its start and count when its merge is done, in
+    /// this call or a later one (or in [`Batch::finish`]). Each piece is
+    /// counted exactly once.
     #[inline(never)]
     pub(in super::super) fn count(
         &mut self,
         vocab: &Vocab,
         text: &[u8],
-        start: usize,
-        end: usize,
+        (start, end): (usize, usize),
         hash: u64,
         memo: &mut Memo,
+        done: &mut impl FnMut(usize, usize),
     ) -> usize {
         let piece = &text[start..end];
         if piece.len() > LANE_BYTES {
@@ -245,34 +246,38 @@ impl Batch {
             return 1;
         }
         // Room for the piece: a lane is free, or one is once a merge is done.
-        let mut tokens = 0;
         if self.lanes.iter().all(|lane| lane.stage != Stage::Idle) {
-            tokens = self.advance(vocab, text, memo, false);
+            self.advance(vocab, text, memo, false, done);
         }
         match self.lanes.iter_mut().find(|lane| lane.stage == Stage::Idle) {
             Some(free) => free.begin(vocab, text, start, end, hash, memo),
-            None => tokens += super::super::counted_piece_tokens(vocab, piece, hash, memo), // never: one was freed
+            None => return super::super::counted_piece_tokens(vocab, piece, hash, memo), // never: one was freed
         }
-        tokens
+        0
     }
 
-    /// The number of tokens of the pieces still being merged, each
-    /// remembered in `memo`; the batch is empty after.
-    pub(in super::super) fn finish(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo) -> usize {
-        self.advance(vocab, text, memo, true)
+    /// Finishes the merges in progress, handing each piece's start and count
+    /// to `done` (remembered in `memo`); the batch is empty after.
+    pub(in super::super) fn finish(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, done: &mut impl FnMut(usize, usize)) {
+        self.advance(vocab, text, memo, true, done);
+    }
+
+    /// Start of the first piece being merged, if any.
+    pub(in super::super) fn in_flight_from(&self) -> Option<usize> {
+        self.lanes.iter().filter(|lane| lane.stage != Stage::Idle).map(|lane| lane.start).min()
     }
 
     /// Advances every merge in progress, one stage at a time in turn, until
-    /// one (or, with `all`, every one) is done; returns the tokens of the
-    /// pieces done, remembered in `memo`, whose lanes become free.
-    fn advance(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool) -> usize {
+    /// one (or, with `all`, every one) is done; hands the start and count of
+    /// each piece done (remembered in `memo`, its lane free again) to `done`.
+    fn advance(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool, done: &mut impl FnMut(usize, usize)) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: `advance_avx2` only requires the AVX2 instructions it is
             // compiled with, and the CPU has them (checked just above).
-            return unsafe { self.advance_avx2(vocab, text, memo, all) };
+            return unsafe { self.advance_avx2(vocab, text, memo, all, done) };
         }
-        self.advance_any(vocab, text, memo, all)
+        self.advance_any(vocab, text, memo, all, done)
     }
 
     /// [`Batch::advance`] compiled for AVX2 (the best-pair scan, as in
@@ -282,13 +287,19 @@ impl Batch {
     /// The CPU must support AVX2.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn advance_avx2(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool) -> usize {
-        self.advance_any(vocab, text, memo, all)
+    unsafe fn advance_avx2(
+        &mut self,
+        vocab: &Vocab,
+        text: &[u8],
+        memo: &mut Memo,
+        all: bool,
+        done: &mut impl FnMut(usize, usize),
+    ) {
+        self.advance_any(vocab, text, memo, all, done);
     }
 
     #[inline(always)]
-    fn advance_any(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool) -> usize {
-        let mut tokens = 0;
+    fn advance_any(&mut self, vocab: &Vocab, text: &[u8], memo: &mut Memo, all: bool, done: &mut impl FnMut(usize, usize)) {
         loop {
             let mut busy = false;
             let mut freed = false;
@@ -299,7 +310,7 @@ impl Batch {
                 if lane.advance(vocab, text, memo) {
                     let count = lane.remaining;
                     memo.remember_piece(vocab, &text[lane.start..lane.end], lane.hash, count);
-                    tokens += count;
+                    done(lane.start, count);
                     lane.stage = Stage::Idle;
                     freed = true;
                 } else {
@@ -307,7 +318,7 @@ impl Batch {
                 }
             }
             if !busy || (freed && !all) {
-                return tokens;
+                return;
             }
         }
     }

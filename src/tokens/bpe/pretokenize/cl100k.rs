@@ -14,7 +14,9 @@ use super::{Pretokenizer, WhitespaceRun, ascii_letters, ascii_run_end_where, bou
 pub(in super::super) struct Cl100k;
 
 impl Pretokenizer for Cl100k {
-    #[inline]
+    const LINES: bool = true;
+
+    #[inline(always)]
     fn piece_end(text: &[u8], start: usize) -> usize {
         let contraction = case_insensitive_len(text, start);
         if contraction > 0 {

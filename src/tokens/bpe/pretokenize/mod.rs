@@ -20,6 +20,10 @@ use super::unicode::{ClassSet, WHITESPACE, class_at, is_in};
 
 /// Splits text into the pieces of one encoding's regex.
 pub(super) trait Pretokenizer {
+    /// Whether the chunk ends of the memo of lines (`lines::chunk_end`) are piece ends
+    /// of this pattern, where a chunk splits on its own as in the whole text.
+    const LINES: bool;
+
     /// End of the piece that starts at `start` (a character boundary before the
     /// end of `text`, which is valid UTF-8). Always greater than `start`.
     fn piece_end(text: &[u8], start: usize) -> usize;

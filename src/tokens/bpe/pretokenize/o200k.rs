@@ -24,7 +24,9 @@ use super::{Pretokenizer, WhitespaceRun, ascii_lower, ascii_run_end, ascii_run_e
 pub(in super::super) struct O200k;
 
 impl Pretokenizer for O200k {
-    #[inline]
+    const LINES: bool = true;
+
+    #[inline(always)]
     fn piece_end(text: &[u8], start: usize) -> usize {
         let (class, len) = class_at(text, start);
         let after_prefix = start + len;

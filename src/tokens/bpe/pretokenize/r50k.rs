@@ -13,6 +13,10 @@ use super::{Pretokenizer, WhitespaceRun, run_end};
 pub(in super::super) struct R50k;
 
 impl Pretokenizer for R50k {
+    /// No: `\s+(?!\S)` splits a white-space run before a newline differently when
+    /// the text ends after the newline.
+    const LINES: bool = false;
+
     #[inline]
     fn piece_end(text: &[u8], start: usize) -> usize {
         let contraction = case_sensitive_len(text, start);

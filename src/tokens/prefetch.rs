@@ -1,5 +1,5 @@
-//! Asking the CPU to start loading a cache line that the counting loop reads a
-//! little later (see `count_pieces`), so that the read does not wait for memory.
+//! Asking the CPU to start loading a cache line that a counting loop reads a little
+//! later (the memos' lookups, the vocabulary's), so that the read does not wait for memory.
 
 /// Starts loading the cache line holding `data[at]` into the cache, without
 /// waiting for it; nothing if `at` is past the end. Reads nothing the program

@@ -1,0 +1,425 @@
+//! A per-thread memo of the token counts of whole lines, in front of the memo of pieces.
+//!
+//! Agents count the same text again and again: a file read twice or read again after an
+//! edit, a restored session, a request rebuilt. Most of such text is lines seen before, and
+//! a line's count is one lookup here instead of a split and a lookup per piece.
+//!
+//! **Chunks.** The text is cut into chunks that end where the split pattern's pieces provably
+//! end (see [`chunk_end`]), so that a chunk split on its own gives the pieces the whole text
+//! gives there, and the text's count is the sum of its chunks' counts. A chunk is a run of
+//! whole lines, about a kilobyte, ending at a line end chosen by the bytes before it: an
+//! edit changes the chunks around it, not the ones after.
+//!
+//! **Exactness.** An entry keeps its chunk's bytes and the counter it was counted with, and
+//! answers only a chunk of the same counter and the same bytes: the hash only chooses
+//! where to look.
+//!
+//! **Memory.** [`ARENA_BYTES`] of chunk bytes (a ring: the oldest chunks are overwritten)
+//! and [`SLOTS`] entries of 32 bytes, 4 MiB per thread that counts, allocated on first use
+//! and resident as they fill.
+
+use std::cell::RefCell;
+use std::hash::Hasher;
+
+use super::prefetch::prefetch;
+use super::zeroed_pages::ZeroedPages;
+
+/// Longest chunk remembered; a longer line is cut into chunks of at most this many bytes.
+const MAX_CHUNK: usize = 4096;
+/// Shortest chunk, but at the end of the text. Chunks of at least 256 bytes made counting
+/// text seen before half as fast as these, and no faster on new text (docs/speed.md).
+const MIN_CHUNK: usize = 1024;
+/// One line end in `2^CUT_BITS` ends a chunk, once it is long enough.
+const CUT_BITS: u32 = 3;
+/// Bytes of chunks remembered.
+const ARENA_BYTES: usize = 2 << 20;
+/// Entries (a power of two), of [`SLOT_WORDS`] words: the chunk's hash, where its bytes
+/// start (counted in bytes ever written to the arena), its counter (0: empty), and its
+/// length and count (bits 32 and 0).
+const SLOTS: usize = 1 << 16;
+const SLOT_WORDS: usize = 4;
+
+/// Who counted a chunk: a built-in vocabulary or a loaded tokenizer. Counts are remembered
+/// and answered per counter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counter(u64);
+
+impl Counter {
+    /// A built-in vocabulary, by its id.
+    pub(crate) fn built_in(vocab: u8) -> Counter {
+        Counter(1 << 63 | u64::from(vocab))
+    }
+
+    /// A loaded tokenizer, by its id (from 1, below 2^63).
+    pub(crate) fn loaded(id: u64) -> Counter {
+        Counter(id & !(1 << 63))
+    }
+}
+
+/// The lines of one thread.
+pub(crate) struct Lines {
+    slots: ZeroedPages,
+    arena: ZeroedPages,
+    /// Bytes ever written to the arena (positions in it are this modulo its size).
+    written: u64,
+}
+
+/// What counts a chunk the memo of lines does not have: an engine splitting it into pieces
+/// and counting them, possibly several pieces at once.
+pub(crate) trait ChunkCounter {
+    /// Counts the pieces of `text[start..end]`, split as if the text ended at `end`, adding
+    /// each piece's tokens to `tally` at the piece's start: in this call, or in a later one
+    /// for a piece left in flight.
+    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally);
+
+    /// Start of the first piece still in flight, if any.
+    fn in_flight_from(&self) -> Option<usize>;
+
+    /// Counts every piece still in flight.
+    fn finish(&mut self, text: &[u8], tally: &mut Tally);
+}
+
+/// Chunks counted at most at once while some of their pieces are in flight.
+const PENDING: usize = 8;
+
+/// The tokens of a text so far, and of each chunk not yet remembered (a ring, oldest
+/// first).
+#[derive(Default)]
+pub(crate) struct Tally {
+    total: usize,
+    chunks: [Open; PENDING],
+    oldest: usize,
+    open: usize,
+}
+
+/// A chunk being counted.
+#[derive(Clone, Copy, Default)]
+struct Open {
+    start: usize,
+    end: usize,
+    hash: u64,
+    tokens: usize,
+}
+
+impl Tally {
+    /// Adds the `tokens` of the piece (or pieces) starting at `at`, in the newest chunk
+    /// being counted that starts at or before `at`: the one holding it.
+    #[inline(always)]
+    pub(crate) fn add(&mut self, at: usize, tokens: usize) {
+        self.total += tokens;
+        for k in (0..self.open).rev() {
+            let chunk = &mut self.chunks[(self.oldest + k) % PENDING];
+            if chunk.start <= at {
+                chunk.tokens += tokens;
+                return;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn begin(&mut self, chunk: Open) {
+        self.chunks[(self.oldest + self.open) % PENDING] = chunk;
+        self.open += 1;
+    }
+}
+
+/// The count of `text` by `pieces` without the memo of lines (a pattern whose pieces may
+/// cross the chunks' ends).
+pub(crate) fn count_whole(text: &[u8], pieces: &mut impl ChunkCounter) -> usize {
+    let mut tally = Tally::default();
+    pieces.count_chunk(text, 0, text.len(), &mut tally);
+    pieces.finish(text, &mut tally);
+    tally.total
+}
+
+thread_local! {
+    static LINES: RefCell<Lines> = const { RefCell::new(Lines::EMPTY) };
+}
+
+/// Runs `work` with this thread's lines (or with a memo that remembers nothing if the
+/// thread's is in use or gone).
+pub(crate) fn with_lines<R>(mut work: impl FnMut(&mut Lines) -> R) -> R {
+    let done = LINES.try_with(|lines| {
+        let mut lines = lines.try_borrow_mut().ok()?;
+        if lines.slots.words().is_empty() {
+            lines.slots = ZeroedPages::new(SLOTS * SLOT_WORDS);
+            lines.arena = ZeroedPages::new(ARENA_BYTES / 8);
+        }
+        Some(work(&mut lines))
+    });
+    match done {
+        Ok(Some(result)) => result,
+        _ => {
+            let mut none = Lines::EMPTY;
+            work(&mut none)
+        }
+    }
+}
+
+impl Lines {
+    /// A memo that remembers nothing (until given its tables).
+    const EMPTY: Lines = Lines { slots: ZeroedPages::empty(), arena: ZeroedPages::empty(), written: 0 };
+
+    /// The count of `text` under `counter`: the sum of its chunks' counts, each remembered
+    /// or counted by `pieces` (and then remembered, once none of its pieces is in flight).
+    /// The slot of the chunk after the one being counted is prefetched, so that its lookup
+    /// does not wait on memory.
+    #[inline]
+    pub(crate) fn count(&mut self, counter: Counter, text: &[u8], pieces: &mut impl ChunkCounter) -> usize {
+        let mut tally = Tally::default();
+        let mut start = 0;
+        let mut next = self.chunk_at(text, 0);
+        while start < text.len() {
+            let (end, hash) = next;
+            if end < text.len() {
+                next = self.chunk_at(text, end);
+            }
+            if let Some(known) = self.remembered(counter, &text[start..end], hash) {
+                tally.total += known;
+            } else {
+                if tally.open == PENDING {
+                    pieces.finish(text, &mut tally);
+                    self.retire(counter, text, &mut tally, None);
+                }
+                tally.begin(Open { start, end, hash, tokens: 0 });
+                pieces.count_chunk(text, start, end, &mut tally);
+                self.retire(counter, text, &mut tally, pieces.in_flight_from());
+            }
+            start = end;
+        }
+        pieces.finish(text, &mut tally);
+        self.retire(counter, text, &mut tally, None);
+        tally.total
+    }
+
+    /// Remembers the oldest chunks counted that have no piece in flight from
+    /// `in_flight_from` on.
+    #[inline(always)]
+    fn retire(&mut self, counter: Counter, text: &[u8], tally: &mut Tally, in_flight_from: Option<usize>) {
+        while tally.open > 0 {
+            let oldest = tally.chunks[tally.oldest];
+            if in_flight_from.is_some_and(|at| at < oldest.end) {
+                return;
+            }
+            self.remember(counter, &text[oldest.start..oldest.end], oldest.hash, oldest.tokens);
+            tally.oldest = (tally.oldest + 1) % PENDING;
+            tally.open -= 1;
+        }
+    }
+
+    /// The end and hash of the chunk starting at `start`, its slot prefetched.
+    #[inline(always)]
+    fn chunk_at(&self, text: &[u8], start: usize) -> (usize, u64) {
+        let end = chunk_end(text, start);
+        let hash = hash(&text[start..end]);
+        prefetch(self.slots.words(), slot_of(hash));
+        (end, hash)
+    }
+
+    /// The remembered count of `chunk` (whose hash is `hash`) under `counter`, if any.
+    #[inline(always)]
+    fn remembered(&self, counter: Counter, chunk: &[u8], hash: u64) -> Option<usize> {
+        let &[slot_hash, at, slot_counter, len_count] = self.slots.words().get(slot_of(hash)..)?.first_chunk()?;
+        let fits = slot_hash == hash && slot_counter == counter.0 && (len_count >> 32) as usize == chunk.len();
+        // Its bytes were not overwritten since (the ring holds the last `ARENA_BYTES`).
+        if !fits || self.written - at > ARENA_BYTES as u64 {
+            return None;
+        }
+        let from = (at % ARENA_BYTES as u64) as usize;
+        (self.arena.bytes().get(from..from + chunk.len())? == chunk).then_some(len_count as u32 as usize)
+    }
+
+    /// Remembers that `chunk` (whose hash is `hash`) counts `count` under `counter`.
+    fn remember(&mut self, counter: Counter, chunk: &[u8], hash: u64, count: usize) {
+        let (Ok(count), true) = (u32::try_from(count), chunk.len() <= MAX_CHUNK) else {
+            return;
+        };
+        if self.arena.words().is_empty() {
+            return;
+        }
+        // Chunks start on whole words and are never cut by the ring's end (the rest of a
+        // turn is skipped).
+        let room = chunk.len().next_multiple_of(8);
+        let mut from = (self.written % ARENA_BYTES as u64) as usize;
+        if from + room > ARENA_BYTES {
+            self.written += (ARENA_BYTES - from) as u64;
+            from = 0;
+        }
+        self.arena.write_streaming(from / 8, chunk);
+        let slot = slot_of(hash);
+        self.slots.words_mut()[slot..slot + SLOT_WORDS].copy_from_slice(&[
+            hash,
+            self.written,
+            counter.0,
+            (chunk.len() as u64) << 32 | u64::from(count),
+        ]);
+        self.written += room as u64;
+    }
+}
+
+/// The first word of the slot of a chunk whose hash is `hash`.
+#[inline(always)]
+fn slot_of(hash: u64) -> usize {
+    (hash >> 48) as usize % SLOTS * SLOT_WORDS
+}
+
+fn hash(chunk: &[u8]) -> u64 {
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(chunk);
+    hasher.finish()
+}
+
+/// End of the chunk starting at `start` (a piece boundary): the end of the text if it is
+/// less than [`MIN_CHUNK`] bytes away; else the first line end from there on that
+/// [`cuts_at`] and that ends a piece; failing that within [`MAX_CHUNK`] bytes, the last line
+/// end that ends a piece, else the last space between two ASCII letters, else the first
+/// line end that ends a piece however far (a chunk too long to remember).
+///
+/// These are piece ends of the o200k and cl100k patterns, and a chunk ending there splits
+/// on its own as the whole text does:
+/// - after a `\n` followed by spaces or tabs (or nothing) then a character that is not
+///   white space, and not `/` right after the `\n`: a piece holds a `\n` only in a
+///   white-space alternative or in the punctuation one's tail `[\r\n/]*`. The tail stops at
+///   anything else than `\r`, `\n` or `/`. The white-space run the `\n` is in has no
+///   newline after it, so `\s*[\r\n]+` (tried before the look-ahead alternatives, which
+///   then never match) ends at this `\n`, and `\s++$` cannot match since the run does not
+///   reach the end of the text. Split on its own, the chunk ends with that run, which
+///   `\s++$` and `\s*[\r\n]+` both take to the same end;
+/// - before a space between two ASCII letters: a letter is only ever in a word piece (or
+///   a contraction), which holds a space only as its first character, so the piece holding
+///   the letter ends at the space; split on its own, the chunk's last word ends with the
+///   text, at the same place.
+///
+/// Linear in all: the next chunk's search starts beyond the bytes searched, but for a
+/// space found, which is at most [`MAX_CHUNK`] bytes back.
+pub(crate) fn chunk_end(text: &[u8], start: usize) -> usize {
+    let reach = text.len().min(start + MAX_CHUNK);
+    let from = text.len().min(start + MIN_CHUNK - 1);
+    // Most line ends are not cuts: the cheap test first.
+    let cut = newlines(text, from, reach)
+        .map(|newline| newline + 1)
+        .find(|&after| after == text.len() || (cuts_at(text, after) && ends_piece_after_newline(&text[after..])));
+    if let Some(end) = cut {
+        return end;
+    }
+    if reach == text.len() {
+        return reach;
+    }
+    let last_line_end =
+        newlines(text, from, reach).map(|newline| newline + 1).filter(|&after| ends_piece_after_newline(&text[after..])).last();
+    if let Some(end) = last_line_end {
+        return end;
+    }
+    let window = &text[start..=reach];
+    (1..window.len() - 1)
+        .rev()
+        .find(|&i| window[i] == b' ' && window[i - 1].is_ascii_alphabetic() && window[i + 1].is_ascii_alphabetic())
+        .map_or_else(|| line_end_from(text, reach), |i| start + i)
+}
+
+/// The positions of the newlines of `text[from..to]`, in order, found eight bytes at a
+/// time (text has a newline every few dozen bytes, where `memchr` spends more on each
+/// match than on the bytes between).
+fn newlines(text: &[u8], from: usize, to: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut word_at = from;
+    let mut mask = newline_bytes(&text[from..to]);
+    std::iter::from_fn(move || {
+        while mask == 0 {
+            word_at += 8;
+            if word_at >= to {
+                return None;
+            }
+            mask = newline_bytes(&text[word_at..to]);
+        }
+        let at = word_at + (mask.trailing_zeros() / 8) as usize;
+        mask &= mask - 1;
+        Some(at)
+    })
+}
+
+/// The high bit of each byte of the first eight of `bytes` that is a newline.
+#[inline(always)]
+fn newline_bytes(bytes: &[u8]) -> u64 {
+    const LOW: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let word = match bytes.first_chunk::<8>() {
+        Some(word) => u64::from_le_bytes(*word),
+        // Zeros after the end, which are not newlines.
+        None => {
+            let mut word = [0; 8];
+            word[..bytes.len()].copy_from_slice(bytes);
+            u64::from_le_bytes(word)
+        }
+    };
+    // A byte of `x` is zero where `word` has a newline; adding `LOW` to its low seven bits
+    // sets its high bit unless they are zero, without a carry into the next byte.
+    let x = word ^ 0x0A0A_0A0A_0A0A_0A0A;
+    !((x & LOW).wrapping_add(LOW) | x | LOW)
+}
+
+/// Whether the line end at `after` (after a newline, at least eight bytes into the text)
+/// ends a chunk: one in `2^`[`CUT_BITS`], chosen by the eight bytes before it, so that the
+/// same lines end chunks wherever the text around them starts.
+#[inline(always)]
+fn cuts_at(text: &[u8], after: usize) -> bool {
+    let Some(&before) = text[..after].last_chunk::<8>() else {
+        return false;
+    };
+    u64::from_le_bytes(before).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CUT_BITS) == 0
+}
+
+/// The first line end from `from` on that ends a piece, or the end of the text.
+fn line_end_from(text: &[u8], from: usize) -> usize {
+    newlines(text, from, text.len())
+        .map(|newline| newline + 1)
+        .find(|&after| after == text.len() || ends_piece_after_newline(&text[after..]))
+        .unwrap_or(text.len())
+}
+
+/// Whether a newline followed by `rest` ends a piece (see [`chunk_end`]): `rest` starts
+/// with spaces or tabs, then a character that is not white space (Unicode's `White_Space`,
+/// what the patterns' `\s` is), and is not `/` if no space or tab came before it.
+#[inline(always)]
+fn ends_piece_after_newline(rest: &[u8]) -> bool {
+    let indent = rest.iter().position(|&byte| byte != b' ' && byte != b'\t').unwrap_or(rest.len());
+    match rest[indent..] {
+        [] => false,
+        [b'/', ..] => indent > 0,
+        [byte, ..] if byte.is_ascii() => byte.is_ascii_graphic(),
+        ref character => !starts_with_white_space(character),
+    }
+}
+
+/// Whether `text` starts with one of the characters of Unicode's `White_Space` above
+/// ASCII, in UTF-8: U+0085, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F,
+/// U+205F, U+3000.
+fn starts_with_white_space(text: &[u8]) -> bool {
+    matches!(
+        text,
+        [0xC2, 0x85 | 0xA0, ..]
+            | [0xE1, 0x9A, 0x80, ..]
+            | [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..]
+            | [0xE2, 0x81, 0x9F, ..]
+            | [0xE3, 0x80, 0x80, ..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::XorShift;
+
+    /// The newlines found eight bytes at a time are those a byte-by-byte search finds:
+    /// texts of every byte value, newlines at every place in a word, any start and end.
+    #[test]
+    fn newlines_are_found_where_they_are() {
+        let mut rng = XorShift(0x0A0A_0A0A_1234_5678);
+        for round in 0..3000 {
+            let len = round % 70;
+            let text: Vec<u8> = (0..len).map(|_| if rng.next() % 4 == 0 { b'\n' } else { rng.next() as u8 }).collect();
+            let from = if len == 0 { 0 } else { rng.next() as usize % (len + 1) };
+            let to = from + rng.next() as usize % (len - from + 1);
+            let expected: Vec<usize> = (from..to).filter(|&i| text[i] == b'\n').collect();
+            assert_eq!(newlines(&text, from, to).collect::<Vec<_>>(), expected, "{text:?} {from}..{to}");
+        }
+    }
+}
