@@ -10,13 +10,14 @@
 //! whole lines, about a kilobyte, ending at a line end chosen by the bytes before it: an
 //! edit changes the chunks around it, not the ones after.
 //!
-//! **Exactness.** An entry keeps its chunk's bytes and the counter it was counted with, and
-//! answers only a chunk of the same counter and the same bytes: the hash only chooses
+//! **Exactness.** An entry keeps its chunk's bytes and the owner of its count (the tokenizer), and
+//! answers only a chunk of the same owner and the same bytes: the hash only chooses
 //! where to look.
 //!
 //! **Memory.** [`ARENA_BYTES`] of chunk bytes (a ring: the oldest chunks are overwritten)
-//! and [`SLOTS`] entries of 32 bytes, 4 MiB per thread that counts, allocated on first use
-//! and resident as they fill.
+//! and [`SLOTS`] entries of 32 bytes, 4 MiB per thread that counts, allocated on its first
+//! count. With transparent huge pages (`zeroed_pages.rs`) all of it is resident from the
+//! first count on (a write maps 2 MiB at once); in small pages, as it fills.
 
 use std::cell::RefCell;
 use std::hash::Hasher;
@@ -33,26 +34,28 @@ const MIN_CHUNK: usize = 1024;
 const CUT_BITS: u32 = 3;
 /// Bytes of chunks remembered.
 const ARENA_BYTES: usize = 2 << 20;
-/// Entries (a power of two), of [`SLOT_WORDS`] words: the chunk's hash, where its bytes
-/// start (counted in bytes ever written to the arena), its counter (0: empty), and its
-/// length and count (bits 32 and 0).
+/// Entries (a power of two).
 const SLOTS: usize = 1 << 16;
+/// Words of an entry: the chunk's hash, where its bytes start (counted in bytes ever written
+/// to the arena), its owner (0: empty), and its length and count (bits 32 and 0).
 const SLOT_WORDS: usize = 4;
 
-/// Who counted a chunk: a built-in vocabulary or a loaded tokenizer. Counts are remembered
-/// and answered per counter.
+/// Whose count a chunk's is: a built-in vocabulary or a loaded tokenizer. Counts are
+/// remembered and answered per owner.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Counter(u64);
+pub(crate) struct Owner(u64);
 
-impl Counter {
-    /// A built-in vocabulary, by its id.
-    pub(crate) fn built_in(vocab: u8) -> Counter {
-        Counter(1 << 63 | u64::from(vocab))
+impl Owner {
+    /// A built-in vocabulary, by its id. Each built-in vocabulary is split by one pattern
+    /// (o200k_base and o200k_harmony share both), so the vocabulary names the count.
+    pub(crate) fn built_in(vocab: u8) -> Owner {
+        Owner(1 << 63 | u64::from(vocab))
     }
 
     /// A loaded tokenizer, by its id (from 1, below 2^63).
-    pub(crate) fn loaded(id: u64) -> Counter {
-        Counter(id & !(1 << 63))
+    pub(crate) fn loaded(id: u64) -> Owner {
+        debug_assert!(id != 0 && id < 1 << 63, "tokenizer id {id}");
+        Owner(id & !(1 << 63))
     }
 }
 
@@ -160,12 +163,12 @@ impl Lines {
     /// A memo that remembers nothing (until given its tables).
     const EMPTY: Lines = Lines { slots: ZeroedPages::empty(), arena: ZeroedPages::empty(), written: 0 };
 
-    /// The count of `text` under `counter`: the sum of its chunks' counts, each remembered
+    /// The count of `text` under `owner`: the sum of its chunks' counts, each remembered
     /// or counted by `pieces` (and then remembered, once none of its pieces is in flight).
     /// The slot of the chunk after the one being counted is prefetched, so that its lookup
     /// does not wait on memory.
     #[inline]
-    pub(crate) fn count(&mut self, counter: Counter, text: &[u8], pieces: &mut impl ChunkCounter) -> usize {
+    pub(crate) fn count(&mut self, owner: Owner, text: &[u8], pieces: &mut impl ChunkCounter) -> usize {
         let mut tally = Tally::default();
         let mut start = 0;
         let mut next = self.chunk_at(text, 0);
@@ -174,34 +177,36 @@ impl Lines {
             if end < text.len() {
                 next = self.chunk_at(text, end);
             }
-            if let Some(known) = self.remembered(counter, &text[start..end], hash) {
+            // A chunk too long to remember is not looked up either.
+            let known = if end - start <= MAX_CHUNK { self.remembered(owner, &text[start..end], hash) } else { None };
+            if let Some(known) = known {
                 tally.total += known;
             } else {
                 if tally.open == PENDING {
                     pieces.finish(text, &mut tally);
-                    self.retire(counter, text, &mut tally, None);
+                    self.retire(owner, text, &mut tally, None);
                 }
                 tally.begin(Open { start, end, hash, tokens: 0 });
                 pieces.count_chunk(text, start, end, &mut tally);
-                self.retire(counter, text, &mut tally, pieces.in_flight_from());
+                self.retire(owner, text, &mut tally, pieces.in_flight_from());
             }
             start = end;
         }
         pieces.finish(text, &mut tally);
-        self.retire(counter, text, &mut tally, None);
+        self.retire(owner, text, &mut tally, None);
         tally.total
     }
 
     /// Remembers the oldest chunks counted that have no piece in flight from
     /// `in_flight_from` on.
     #[inline(always)]
-    fn retire(&mut self, counter: Counter, text: &[u8], tally: &mut Tally, in_flight_from: Option<usize>) {
+    fn retire(&mut self, owner: Owner, text: &[u8], tally: &mut Tally, in_flight_from: Option<usize>) {
         while tally.open > 0 {
             let oldest = tally.chunks[tally.oldest];
             if in_flight_from.is_some_and(|at| at < oldest.end) {
                 return;
             }
-            self.remember(counter, &text[oldest.start..oldest.end], oldest.hash, oldest.tokens);
+            self.remember(owner, &text[oldest.start..oldest.end], oldest.hash, oldest.tokens);
             tally.oldest = (tally.oldest + 1) % PENDING;
             tally.open -= 1;
         }
@@ -216,11 +221,11 @@ impl Lines {
         (end, hash)
     }
 
-    /// The remembered count of `chunk` (whose hash is `hash`) under `counter`, if any.
+    /// The remembered count of `chunk` (whose hash is `hash`) under `owner`, if any.
     #[inline(always)]
-    fn remembered(&self, counter: Counter, chunk: &[u8], hash: u64) -> Option<usize> {
-        let &[slot_hash, at, slot_counter, len_count] = self.slots.words().get(slot_of(hash)..)?.first_chunk()?;
-        let fits = slot_hash == hash && slot_counter == counter.0 && (len_count >> 32) as usize == chunk.len();
+    fn remembered(&self, owner: Owner, chunk: &[u8], hash: u64) -> Option<usize> {
+        let &[slot_hash, at, slot_owner, len_count] = self.slots.words().get(slot_of(hash)..)?.first_chunk()?;
+        let fits = slot_hash == hash && slot_owner == owner.0 && (len_count >> 32) as usize == chunk.len();
         // Its bytes were not overwritten since (the ring holds the last `ARENA_BYTES`).
         if !fits || self.written - at > ARENA_BYTES as u64 {
             return None;
@@ -229,8 +234,8 @@ impl Lines {
         (self.arena.bytes().get(from..from + chunk.len())? == chunk).then_some(len_count as u32 as usize)
     }
 
-    /// Remembers that `chunk` (whose hash is `hash`) counts `count` under `counter`.
-    fn remember(&mut self, counter: Counter, chunk: &[u8], hash: u64, count: usize) {
+    /// Remembers that `chunk` (whose hash is `hash`) counts `count` under `owner`.
+    fn remember(&mut self, owner: Owner, chunk: &[u8], hash: u64, count: usize) {
         let (Ok(count), true) = (u32::try_from(count), chunk.len() <= MAX_CHUNK) else {
             return;
         };
@@ -250,7 +255,7 @@ impl Lines {
         self.slots.words_mut()[slot..slot + SLOT_WORDS].copy_from_slice(&[
             hash,
             self.written,
-            counter.0,
+            owner.0,
             (chunk.len() as u64) << 32 | u64::from(count),
         ]);
         self.written += room as u64;
@@ -277,21 +282,23 @@ fn hash(chunk: &[u8]) -> u64 {
 ///
 /// These are piece ends of the o200k and cl100k patterns, and a chunk ending there splits
 /// on its own as the whole text does:
-/// - after a `\n` followed by spaces or tabs (or nothing) then a character that is not
+/// - after a `\n` followed by zero or more spaces or tabs, then a character that is not
 ///   white space, and not `/` right after the `\n`: a piece holds a `\n` only in a
-///   white-space alternative or in the punctuation one's tail `[\r\n/]*`. The tail stops at
-///   anything else than `\r`, `\n` or `/`. The white-space run the `\n` is in has no
-///   newline after it, so `\s*[\r\n]+` (tried before the look-ahead alternatives, which
-///   then never match) ends at this `\n`, and `\s++$` cannot match since the run does not
-///   reach the end of the text. Split on its own, the chunk ends with that run, which
-///   `\s++$` and `\s*[\r\n]+` both take to the same end;
+///   white-space alternative or in the punctuation one's tail (`[\r\n/]*` in o200k,
+///   `[\r\n]*` in cl100k), which stops at anything else. The white-space run the `\n` is in
+///   has no line break after it, so o200k's `\s*[\r\n]+` and cl100k's `\s*[\r\n]` (tried
+///   before the look-ahead alternatives, which then never match) end at this `\n`, and
+///   cl100k's `\s++$` cannot match since the run does not reach the end of the text. Split
+///   on its own, the chunk ends with that run, which `\s++$` (and, in the `tokenizer.json`
+///   spelling of cl100k, the cut after the run's last line break) takes to the same end;
 /// - before a space between two ASCII letters: a letter is only ever in a word piece (or
 ///   a contraction), which holds a space only as its first character, so the piece holding
 ///   the letter ends at the space; split on its own, the chunk's last word ends with the
 ///   text, at the same place.
 ///
-/// Linear in all: the next chunk's search starts beyond the bytes searched, but for a
-/// space found, which is at most [`MAX_CHUNK`] bytes back.
+/// Linear in all: a chunk ends at least [`MIN_CHUNK`] bytes on, or at a space found at most
+/// [`MAX_CHUNK`] bytes back from where the search stopped, so each byte is searched by a
+/// few chunks at most, and a line end past the reach is searched for forward only.
 pub(crate) fn chunk_end(text: &[u8], start: usize) -> usize {
     let reach = text.len().min(start + MAX_CHUNK);
     let from = text.len().min(start + MIN_CHUNK - 1);
@@ -377,7 +384,9 @@ fn line_end_from(text: &[u8], from: usize) -> usize {
 
 /// Whether a newline followed by `rest` ends a piece (see [`chunk_end`]): `rest` starts
 /// with spaces or tabs, then a character that is not white space (Unicode's `White_Space`,
-/// what the patterns' `\s` is), and is not `/` if no space or tab came before it.
+/// what the patterns' `\s` is), and is not `/` if no space or tab came before it. ASCII
+/// control characters and DEL are refused too, which the argument does not need but costs
+/// nothing.
 #[inline(always)]
 fn ends_piece_after_newline(rest: &[u8]) -> bool {
     let indent = rest.iter().position(|&byte| byte != b' ' && byte != b'\t').unwrap_or(rest.len());

@@ -94,8 +94,8 @@ impl ZeroedPages {
             let word = u64::from_le_bytes(word);
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `_mm_stream_si64` needs SSE2, which every x86_64 CPU has, and a
-            // writable, aligned `i64` at `to`: a word of `self`, borrowed mutably. Like any
-            // store, it is seen by this thread's later reads.
+            // writable, aligned `i64` at `to`: a word of `self`, borrowed mutably. The
+            // fence below orders it before any later access to the memory.
             unsafe {
                 std::arch::x86_64::_mm_stream_si64(std::ptr::from_mut(to).cast(), word as i64);
             }
@@ -103,6 +103,13 @@ impl ZeroedPages {
             {
                 *to = word;
             }
+        }
+        // Rust's memory model asks for a store fence between non-temporal stores and any
+        // other access to what they wrote, even on the same thread.
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `_mm_sfence` needs SSE, which every x86_64 CPU has.
+        unsafe {
+            std::arch::x86_64::_mm_sfence();
         }
     }
 }

@@ -36,7 +36,7 @@ use pretokenize::Pretokenizer;
 use pretokenize::R50k;
 use vocab::Vocab;
 
-use super::lines::{self, ChunkCounter, Counter, Tally};
+use super::lines::{self, ChunkCounter, Owner, Tally};
 
 /// An OpenAI BPE encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -208,7 +208,7 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
     memo::with_memo(|memo| {
         let mut pieces = Pieces::<P> { vocab, memo, merging: merge::Batch::new(), split: PhantomData };
         if P::LINES {
-            lines::with_lines(|lines| lines.count(Counter::built_in(vocab.id()), text, &mut pieces))
+            lines::with_lines(|lines| lines.count(Owner::built_in(vocab.id()), text, &mut pieces))
         } else {
             lines::count_whole(text, &mut pieces)
         }
@@ -219,7 +219,7 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
 ///
 /// Each piece of three bytes or more is looked up in the memo as soon as it is
 /// split off. The lookup's answer only adds to the count, so the core runs on
-/// into the next pieces while the memo's lines load: no prefetching pipeline is
+/// into the next pieces while the memo's cache lines load: no prefetching pipeline is
 /// needed (one, looking pieces up four pieces after splitting them off, made the
 /// pass over text seen before 1.2x slower; docs/speed.md). A piece the memo has
 /// not seen is counted by `merging`, which may finish it only alongside later

@@ -2,13 +2,13 @@
 //! compile time (see `layout`), so looking a token up needs no initialisation.
 //! Only the encoding families whose cargo feature is on are built in.
 
+use super::super::prefetch::prefetch;
 #[cfg(feature = "p50k")]
 use super::layout::R50K_RANKS;
 use super::layout::{
     BUCKET_BYTES, CHAR_PAGE_SIZE, CONTINUATION_BYTES, ENTRY_MATCH_MASK, LEAD_BYTES, PAIR_RANKS_AT, PAIR_RECORD_BYTES,
     PAIR_RECORDS_AT, PAIR_SET_BYTES, bucket_of, entry_len, entry_match, entry_rank, estimate, share,
 };
-use super::super::prefetch::prefetch;
 use crate::tokens::utf8_char::two_or_three_byte_char;
 
 /// A read-only vocabulary: a bucketed index from token bytes to rank, a

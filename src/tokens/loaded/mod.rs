@@ -32,7 +32,7 @@ use std::convert::Infallible;
 use std::hash::Hasher;
 use std::path::Path;
 
-use super::lines::{self, ChunkCounter, Counter, Tally};
+use super::lines::{self, ChunkCounter, Owner, Tally};
 use crate::error::{Error, ErrorKind, Result, echo};
 use added::AddedTokens;
 use model::Bpe;
@@ -266,7 +266,7 @@ impl Tokenizer {
                 // segments are counted through the memo of lines.
                 if let Some(known) = known {
                     let mut known = KnownPieces { known, segment, pieces, count: &mut count };
-                    total += lines::with_lines(|lines| lines.count(Counter::loaded(self.id), segment.as_bytes(), &mut known));
+                    total += lines::with_lines(|lines| lines.count(Owner::loaded(self.id), segment.as_bytes(), &mut known));
                     return Ok(());
                 }
                 let mut flight = flight::Flight::default();
@@ -298,7 +298,8 @@ struct KnownPieces<'a, F> {
 }
 
 impl<F: FnMut(&[u8]) -> usize> ChunkCounter for KnownPieces<'_, F> {
-    fn count_chunk(&mut self, _: &[u8], start: usize, end: usize, tally: &mut Tally) {
+    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
+        debug_assert!(std::ptr::eq(text, self.segment.as_bytes()), "the segment's own bytes");
         // Chunks end after a newline, before a space or with the text: on character boundaries.
         let chunk_text = &self.segment[..end];
         let mut flight = flight::Flight::default();
