@@ -14,10 +14,13 @@
 //! answers only a chunk of the same owner and the same bytes: the hash only chooses
 //! where to look.
 //!
-//! **Memory.** [`ARENA_BYTES`] of chunk bytes (a ring: the oldest chunks are overwritten)
-//! and [`SLOTS`] entries of 32 bytes, 4 MiB per thread that counts, allocated on its first
-//! count. With transparent huge pages (`zeroed_pages.rs`) all of it is resident from the
-//! first count on (a write maps 2 MiB at once); in small pages, as it fills.
+//! **Memory.** A thread's first chunks go to small tables ([`Size::FIRST`], 128 KB), so
+//! that a program counting a few texts neither waits for nor keeps more. Once their ring
+//! is full they are replaced by the large ones ([`Size::FULL`]): 2 MiB of chunk bytes (a
+//! ring: the oldest chunks are overwritten) and 65,536 entries of 32 bytes in sets of two (a
+//! cache line, the older entry making way), 4 MiB in all,
+//! resident at once where transparent huge pages are on (`zeroed_pages.rs`: a write maps
+//! 2 MiB), else as they fill.
 
 use std::cell::RefCell;
 use std::hash::Hasher;
@@ -32,10 +35,25 @@ const MAX_CHUNK: usize = 4096;
 const MIN_CHUNK: usize = 1024;
 /// One line end in `2^CUT_BITS` ends a chunk, once it is long enough.
 const CUT_BITS: u32 = 3;
-/// Bytes of chunks remembered.
-const ARENA_BYTES: usize = 2 << 20;
-/// Entries (a power of two).
-const SLOTS: usize = 1 << 16;
+/// The tables' sizes, both powers of two.
+#[derive(Clone, Copy)]
+struct Size {
+    /// Bytes of chunks remembered.
+    arena_bytes: usize,
+    /// Entries.
+    slots: usize,
+}
+
+impl Size {
+    /// A thread's first tables.
+    const FIRST: Size = Size { arena_bytes: 64 << 10, slots: 1 << 11 };
+    /// The tables once the first ones are full.
+    const FULL: Size = Size { arena_bytes: 2 << 20, slots: 1 << 16 };
+
+    fn tables(self) -> (ZeroedPages, ZeroedPages) {
+        (ZeroedPages::new(self.slots * SLOT_WORDS), ZeroedPages::new(self.arena_bytes / 8))
+    }
+}
 /// Words of an entry: the chunk's hash, where its bytes start (counted in bytes ever written
 /// to the arena), its owner (0: empty), and its length and count (bits 32 and 0).
 const SLOT_WORDS: usize = 4;
@@ -145,8 +163,7 @@ pub(crate) fn with_lines<R>(mut work: impl FnMut(&mut Lines) -> R) -> R {
     let done = LINES.try_with(|lines| {
         let mut lines = lines.try_borrow_mut().ok()?;
         if lines.slots.words().is_empty() {
-            lines.slots = ZeroedPages::new(SLOTS * SLOT_WORDS);
-            lines.arena = ZeroedPages::new(ARENA_BYTES / 8);
+            (lines.slots, lines.arena) = Size::FIRST.tables();
         }
         Some(work(&mut lines))
     });
@@ -217,21 +234,26 @@ impl Lines {
     fn chunk_at(&self, text: &[u8], start: usize) -> (usize, u64) {
         let end = chunk_end(text, start);
         let hash = hash(&text[start..end]);
-        prefetch(self.slots.words(), slot_of(hash));
+        prefetch(self.slots.words(), self.set_of(hash));
         (end, hash)
     }
 
-    /// The remembered count of `chunk` (whose hash is `hash`) under `owner`, if any.
+    /// The remembered count of `chunk` (whose hash is `hash`) under `owner`, if any: in
+    /// either entry of its set.
     #[inline(always)]
     fn remembered(&self, owner: Owner, chunk: &[u8], hash: u64) -> Option<usize> {
-        let &[slot_hash, at, slot_owner, len_count] = self.slots.words().get(slot_of(hash)..)?.first_chunk()?;
-        let fits = slot_hash == hash && slot_owner == owner.0 && (len_count >> 32) as usize == chunk.len();
-        // Its bytes were not overwritten since (the ring holds the last `ARENA_BYTES`).
-        if !fits || self.written - at > ARENA_BYTES as u64 {
-            return None;
-        }
-        let from = (at % ARENA_BYTES as u64) as usize;
-        (self.arena.bytes().get(from..from + chunk.len())? == chunk).then_some(len_count as u32 as usize)
+        let set: &[u64; 2 * SLOT_WORDS] = self.slots.words().get(self.set_of(hash)..)?.first_chunk()?;
+        let arena_bytes = self.arena.bytes().len();
+        set.chunks_exact(SLOT_WORDS).find_map(|slot| {
+            let &[slot_hash, at, slot_owner, len_count] = slot else { return None };
+            let fits = slot_hash == hash && slot_owner == owner.0 && (len_count >> 32) as usize == chunk.len();
+            // Its bytes were not overwritten since (the ring holds the last bytes written).
+            if !fits || self.written - at > arena_bytes as u64 {
+                return None;
+            }
+            let from = at as usize & (arena_bytes - 1);
+            (self.arena.bytes().get(from..from + chunk.len())? == chunk).then_some(len_count as u32 as usize)
+        })
     }
 
     /// Remembers that `chunk` (whose hash is `hash`) counts `count` under `owner`.
@@ -239,20 +261,31 @@ impl Lines {
         let (Ok(count), true) = (u32::try_from(count), chunk.len() <= MAX_CHUNK) else {
             return;
         };
-        if self.arena.words().is_empty() {
-            return;
-        }
         // Chunks start on whole words and are never cut by the ring's end (the rest of a
         // turn is skipped).
         let room = chunk.len().next_multiple_of(8);
-        let mut from = (self.written % ARENA_BYTES as u64) as usize;
-        if from + room > ARENA_BYTES {
-            self.written += (ARENA_BYTES - from) as u64;
+        let arena_bytes = self.arena.bytes().len();
+        let mut from = self.written as usize & arena_bytes.wrapping_sub(1);
+        if from + room > arena_bytes {
+            if arena_bytes == 0 {
+                return;
+            }
+            if arena_bytes < Size::FULL.arena_bytes {
+                // The first tables are full: the large ones take over, empty.
+                (self.slots, self.arena) = Size::FULL.tables();
+                self.written = 0;
+            } else {
+                self.written += (arena_bytes - from) as u64;
+            }
             from = 0;
         }
-        self.arena.write_streaming(from / 8, chunk);
-        let slot = slot_of(hash);
-        self.slots.words_mut()[slot..slot + SLOT_WORDS].copy_from_slice(&[
+        self.arena.write_words(from / 8, chunk);
+        // An empty entry of the set takes it, else the older one.
+        let set = self.set_of(hash);
+        let slots = self.slots.words_mut();
+        let recency = |slot: usize| if slots[slot + 2] == 0 { 0 } else { slots[slot + 1] + 1 };
+        let slot = if recency(set) <= recency(set + SLOT_WORDS) { set } else { set + SLOT_WORDS };
+        slots[slot..slot + SLOT_WORDS].copy_from_slice(&[
             hash,
             self.written,
             owner.0,
@@ -262,10 +295,15 @@ impl Lines {
     }
 }
 
-/// The first word of the slot of a chunk whose hash is `hash`.
-#[inline(always)]
-fn slot_of(hash: u64) -> usize {
-    (hash >> 48) as usize % SLOTS * SLOT_WORDS
+impl Lines {
+    /// The first word of the set of two entries (a cache line) where a chunk whose hash is
+    /// `hash` is remembered.
+    #[inline(always)]
+    fn set_of(&self, hash: u64) -> usize {
+        let sets = self.slots.words().len() / (2 * SLOT_WORDS);
+        // The top bits of a multiply by an odd constant: every bit of the hash moves them.
+        ((hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44) as usize & sets.wrapping_sub(1)) * 2 * SLOT_WORDS
+    }
 }
 
 fn hash(chunk: &[u8]) -> u64 {
@@ -416,6 +454,69 @@ fn starts_with_white_space(text: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::test_rng::XorShift;
+
+    /// Counts a chunk as its number of bytes, each byte a piece counted at once, and
+    /// notes how many bytes it was asked to count.
+    #[derive(Default)]
+    struct Bytes {
+        asked: usize,
+    }
+
+    impl ChunkCounter for Bytes {
+        fn count_chunk(&mut self, _: &[u8], start: usize, end: usize, tally: &mut Tally) {
+            self.asked += end - start;
+            (start..end).for_each(|at| tally.add(at, 1));
+        }
+
+        fn in_flight_from(&self) -> Option<usize> {
+            None
+        }
+
+        fn finish(&mut self, _: &[u8], _: &mut Tally) {}
+    }
+
+    /// Text seen before is answered from the memo, chunk by chunk, and only for its owner:
+    /// 200 texts of 8 KB of lines (1.6 MB, past the first tables into the full ones, where
+    /// sets of two entries keep chunks whose hashes meet)
+    /// counted, then counted again without a chunk counted twice; a text with a line
+    /// changed counts only the chunks around the change again; another owner counts all.
+    #[test]
+    fn text_seen_before_is_answered_by_chunks() {
+        let mut rng = XorShift(0x5EE_11E5);
+        let texts: Vec<Vec<u8>> = (0..200)
+            .map(|_| {
+                let mut text = Vec::new();
+                while text.len() < 8000 {
+                    let line = format!("{}line {} of {}\n", " ".repeat(rng.next() as usize % 9), rng.next() % 1000, rng.next());
+                    text.extend_from_slice(line.as_bytes());
+                }
+                text
+            })
+            .collect();
+        let mut lines = Lines::EMPTY;
+        (lines.slots, lines.arena) = Size::FIRST.tables();
+        let (first, second) = (Owner::built_in(1), Owner::built_in(2));
+        let mut pieces = Bytes::default();
+        for text in &texts {
+            assert_eq!(lines.count(first, text, &mut pieces), text.len());
+        }
+        assert_eq!(pieces.asked, texts.iter().map(Vec::len).sum::<usize>());
+        assert_eq!(lines.arena.bytes().len(), Size::FULL.arena_bytes);
+        let mut again = Bytes::default();
+        // From the tenth text on, all went to the full tables.
+        for text in &texts[10..] {
+            assert_eq!(lines.count(first, text, &mut again), text.len());
+        }
+        assert_eq!(again.asked, 0, "chunks seen before were counted again");
+        let mut edited = texts[7].clone();
+        edited.splice(4000..4000, b"a changed line\n".iter().copied());
+        let mut around = Bytes::default();
+        assert_eq!(lines.count(first, &edited, &mut around), edited.len());
+        assert!(around.asked > 0 && around.asked <= 3 * MAX_CHUNK, "{} bytes counted again", around.asked);
+        let mut other = Bytes::default();
+        assert_eq!(lines.count(second, &texts[7], &mut other), texts[7].len());
+        assert_eq!(other.asked, texts[7].len());
+    }
 
     /// The newlines found eight bytes at a time are those a byte-by-byte search finds:
     /// texts of every byte value, newlines at every place in a word, any start and end.

@@ -38,10 +38,10 @@ impl ZeroedPages {
         }
     }
 
-    /// `len` zeroed words.
+    /// `len` zeroed words: mapped on their own if they fill a huge page.
     pub(crate) fn new(len: usize) -> Self {
         #[cfg(target_os = "linux")]
-        if let Some(mapping) = Mapping::new(len) {
+        if let Some(mapping) = (len * 8 >= HUGE_PAGE).then(|| Mapping::new(len)).flatten() {
             return ZeroedPages { mapping: Some(mapping), heap: Vec::new() };
         }
         ZeroedPages { heap: vec![0; len], ..ZeroedPages::empty() }
@@ -79,37 +79,19 @@ impl ZeroedPages {
         unsafe { std::slice::from_raw_parts(words.as_ptr().cast(), std::mem::size_of_val(words)) }
     }
 
-    /// Writes `bytes` from word `at` on, the last word padded with zeros, without bringing
-    /// the lines written into the cache where the CPU can (non-temporal stores): the memo
-    /// of lines reads them again only when the same text is counted again, and meanwhile
-    /// they would push the counting tables out of the cache.
+    /// Writes `bytes` from word `at` on, the last word padded with zeros.
+    ///
+    /// (Written with non-temporal stores, so as not to bring the lines into the cache, the
+    /// memo of lines counted new text no faster: docs/speed.md.)
     #[inline]
-    pub(crate) fn write_streaming(&mut self, at: usize, bytes: &[u8]) {
+    pub(crate) fn write_words(&mut self, at: usize, bytes: &[u8]) {
         let mut last = [0u8; 8];
         let tail = bytes.chunks_exact(8).remainder();
         last[..tail.len()].copy_from_slice(tail);
         let words =
             bytes.chunks_exact(8).map(|word| word.try_into().unwrap_or_default()).chain((!tail.is_empty()).then_some(last));
         for (word, to) in words.zip(&mut self.words_mut()[at..]) {
-            let word = u64::from_le_bytes(word);
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `_mm_stream_si64` needs SSE2, which every x86_64 CPU has, and a
-            // writable, aligned `i64` at `to`: a word of `self`, borrowed mutably. The
-            // fence below orders it before any later access to the memory.
-            unsafe {
-                std::arch::x86_64::_mm_stream_si64(std::ptr::from_mut(to).cast(), word as i64);
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            {
-                *to = word;
-            }
-        }
-        // Rust's memory model asks for a store fence between non-temporal stores and any
-        // other access to what they wrote, even on the same thread.
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `_mm_sfence` needs SSE, which every x86_64 CPU has.
-        unsafe {
-            std::arch::x86_64::_mm_sfence();
+            *to = u64::from_le_bytes(word);
         }
     }
 }
@@ -156,18 +138,18 @@ impl Drop for Mapping {
 mod tests {
     use super::*;
 
-    /// New memory reads as zeros; bytes written streaming read back in place, padded
+    /// New memory reads as zeros; bytes written read back in place, padded
     /// with zeros to a whole word, and nothing else changes: every length from 0 to 40,
     /// at word 0 and in the middle, mapped and on the heap.
     #[test]
     fn streamed_bytes_read_back_in_place() {
-        for mut pages in [ZeroedPages::new(1 << 16), ZeroedPages { heap: vec![0; 1 << 16], ..ZeroedPages::empty() }] {
+        for mut pages in [ZeroedPages::new(1 << 18), ZeroedPages::new(1 << 16)] {
             assert!(pages.words().iter().all(|&w| w == 0));
             for len in 0..=40_usize {
                 for at in [0, 777] {
                     let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8 | 1).collect();
                     let before = pages.bytes().to_vec();
-                    pages.write_streaming(at, &bytes);
+                    pages.write_words(at, &bytes);
                     let after = pages.bytes();
                     let from = at * 8;
                     let padded = from + len.next_multiple_of(8);

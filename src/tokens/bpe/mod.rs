@@ -75,7 +75,8 @@ impl Encoding {
     ///
     /// Thread-safe. Allocates only the calling thread's memos, once per thread,
     /// resident as they fill: of piece counts (at most about 2.9 MB, see `memo.rs`)
-    /// and, for o200k and cl100k, of line counts (4 MiB, see `lines.rs`); and the
+    /// and, for o200k and cl100k, of line counts (128 KB, 4 MiB once the thread
+    /// has counted about 64 KB; see `lines.rs`); and the
     /// merge lists of a piece that is not a single token and starts merging from
     /// more than 255 parts (bytes, or whole characters). The tables are static data, so there is no
     /// initialisation on first use. Never panics; time is `O(n log n)` in the
