@@ -264,10 +264,13 @@ fn lookahead_free(head: &str) -> Option<Regex> {
 /// pattern's searches exceed their work budget ([`Budget`]), with its message.
 pub(super) fn for_each_piece(chain: &[Step], text: &str, piece: &mut dyn FnMut(&str)) -> Result<(), String> {
     if let Some(known) = known_pieces(chain) {
-        return known.for_each_match(text, 0, &mut |start, end| {
+        // Through a `dyn` closure, as `Regex::for_each_match` calls it: one copy of the
+        // pre-tokenizer's loop serves both (the hot path, counting, has its own).
+        let found: &mut dyn FnMut(usize, usize) -> Result<(), String> = &mut |start, end| {
             piece(&text[start..end]);
             Ok(())
-        });
+        };
+        return known.for_each_match(text, 0, found);
     }
     let Some((step, rest)) = chain.split_first() else {
         if !text.is_empty() {
