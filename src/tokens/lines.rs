@@ -118,7 +118,8 @@ pub(crate) struct Tally {
 struct Open {
     start: usize,
     end: usize,
-    hash: u64,
+    /// Its hash, if it is short enough to remember.
+    hash: Option<u64>,
     tokens: usize,
 }
 
@@ -194,9 +195,7 @@ impl Lines {
             if end < text.len() {
                 next = self.chunk_at(text, end);
             }
-            // A chunk too long to remember is not looked up either.
-            let known = if end - start <= MAX_CHUNK { self.remembered(owner, &text[start..end], hash) } else { None };
-            if let Some(known) = known {
+            if let Some(known) = hash.and_then(|hash| self.remembered(owner, &text[start..end], hash)) {
                 tally.total += known;
             } else {
                 if tally.open == PENDING {
@@ -223,18 +222,23 @@ impl Lines {
             if in_flight_from.is_some_and(|at| at < oldest.end) {
                 return;
             }
-            self.remember(owner, &text[oldest.start..oldest.end], oldest.hash, oldest.tokens);
+            if let Some(hash) = oldest.hash {
+                self.remember(owner, &text[oldest.start..oldest.end], hash, oldest.tokens);
+            }
             tally.oldest = (tally.oldest + 1) % PENDING;
             tally.open -= 1;
         }
     }
 
-    /// The end and hash of the chunk starting at `start`, its slot prefetched.
+    /// The end of the chunk starting at `start` and, if it is short enough to remember
+    /// (a longer one is neither hashed nor looked up), its hash, its set prefetched.
     #[inline(always)]
-    fn chunk_at(&self, text: &[u8], start: usize) -> (usize, u64) {
+    fn chunk_at(&self, text: &[u8], start: usize) -> (usize, Option<u64>) {
         let end = chunk_end(text, start);
-        let hash = hash(&text[start..end]);
-        prefetch(self.slots.words(), self.set_of(hash));
+        let hash = (end - start <= MAX_CHUNK).then(|| hash(&text[start..end]));
+        if let Some(hash) = hash {
+            prefetch(self.slots.words(), self.set_of(hash));
+        }
         (end, hash)
     }
 
@@ -256,9 +260,10 @@ impl Lines {
         })
     }
 
-    /// Remembers that `chunk` (whose hash is `hash`) counts `count` under `owner`.
+    /// Remembers that `chunk` (at most [`MAX_CHUNK`] bytes, whose hash is `hash`) counts
+    /// `count` under `owner`.
     fn remember(&mut self, owner: Owner, chunk: &[u8], hash: u64, count: usize) {
-        let (Ok(count), true) = (u32::try_from(count), chunk.len() <= MAX_CHUNK) else {
+        let Ok(count) = u32::try_from(count) else {
             return;
         };
         // Chunks start on whole words and are never cut by the ring's end (the rest of a
@@ -293,9 +298,7 @@ impl Lines {
         ]);
         self.written += room as u64;
     }
-}
 
-impl Lines {
     /// The first word of the set of two entries (a cache line) where a chunk whose hash is
     /// `hash` is remembered.
     #[inline(always)]
