@@ -134,7 +134,75 @@ static void windows_in_separate_threads_do_not_interfere(void) {
     CHECK(expected[1].first_live > 0);
 }
 
+/* A thread's memos: given back by ctxwin_release_thread_memory, the calling thread's only,
+ * and counts are the same after. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int stage; /* 1: the worker has counted; 2: the main thread has released its own */
+    size_t freed_first, freed_again, freed_after_recount;
+    ctxwin_count before, after;
+    int failures;
+} release_job;
+
+static char release_text[120 * 1024];
+
+static void release_wait(release_job *job, int stage) {
+    pthread_mutex_lock(&job->lock);
+    while (job->stage < stage) pthread_cond_wait(&job->changed, &job->lock);
+    pthread_mutex_unlock(&job->lock);
+}
+
+static void release_signal(release_job *job, int stage) {
+    pthread_mutex_lock(&job->lock);
+    job->stage = stage;
+    pthread_cond_broadcast(&job->changed);
+    pthread_mutex_unlock(&job->lock);
+}
+
+static void *release_thread(void *arg) {
+    release_job *job = arg;
+    if (ctxwin_release_thread_memory() != 0) job->failures++; /* a new thread keeps nothing */
+    if (ctxwin_count_text("gpt-4o", 6, release_text, strlen(release_text), &job->before) != CTXWIN_OK) job->failures++;
+    release_signal(job, 1);
+    release_wait(job, 2);
+    job->freed_first = ctxwin_release_thread_memory();
+    job->freed_again = ctxwin_release_thread_memory();
+    if (ctxwin_count_text("gpt-4o", 6, release_text, strlen(release_text), &job->after) != CTXWIN_OK) job->failures++;
+    job->freed_after_recount = ctxwin_release_thread_memory();
+    return NULL;
+}
+
+static void released_thread_memory_is_the_callers_and_counts_stay(void) {
+    size_t len = 0;
+    for (int i = 0; len + 64 < sizeof release_text; i++) {
+        len += (size_t)snprintf(release_text + len, sizeof release_text - len, "line %d: the quick brown fox %d\n", i,
+                                i * 7919 % 1000);
+    }
+    release_job job;
+    memset(&job, 0, sizeof job);
+    pthread_mutex_init(&job.lock, NULL);
+    pthread_cond_init(&job.changed, NULL);
+    pthread_t worker;
+    CHECK(pthread_create(&worker, NULL, release_thread, &job) == 0);
+    release_wait(&job, 1);
+    ctxwin_release_thread_memory(); /* this thread's memos, not the worker's */
+    release_signal(&job, 2);
+    CHECK(pthread_join(worker, NULL) == 0);
+    CHECK(job.failures == 0);
+    /* Past 64 KB of text: the memo of pieces (2 MiB) and the large tables of lines (4 MiB). */
+    CHECK(job.freed_first >= (size_t)6 << 20);
+    CHECK(job.freed_again == 0);
+    CHECK(job.freed_after_recount >= (size_t)6 << 20);
+    CHECK(job.before.exact && job.before.tokens > 20000);
+    CHECK(job.after.tokens == job.before.tokens && job.after.exact);
+    pthread_cond_destroy(&job.changed);
+    pthread_mutex_destroy(&job.lock);
+}
+
 void suite_threads(void) {
     harness_run("eight_threads_count_like_one", eight_threads_count_like_one);
     harness_run("windows_in_separate_threads_do_not_interfere", windows_in_separate_threads_do_not_interfere);
+    harness_run("released_thread_memory_is_the_callers_and_counts_stay",
+                released_thread_memory_is_the_callers_and_counts_stay);
 }

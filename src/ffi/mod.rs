@@ -19,6 +19,7 @@ pub mod host;
 pub mod persist;
 pub mod settings;
 pub mod summary;
+pub mod thread_memory;
 pub mod tokenizer;
 pub mod json;
 pub mod last_error;

@@ -158,6 +158,19 @@ thread_local! {
     static LINES: RefCell<Lines> = const { RefCell::new(Lines::EMPTY) };
 }
 
+/// Frees this thread's tables (the next count starts again with the first, small ones)
+/// and returns their bytes; 0 when it has none, or they are in use.
+pub(crate) fn release() -> usize {
+    LINES
+        .try_with(|lines| {
+            lines.try_borrow_mut().map_or(0, |mut lines| {
+                let freed = std::mem::replace(&mut *lines, Lines::EMPTY);
+                freed.slots.bytes().len() + freed.arena.bytes().len()
+            })
+        })
+        .unwrap_or(0)
+}
+
 /// Runs `work` with this thread's lines (or with a memo that remembers nothing if the
 /// thread's is in use or gone).
 pub(crate) fn with_lines<R>(mut work: impl FnMut(&mut Lines) -> R) -> R {

@@ -15,6 +15,7 @@ mod loaded;
 mod models;
 mod openai_models;
 mod prefetch;
+mod thread_memory;
 mod utf8_char;
 mod zeroed_pages;
 
@@ -24,6 +25,7 @@ pub use display::format_count;
 pub use estimate::{EstimateFit, FEATURE_NAMES, FEATURES, Family, POOLED_FEATURES, estimate_features};
 pub use loaded::{Format, Tokenizer};
 pub use models::Model;
+pub use thread_memory::release_thread_memory;
 
 /// A token count and whether it is exact.
 ///

@@ -94,6 +94,13 @@ thread_local! {
     static MEMO: RefCell<Memo> = const { RefCell::new(Memo::new()) };
 }
 
+/// Frees this thread's memo (its tables are allocated again by the next count) and
+/// returns the bytes its tables held; 0 when it has none, or is in use.
+pub(crate) fn release() -> usize {
+    MEMO.try_with(|memo| memo.try_borrow_mut().map_or(0, |mut memo| std::mem::replace(&mut *memo, Memo::new()).table_bytes()))
+        .unwrap_or(0)
+}
+
 /// Runs `work` once with this thread's memo (or with a memo that remembers
 /// nothing, if the thread-local one is unavailable).
 pub(super) fn with_memo<R>(mut work: impl FnMut(&mut Memo) -> R) -> R {
@@ -166,6 +173,15 @@ impl Memo {
             self.long = (0..LONG_ENTRIES).map(|_| LongEntry { hash: 0, vocab: u8::MAX, count: 0, piece: Vec::new() }).collect();
             self.joins.entries = vec![0; JOIN_ENTRIES];
         }
+    }
+
+    /// Bytes of the tables allocated on the heap.
+    fn table_bytes(&self) -> usize {
+        let long = self.long.iter().map(|entry| entry.piece.capacity()).sum::<usize>();
+        self.short.capacity() * 8
+            + self.long.capacity() * std::mem::size_of::<LongEntry>()
+            + long
+            + self.joins.entries.capacity() * 8
     }
 
     /// The remembered count of `piece` (at least three bytes, with key hash

@@ -29,6 +29,7 @@ mod vocab;
 use std::convert::Infallible;
 use std::marker::PhantomData;
 
+pub(crate) use memo::release as release_memo;
 use pretokenize::Cl100k;
 use pretokenize::O200k;
 use pretokenize::Pretokenizer;

@@ -288,10 +288,25 @@ impl Memo {
     fn new() -> Memo {
         Memo { owner: 0, pieces: Pieces::default(), joins: JoinCache::new() }
     }
+
+    /// Bytes of the tables allocated on the heap.
+    fn table_bytes(&self) -> usize {
+        let pieces = &self.pieces;
+        let long_entries = pieces.long.capacity() * (std::mem::size_of::<(Box<[u8]>, u32)>() + 1);
+        pieces.short.capacity() * 8 + pieces.tiny.capacity() + long_entries + pieces.bytes + self.joins.table_bytes()
+    }
 }
 
 thread_local! {
-    static MEMO: RefCell<Memo> = RefCell::new(Memo::new());
+    /// The thread's memo, from its first count with a loaded tokenizer until [`release`].
+    static MEMO: RefCell<Option<Memo>> = const { RefCell::new(None) };
+}
+
+/// Frees this thread's memo and returns the bytes its tables held; 0 when it has none, or
+/// it is in use.
+pub(crate) fn release() -> usize {
+    MEMO.try_with(|memo| memo.try_borrow_mut().ok().and_then(|mut memo| memo.take()).map_or(0, |memo| memo.table_bytes()))
+        .unwrap_or(0)
 }
 
 /// Runs `f` with this thread's memo for tokenizer `owner` (a fresh one if the thread's is
@@ -299,12 +314,13 @@ thread_local! {
 pub(super) fn with_memo<R>(owner: u64, f: impl FnOnce(&mut Memo) -> R) -> R {
     MEMO.with(|memo| match memo.try_borrow_mut() {
         Ok(mut memo) => {
+            let memo = memo.get_or_insert_with(Memo::new);
             if memo.owner != owner {
                 memo.owner = owner;
                 memo.pieces.clear();
                 memo.joins.clear();
             }
-            f(&mut memo)
+            f(memo)
         }
         Err(_) => f(&mut Memo::new()),
     })

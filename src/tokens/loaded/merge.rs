@@ -148,6 +148,11 @@ impl JoinCache {
         JoinCache { slots: (0..JOIN_SLOTS).map(|_| Cell::new((EMPTY, 0))).collect() }
     }
 
+    /// Bytes of the cache's entries.
+    pub(super) fn table_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.slots)
+    }
+
     /// Forgets every answer (the memo serves another tokenizer).
     pub(super) fn clear(&self) {
         self.slots.iter().for_each(|slot| slot.set((EMPTY, 0)));

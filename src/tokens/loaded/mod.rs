@@ -40,6 +40,8 @@ use normalize::{Normalize, normalize};
 use options::Options;
 use split::Step;
 
+pub(crate) use memo::release as release_memo;
+
 /// A load failure (the crate's error: PARSE, UNSUPPORTED, INVALID_ARG or IO).
 type Failure = Error;
 
