@@ -20,7 +20,8 @@
 //! ring: the oldest chunks are overwritten) and 65,536 entries of 32 bytes in sets of two (a
 //! cache line, the older entry making way), 4 MiB in all,
 //! resident at once where transparent huge pages are on (`zeroed_pages.rs`: a write maps
-//! 2 MiB), else as they fill.
+//! 2 MiB), else as they fill. Freed when the thread exits or calls `release_thread_memory`
+//! (`thread_memory.rs`).
 
 use std::cell::RefCell;
 use std::hash::Hasher;

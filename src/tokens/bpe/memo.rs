@@ -18,7 +18,8 @@
 //!   (at most about 300 KB).
 //! - The merge table's answers, see [`JoinCache`] (512 KB).
 //!
-//! So at most about 2.9 MB per thread that counts, freed when the thread exits.
+//! So at most about 2.9 MB per thread that counts, freed when the thread exits or
+//! calls `release_thread_memory` (`tokens/thread_memory.rs`).
 //!
 //! Where it lives: in the thread. Counting functions are thread-safe and called
 //! from any thread, and a window is used by one thread at a time; a memo per

@@ -27,8 +27,9 @@
 //! they fill), the long pieces' at most 2 MiB of bytes (0.3 MB more of allocation headers)
 //! and about 0.8 MB of table, the join cache's 256 KB, the tiny pieces' 64 KB: at most about
 //! 5.6 MB per thread that counts with a loaded tokenizer (7 MB before the short table), freed
-//! when the thread exits. A known split's text goes through the memo of lines first
-//! (`tokens/lines.rs`, at most 4 MiB per thread, shared with the built-in encodings).
+//! when the thread exits or calls `release_thread_memory` (`tokens/thread_memory.rs`). A
+//! known split's text goes through the memo of lines first (`tokens/lines.rs`, at most 4 MiB
+//! per thread, shared with the built-in encodings).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
