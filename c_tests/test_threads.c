@@ -200,9 +200,78 @@ static void released_thread_memory_is_the_callers_and_counts_stay(void) {
     pthread_mutex_destroy(&job.lock);
 }
 
+/* Calls from a pthread key's destructor: glibc runs those after the library's thread-local
+ * state (its memos, the last error) is gone. Counts are still exact, a failure still returns
+ * its status, and nothing aborts. */
+static pthread_key_t exit_key;
+
+typedef struct {
+    ctxwin_tokenizer *tok;
+    int32_t loaded, builtin, pushed;
+    ctxwin_status bad_utf8, last_status, push_status;
+    char last[128];
+    int done;
+} exit_job;
+
+static void at_thread_exit(void *arg) {
+    exit_job *job = arg;
+    ctxwin_count c = {-1, false};
+    if (ctxwin_tokenizer_count(job->tok, "hello hello", 11, &c) == CTXWIN_OK) job->loaded = c.tokens;
+    if (ctxwin_count_text("gpt-4o", 6, "hello world", 11, &c) == CTXWIN_OK) job->builtin = c.tokens;
+    job->bad_utf8 = ctxwin_count_text("gpt-4o", 6, "\xff", 1, &c);
+    size_t needed = 0;
+    job->last_status = ctxwin_last_error(job->last, sizeof job->last, &needed);
+    ctxwin_window *w = NULL;
+    if (ctxwin_window_new("gpt-4o", 6, &w) == CTXWIN_OK) {
+        job->push_status = ctxwin_window_push(w, CTXWIN_KIND_USER, "hello world", 11, &c);
+        job->pushed = c.tokens;
+        ctxwin_window_free(w);
+    }
+    job->done = 1;
+}
+
+static void *exit_thread(void *arg) {
+    exit_job *job = arg;
+    ctxwin_count c;
+    /* The library's thread-local state (a loaded tokenizer's memo, the memos, a last error)
+     * exists, and is torn down before the key's destructor runs. */
+    ctxwin_tokenizer_count(job->tok, "hello", 5, &c);
+    ctxwin_count_text("gpt-4o", 6, "hello", 5, &c);
+    ctxwin_count_text("gpt-4o", 6, "\xff", 1, &c);
+    pthread_setspecific(exit_key, job);
+    return NULL;
+}
+
+static void calls_at_thread_exit_count_and_fail_cleanly(void) {
+    static const char tiny[] = "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"h\":0,\"e\":1,\"l\":2,\"o\":3,\" \":4,\"he\":5,"
+                               "\"ll\":6,\"hell\":7,\"hello\":8},\"merges\":[\"h e\",\"l l\",\"he ll\",\"hell o\"]}}";
+    ctxwin_tokenizer *tok = NULL;
+    CHECK_OK(ctxwin_tokenizer_from_bytes(tiny, sizeof tiny - 1, NULL, 0, &tok));
+    ctxwin_count loaded = {-1, false}, builtin = {-1, false};
+    CHECK_OK(ctxwin_tokenizer_count(tok, "hello hello", 11, &loaded));
+    CHECK_OK(ctxwin_count_text("gpt-4o", 6, "hello world", 11, &builtin));
+    CHECK(loaded.tokens == 3 && builtin.tokens == 2);
+    CHECK(pthread_key_create(&exit_key, at_thread_exit) == 0);
+    exit_job job;
+    memset(&job, 0, sizeof job);
+    job.tok = tok;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, exit_thread, &job) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK(job.done);
+    CHECK(job.loaded == loaded.tokens);
+    CHECK(job.builtin == builtin.tokens);
+    CHECK(job.bad_utf8 == CTXWIN_STATUS_INVALID_UTF8);
+    CHECK(job.last_status == CTXWIN_OK);
+    CHECK(job.push_status == CTXWIN_OK && job.pushed == builtin.tokens);
+    pthread_key_delete(exit_key);
+    ctxwin_tokenizer_free(tok);
+}
+
 void suite_threads(void) {
     harness_run("eight_threads_count_like_one", eight_threads_count_like_one);
     harness_run("windows_in_separate_threads_do_not_interfere", windows_in_separate_threads_do_not_interfere);
     harness_run("released_thread_memory_is_the_callers_and_counts_stay",
                 released_thread_memory_is_the_callers_and_counts_stay);
+    harness_run("calls_at_thread_exit_count_and_fail_cleanly", calls_at_thread_exit_count_and_fail_cleanly);
 }

@@ -11,9 +11,11 @@ thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
-/// Records `message` as this thread's last error.
+/// Records `message` as this thread's last error. Once the thread's slot is gone (a call
+/// from a thread-exit destructor that runs after it, as a C program's `pthread_key_create`
+/// destructors do), the message is dropped: the call's status still tells what failed.
 pub(crate) fn record(message: &str) {
-    LAST_ERROR.with(|last| {
+    let _gone = LAST_ERROR.try_with(|last| {
         let mut last = last.borrow_mut();
         last.clear();
         last.push_str(message);
@@ -31,9 +33,9 @@ pub(crate) fn settle(outcome: Result<(), FfiError>) -> ctxwin_status {
     }
 }
 
-/// This thread's last error (empty before any failure).
+/// This thread's last error (empty before any failure, and once the thread's slot is gone).
 pub(crate) fn message() -> String {
-    LAST_ERROR.with(|last| last.borrow().clone())
+    LAST_ERROR.try_with(|last| last.borrow().clone()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -19,6 +19,44 @@ mod tests {
     use super::*;
     use crate::tokens::{Encoding, Tokenizer};
 
+    /// The tokenizer of `a`, `b` and `ab`.
+    fn ab() -> Tokenizer {
+        let file =
+            br#"{"pre_tokenizer": null, "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}"#;
+        Tokenizer::from_bytes(file, "").unwrap()
+    }
+
+    /// Counts a thread makes from a thread-local destructor that runs after the memos are
+    /// gone (destructors run in the reverse order of first use here) are exact, without them.
+    #[test]
+    fn counts_after_the_memos_are_gone_are_exact() {
+        /// What the destructor counts with, and where it sends the counts.
+        type Job = (Tokenizer, std::sync::mpsc::Sender<(usize, usize)>);
+        struct CountsAtExit(std::cell::RefCell<Option<Job>>);
+        impl Drop for CountsAtExit {
+            fn drop(&mut self) {
+                if let Some((tokenizer, sender)) = self.0.take() {
+                    let counts = (tokenizer.count("abababa").unwrap(), Encoding::O200kBase.count("hello world"));
+                    sender.send(counts).unwrap();
+                }
+            }
+        }
+        thread_local! {
+            static AT_EXIT: CountsAtExit = const { CountsAtExit(std::cell::RefCell::new(None)) };
+        }
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            AT_EXIT.with(|_| ());
+            let tokenizer = ab();
+            assert_eq!(tokenizer.count("abab").unwrap(), 2);
+            assert_eq!(Encoding::O200kBase.count("hello"), 1);
+            AT_EXIT.with(|at_exit| *at_exit.0.borrow_mut() = Some((tokenizer, sender)));
+        })
+        .join()
+        .unwrap();
+        assert_eq!(receiver.recv().unwrap(), (4, 2));
+    }
+
     /// Text of `lines` numbered lines, new to the thread.
     fn lines(lines: usize) -> String {
         (0..lines).map(|i| format!("line {i}: the quick brown fox {}\n", i * 7919 % 1000)).collect()
@@ -30,11 +68,7 @@ mod tests {
     fn released_memos_are_the_callers_and_counts_stay() {
         let text = lines(4000);
         assert!(text.len() > 100_000);
-        let tokenizer = Tokenizer::from_bytes(
-            br#"{"pre_tokenizer": null, "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": [["a", "b"]]}}"#,
-            "",
-        )
-        .unwrap();
+        let tokenizer = ab();
         let (counted, go) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
         std::thread::scope(|scope| {
             let worker = scope.spawn(|| {

@@ -311,20 +311,23 @@ pub(crate) fn release() -> usize {
 }
 
 /// Runs `f` with this thread's memo for tokenizer `owner` (a fresh one if the thread's is
-/// in use further up the stack).
-pub(super) fn with_memo<R>(owner: u64, f: impl FnOnce(&mut Memo) -> R) -> R {
-    MEMO.with(|memo| match memo.try_borrow_mut() {
-        Ok(mut memo) => {
-            let memo = memo.get_or_insert_with(Memo::new);
-            if memo.owner != owner {
-                memo.owner = owner;
-                memo.pieces.clear();
-                memo.joins.clear();
-            }
-            f(memo)
+/// in use further up the stack, or gone: a count from a thread-exit destructor that runs
+/// after it).
+pub(super) fn with_memo<R>(owner: u64, mut f: impl FnMut(&mut Memo) -> R) -> R {
+    let done = MEMO.try_with(|memo| {
+        let mut memo = memo.try_borrow_mut().ok()?;
+        let memo = memo.get_or_insert_with(Memo::new);
+        if memo.owner != owner {
+            memo.owner = owner;
+            memo.pieces.clear();
+            memo.joins.clear();
         }
-        Err(_) => f(&mut Memo::new()),
-    })
+        Some(f(memo))
+    });
+    match done {
+        Ok(Some(result)) => result,
+        _ => f(&mut Memo::new()),
+    }
 }
 
 #[cfg(test)]
