@@ -54,8 +54,8 @@
  * - Threads: counting functions are safe from any number of threads at once. A window may
  *   move between threads but must be used by one thread at a time, const functions included.
  *   There is no global state and no global init. Each thread that counts keeps memos of
- *   what it counted (up to about 7 MB), freed when it exits or by
- *   ctxwin_release_thread_memory().
+ *   what it counted (up to about 7 MB, 12.6 MB with a loaded tokenizer), freed when it
+ *   exits or by ctxwin_release_thread_memory().
  */
 
 #ifndef CTXWIN_H
@@ -1605,16 +1605,21 @@ ctxwin_status ctxwin_window_compaction_info(const struct ctxwin_window *w,
                                             size_t *needed);
 
 /**
- * Frees the memory the calling thread keeps to count faster and returns how many bytes
- * it freed (0 when the thread has counted nothing since it started or since the last
- * call).
+ * Frees the memory the calling thread keeps to count faster and returns about how many
+ * bytes it freed (the tables' sizes, without the allocator's overhead; 0 when the thread
+ * has counted nothing since it started or since the last call).
  *
  * Each thread that counts keeps memos of the text it has counted: up to about 7 MB, and
  * about 5.6 MB more once it has counted with a loaded tokenizer (docs/reliability.md).
  * They are freed when the thread exits. A thread that stays but will not count for a
  * while, such as a pool's worker going idle, can give them back with this call. Counts
- * stay exact: the next count on the thread allocates small tables again, and counts text
- * it had seen as new text until it is seen again.
+ * stay exact: the next count on the thread allocates its tables again, and counts text it
+ * had seen as new text until it is seen again.
+ *
+ * One case needs it: a thread whose first call to the library comes from a thread-exit
+ * destructor (a `pthread_key_create` destructor runs after the library's own per-thread
+ * cleanup) keeps what that call allocated past its exit, unless the destructor ends with
+ * this call.
  *
  * Thread-safety: safe to call from any thread; it frees only the calling thread's memos.
  *

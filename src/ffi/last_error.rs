@@ -15,7 +15,7 @@ thread_local! {
 /// from a thread-exit destructor that runs after it, as a C program's `pthread_key_create`
 /// destructors do), the message is dropped: the call's status still tells what failed.
 pub(crate) fn record(message: &str) {
-    let _gone = LAST_ERROR.try_with(|last| {
+    let _ = LAST_ERROR.try_with(|last| {
         let mut last = last.borrow_mut();
         last.clear();
         last.push_str(message);

@@ -4,12 +4,14 @@ use super::{bpe, lines, loaded};
 
 /// Frees the memos the calling thread keeps to count faster (the counts of pieces and of
 /// lines it has seen, and those of a loaded tokenizer: up to about 7 MB, 12.6 MB with a
-/// loaded tokenizer) and returns how many bytes they held; 0 when the thread has none.
+/// loaded tokenizer) and returns about how many bytes they held (their tables' sizes,
+/// without the allocator's overhead); 0 when the thread has none.
 ///
-/// Counts stay exact: the next count on the thread allocates small tables again, and text
-/// it had seen is counted as new text until it is seen again. Other threads' memos are
-/// untouched. A thread's memos are also freed when it exits; this is for a thread that
-/// stays, such as a pool's worker going idle.
+/// Counts stay exact: the next count on the thread allocates its tables again (the memo of
+/// lines starting small), and text it had seen is counted as new text until it is seen
+/// again. Other threads' memos are untouched. A thread's memos are also freed when it
+/// exits; this is for a thread that stays, such as a pool's worker going idle, and for a
+/// thread whose first count comes from a thread-exit destructor (see `ctxwin_release_thread_memory`).
 pub fn release_thread_memory() -> usize {
     bpe::release_memo() + lines::release() + loaded::release_memo()
 }
@@ -83,8 +85,8 @@ mod tests {
                 assert_eq!(release_thread_memory(), 0);
                 assert_eq!(Encoding::O200kBase.count(&text), before);
                 assert_eq!(Encoding::O200kBase.count("hello"), 1);
-                let small = release_thread_memory();
-                assert!(small >= 6 << 20, "{small}");
+                let recounted = release_thread_memory();
+                assert!(recounted >= 6 << 20, "{recounted}");
                 assert_eq!(tokenizer.count("abababa").unwrap(), 4);
                 let loaded = release_thread_memory();
                 // The loaded tokenizer's memo (its join cache alone is 256 KB) and the small

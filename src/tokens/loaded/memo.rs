@@ -290,7 +290,7 @@ impl Memo {
         Memo { owner: 0, pieces: Pieces::default(), joins: JoinCache::new() }
     }
 
-    /// Bytes of the tables allocated on the heap.
+    /// About the bytes of the tables on the heap (the map of long pieces counted by the entries it has room for).
     fn table_bytes(&self) -> usize {
         let pieces = &self.pieces;
         let long_entries = pieces.long.capacity() * (std::mem::size_of::<(Box<[u8]>, u32)>() + 1);
@@ -318,9 +318,9 @@ pub(super) fn with_memo<R>(owner: u64, mut f: impl FnMut(&mut Memo) -> R) -> R {
         let mut memo = memo.try_borrow_mut().ok()?;
         let memo = memo.get_or_insert_with(Memo::new);
         if memo.owner != owner {
-            memo.owner = owner;
             memo.pieces.clear();
             memo.joins.clear();
+            memo.owner = owner;
         }
         Some(f(memo))
     });
