@@ -14,6 +14,10 @@ thread_local! {
 /// Records `message` as this thread's last error. Once the thread's slot is gone (a call
 /// from a thread-exit destructor that runs after it, as a C program's `pthread_key_create`
 /// destructors do), the message is dropped: the call's status still tells what failed.
+// One copy, not inlined: it is on every function's failure path, and `try_with` inlined
+// made each function a few hundred bytes larger (20 KB in all).
+#[cold]
+#[inline(never)]
 pub(crate) fn record(message: &str) {
     let _ = LAST_ERROR.try_with(|last| {
         let mut last = last.borrow_mut();
