@@ -27,7 +27,9 @@ use super::memo::JoinCache;
 use super::vocab::Vocab;
 
 mod lockstep;
+mod part_list;
 pub(super) use lockstep::Batch;
+use part_list::{NewPair, PartList};
 
 /// Most parts merged with the array scan (indices, and the end index, are
 /// bytes).
@@ -279,73 +281,21 @@ impl PairRanks<'_> {
     }
 }
 
-/// The key of the pair starting at initial index `start` whose join has
-/// rank `rank` (see [`count_small`]): the rank above the index, or
-/// [`NO_MERGE`].
-#[inline(always)]
-fn packed(rank: u32, start: usize) -> u32 {
-    if rank == NO_MERGE { NO_MERGE } else { rank << 8 | start as u32 }
-}
-
-/// Merges with a scan for the best pair; `1 <= parts.len() <= N` and
-/// `parts.len() < 256`.
-///
-/// Parts are identified by their initial index `s`, linked through `next`
-/// and `prev`, with `token[s]` their rank. `key[s]` packs the rank of joining
-/// the part at `s` with its successor above the index itself (ranks fit in
-/// 24 bits), or is [`NO_MERGE`] (also for indices that are no longer part
-/// starts). The best merge, lowest rank and leftmost on ties, is then one
-/// branch-free minimum over a short array, and no array ever shifts.
+/// Merges with a scan for the best pair ([`PartList`]); `1 <= parts.len() <= N`
+/// and `parts.len() < 256`.
 #[inline(always)]
 fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
-    let len = parts.len();
-    let mut key = [NO_MERGE; N];
-    let mut token = [NO_MERGE; N];
-    let mut next = [0u8; N];
-    let mut prev = [0u8; N];
-    for (start, part) in parts.iter().enumerate().take(N) {
-        key[start] = packed(pairs.initial(parts, start), start);
-        token[start] = part.token;
-        next[start] = (start + 1) as u8;
-        prev[start] = start.wrapping_sub(1) as u8;
-    }
-    let end_of = |next: &[u8; N], start: usize| next.get(start).map_or(len, |&e| e as usize);
+    let mut list = PartList::<N>::new();
+    list.reset(parts, |s| pairs.initial(parts, s));
     // Offset in the piece of the part starting at initial index `s`.
     let piece_len = pairs.piece.len();
     let at = |s: usize| parts.get(s).map_or(piece_len, |part| part.at as usize);
-    let mut remaining = len;
-    loop {
-        // Keys from `len - 1` on are NO_MERGE forever; scanning the whole
-        // array gives the compiler a fixed trip count to vectorise without a
-        // scalar tail.
-        let best = key.iter().fold(NO_MERGE, |best, &k| best.min(k));
-        if best == NO_MERGE {
-            return remaining;
-        }
-        let left = (best & 0xFF) as usize;
-        let right = end_of(&next, left);
-        let after = end_of(&next, right);
-        token[left] = best >> 8;
-        next[left] = after as u8;
-        if let Some(slot) = prev.get_mut(after) {
-            *slot = left as u8;
-        }
-        if let Some(slot) = key.get_mut(right) {
-            *slot = NO_MERGE;
-        }
-        remaining -= 1;
-        if let Some(slot) = key.get_mut(left) {
-            let rank =
-                if after < len { pairs.join(token[left], token[after], at(left), at(end_of(&next, after))) } else { NO_MERGE };
-            *slot = packed(rank, left);
-        }
-        if left > 0 {
-            let before = prev[left] as usize;
-            if let (Some(slot), Some(&preceding)) = (key.get_mut(before), token.get(before)) {
-                *slot = packed(pairs.join(preceding, token[left], at(before), at(after)), before);
-            }
+    while let Some(new_pairs) = list.merge_best() {
+        for NewPair { start, left, right, to } in new_pairs.into_iter().flatten() {
+            list.set_rank(start, pairs.join(left, right, at(start), at(to)));
         }
     }
+    list.remaining
 }
 
 /// Merges with a min-heap of candidate pairs over a doubly linked list of

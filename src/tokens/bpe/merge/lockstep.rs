@@ -15,7 +15,8 @@
 use super::super::layout::key_hash;
 use super::super::memo::{JoinPlace, Memo};
 use super::super::vocab::Vocab;
-use super::{InitialParts, NO_MERGE, PairRanks, packed};
+use super::part_list::{NewPair, PartList};
+use super::{InitialParts, NO_MERGE, PairRanks};
 
 /// Merges in progress at once.
 /// (2 to 8 measured alike: a merge's stages take long enough that a few
@@ -57,7 +58,7 @@ enum Stage {
     Vocab,
 }
 
-/// One piece being merged: [`count_small`](super::count_small)'s arrays.
+/// One piece being merged: [`count_small`](super::count_small)'s list of parts.
 #[derive(Clone, Copy)]
 struct Lane {
     stage: Stage,
@@ -65,12 +66,7 @@ struct Lane {
     start: usize,
     end: usize,
     hash: u64,
-    len: usize,
-    remaining: usize,
-    key: [u32; LANE_BYTES],
-    token: [u32; LANE_BYTES],
-    next: [u8; LANE_BYTES],
-    prev: [u8; LANE_BYTES],
+    parts: PartList<LANE_BYTES>,
     /// Offset in the piece of the part starting at each initial index, and
     /// the piece's length after the last.
     at: [u8; LANE_BYTES + 1],
@@ -78,59 +74,35 @@ struct Lane {
 }
 
 impl Lane {
-    const IDLE: Lane = Lane {
-        stage: Stage::Idle,
-        start: 0,
-        end: 0,
-        hash: 0,
-        len: 0,
-        remaining: 0,
-        key: [NO_MERGE; LANE_BYTES],
-        token: [NO_MERGE; LANE_BYTES],
-        next: [0; LANE_BYTES],
-        prev: [0; LANE_BYTES],
-        at: [0; LANE_BYTES + 1],
-        joins: [None; 2],
-    };
+    const IDLE: Lane =
+        Lane { stage: Stage::Idle, start: 0, end: 0, hash: 0, parts: PartList::EMPTY, at: [0; LANE_BYTES + 1], joins: [None; 2] };
 
     /// Starts merging `text[start..end]` (two to [`LANE_BYTES`] bytes).
     fn begin(&mut self, vocab: &Vocab, text: &[u8], start: usize, end: usize, hash: u64, memo: &mut Memo) {
         let piece = &text[start..end];
-        *self = Lane { stage: Stage::Pick, start, end, hash, ..Lane::IDLE };
-        let mut parts = [super::Part::NONE; LANE_BYTES];
+        // Field by field: `..Lane::IDLE` copied the constant from memory.
+        (self.stage, self.start, self.end, self.hash, self.joins) = (Stage::Pick, start, end, hash, [None; 2]);
+        let mut initial = [super::Part::NONE; LANE_BYTES];
         let mut len = 0;
-        for (slot, part) in parts.iter_mut().zip(InitialParts { vocab, piece, at: 0 }) {
+        for (slot, part) in initial.iter_mut().zip(InitialParts { vocab, piece, at: 0 }) {
             *slot = part;
             len += 1;
         }
-        let parts = &parts[..len];
+        let initial = &initial[..len];
         let pairs = &mut PairRanks { vocab, joins: &mut memo.joins, piece };
-        for (s, part) in parts.iter().enumerate() {
-            self.key[s] = packed(pairs.initial(parts, s), s);
-            self.token[s] = part.token;
-            self.next[s] = (s + 1) as u8;
-            self.prev[s] = s.wrapping_sub(1) as u8;
-            self.at[s] = part.at as u8;
+        self.parts.reset(initial, |s| pairs.initial(initial, s));
+        self.at.fill(piece.len() as u8);
+        for (offset, part) in self.at.iter_mut().zip(initial) {
+            *offset = part.at as u8;
         }
-        self.at[len] = piece.len() as u8;
-        self.len = len;
-        self.remaining = len;
     }
 
-    /// Initial index of the part after the one starting at `s`.
+    /// Asks whether the two parts of `pair` join, for its key: answered at
+    /// once if they cannot or the join cache cannot hold the answer (`None`),
+    /// else returned to be queued, with the join cache's entry prefetched.
     #[inline(always)]
-    fn end_of(&self, s: usize) -> usize {
-        self.next.get(s).map_or(self.len, |&e| e as usize)
-    }
-
-    /// Asks whether the part starting at `s` and the one after it (the token
-    /// `right`, which ends where the part at `to` starts) join, for the key
-    /// of `s`: answered at once if they cannot or the join cache cannot hold
-    /// the answer (`None`), else returned to be queued, with the join cache's
-    /// entry prefetched.
-    #[inline(always)]
-    fn ask(&mut self, vocab: &Vocab, text: &[u8], memo: &Memo, s: usize, right: u32, to: usize) -> Option<Join> {
-        let left = self.token[s];
+    fn ask(&mut self, vocab: &Vocab, text: &[u8], memo: &Memo, pair: NewPair) -> Option<Join> {
+        let NewPair { start: s, left, right, to } = pair;
         let (from, to) = (self.at[s], self.at[to]);
         let rank = if !vocab.may_join(left, right) {
             NO_MERGE
@@ -141,7 +113,7 @@ impl Lane {
             let bytes = &text[self.start + usize::from(from)..self.start + usize::from(to)];
             vocab.rank_hashed(bytes, key_hash(bytes)).unwrap_or(NO_MERGE)
         };
-        self.key[s] = packed(rank, s);
+        self.parts.set_rank(s, rank);
         None
     }
 
@@ -152,34 +124,13 @@ impl Lane {
         match self.stage {
             Stage::Idle => return true,
             Stage::Pick => {
-                let best = self.key.iter().fold(NO_MERGE, |best, &k| best.min(k));
-                if best == NO_MERGE {
+                let Some(new_pairs) = self.parts.merge_best() else {
                     return true;
-                }
-                let len = self.len;
-                let left = (best & 0xFF) as usize;
-                let right = self.end_of(left);
-                let after = self.end_of(right);
-                self.token[left] = best >> 8;
-                self.next[left] = after as u8;
-                if let Some(slot) = self.prev.get_mut(after) {
-                    *slot = left as u8;
-                }
-                if let Some(slot) = self.key.get_mut(right) {
-                    *slot = NO_MERGE;
-                }
-                self.remaining -= 1;
-                self.joins = [None; 2];
-                if after < len {
-                    let end = self.end_of(after);
-                    self.joins[0] = self.ask(vocab, text, memo, left, self.token[after], end);
-                } else {
-                    self.key[left] = NO_MERGE;
-                }
-                if left > 0 {
-                    let before = self.prev[left] as usize;
-                    self.joins[1] = self.ask(vocab, text, memo, before, self.token[left], after);
-                }
+                };
+                // Not `array::map`, which is not inlined here (3% of a first pass).
+                let [with_after, with_before] = new_pairs;
+                let mut ask = |pair: Option<NewPair>| pair.and_then(|p| self.ask(vocab, text, memo, p));
+                self.joins = [ask(with_after), ask(with_before)];
                 self.stage = if self.joins.iter().any(Option::is_some) { Stage::Cache } else { Stage::Pick };
             }
             Stage::Cache => {
@@ -188,7 +139,7 @@ impl Lane {
                     match memo.joins.remembered(join.place) {
                         Some(answer) => {
                             let s = usize::from(join.start);
-                            self.key[s] = packed(answer.unwrap_or(NO_MERGE), s);
+                            self.parts.set_rank(s, answer.unwrap_or(NO_MERGE));
                         }
                         None => {
                             let bytes = &text[self.start + usize::from(join.from)..self.start + usize::from(join.to)];
@@ -206,7 +157,7 @@ impl Lane {
                     let answer = vocab.rank_hashed(bytes, join.hash);
                     memo.joins.remember(join.place, answer);
                     let s = usize::from(join.start);
-                    self.key[s] = packed(answer.unwrap_or(NO_MERGE), s);
+                    self.parts.set_rank(s, answer.unwrap_or(NO_MERGE));
                 }
                 self.stage = Stage::Pick;
             }
@@ -308,7 +259,7 @@ impl Batch {
                     continue;
                 }
                 if lane.advance(vocab, text, memo) {
-                    let count = lane.remaining;
+                    let count = lane.parts.remaining;
                     memo.remember_piece(vocab, &text[lane.start..lane.end], lane.hash, count);
                     done(lane.start, count);
                     lane.stage = Stage::Idle;

@@ -1,0 +1,136 @@
+//! The parts of a short piece while it is merged, in fixed arrays: what the
+//! array merge ([`count_small`](super::count_small)) and the lock-step lanes
+//! (`lockstep.rs`) both keep, and the one step they both take, making the
+//! best merge. Only how each asks for the ranks of the pairs a merge makes
+//! new differs: at once, or a stage at a time between other pieces' steps.
+
+use super::{NO_MERGE, Part};
+
+/// The parts left of at most `N` (at most 256) initial parts.
+///
+/// Parts are identified by their initial index `s`, linked through `next`
+/// and `prev`, with `token[s]` their rank. `key[s]` packs the rank of joining
+/// the part at `s` with its successor above the index itself (ranks fit in
+/// 24 bits, see [`packed`]), or is [`NO_MERGE`] (also for indices that are no
+/// longer part starts). The best merge, lowest rank and leftmost on ties, is
+/// then one branch-free minimum over a short array, and no array ever shifts.
+#[derive(Clone, Copy)]
+pub(super) struct PartList<const N: usize> {
+    key: [u32; N],
+    token: [u32; N],
+    next: [u8; N],
+    prev: [u8; N],
+    /// Number of initial parts.
+    len: usize,
+    /// Number of parts left.
+    pub(super) remaining: usize,
+}
+
+/// A pair of adjacent parts that a merge made new, whose rank
+/// [`PartList::set_rank`] awaits: the part starting at initial index `start`,
+/// the token `left`, and the token `right` after it, which ends where the
+/// part at initial index `to` starts (or at the piece's end, if `to` is the
+/// number of initial parts).
+#[derive(Clone, Copy)]
+pub(super) struct NewPair {
+    pub(super) start: usize,
+    pub(super) left: u32,
+    pub(super) right: u32,
+    pub(super) to: usize,
+}
+
+impl<const N: usize> PartList<N> {
+    /// No parts.
+    pub(super) const EMPTY: Self =
+        PartList { key: [NO_MERGE; N], token: [NO_MERGE; N], next: [0; N], prev: [0; N], len: 0, remaining: 0 };
+
+    /// No parts. Built in place, where `EMPTY`, a constant, is copied from
+    /// memory.
+    #[inline(always)]
+    pub(super) fn new() -> Self {
+        PartList { key: [NO_MERGE; N], token: [NO_MERGE; N], next: [0; N], prev: [0; N], len: 0, remaining: 0 }
+    }
+
+    /// Starts over from the initial `parts` (at most `N`), each with the
+    /// rank of joining it to the next, `initial(s)` for the part at `s`.
+    /// In place: a new list assigned to a lane was copied (2% of a first pass).
+    #[inline(always)]
+    pub(super) fn reset(&mut self, parts: &[Part], mut initial: impl FnMut(usize) -> u32) {
+        // `next` and `prev` are only read at part starts, all set below.
+        self.key.fill(NO_MERGE);
+        self.token.fill(NO_MERGE);
+        for (start, part) in parts.iter().enumerate().take(N) {
+            self.key[start] = packed(initial(start), start);
+            self.token[start] = part.token;
+            self.next[start] = (start + 1) as u8;
+            self.prev[start] = start.wrapping_sub(1) as u8;
+        }
+        self.len = parts.len().min(N);
+        self.remaining = self.len;
+    }
+
+    /// Makes the best merge, if any pair of parts joins: the left part becomes
+    /// their token, and the pairs the merge makes new (with the part after,
+    /// and with the part before) are returned, for the caller to set their
+    /// keys. A merged part with no part after gets its key here.
+    #[inline(always)]
+    pub(super) fn merge_best(&mut self) -> Option<[Option<NewPair>; 2]> {
+        // Keys from `len - 1` on are NO_MERGE forever; scanning the whole
+        // array gives the compiler a fixed trip count to vectorise without a
+        // scalar tail.
+        let best = self.key.iter().fold(NO_MERGE, |best, &k| best.min(k));
+        if best == NO_MERGE {
+            return None;
+        }
+        let left = (best & 0xFF) as usize;
+        let right = self.end_of(left);
+        let after = self.end_of(right);
+        self.token[left] = best >> 8;
+        self.next[left] = after as u8;
+        if let Some(slot) = self.prev.get_mut(after) {
+            *slot = left as u8;
+        }
+        if let Some(slot) = self.key.get_mut(right) {
+            *slot = NO_MERGE;
+        }
+        self.remaining -= 1;
+        let with_after = match self.token.get(after) {
+            Some(&right) if after < self.len => {
+                Some(NewPair { start: left, left: self.token[left], right, to: self.end_of(after) })
+            }
+            _ => {
+                if let Some(slot) = self.key.get_mut(left) {
+                    *slot = NO_MERGE;
+                }
+                None
+            }
+        };
+        let with_before = (left > 0).then(|| {
+            let start = usize::from(self.prev[left]);
+            NewPair { start, left: self.token.get(start).copied().unwrap_or(NO_MERGE), right: self.token[left], to: after }
+        });
+        Some([with_after, with_before])
+    }
+
+    /// Sets the rank of joining the part starting at `start` with the next.
+    #[inline(always)]
+    pub(super) fn set_rank(&mut self, start: usize, rank: u32) {
+        if let Some(slot) = self.key.get_mut(start) {
+            *slot = packed(rank, start);
+        }
+    }
+
+    /// Initial index of the part after the one starting at `s` (the number
+    /// of initial parts after the last).
+    #[inline(always)]
+    fn end_of(&self, s: usize) -> usize {
+        self.next.get(s).map_or(self.len, |&e| usize::from(e))
+    }
+}
+
+/// The key of the pair starting at initial index `start` whose join has
+/// rank `rank`: the rank above the index, or [`NO_MERGE`].
+#[inline(always)]
+fn packed(rank: u32, start: usize) -> u32 {
+    if rank == NO_MERGE { NO_MERGE } else { rank << 8 | start as u32 }
+}
