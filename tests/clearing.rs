@@ -858,3 +858,47 @@ fn the_summary_follows_a_question_sent_with_its_images_cleared() {
         }
     }
 }
+
+/// With `clear_tool_inputs`, a Gemini `functionCall` that carries a `thoughtSignature` keeps
+/// its arguments and its signature, also when it is the only part of its content: Gemini
+/// refuses a current turn (a one-task tool loop is one turn) whose calls lost the signatures
+/// it gave them. Before, a content of one call was rebuilt with `{}` as its arguments and
+/// without the signature; only calls among other parts (a thought, parallel calls) kept it.
+#[test]
+fn a_lone_gemini_call_keeps_its_thought_signature_when_its_result_is_cleared() {
+    let mut window = Window::new("gemini-2.5-pro");
+    window
+        .configure(
+            r#"{"format":"gemini","stages":["clear","sliding"],"history_budget":4000,"keep_tool_results":1,
+                "clear_at_least":0,"clear_tool_inputs":true}"#,
+        )
+        .unwrap();
+    json::push_json(&mut window, r#"{"role":"user","parts":[{"text":"Task: fix the failing test."}]}"#).unwrap();
+    let mut rng = Rng::new(3);
+    for step in 0..20 {
+        window.prepare().unwrap();
+        let call = format!(
+            r#"{{"role":"model","parts":[{{"functionCall":{{"id":"call_{step}","name":"read_file","args":{{"path":"src/f{step}.rs"}}}},"thoughtSignature":"sig{step}"}}]}}"#
+        );
+        json::push_json(&mut window, &call).unwrap();
+        let answer = serde_json::json!({"role": "user", "parts": [{"functionResponse":
+            {"id": format!("call_{step}"), "name": "read_file", "response": {"output": output(&mut rng, 30)}}}]});
+        json::push_json(&mut window, &answer.to_string()).unwrap();
+    }
+    let info = window.prepare().unwrap();
+    assert!(info.cleared_results >= 3, "nothing was cleared: {info:?}");
+    let body: Value = serde_json::from_str(&json::render_request(&window, "{}").unwrap()).unwrap();
+    for content in body["contents"].as_array().unwrap() {
+        for part in content["parts"].as_array().unwrap() {
+            if let Some(call) = part.get("functionCall") {
+                let id = call["id"].as_str().unwrap();
+                let step = id.trim_start_matches("call_");
+                assert_eq!(part["thoughtSignature"], format!("sig{step}"), "{id} lost its signature: {part}");
+                assert_eq!(call["args"]["path"], format!("src/f{step}.rs"), "{id} lost its arguments: {part}");
+            }
+        }
+    }
+    if let Err(broken) = check(Rules::Gemini, &body) {
+        panic!("{broken}");
+    }
+}

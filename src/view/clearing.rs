@@ -403,10 +403,20 @@ pub struct Cleared {
 
 /// True when the call `call` can be sent with its arguments cleared: a call sent as a
 /// message of its own. A call the provider returned among other parts of one message (an
-/// Anthropic `tool_use` after its thinking, a Gemini `functionCall` carrying a thought
-/// signature) is sent as it came, so that the message keeps its parts together.
+/// Anthropic `tool_use` after its thinking, parallel calls) is sent as it came, so that the
+/// message keeps its parts together, and so is a Gemini `functionCall` carrying a thought
+/// signature even alone in its content: a cleared call is rebuilt from its name and
+/// arguments, which would lose the signature Gemini requires back in the current turn.
 fn inputs_clearable(call: &Message) -> bool {
-    call.extras().and_then(|extras| extras.wire).is_none_or(|wire| wire.of == 1)
+    let Some(extras) = call.extras() else { return true };
+    extras.wire.is_none_or(|wire| wire.of == 1) && !extras.raw_json.as_deref().is_some_and(carries_thought_signature)
+}
+
+/// True when a pushed Gemini content holds a thought signature. Read from the raw text, not
+/// parsed: a text that merely mentions the key only keeps a call's arguments, which the
+/// planner and the renders both count (they ask this same function).
+fn carries_thought_signature(raw_json: &str) -> bool {
+    raw_json.contains("\"thoughtSignature\"") || raw_json.contains("\"thought_signature\"")
 }
 
 /// Arguments a call with cleared inputs is sent with.
