@@ -530,7 +530,8 @@ typedef struct ctxwin_turn_info {
    */
   size_t message_count;
   /**
-   * History tokens of the turn (pinned SYSTEM messages excluded).
+   * History tokens of the turn: its pinned messages (SYSTEM messages, the task, the
+   * host's pins) are excluded, as they are counted with the overhead.
    */
   struct ctxwin_count tokens;
   /**
@@ -566,11 +567,11 @@ extern "C" {
  *
  * Runs the strategy over the whole ledger as `ctxwin_window_end_turn` does, so that
  * overhead + pinned messages + summary + view + `output_reserve` fit the model's context
- * limit: older turns are pruned or compacted by the strategy's rules (the running turn's
- * messages are never dropped); if the running turn alone does not fit, its oldest long tool
- * outputs are cut to head and tail (tiered L1's rule) until it does. The view it yields is
- * the one `end_turn` would give for the same pushes: the boundary stays a function of the
- * ledger's contents and settings.
+ * limit: older turns, then the running turn's oldest steps, are pruned or compacted by the
+ * strategy's rules (never the task, a pinned message or the newest step); if the newest
+ * step alone does not fit, its oldest long tool outputs are cut to head and tail (tiered
+ * L1's rule) until it does. The view it yields is the one `end_turn` would give for the
+ * same pushes: the boundary stays a function of the ledger's contents and settings.
  *
  * `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
  * those of the previous `prepare` (0 on the first): where a provider cache breakpoint
@@ -581,8 +582,8 @@ extern "C" {
  * Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
  *
  * Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE`
- * when even the running turn alone, cut, does not fit the context limit (the window is left
- * unchanged; `last_error` gives the numbers).
+ * when even the task, the pinned messages and the newest step, cut, do not fit the context
+ * limit (the window is left unchanged; `last_error` gives the numbers).
  *
  * Thread-safety: `w` must not be in use by another thread.
  *
@@ -2495,10 +2496,12 @@ ctxwin_status ctxwin_window_push_tool(struct ctxwin_window *w,
 
 /**
  * Marks the current turn complete and enforces the strategy: with `sliding`, drops the
- * oldest whole turns while live history exceeds the budget; the other strategies fire on
- * their own thresholds (docs/strategies.md) and rebuild the view. The newest turn is never
- * dropped or shortened, so this succeeds even when it alone is over budget
- * (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
+ * oldest whole turns, then the newest turn's oldest steps (a long tool loop's), while live
+ * history exceeds the budget; the other strategies fire on their own thresholds
+ * (docs/strategies.md) and rebuild the view. The newest turn's USER message and its newest
+ * step are never dropped, nor for the budget its newest `keep_recent_steps` steps, so this
+ * succeeds even when they alone are over budget (`ctxwin_window_live_tokens` shows the
+ * overrun, `ctxwin_window_validate` reports it).
  *
  * Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call took
  * out of the view (turns whose USER message is no longer sent as itself). Turns that an

@@ -69,8 +69,8 @@ pub struct TurnInfo {
     pub first_message: usize,
     /// Messages in the turn, pinned SYSTEM messages inside it included.
     pub message_count: usize,
-    /// History tokens of the turn (pinned SYSTEM messages inside it excluded), counts
-    /// recorded by `set_count` / `set_turn_count` included at once.
+    /// History tokens of the turn (its pinned messages excluded: SYSTEM messages, the task,
+    /// the host's pins), counts recorded by `set_count` / `set_turn_count` included at once.
     pub tokens: Count,
     /// True when the turn's USER message is sent as itself; false when the window pruned (or
     /// summarized) it.

@@ -72,11 +72,11 @@ impl From<CacheStats> for ctxwin_cache_stats {
 ///
 /// Runs the strategy over the whole ledger as `ctxwin_window_end_turn` does, so that
 /// overhead + pinned messages + summary + view + `output_reserve` fit the model's context
-/// limit: older turns are pruned or compacted by the strategy's rules (the running turn's
-/// messages are never dropped); if the running turn alone does not fit, its oldest long tool
-/// outputs are cut to head and tail (tiered L1's rule) until it does. The view it yields is
-/// the one `end_turn` would give for the same pushes: the boundary stays a function of the
-/// ledger's contents and settings.
+/// limit: older turns, then the running turn's oldest steps, are pruned or compacted by the
+/// strategy's rules (never the task, a pinned message or the newest step); if the newest
+/// step alone does not fit, its oldest long tool outputs are cut to head and tail (tiered
+/// L1's rule) until it does. The view it yields is the one `end_turn` would give for the
+/// same pushes: the boundary stays a function of the ledger's contents and settings.
 ///
 /// `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to
 /// those of the previous `prepare` (0 on the first): where a provider cache breakpoint
@@ -87,8 +87,8 @@ impl From<CacheStats> for ctxwin_cache_stats {
 /// Parameters: `w` is borrowed mutably; `out` is caller-owned, written only on success.
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, or `CTXWIN_STATUS_OUT_OF_RANGE`
-/// when even the running turn alone, cut, does not fit the context limit (the window is left
-/// unchanged; `last_error` gives the numbers).
+/// when even the task, the pinned messages and the newest step, cut, do not fit the context
+/// limit (the window is left unchanged; `last_error` gives the numbers).
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///

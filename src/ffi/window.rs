@@ -47,7 +47,8 @@ pub struct ctxwin_turn_info {
     pub first_message: usize,
     /// Messages in the turn (pinned SYSTEM messages inside it included).
     pub message_count: usize,
-    /// History tokens of the turn (pinned SYSTEM messages excluded).
+    /// History tokens of the turn: its pinned messages (SYSTEM messages, the task, the
+    /// host's pins) are excluded, as they are counted with the overhead.
     pub tokens: ctxwin_count,
     /// True when the turn's USER message is sent as itself; false when the turn was pruned
     /// (or, with `tiered`, summarized).
@@ -513,10 +514,12 @@ pub unsafe extern "C" fn ctxwin_window_push_tool(
 }
 
 /// Marks the current turn complete and enforces the strategy: with `sliding`, drops the
-/// oldest whole turns while live history exceeds the budget; the other strategies fire on
-/// their own thresholds (docs/strategies.md) and rebuild the view. The newest turn is never
-/// dropped or shortened, so this succeeds even when it alone is over budget
-/// (`ctxwin_window_live_tokens` shows the overrun, `ctxwin_window_validate` reports it).
+/// oldest whole turns, then the newest turn's oldest steps (a long tool loop's), while live
+/// history exceeds the budget; the other strategies fire on their own thresholds
+/// (docs/strategies.md) and rebuild the view. The newest turn's USER message and its newest
+/// step are never dropped, nor for the budget its newest `keep_recent_steps` steps, so this
+/// succeeds even when they alone are over budget (`ctxwin_window_live_tokens` shows the
+/// overrun, `ctxwin_window_validate` reports it).
 ///
 /// Parameters: `pruned_turns` may be NULL; otherwise receives how many turns this call took
 /// out of the view (turns whose USER message is no longer sent as itself). Turns that an
