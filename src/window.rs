@@ -13,7 +13,7 @@
 
 use crate::classify::{ErrorCategory, ErrorInfo};
 use crate::config::{BudgetMode, Fraction, Settings, StrategyName};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, echo};
 use crate::ledger::Ledger;
 use crate::message::{CountSource, Kind, Message, MessageExtras, counted_text, split_call_text};
 use crate::strategy::clearing::{ClearSettings, ClearStage};
@@ -329,7 +329,7 @@ impl Window {
     /// as ASSISTANT text instead, flagged (see [`Window::keep_tool_part_or`]).
     pub fn push_tool_call(&mut self, call_id: &str, name: &str, arguments: &str) -> Result<Count> {
         let checked = match name.trim().is_empty() {
-            true => Err(Error::invalid_arg(format!("tool call id '{call_id}': name must not be empty"))),
+            true => Err(Error::invalid_arg(format!("tool call id '{}': name must not be empty", echo(call_id)))),
             false => self.check_call_arguments(call_id, arguments),
         };
         match checked {
@@ -350,7 +350,7 @@ impl Window {
             };
             return Err(Error::invalid_arg(format!(
                 "tool call id '{}': arguments must be a JSON object in this window's format ({}){why}",
-                crate::error::echo(call_id),
+                echo(call_id),
                 format.name()
             )));
         }
@@ -378,11 +378,12 @@ impl Window {
         }
         if self.ledger.turns.is_empty() {
             return Err(Error::invalid_arg(format!(
-                "tool call id '{call_id}': a tool message needs a turn; push a USER message first"
+                "tool call id '{}': a tool message needs a turn; push a USER message first",
+                echo(call_id)
             )));
         }
         match self.ledger.calls.check(kind, call_id) {
-            Some(problem) => Err(Error::invalid_arg(format!("tool call id '{call_id}': {}", problem.refusal()))),
+            Some(problem) => Err(Error::invalid_arg(format!("tool call id '{}': {}", echo(call_id), problem.refusal()))),
             None => Ok(()),
         }
     }

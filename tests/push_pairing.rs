@@ -177,3 +177,31 @@ fn a_result_whose_call_is_in_an_older_step_of_the_turn_is_taken() {
     window.push(Kind::User, "next").unwrap();
     assert!(window.push_tool(Kind::ToolResult, &run.steps[1].calls[0].id(None), "x").is_err());
 }
+
+/// A refusal naming a call id repeats at most `MAX_ECHO_BYTES` of it, by every push route
+/// (docs/api-conventions.md: "Errors repeat at most 200 bytes of an offending value"):
+/// before, the id was repeated whole, so a 300-byte id made a 368-byte message and a 1 MiB
+/// one a message cut only at the 4 KiB cap.
+#[test]
+fn a_refusal_repeats_at_most_the_start_of_a_long_call_id() {
+    use ctxwin::error::MAX_ECHO_BYTES;
+    use ctxwin::window::Part;
+    let long = "x".repeat(100_000);
+    let bounded = |what: &str, error: ctxwin::Error| {
+        let message = error.message();
+        assert!(message.len() < MAX_ECHO_BYTES + 200, "{what}: {} bytes: {message:.300}", message.len());
+        assert!(message.contains("… (100000 bytes)"), "{what}: {message:.300}");
+    };
+    let mut window = Window::new("gpt-4o");
+    bounded("a result before the task", window.push_tool(Kind::ToolResult, &long, "r").unwrap_err());
+    window.push(Kind::User, "Task: run the tests.").unwrap();
+    bounded("a result without its call", window.push_tool(Kind::ToolResult, &long, "r").unwrap_err());
+    bounded("a call without a name", window.push_tool_call(&long, "", "{}").unwrap_err());
+    window.push_tool_call(&long, "run", "{}").unwrap();
+    bounded("a call reusing an id", window.push_tool_call(&long, "run", "{}").unwrap_err());
+    let part = Part { kind: Kind::ToolCall, text: "{}", replaced: false, call_id: Some(&long), name: Some("run") };
+    bounded("a host message reusing an id", window.push_message(&[part], 7).unwrap_err());
+    let orphan = serde_json::json!({"role": "tool", "tool_call_id": format!("y{long}"), "content": "r"});
+    let error = json::push_json(&mut window, &orphan.to_string()).unwrap_err();
+    assert!(error.message().len() < MAX_ECHO_BYTES + 300, "push_json: {} bytes", error.message().len());
+}

@@ -5,7 +5,7 @@
 
 use super::Window;
 use super::tool_parts::kept_form;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result, echo};
 use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::message::{counted_text, split_call_text};
 use crate::tally::Tally;
@@ -475,9 +475,9 @@ impl Window {
             let refusal = if id.is_empty() {
                 Some(format!("parts[{i}].call_id must not be empty"))
             } else if !in_turn {
-                Some(format!("parts[{i}].call_id '{id}': a tool message needs a turn; push a USER message first"))
+                Some(format!("parts[{i}].call_id '{}': a tool message needs a turn; push a USER message first", echo(id)))
             } else {
-                calls.feed(part.kind, id).map(|problem| format!("parts[{i}].call_id '{id}': {}", problem.refusal()))
+                calls.feed(part.kind, id).map(|problem| format!("parts[{i}].call_id '{}': {}", echo(id), problem.refusal()))
             };
             match refusal {
                 Some(_) if self.keeps_invalid_tool_parts() => kept[i] = true,

@@ -9,7 +9,7 @@
 
 use super::Window;
 use crate::config::InvalidToolParts;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, echo};
 use crate::message::{Kind, Message, MessageExtras, counted_text};
 use crate::pairing::Problem;
 use crate::tokens::Count;
@@ -74,8 +74,9 @@ impl Window {
                     }
                     if !self.keeps_invalid_tool_parts() {
                         return Err(Error::invalid_arg(format!(
-                            "element {element}: tool result for call id '{id}': {} (a mistyped id? \
+                            "element {element}: tool result for call id '{}': {} (a mistyped id? \
                              configure \"invalid_tool_parts\":\"keep\" to keep it)",
+                            echo(id),
                             Problem::OrphanResult.refusal()
                         )));
                     }
