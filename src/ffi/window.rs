@@ -552,11 +552,15 @@ pub unsafe extern "C" fn ctxwin_window_end_turn(w: *mut ctxwin_window, pruned_tu
 /// when the oldest steps of a long tool loop were dropped, the first message of the first
 /// step still sent. Pinned messages before it (`ctxwin_window_is_pinned`: the head before
 /// the first USER message, SYSTEM messages, the task, the host's pins, and the USER message
-/// of the turn the boundary falls inside) are still sent: an agent looping from here sends
-/// those itself, and then sends exactly the view's messages (less its synthetic items). With strategies other than
-/// `sliding` it is the first USER message the view sends as itself, and the view may hold
-/// truncated, summarized or synthetic items after it: iterate `ctxwin_window_view_get`
-/// instead. O(1); never fails.
+/// of the turn the boundary falls inside) are still sent: under plain `sliding` an agent
+/// looping from here sends those itself, and then sends exactly the view's messages (less
+/// its synthetic items), but for a late result whose call's step left the view (send it in
+/// its call's step, or not at all). Where the view sends messages otherwise than pushed (the
+/// `clear` stage's placeholders, `supersede`'s notes, `keep_thinking`'s left-out thinking:
+/// TRUNCATED items or items absent from the view) or with strategies other than `sliding`
+/// (after `start`, the first USER message the view sends as itself, may come truncated,
+/// summarized or synthetic items), iterate `ctxwin_window_view_get` instead. O(1); never
+/// fails.
 ///
 /// Returns 0 for NULL or a poisoned window.
 ///
@@ -790,8 +794,9 @@ pub unsafe extern "C" fn ctxwin_window_pin(w: *mut ctxwin_window, index: usize, 
 /// True when message `index` is sent whatever the boundary: a SYSTEM message, a message
 /// before the first USER message, the task (unless `pin_task` is false), a message pinned
 /// with `ctxwin_window_pin`, or the USER message of the turn `ctxwin_window_start` falls
-/// inside. A request builder sends the pinned messages before `ctxwin_window_start(w)`, then
-/// every message from it. O(log messages).
+/// inside. Under plain `sliding` a request builder sends the pinned messages before
+/// `ctxwin_window_start(w)`, then every message from it (see `ctxwin_window_start`).
+/// O(log messages).
 ///
 /// Returns false for NULL, a poisoned window or an index past the last message.
 ///
