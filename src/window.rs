@@ -695,12 +695,13 @@ impl Window {
 
     /// The first step sent and the computed view (see [`Window::plan_strategy`]). When the
     /// request is still over the room the context limit leaves (the newest
-    /// `keep_recent_steps` alone are over it), the newest steps that fit are kept
-    /// ([`drop_oldest::fit_from`], the newest step at least) and then the newest turn's
-    /// oldest long tool outputs are cut ([`running_turn::fit`]).
+    /// `keep_recent_steps` alone are over it), the running turn's oldest long tool outputs in
+    /// the strategy's view are cut, until it fits ([`running_turn::fit`]); only when that is
+    /// not enough do steps go: the newest that fit with those outputs cut are kept
+    /// ([`drop_oldest::fit_from`], the newest step at least), and cut as far as needed.
     fn plan_view(&self, cache: &mut CostCache) -> (usize, Option<Overlay>) {
         let (first, overlay) = self.plan_strategy(cache);
-        let (Some(room), Some(newest)) = (self.context_room(), self.ledger.turns.len().checked_sub(1)) else {
+        let (Some(room), Some(turn)) = (self.context_room(), self.ledger.turns.len().checked_sub(1)) else {
             return (first, overlay);
         };
         let history = match &overlay {
@@ -710,24 +711,31 @@ impl Window {
         if history <= room {
             return (first, overlay);
         }
-        let ledger = self.ledger();
-        let thinking = OldThinking::of(&ledger, self.format(), self.settings.clearing.keep_thinking);
-        let renderer = Renderer::new(ledger);
-        let strict = Limits { tokens: room, items: None, turns: None, low_water: Fraction::ONE };
-        // Planned with results and thinking counted whole (the costs remembered are the
-        // steps' own), sent as the strategy's plan sends them (cleared results and superseded
-        // reads as their placeholders and notes, without the old thinking): never more than
-        // planned.
-        let mut plan = drop_oldest::fit_from(&mut Costs::new(renderer, cache), first, &strict);
-        let cleared_before = overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
-        plan.clear_before(cleared_before, cache.clearables.superseded_count());
-        plan.leave_out_thinking(thinking);
-        let view = ClearedView { before: cleared_before, clearing: &self.settings.clearing, clearables: &cache.clearables };
-        let renderer = renderer.with_clearing(view).with_thinking(thinking);
-        let mut cut = plan.build(&renderer, None);
-        running_turn::fit(&renderer, &mut cut, newest, room);
         cache.view_reusable = false;
-        (cut.plan.first_live_unit().min(self.ledger.units.len().saturating_sub(1)), Some(cut))
+        let ledger = self.ledger();
+        let unit_count = self.ledger.units.len();
+        let thinking = OldThinking::of(&ledger, self.format(), self.settings.clearing.keep_thinking);
+        let cleared_before = overlay.as_ref().map_or(0, |overlay| overlay.plan.cleared_before());
+        let clearables = std::mem::take(&mut cache.clearables);
+        let view = ClearedView { before: cleared_before, clearing: &self.settings.clearing, clearables: &clearables };
+        let renderer = Renderer::new(ledger).with_clearing(view).with_thinking(thinking);
+        let mut cut = overlay.unwrap_or_else(|| Plan::whole_from(first, unit_count).build(&renderer, None));
+        running_turn::fit(&renderer, &mut cut, turn, room);
+        if cut.history().tokens() > room {
+            let strict = Limits { tokens: room, items: None, turns: None, low_water: Fraction::ONE };
+            // Planned with results and thinking counted whole (the costs remembered are the
+            // steps' own) but the running turn's long outputs cut, sent as the strategy's plan
+            // sends them (cleared results and superseded reads as their placeholders and
+            // notes, without the old thinking): never more than planned.
+            let running = self.ledger.first_unit_of(turn)..unit_count;
+            let mut plan = drop_oldest::fit_from(&mut Costs::new(Renderer::new(ledger), cache), first, running, &strict);
+            plan.clear_before(cleared_before, clearables.superseded_count());
+            plan.leave_out_thinking(thinking);
+            cut = plan.build(&renderer, None);
+            running_turn::fit(&renderer, &mut cut, turn, room);
+        }
+        cache.clearables = clearables;
+        (cut.plan.first_live_unit().min(unit_count.saturating_sub(1)), Some(cut))
     }
 
     /// The first step sent (with its turn's USER message) and, unless the view is simply the
@@ -806,7 +814,7 @@ impl Window {
                     false => drop_oldest::whole_from(&costs, first),
                     // Repaired steps cost what the renderer says; it counts cleared results
                     // whole, so this may drop a step more than the walk did, never less.
-                    true => drop_oldest::fit_from(&mut costs, first, &Limits { low_water: Fraction::ONE, ..limits }),
+                    true => drop_oldest::fit_from(&mut costs, first, 0..0, &Limits { low_water: Fraction::ONE, ..limits }),
                 }
             }
             StrategyName::DropOldest => {

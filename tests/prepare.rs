@@ -183,12 +183,13 @@ fn a_rewind_shortens_the_stable_prefix() {
     assert_eq!(info.stable_tokens, 40);
 }
 
-/// The running turn over the context limit: its oldest steps are dropped behind one marker
-/// (never its USER message, which is pinned as the task), then, when the newest step alone
-/// is over, its long tool output is cut; when even that is not enough, OUT_OF_RANGE and
+/// The running turn over the context limit: its oldest long tool outputs are cut first,
+/// oldest first, and no step goes while cutting makes room; with more steps than fit even
+/// cut, the oldest steps go behind one marker (never the USER message, pinned as the task)
+/// and the rest are cut as far as needed; when even that is not enough, OUT_OF_RANGE and
 /// nothing changes.
 #[test]
-fn the_running_turn_loses_its_oldest_steps_then_an_impossible_request_is_refused() {
+fn the_running_turn_is_cut_then_loses_its_oldest_steps_then_an_impossible_request_is_refused() {
     let mut window = Window::new("gpt-4o");
     window.configure(r#"{"context_limit":6000,"output_reserve":1000,"tool_output_max_lines":20}"#).unwrap();
     window.push(Kind::User, "Read the logs.").unwrap();
@@ -201,14 +202,33 @@ fn the_running_turn_loses_its_oldest_steps_then_an_impossible_request_is_refused
     let info = window.prepare().unwrap();
     assert!(info.tokens + 1000 <= 6000, "{info:?}");
     let items: Vec<_> = (0..window.view_len()).map(|i| window.view_item(i).unwrap()).collect();
+    // The budget is the room: the walk drops the step before the newest three (the first
+    // log); the newest three stay (before, the second log went too), their oldest output cut.
+    assert_eq!(window.start(), 3, "only what the walk drops goes");
+    let results: Vec<ItemType> = items.iter().filter(|item| item.kind == Kind::ToolResult).map(|item| item.item_type).collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    let cut = results.iter().take_while(|&&kind| kind == ItemType::Truncated).count();
+    assert!(cut >= 1 && results[cut..].iter().all(|&kind| kind == ItemType::Message), "oldest first: {results:?}");
+    let sent: Vec<usize> = items.iter().filter(|item| item.item_type != ItemType::Synthetic).map(|item| item.index).collect();
+    let expected: Vec<usize> = std::iter::once(0).chain(window.start()..window.message_count()).collect();
+    assert_eq!(sent, expected, "the task, then every message from the boundary on, some cut");
+    // Steps enough that even cut they are over: the oldest go, behind one marker.
+    for call in 0..60 {
+        let id = format!("s{call}");
+        window.push_tool(Kind::ToolCall, &id, "read_log").unwrap();
+        window.push_tool(Kind::ToolResult, &id, &log).unwrap();
+    }
+    let info = window.prepare().unwrap();
+    assert!(info.tokens + 1000 <= 6000, "{info:?}");
+    let items: Vec<_> = (0..window.view_len()).map(|i| window.view_item(i).unwrap()).collect();
     assert_eq!((items[0].index, items[0].item_type), (0, ItemType::Message), "the task is sent");
     assert!(window.start() > 1 && window.is_pinned_at(0));
     let markers: Vec<_> = items.iter().filter(|item| item.item_type == ItemType::Synthetic).collect();
     assert_eq!(markers.len(), 1, "one marker");
     assert!(markers[0].text.unwrap().contains("tool call"), "{:?}", markers[0].text);
-    let sent: Vec<usize> = items.iter().filter(|item| item.item_type == ItemType::Message).map(|item| item.index).collect();
+    let sent: Vec<usize> = items.iter().filter(|item| item.item_type != ItemType::Synthetic).map(|item| item.index).collect();
     let expected: Vec<usize> = std::iter::once(0).chain(window.start()..window.message_count()).collect();
-    assert_eq!(sent, expected, "the task, then every message from the boundary on, whole");
+    assert_eq!(sent, expected, "the task, then every message from the boundary on");
     assert_eq!(*items.last().unwrap(), window.view_item(window.view_len() - 1).unwrap());
     // One step alone over the room: its output is cut, not dropped.
     let long: String = (0..1500).map(|l| format!("{l}: request served in {l} ms\n")).collect();
@@ -227,6 +247,45 @@ fn the_running_turn_loses_its_oldest_steps_then_an_impossible_request_is_refused
     assert!(err.message().contains("6000"), "{}", err.message());
     assert_eq!(ctxwin::persist::export(&window), pushed, "a refused prepare changes nothing");
     assert_ne!(pushed, before);
+}
+
+/// One big tool output in a one-task loop, at or over the room the context limit leaves
+/// (a budget that is the room, as for models under about 104k tokens): the newest
+/// `keep_recent_steps` steps stay, the output is cut instead, the request keeps every step
+/// that fits once it is cut, and the boundary never moves back while the loop goes on,
+/// under `sliding` and `["clear","sliding"]`. Before, every older step went (the newest
+/// three included), a cut output left most of the room empty, and the next request either
+/// brought the dropped steps back or dropped the big step one step after the model read it.
+#[test]
+fn a_big_output_is_cut_before_a_recent_step_goes_and_the_boundary_never_moves_back() {
+    for config in [r#"{"context_limit":6000}"#, r#"{"context_limit":6000,"stages":["clear","sliding"],"keep_tool_results":1}"#] {
+        for big in [490, 500, 2000] {
+            let mut window = Window::new("gpt-4o");
+            window.configure(config).unwrap();
+            window.push(Kind::User, "Fix the parser.").unwrap();
+            let mut last_start = 0;
+            for step in 0..12 {
+                let lines = if step == 5 { big } else { 10 };
+                let id = format!("c{step}");
+                let output: String = (0..lines).map(|l| format!("{l:06} output line of call {step}\n")).collect();
+                window.push_tool(Kind::ToolCall, &id, "read").unwrap();
+                window.push_tool(Kind::ToolResult, &id, &output).unwrap();
+                let info = window.prepare().unwrap();
+                let what = format!("{config}, {big} lines, step {step}: {info:?}");
+                assert!(window.start() >= last_start, "the boundary moved back: {what}");
+                last_start = window.start();
+                let sent: Vec<usize> = (0..window.view_len()).map(|i| window.view_item(i).unwrap().index).collect();
+                // The newest three steps (two messages each) are sent, cut or not.
+                let newest = window.message_count() - 6..window.message_count();
+                assert!(newest.clone().all(|index| sent.contains(&index)), "a recent step went: {what}");
+                if step == 5 {
+                    assert!(window.start() <= 1 + 2 * 3, "more went than the walk drops: {what}");
+                    let big = window.view_item(window.view_len() - 1).unwrap();
+                    assert_eq!(big.item_type, ItemType::Truncated, "the big output is sent cut: {what}");
+                }
+            }
+        }
+    }
 }
 
 /// A restored window reports the next request stable as the original does, with the same

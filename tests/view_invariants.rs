@@ -608,8 +608,8 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
         }
     }
     // The newest step whole, and its turn's USER message sent: only `tiered` (L1 covers the
-    // running step), or any strategy when the step alone is over what the context limit
-    // leaves, cut its long tool outputs (never dropped).
+    // running step), or any strategy when the newest `keep_recent_steps` steps are over what
+    // the context limit leaves, cut its long tool outputs (never dropped).
     if let Some(newest) = newest {
         let info = window.turn_info(newest).unwrap();
         let step = window.step_starts().last().copied().unwrap_or(0).max(info.first_message);
@@ -653,13 +653,22 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
                         continue;
                     }
                     let tiered = window.settings().strategy == ctxwin::config::StrategyName::Tiered;
-                    // The step goes with its turn's question and, when older steps went, the marker.
-                    let question = match layout.pinned[info.first_message] || step == info.first_message {
+                    // Cut only when the newest `keep_recent_steps` steps (which every strategy
+                    // keeps) are over the room whole, with their turn's question and, when
+                    // older steps went, the marker.
+                    let keep = (window.settings().keep_recent_steps as usize).max(1);
+                    let starts = window.step_starts();
+                    let kept_from = starts[starts.len().saturating_sub(keep)].max(info.first_message);
+                    let kept: u64 = (kept_from..window.message_count())
+                        .filter(|&i| !layout.pinned[i])
+                        .map(|i| u64::from(calibrated(window, window.message(i).unwrap().count())))
+                        .sum();
+                    let question = match layout.pinned[info.first_message] || kept_from == info.first_message {
                         true => 0,
                         false => u64::from(calibrated(window, window.message(info.first_message).unwrap().count())),
                     };
-                    let needed = history + question + marker_reserve();
-                    assert!(tiered || room.is_some_and(|room| needed > room), "newest step cut though it fits");
+                    let needed = kept + question + marker_reserve();
+                    assert!(tiered || room.is_some_and(|room| needed > room), "newest step cut though the newest steps fit");
                 }
                 // A late result goes with its call: left out when its call is not sent.
                 _ if late_call(window, index)

@@ -73,9 +73,11 @@ impl From<CacheStats> for ctxwin_cache_stats {
 /// Runs the strategy over the whole ledger as `ctxwin_window_end_turn` does, so that
 /// overhead + pinned messages + summary + view + `output_reserve` fit the model's context
 /// limit: older turns, then the running turn's oldest steps, are pruned or compacted by the
-/// strategy's rules (never the task, a pinned message or the newest step); if the newest
-/// step alone does not fit, its oldest long tool outputs are cut to head and tail (tiered
-/// L1's rule) until it does. The view it yields is the one `end_turn` would give for the
+/// strategy's rules (never the task, a pinned message or the newest step). If that is still
+/// over the limit (the newest `keep_recent_steps` steps are kept whatever they cost), the
+/// running turn's long tool outputs are cut to head and tail (tiered L1's rule), oldest
+/// first, until it fits; only when cutting is not enough do more of its oldest steps go
+/// (never the newest), those left cut as far as needed. The view it yields is the one `end_turn` would give for the
 /// same pushes: the boundary stays a function of the ledger's contents and settings.
 ///
 /// `out->stable_items` / `out->stable_tokens` are the leading view items byte-identical to

@@ -5,6 +5,8 @@
 //! clearing stage first, old tool results are cleared before any step is dropped (the walk
 //! clears first, see [`super::sliding`]).
 
+use std::ops::Range;
+
 use super::clearing::ClearStage;
 use super::plan::{Cost, Costs, Limits, Plan};
 use crate::view::render::Treatment;
@@ -27,17 +29,21 @@ pub fn plan(
 }
 
 /// The plan keeping the longest run of newest steps, from `floor` on, within `limits` (low
-/// water left aside; the marker's reserve counted when the run starts inside a turn): the
-/// sliding window's correction when the view repairs tool pairs its token sums do not see.
-/// The newest step alone when even it is over. O(steps kept).
-pub fn fit_from(costs: &mut Costs<'_>, floor: usize, limits: &Limits) -> Plan {
+/// water left aside; the marker's reserve counted when the run starts inside a turn), the
+/// steps of `cut` counted with their long tool outputs cut to head and tail (those of the
+/// running turn the caller then cuts as far as needed, see [`super::running_turn`]): the
+/// sliding window's correction when the view repairs tool pairs its token sums do not see,
+/// and the last resort for a running turn over the context limit. The newest step alone
+/// when even it is over. O(steps kept).
+pub fn fit_from(costs: &mut Costs<'_>, floor: usize, cut: Range<usize>, limits: &Limits) -> Plan {
     let ledger = *costs.renderer().ledger();
     let unit_count = ledger.unit_count();
     let reserve = costs.step_marker_reserve();
     let mut first = unit_count.saturating_sub(1).max(floor.min(unit_count));
     let mut suffix = Cost::default();
     for unit in (floor..unit_count).rev() {
-        suffix = suffix.plus(costs.of(unit, Treatment::Whole));
+        let treatment = if cut.contains(&unit) { Treatment::OutputsTruncated } else { Treatment::Whole };
+        suffix = suffix.plus(costs.of(unit, treatment));
         let marker = if ledger.opens_turn(unit) { Cost::default() } else { reserve };
         let turns = (ledger.turn_of_unit(unit_count - 1) - ledger.turn_of_unit(unit) + 1) as u64;
         if unit + 1 < unit_count && !limits.admit(suffix.plus(marker), turns) {

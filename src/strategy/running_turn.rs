@@ -1,8 +1,10 @@
-//! The running (newest) turn when it alone does not fit the context limit: its oldest long
-//! tool outputs are cut to head and tail by tiered L1's rule (`tool_output_max_lines`, long
-//! lines to their ends), one at a time, until the view fits. Every strategy leaves the
-//! newest turn whole otherwise, so this only acts when the turn is over the room the context
-//! limit leaves, and it depends on nothing but the turn's contents and the settings.
+//! The running (newest) turn when the strategy's view of it does not fit the context limit
+//! (its newest `keep_recent_steps` steps are over the room): its oldest long tool outputs
+//! are cut to head and tail by tiered L1's rule (`tool_output_max_lines`, long lines to
+//! their ends), one at a time, until the view fits; steps go only when that is not enough
+//! (`Window::plan_view`). Every strategy leaves the newest turn whole otherwise, so this
+//! only acts when the turn is over the room the context limit leaves, and it depends on
+//! nothing but the turn's contents and the settings.
 
 use crate::message::Kind;
 use crate::view::render::Renderer;

@@ -21,9 +21,11 @@ impl Window {
     /// Runs the strategy over the whole ledger, so overhead + pinned messages + summary +
     /// view + `output_reserve` fit the context limit: older steps, those of the running turn
     /// included, are dropped or compacted by the strategy's rules (never the newest step, nor
-    /// a turn's USER message while one of its steps is sent), then the newest turn's oldest
-    /// long tool outputs are cut by tiered L1's rule. Reports what the request holds and how many
-    /// of its leading items the previous prepared request sent byte for byte.
+    /// a turn's USER message while one of its steps is sent). If that is still over the limit,
+    /// the running turn's long tool outputs are cut by tiered L1's rule, oldest first, and only
+    /// when cutting is not enough do more of its oldest steps go (see `Window::plan_view`).
+    /// Reports what the request holds and how many of its leading items the previous prepared
+    /// request sent byte for byte.
     ///
     /// Errors (nothing changes): OUT_OF_RANGE when even then the request does not fit: the
     /// task, the pinned messages and the newest step alone exceed the limit (the message
