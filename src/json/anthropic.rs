@@ -59,7 +59,12 @@ fn add_block(parts: &mut PartsBuilder, i: usize, value: &Value, path: &str) -> R
         "tool_use" => {
             let id = required_str(block, "id", path)?;
             let name = required_str(block, "name", path)?;
-            let input = block.get("input").map(compact).unwrap_or_default();
+            // Required by the API in every request (the model's calls always carry it).
+            let input = match block.get("input") {
+                Some(input @ Value::Object(_)) => compact(input),
+                Some(_) => return Err(FieldError::new(join(path, "input"), "must be an object")),
+                None => return Err(FieldError::new(join(path, "input"), "is missing")),
+            };
             parts.call(Kind::ToolCall, i, (Some(id), Some(name)), (vec![input], None));
         }
         "tool_result" => {
@@ -254,6 +259,9 @@ mod tests {
                 r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"text":"x"}]}]}"#,
                 "content[0].content[0].type",
             ),
+            // The API refuses a request whose tool_use has no object input.
+            (r#"{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ls"}]}"#, "content[0].input"),
+            (r#"{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ls","input":"a"}]}"#, "content[0].input"),
         ];
         assert_error_fields(parts, &cases);
     }
