@@ -347,6 +347,51 @@ static void sliding_summarises_the_pruned_steps_of_a_one_task_loop(void) {
     ctxwin_window_free(w);
 }
 
+/* One step of a one-task tool loop, then the request prepared, as an agent does. */
+static void tool_step(ctxwin_window *w, int call) {
+    char id[16], output[2048];
+    size_t n = 0;
+    snprintf(id, sizeof id, "c%d", call);
+    for (int line = 0; line < 30; line++) {
+        n += (size_t)snprintf(output + n, sizeof output - n, "line %d of output %d\n", line, call);
+    }
+    CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read", 4, "{}", 2, NULL));
+    CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, n, NULL));
+    ctxwin_request_info info;
+    CHECK_OK(ctxwin_window_prepare(w, &info));
+}
+
+/* The agent asks for a summary and goes on working while its LLM writes it: the answer,
+ * with the generation read when the request was written, is taken one, two or three steps
+ * late (it was refused every time as soon as one step came: the generation moved with
+ * every request). The view only grew meanwhile, so the generation stayed. */
+static void a_summary_answered_steps_late_is_taken(void) {
+    for (int during = 1; during <= 3; during++) {
+        ctxwin_window *w = new_window("gpt-4o");
+        const char *config = "{\"pin_task\": true, \"strategy\": \"summary\", \"context_limit\": 10000, "
+                             "\"summary_budget\": 500}";
+        CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the parser."));
+        int call = 0, taken = 0, refused = 0;
+        for (int i = 0; i < 300; i++) {
+            tool_step(w, call++);
+            if (!ctxwin_window_needs_summary(w)) continue;
+            free(request(w));
+            uint32_t gen = ctxwin_window_generation(w);
+            for (int k = 0; k < during; k++) tool_step(w, call++);
+            CHECK(ctxwin_window_generation(w) == gen);
+            const char *summary = "Original task: fix the parser. Ledger: [done] read the files.";
+            if (ctxwin_window_set_summary(w, gen, summary, strlen(summary)) == CTXWIN_OK) {
+                taken++;
+            } else {
+                refused++;
+            }
+        }
+        CHECK(refused == 0 && taken > 10);
+        ctxwin_window_free(w);
+    }
+}
+
 void suite_summary(void) {
     harness_run("pruned_turns_are_summarised_and_archived", pruned_turns_are_summarised_and_archived);
     harness_run("compaction_records_are_json", compaction_records_are_json);
@@ -356,4 +401,5 @@ void suite_summary(void) {
                 conversation_request_is_the_rendered_conversation_plus_an_instruction);
     harness_run("a_one_task_loop_gets_a_summary_of_its_oldest_steps", a_one_task_loop_gets_a_summary_of_its_oldest_steps);
     harness_run("sliding_summarises_the_pruned_steps_of_a_one_task_loop", sliding_summarises_the_pruned_steps_of_a_one_task_loop);
+    harness_run("a_summary_answered_steps_late_is_taken", a_summary_answered_steps_late_is_taken);
 }

@@ -36,6 +36,7 @@ use std::sync::Arc;
 mod choices;
 mod deferred;
 mod fixed_parts;
+mod generation;
 mod host;
 mod last_request;
 mod pins;
@@ -424,11 +425,9 @@ impl Window {
                 clearables,
             });
         }
-        let overlay = Some(plan.build(&renderer, previous));
-        if overlay != self.policy.overlay {
-            self.policy.generation = self.policy.generation.wrapping_add(1);
-        }
-        self.policy.overlay = overlay;
+        let overlay = plan.build(&renderer, previous);
+        self.note_view_change(self.policy.first_unit, Some(&overlay));
+        self.policy.overlay = Some(overlay);
     }
 
     /// True when message `index` is sent whatever the boundary: a SYSTEM message, one before
@@ -674,7 +673,7 @@ impl Window {
     }
 
     /// Recomputes the boundary and the view from the whole ledger and bumps the generation
-    /// if either changed.
+    /// if the view changed otherwise than by the messages pushed since (see [`generation`]).
     fn enforce(&mut self) {
         let applied = self.apply_pending_counts();
         self.keep_counts(applied);
@@ -685,9 +684,7 @@ impl Window {
         let (first_unit, overlay) = self.plan_view(&mut costs);
         self.policy.costs = costs;
         self.policy.enforced_messages = self.ledger.messages.len();
-        if first_unit != self.policy.first_unit || overlay != self.policy.overlay {
-            self.bump_generation();
-        }
+        self.note_view_change(first_unit, overlay.as_ref());
         self.policy.first_unit = first_unit;
         self.policy.first_live_turn = self.ledger.turn_of_unit(first_unit);
         self.policy.overlay = overlay;
@@ -898,11 +895,6 @@ impl Window {
         self.ledger.step_calls.defective(false)
     }
 
-    /// Marks a change of the boundary or of the summary.
-    fn bump_generation(&mut self) {
-        self.policy.generation = self.policy.generation.wrapping_add(1);
-    }
-
     /// Tokens live history may use: the budget (less the fixed cost with
     /// `budget_includes_overhead`), and never more than the context limit leaves once the
     /// fixed cost and `output_reserve` are taken, when the limit is known (which is all of
@@ -1022,8 +1014,15 @@ impl Window {
         self.policy.enforced_messages
     }
 
-    /// Increments whenever the boundary moves or the summary changes, so a UI knows to redraw
-    /// its divider and a summarizer knows its request is stale.
+    /// Increments whenever the view changes otherwise than by growing, or the summary
+    /// changes, so a UI knows to redraw its divider. The messages pushed since the strategy
+    /// last ran, appended as pushed, keep it (so does a rewind, which cuts the view back);
+    /// anything else the strategy does to the messages already in the view changes it:
+    /// `start` moves (steps or turns dropped, or back), the step marker changes, a result is
+    /// cleared, a message cut, old thinking left out, cancelled results put in, a pin adds or
+    /// takes away a message before `start`; and so does a summary accepted or forgotten. A
+    /// new calibration changes tokens, not what is sent, and keeps it. A summary request
+    /// remembers it: [`Window::set_summary`] takes the answer with it, steps late too.
     pub fn generation(&self) -> u32 {
         self.policy.generation
     }

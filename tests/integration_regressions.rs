@@ -35,23 +35,33 @@ fn recover_refuses_an_excess_larger_than_the_history() {
     assert!(window.view_history().tokens() + 150 <= 400);
 }
 
-/// A usage report that changed the calibration changed the tokens of every estimated item
-/// of a sliding window's view, but not the generation (a computed view's did bump it).
+/// A usage report that changes the calibration changes the tokens of every estimated item
+/// of the view, not what the view sends: the generation stays, so a summary requested
+/// before the report is still taken (it used to bump the generation at every report of an
+/// estimated model, and a summary answered after the next request was always refused).
 #[test]
-fn a_new_calibration_bumps_the_generation_of_a_sliding_view() {
+fn a_new_calibration_keeps_the_generation() {
     let mut window = Window::new("claude-sonnet-4-5");
-    window.push(Kind::User, &"Please read src/lib.rs and summarise it. ".repeat(2000)).unwrap();
-    window.push(Kind::Assistant, &"It declares the modules of the crate. ".repeat(2000)).unwrap();
-    window.end_turn();
+    window.configure(r#"{"history_budget":9000,"summary_budget":200}"#).unwrap();
+    for turn in 0..4 {
+        window.push(Kind::User, &format!("Please read src/m{turn}.rs and summarise it. ").repeat(300)).unwrap();
+        window.push(Kind::Assistant, &"It declares the modules of the crate. ".repeat(300)).unwrap();
+        window.end_turn();
+    }
+    assert!(window.needs_summary(), "turns were pruned");
+    window.summary_request().unwrap();
     // One report is taken as an undeclared overhead (the ratio's prior): a first report of
     // a request of another size makes the second one move the ratio.
-    let first = i64::from(window.message(0).unwrap().count().tokens) * 2;
-    window.observe_usage(0, 1, first).unwrap();
-    let (generation, tokens) = (window.generation(), window.view_item(0).unwrap().tokens);
-    let raw: u32 = (0..window.message_count()).map(|i| window.message(i).unwrap().count().tokens).sum();
-    window.observe_usage(0, window.message_count(), i64::from(raw) * 2).unwrap();
+    let first = i64::from(window.message(window.start()).unwrap().count().tokens) * 2;
+    window.observe_usage(window.start(), window.start() + 1, first).unwrap();
+    let (generation, tokens, ratio) = (window.generation(), window.view_item(0).unwrap().tokens, window.calibration_ratio());
+    let raw: u32 = (window.start()..window.message_count()).map(|i| window.message(i).unwrap().count().tokens).sum();
+    window.observe_usage(window.start(), window.message_count(), i64::from(raw) * 11 / 10).unwrap();
+    assert_ne!(window.calibration_ratio(), ratio);
     assert_ne!(window.view_item(0).unwrap().tokens, tokens);
-    assert_ne!(window.generation(), generation, "the view changed but the generation did not");
+    assert_eq!(window.generation(), generation, "only tokens changed, the view sends the same");
+    let pending = window.pending_summary().unwrap();
+    window.set_summary(pending.generation, "Read src/m0.rs.", 1).unwrap();
 }
 
 /// The calibration sums did not survive export and import: serde_json's default float

@@ -54,9 +54,10 @@ pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) ->
 /// limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`);
 /// OUT_OF_RANGE when the conversation and the instruction do not.
 ///
-/// On success the window remembers what the prompt covers; answer with
-/// `ctxwin_window_set_summary(w, ctxwin_window_generation(w), …)`. Works whether or not the
-/// trigger fired (a manual compaction).
+/// On success the window remembers what the prompt covers; read
+/// `ctxwin_window_generation(w)` now and answer with it (`ctxwin_window_set_summary`), after
+/// the agent took more steps too. Works whether or not the trigger fired (a manual
+/// compaction).
 ///
 /// Parameters: `w` is borrowed mutably; `buf`, `cap`, `needed` follow the string-out
 /// convention (`buf = NULL, cap = 0` queries the length and remembers nothing); `needed` may
@@ -100,14 +101,21 @@ pub unsafe extern "C" fn ctxwin_window_summary_request(
 /// `ctxwin_window_live_tokens`). A compaction record is kept (see
 /// `ctxwin_window_compaction_info`) and the generation changes.
 ///
+/// The answer may come steps late (the agent goes on working while its LLM writes it): it is
+/// taken while the request still applies, whatever the view did meanwhile (steps pushed,
+/// dropped or cleared), since the steps it covers are still the next to archive: no summary
+/// was accepted since (nor a rewind, which cancels the request), and they are all still due
+/// (a larger budget can bring them back into the view).
+///
 /// Parameters: `generation` is `ctxwin_window_generation(w)` when the request was written;
 /// `text`, `len` is the summary, borrowed UTF-8 (copied).
 ///
 /// Returns `CTXWIN_STATUS_OK`, `CTXWIN_STATUS_NULL_ARG`, `CTXWIN_STATUS_INVALID_UTF8`,
-/// `CTXWIN_STATUS_MISMATCH` (no request pending, or the window changed since: a stale
-/// `generation`; ask again), `CTXWIN_STATUS_INVALID_ARG` (an empty or blank summary), or
-/// `CTXWIN_STATUS_OUT_OF_RANGE` (more tokens than `summary_budget`, or than the previous
-/// summary and the turns it replaces). On failure the history stays exactly as it was.
+/// `CTXWIN_STATUS_MISMATCH` (no request pending, a `generation` other than the pending
+/// request's, or a request that no longer applies; ask again), `CTXWIN_STATUS_INVALID_ARG`
+/// (an empty or blank summary), or `CTXWIN_STATUS_OUT_OF_RANGE` (more tokens than
+/// `summary_budget`, or than the previous summary and the turns it replaces). On failure the
+/// history stays exactly as it was.
 ///
 /// Thread-safety: `w` must not be in use by another thread.
 ///

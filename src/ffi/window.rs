@@ -576,8 +576,16 @@ pub unsafe extern "C" fn ctxwin_window_start(w: *const ctxwin_window) -> usize {
     ffi_boundary! { try_ref!(w).value(Window::start) }
 }
 
-/// A counter that changes whenever the boundary moves, so a UI knows to redraw its context
-/// divider. Wraps around at UINT32_MAX.
+/// A counter that changes whenever the view changes otherwise than by growing, or the summary
+/// changes, so a UI knows to redraw its context divider. Messages pushed since the strategy
+/// last ran, appended as pushed, keep it (so does a rewind, which cuts the view back);
+/// anything else done to the messages already in the view changes it: `start` moves (steps
+/// or turns dropped, or back), the step marker changes, a result is cleared, a message cut,
+/// cancelled results put in, a pin adds or takes away a message before `start`; and so does
+/// a summary accepted or forgotten. A new calibration (`ctxwin_window_observe_usage`)
+/// changes tokens, not what is sent, and keeps it. A summary request remembers it:
+/// `ctxwin_window_set_summary` takes the answer with it, steps late too. Wraps around at
+/// UINT32_MAX.
 ///
 /// Returns 0 for NULL or a poisoned window.
 ///

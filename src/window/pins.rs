@@ -104,11 +104,22 @@ impl Window {
 
     /// Recomputes which messages are pinned after a pin or `pin_task` changed, forgets the
     /// costs and re-enforces the strategy. O(messages).
+    ///
+    /// A plain view sends the pinned messages before its start, which [`Window::enforce`]
+    /// reads with the new pins: when they changed, so did what the view sends (a pinned
+    /// message is sent in every view), and the generation marks it.
     pub(super) fn repin(&mut self) {
+        let plain_start = self.policy.overlay.is_none().then(|| self.start());
+        let pinned_before = plain_start.map(|start| self.pinned_before(start).to_vec());
         self.ledger.pin_task = self.settings.pin_task;
         self.ledger.repin(self.wire.calibration);
+        let pins_moved = plain_start.zip(pinned_before).is_some_and(|(start, before)| self.pinned_before(start) != before);
         self.policy.costs.clear();
+        let generation = self.policy.generation;
         self.enforce();
+        if pins_moved && self.policy.generation == generation {
+            self.bump_generation();
+        }
     }
 }
 

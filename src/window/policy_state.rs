@@ -36,6 +36,7 @@ pub(super) struct PolicyState {
     /// Messages in the ledger when the strategy last ran: later pushes sit at the end of the
     /// view as pushed until the next `end_turn` (saved, so a restore replays exactly).
     pub enforced_messages: usize,
-    /// Marks every change of the boundary, the view or the summary.
+    /// Marks every change of the view other than growth, and of the summary (see
+    /// [`Window::generation`](super::Window::generation)).
     pub generation: u32,
 }

@@ -227,9 +227,17 @@ impl Window {
     /// previous one and the steps the request covered are archived (kept, not sent). A
     /// compaction record stamped `timestamp` (Unix seconds) is kept.
     ///
-    /// Refused, changing nothing: no request pending or a stale `generation` (MISMATCH), an
-    /// empty summary (INVALID_ARG), a summary over `summary_budget` or larger than the
-    /// previous summary and steps it replaces (OUT_OF_RANGE).
+    /// The answer may come steps late (an agent goes on working while its LLM writes it):
+    /// it is taken while the request still applies, whatever the window did meanwhile, since
+    /// the steps it covers are still the next ones to archive: no summary was accepted since
+    /// (nor a rewind, which cancels the request), and every step it covers is still due
+    /// ([`Window::summary_steps`] still reaches its end: a larger budget or a new calibration
+    /// may have brought them back into the view).
+    ///
+    /// Refused, changing nothing: no request pending, a `generation` other than the one the
+    /// pending request was built at, or a request that no longer applies (MISMATCH); an empty
+    /// summary (INVALID_ARG); a summary over `summary_budget` or larger than the previous
+    /// summary and steps it replaces (OUT_OF_RANGE).
     pub fn set_summary(&mut self, generation: u32, text: &str, timestamp: u64) -> Result<()> {
         let pending = self.policy.pending_summary.ok_or_else(|| {
             Error::new(
@@ -237,12 +245,27 @@ impl Window {
                 "no summary request is pending: call summary_request first (a rewind cancels a request)",
             )
         })?;
-        if generation != self.policy.generation || pending.generation != self.policy.generation {
+        if generation != pending.generation {
             return Err(Error::new(
                 ErrorKind::Mismatch,
                 format!(
-                    "summary for generation {generation} is stale: the request was built at generation {} and the window is at {}; request the summary again",
+                    "summary for generation {generation} is stale: the pending request was built at generation {} (the \
+                     window is at {}); answer with the generation read when the request was written",
                     pending.generation, self.policy.generation
+                ),
+            ));
+        }
+        let due = self.summary_target();
+        if pending.first_step != self.archived_steps() || pending.end_step > due {
+            return Err(Error::new(
+                ErrorKind::Mismatch,
+                format!(
+                    "summary for generation {generation} is stale: it covers steps {}..{} but steps {}..{due} are due \
+                     to be archived now (the window is at generation {}); request the summary again",
+                    pending.first_step,
+                    pending.end_step,
+                    self.archived_steps(),
+                    self.policy.generation
                 ),
             ));
         }
@@ -388,12 +411,23 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::OutOfRange);
         assert!(err.message().contains("replaces"), "{}", err.message());
         assert_eq!(persist::export(&small), before);
-        // A boundary move makes the request stale.
+        // A boundary move keeps the request while the steps it covers are still due...
         let mut moved = session(r#"{"history_budget":1000,"summary_budget":40}"#, 6, 10, 290);
         moved.summary_request().unwrap();
         let generation = moved.generation();
         moved.set_budget(10).unwrap();
-        assert_eq!(moved.set_summary(generation, "late", 1).unwrap_err().kind(), ErrorKind::Mismatch);
+        assert_ne!(moved.generation(), generation, "more turns pruned");
+        moved.set_summary(generation, "late", 1).unwrap();
+        // ...and makes it stale once they are back in the view.
+        let mut back = session(r#"{"history_budget":1000,"summary_budget":40}"#, 6, 10, 290);
+        back.summary_request().unwrap();
+        let generation = back.generation();
+        back.set_budget(100_000).unwrap();
+        let before = persist::export(&back);
+        let err = back.set_summary(generation, "late", 1).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Mismatch, "{}", err.message());
+        assert!(err.message().contains("stale"), "{}", err.message());
+        assert_eq!(persist::export(&back), before);
     }
 
     /// At a small context limit the automatic output reserve (a quarter) leaves less room

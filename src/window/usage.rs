@@ -134,22 +134,16 @@ impl Window {
     }
 
     /// Scales the estimates by `calibration` from now on, re-enforcing the strategy when it
-    /// changed.
+    /// changed. The new tokens alone keep the generation (they change what the window
+    /// counts, not what it sends); steps the strategy drops for them change it.
     fn set_calibration(&mut self, calibration: Calibration) {
         if calibration == self.wire.calibration {
             return;
         }
-        let (ratio, generation) = (self.wire.calibration.ratio(), self.policy.generation);
         self.wire.calibration = calibration;
         self.rebuild_tallies();
         self.policy.costs.clear();
         self.enforce();
-        // A new ratio changes the tokens of the estimated items even when the boundary stays
-        // (a computed view's items already differ, which bumped it), and the generation
-        // marks every change of the view.
-        if self.policy.generation == generation && self.wire.calibration.ratio() != ratio {
-            self.bump_generation();
-        }
     }
 
     /// Real tokens per estimated token, as learned by [`Window::observe_usage`] (1 before).
