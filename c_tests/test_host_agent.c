@@ -613,6 +613,47 @@ static void test_turn_host_ids(void) {
     agent_free(&a);
 }
 
+/* ctxwin_window_budget reads the budget in force, not the configured number: all the room
+ * the context limit leaves under "auto" (it read 100000, the configured default, for a
+ * Claude window of 200k), the default capped for a model of a smaller context (100000 read
+ * for gpt-3.5-turbo, which enforces about 12k), less a pinned message or a summary. */
+static void test_budget_is_the_one_in_force(void) {
+    const char *automatic = "{\"history_budget\":\"auto\"}";
+    int32_t budget = 0, before = 0;
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    CHECK_OK(ctxwin_window_budget(w, &budget));
+    CHECK(budget == 100000);
+    CHECK_OK(ctxwin_window_configure(w, automatic, strlen(automatic)));
+    CHECK_OK(ctxwin_window_budget(w, &budget));
+    CHECK(budget > 190000 && budget < 200000);
+    /* What every request sends besides the history comes out of it. */
+    before = budget;
+    CHECK_OK(ctxwin_window_set_overhead(w, 300, 200));
+    CHECK_OK(ctxwin_window_budget(w, &budget));
+    CHECK(budget == before - 500);
+    ctxwin_window_free(w);
+    ctxwin_window *small = new_window("gpt-3.5-turbo");
+    CHECK_OK(ctxwin_window_budget(small, &before));
+    CHECK(before > 10000 && before < 16385);
+    CHECK_OK(ctxwin_window_configure(small, automatic, strlen(automatic)));
+    CHECK_OK(ctxwin_window_budget(small, &budget));
+    CHECK(budget == before);
+    /* History fills exactly that much before the boundary moves. */
+    for (int t = 0; t < 40 && ctxwin_window_start(small) == 0; t++) {
+        CHECK_OK(ctxwin_window_push_counted(small, CTXWIN_KIND_USER, (ctxwin_count){500, true}));
+        CHECK_OK(ctxwin_window_end_turn(small, NULL));
+    }
+    CHECK(ctxwin_window_start(small) > 0);
+    ctxwin_count live;
+    CHECK_OK(ctxwin_window_live_tokens(small, &live));
+    CHECK(live.tokens <= budget);
+    /* A number given is the budget while the model can take it. */
+    CHECK_OK(ctxwin_window_set_budget(small, 5000));
+    CHECK_OK(ctxwin_window_budget(small, &budget));
+    CHECK(budget == 5000);
+    ctxwin_window_free(small);
+}
+
 void suite_host_agent(void) {
     harness_run("host agent: recorded counts show at once", test_recorded_counts_show_at_once);
     harness_run("host agent: invalid tool parts kept or refused", test_invalid_tool_parts_kept_or_refused);
@@ -626,4 +667,5 @@ void suite_host_agent(void) {
     harness_run("host agent: bad input changes nothing", test_bad_input_changes_nothing);
     harness_run("host agent: binary output replaced", test_binary_output_replaced);
     harness_run("host agent: getters, reset, last usage", test_getters_reset_and_last_usage);
+    harness_run("host agent: the budget in force", test_budget_is_the_one_in_force);
 }

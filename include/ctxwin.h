@@ -1329,8 +1329,16 @@ ctxwin_status ctxwin_window_save(const struct ctxwin_window *w, const char *path
 ctxwin_status ctxwin_window_load(const char *path, size_t len, struct ctxwin_window **out);
 
 /**
- * The history budget in tokens (`history_budget`, as set by `ctxwin_window_set_budget` or
- * `ctxwin_window_configure`).
+ * The tokens live history may use now: the budget the strategy enforces, what a host shows
+ * as "history / budget". That is `history_budget` as set by `ctxwin_window_set_budget` or
+ * `ctxwin_window_configure` (less what every request sends besides the history, with
+ * `budget_includes_overhead`), and never more than the context limit leaves once the
+ * output reserve and what every request sends besides the history (system prompt, tools,
+ * pinned messages, the summary, the overhead learned from usage) are taken, when the limit
+ * is known: all of that room under `"history_budget": "auto"`, and the default 100000
+ * capped for a model of a smaller context. It moves with that fixed part. The configured
+ * value (a number, `"auto"` or `"default"`) is in `ctxwin_window_settings`. Until 0.3 it
+ * returned the configured number even where the window enforced less or more.
  *
  * Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`; `*out` is written only on success.
  *

@@ -895,11 +895,13 @@ impl Window {
         self.ledger.step_calls.defective(false)
     }
 
-    /// Tokens live history may use: the budget (less the fixed cost with
-    /// `budget_includes_overhead`), and never more than the context limit leaves once the
-    /// fixed cost and `output_reserve` are taken, when the limit is known (which is all of
-    /// it with `"history_budget": "auto"`).
-    fn available_for_history(&self) -> u64 {
+    /// Tokens live history may use now, the budget the strategy enforces: `history_budget`
+    /// (less the fixed cost with `budget_includes_overhead`), and never more than the context
+    /// limit leaves once the fixed cost and `output_reserve` are taken, when the limit is
+    /// known (which is all of it with `"history_budget": "auto"`). It moves with the fixed
+    /// cost (a pin, a summary, the overhead declared or learned); [`Settings::history_budget`]
+    /// is the configured number.
+    pub fn available_for_history(&self) -> u64 {
         let fixed = self.fixed_cost().tokens();
         let room = self.context_room();
         let budget = match self.settings.budget_mode == BudgetMode::Auto && room.is_some() {

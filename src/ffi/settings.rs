@@ -14,8 +14,16 @@ pub const CTXWIN_RESET_OVERHEAD: u32 = 1;
 /// (`ctxwin_window_observe_usage`).
 pub const CTXWIN_RESET_CALIBRATION: u32 = 2;
 
-/// The history budget in tokens (`history_budget`, as set by `ctxwin_window_set_budget` or
-/// `ctxwin_window_configure`).
+/// The tokens live history may use now: the budget the strategy enforces, what a host shows
+/// as "history / budget". That is `history_budget` as set by `ctxwin_window_set_budget` or
+/// `ctxwin_window_configure` (less what every request sends besides the history, with
+/// `budget_includes_overhead`), and never more than the context limit leaves once the
+/// output reserve and what every request sends besides the history (system prompt, tools,
+/// pinned messages, the summary, the overhead learned from usage) are taken, when the limit
+/// is known: all of that room under `"history_budget": "auto"`, and the default 100000
+/// capped for a model of a smaller context. It moves with that fixed part. The configured
+/// value (a number, `"auto"` or `"default"`) is in `ctxwin_window_settings`. Until 0.3 it
+/// returned the configured number even where the window enforced less or more.
 ///
 /// Returns `CTXWIN_STATUS_OK` or `CTXWIN_STATUS_NULL_ARG`; `*out` is written only on success.
 ///
@@ -31,7 +39,7 @@ pub unsafe extern "C" fn ctxwin_window_budget(w: *const ctxwin_window, out: *mut
         try_ref!(w).inspect(|window| {
             // SAFETY: forwarded from this function's contract.
             let out = unsafe { out_arg(out, "out") }?;
-            *out = i32::try_from(window.settings().history_budget).unwrap_or(i32::MAX);
+            *out = i32::try_from(window.available_for_history()).unwrap_or(i32::MAX);
             Ok(())
         })
     }

@@ -173,7 +173,7 @@ impl Report {
         json!({
             "model": window.model().name(), "model_known": window.model().is_known(), "format": source,
             "strategy": window.settings().strategy.as_str(),
-            "budget": window.settings().history_budget, "messages": window.message_count(),
+            "budget": window.available_for_history(), "messages": window.message_count(),
             "turns": turns, "start": self.start, "first_live_turn": window.first_live_turn(),
             "generation": window.generation(), "divider_before_item": self.divider_at(),
             "items": items, "send": send,
@@ -194,7 +194,7 @@ impl Report {
             window.model().name(),
             if window.model().is_known() { "" } else { " (unknown: estimates, no context limit)" },
             window.settings().strategy.as_str(),
-            window.settings().history_budget
+            window.available_for_history()
         );
         out.push_str(&format!(" turn  messages    {:<56} {:>6}  state\n", "kinds", "tokens"));
         for (i, turn) in self.turns.iter().enumerate() {
