@@ -400,6 +400,38 @@ static void a_document_cut_inside_a_character_is_parse(void) {
     ctxwin_window_free(w);
 }
 
+/* ctxwin_window_restore replaces the model and every setting with the document's, as its
+ * documentation says: a window made for Claude with a configured limit, restored from a
+ * gpt-4o document, counts for gpt-4o with the document's settings. */
+static void restore_takes_the_documents_model_and_settings(void) {
+    ctxwin_window *saved = new_window("gpt-4o");
+    CHECK_OK(push_str(saved, CTXWIN_KIND_USER, "Fix the parser in src/parser.c please."));
+    CHECK_OK(ctxwin_window_end_turn(saved, NULL));
+    size_t len = 0;
+    char *json = export_json(saved, &len);
+    ctxwin_window *w = new_window("claude-sonnet-4-5");
+    const char *config = "{\"context_limit\":50000,\"strategy\":\"summary\"}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    CHECK_OK(ctxwin_window_set_overhead(w, 300, 200));
+    CHECK_OK(ctxwin_window_restore(w, json, len, NULL, 0));
+    char model[64] = "";
+    CHECK_OK(ctxwin_window_model(w, model, sizeof model, NULL));
+    CHECK(strcmp(model, "gpt-4o") == 0);
+    char settings[4096] = "";
+    CHECK_OK(ctxwin_window_settings(w, settings, sizeof settings, NULL));
+    CHECK(strstr(settings, "\"strategy\":\"sliding\"") != NULL && strstr(settings, "50000") == NULL);
+    int32_t system = -1, tools = -1;
+    CHECK_OK(ctxwin_window_overhead(w, &system, &tools));
+    CHECK(system == 0 && tools == 0);
+    ctxwin_count a, b;
+    CHECK_OK(ctxwin_window_live_tokens(saved, &a));
+    CHECK_OK(ctxwin_window_live_tokens(w, &b));
+    CHECK(a.tokens == b.tokens && b.exact); /* gpt-4o's exact count, not a Claude estimate */
+    free(json);
+    ctxwin_window_free(w);
+    ctxwin_window_free(saved);
+}
+
 void suite_persist(void) {
     harness_run("export_import_then_continue_like_the_original", export_import_then_continue_like_the_original);
     harness_run("save_and_load_round_trip", save_and_load_round_trip);
@@ -411,4 +443,5 @@ void suite_persist(void) {
     harness_run("a_document_cut_inside_a_character_is_parse", a_document_cut_inside_a_character_is_parse);
     harness_run("a_corrupted_document_is_refused_by_its_checksum", a_corrupted_document_is_refused_by_its_checksum);
     harness_run("a_counts_only_window_is_exact_again_with_its_tokenizer", a_counts_only_window_is_exact_again_with_its_tokenizer);
+    harness_run("restore_takes_the_documents_model_and_settings", restore_takes_the_documents_model_and_settings);
 }

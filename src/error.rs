@@ -63,9 +63,10 @@ impl std::error::Error for Error {}
 /// The most of an offending value (a name, a key, an id, a path) an error message repeats.
 pub const MAX_ECHO_BYTES: usize = 200;
 
-/// The most an error message holds: a message that echoes its values through [`echo`] stays
-/// far below; one that would not (a value echoed whole by mistake) is cut here, so no input
-/// makes `last_error` hold more.
+/// The most an error message holds, in bytes, the ellipsis and length of a cut message
+/// included: a message that echoes its values through [`echo`] stays far below; one that
+/// would not (a value echoed whole by mistake) is cut here, so no input makes `last_error`
+/// hold more (a buffer of 4097 bytes takes any message and its NUL).
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 
 /// A value as an error message repeats it: whole up to [`MAX_ECHO_BYTES`] bytes, else its
@@ -94,12 +95,14 @@ impl fmt::Display for Echo<'_> {
     }
 }
 
-/// `message` cut to [`MAX_MESSAGE_BYTES`] as [`echo`] cuts a value.
+/// `message` cut as [`echo`] cuts a value, to at most [`MAX_MESSAGE_BYTES`] bytes: the
+/// ellipsis and the length it adds come out of the cap.
 pub fn capped(message: String) -> String {
     if message.len() <= MAX_MESSAGE_BYTES {
         return message;
     }
-    Echo { value: &message, max: MAX_MESSAGE_BYTES }.to_string()
+    let added = "… ( bytes)".len() + message.len().to_string().len();
+    Echo { value: &message, max: MAX_MESSAGE_BYTES - added }.to_string()
 }
 
 /// Result with the library's [`Error`].
@@ -125,7 +128,7 @@ mod tests {
     #[test]
     fn every_message_is_bounded() {
         let error = Error::invalid_arg(format!("unknown thing '{}'", "z".repeat(10_000_000)));
-        assert!(error.message().len() <= MAX_MESSAGE_BYTES + 40, "{}", error.message().len());
+        assert_eq!(error.message().len(), MAX_MESSAGE_BYTES, "the cap holds the ellipsis and the length");
         assert!(error.message().starts_with("unknown thing 'zzz") && error.message().ends_with("… (10000016 bytes)"));
         assert_eq!(Error::invalid_arg("short").message(), "short");
     }

@@ -123,3 +123,20 @@ fn the_docs_say_no_sentence_twice_in_a_row() {
         }
     }
 }
+
+/// docs/api-conventions.md: no error message is longer than 4,096 bytes, the ellipsis and
+/// the length of a message cut there included (they used to come on top: up to 4,112
+/// bytes), at any length and wherever a character straddles the cut.
+#[test]
+fn no_error_message_is_longer_than_4096_bytes() {
+    use ctxwin::error::{Error, ErrorKind, MAX_MESSAGE_BYTES};
+    assert_eq!(MAX_MESSAGE_BYTES, 4096);
+    for (text, len) in [("z", 4097), ("z", 10_000), ("z", 123_456_789), ("é", 3000), ("€", 2000), ("😀", 5000)] {
+        let message = text.repeat(len);
+        let error = Error::new(ErrorKind::InvalidArg, message.clone());
+        let shown = error.message();
+        assert!(shown.len() <= MAX_MESSAGE_BYTES, "{text} x {len}: {} bytes", shown.len());
+        assert!(shown.len() > MAX_MESSAGE_BYTES - text.len(), "{text} x {len}: cut short at {} bytes", shown.len());
+        assert!(shown.ends_with(&format!("… ({} bytes)", message.len())));
+    }
+}

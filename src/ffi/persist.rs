@@ -170,9 +170,16 @@ pub unsafe extern "C" fn ctxwin_window_import_checked(
 /// Replaces the contents of `w` with a document written by `ctxwin_window_export` or
 /// `ctxwin_window_save`, checked against the caller's ids when `ids` is not NULL (as
 /// `ctxwin_window_import_checked`). On failure `w` is unchanged and
-/// `ctxwin_window_last_error` names the damaged field. A tokenizer set on `w`
-/// (`ctxwin_window_set_tokenizer`) stays, and the restored messages are recounted with it;
-/// `ctxwin_window_tokenizer_changed` tells whether the document was counted with another.
+/// `ctxwin_window_last_error` names the damaged field.
+///
+/// Everything `w` held is replaced by the document's, not only the messages: the model (so a
+/// window made for one model and restored from another's document counts for the
+/// document's: `ctxwin_window_model` tells), every setting (`configure` keys, the format and
+/// budget included), the overhead, the calibration, the boundary, the summaries and the
+/// generation. Only a tokenizer set on `w` (`ctxwin_window_set_tokenizer`) stays, and the
+/// restored messages are recounted with it; `ctxwin_window_tokenizer_changed` tells whether
+/// the document was counted with another. To keep `w`'s model or settings, set them again
+/// after the restore (`ctxwin_window_set_model`, `ctxwin_window_configure`).
 ///
 /// Parameters: `w` is borrowed mutably; `json`, `len` is borrowed UTF-8; `ids`, `n_ids` is
 /// NULL, 0 (no check) or a borrowed array.
