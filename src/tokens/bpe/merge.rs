@@ -290,11 +290,10 @@ fn count_small<const N: usize>(pairs: &mut PairRanks, parts: &[Part]) -> usize {
     // Offset in the piece of the part starting at initial index `s`.
     let piece_len = pairs.piece.len();
     let at = |s: usize| parts.get(s).map_or(piece_len, |part| part.at as usize);
-    while let Some(new_pairs) = list.merge_best() {
-        for NewPair { start, left, right, to } in new_pairs.into_iter().flatten() {
-            list.set_rank(start, pairs.join(left, right, at(start), at(to)));
-        }
-    }
+    while list.merge_best(
+        #[inline(always)]
+        |NewPair { start, left, right, to }| Some(pairs.join(left, right, at(start), at(to))),
+    ) {}
     list.remaining
 }
 

@@ -97,24 +97,23 @@ impl Lane {
         }
     }
 
-    /// Asks whether the two parts of `pair` join, for its key: answered at
-    /// once if they cannot or the join cache cannot hold the answer (`None`),
-    /// else returned to be queued, with the join cache's entry prefetched.
+    /// Asks whether the two parts of `pair` join, in the piece starting at
+    /// `piece_at` in `text` whose parts start at the offsets `at`: the rank
+    /// at once if they cannot or the join cache cannot hold the answer
+    /// (`Ok`), else the join to queue, with the join cache's entry prefetched.
     #[inline(always)]
-    fn ask(&mut self, vocab: &Vocab, text: &[u8], memo: &Memo, pair: NewPair) -> Option<Join> {
+    fn ask(vocab: &Vocab, text: &[u8], memo: &Memo, (piece_at, at): (usize, &[u8]), pair: NewPair) -> Result<u32, Join> {
         let NewPair { start: s, left, right, to } = pair;
-        let (from, to) = (self.at[s], self.at[to]);
-        let rank = if !vocab.may_join(left, right) {
-            NO_MERGE
-        } else if let Some(place) = memo.joins.place(vocab, left, right) {
+        let (from, to) = (at[s], at[to]);
+        if !vocab.may_join(left, right) {
+            return Ok(NO_MERGE);
+        }
+        if let Some(place) = memo.joins.place(vocab, left, right) {
             memo.joins.prefetch(place);
-            return Some(Join { start: s as u8, from, to, place, hash: 0, missed: false });
-        } else {
-            let bytes = &text[self.start + usize::from(from)..self.start + usize::from(to)];
-            vocab.rank_hashed(bytes, key_hash(bytes)).unwrap_or(NO_MERGE)
-        };
-        self.parts.set_rank(s, rank);
-        None
+            return Err(Join { start: s as u8, from, to, place, hash: 0, missed: false });
+        }
+        let bytes = &text[piece_at + usize::from(from)..piece_at + usize::from(to)];
+        Ok(vocab.rank_hashed(bytes, key_hash(bytes)).unwrap_or(NO_MERGE))
     }
 
     /// Advances the merge by one stage; true when it is done (its count is
@@ -124,13 +123,26 @@ impl Lane {
         match self.stage {
             Stage::Idle => return true,
             Stage::Pick => {
-                let Some(new_pairs) = self.parts.merge_best() else {
+                let mut joins = [None; 2];
+                let mut queued = joins.iter_mut();
+                let piece = (self.start, &self.at[..]);
+                // Inlined: two calls per merge, which the compiler would otherwise make calls.
+                let merged = self.parts.merge_best(
+                    #[inline(always)]
+                    |pair| match Lane::ask(vocab, text, memo, piece, pair) {
+                        Ok(rank) => Some(rank),
+                        Err(join) => {
+                            if let Some(slot) = queued.next() {
+                                *slot = Some(join);
+                            }
+                            None
+                        }
+                    },
+                );
+                if !merged {
                     return true;
-                };
-                // Not `array::map`, which is not inlined here (3% of a first pass).
-                let [with_after, with_before] = new_pairs;
-                let mut ask = |pair: Option<NewPair>| pair.and_then(|p| self.ask(vocab, text, memo, p));
-                self.joins = [ask(with_after), ask(with_before)];
+                }
+                self.joins = joins;
                 self.stage = if self.joins.iter().any(Option::is_some) { Stage::Cache } else { Stage::Pick };
             }
             Stage::Cache => {

@@ -56,36 +56,40 @@ impl<const N: usize> PartList<N> {
     /// In place: a new list assigned to a lane was copied (2% of a first pass).
     #[inline(always)]
     pub(super) fn reset(&mut self, parts: &[Part], mut initial: impl FnMut(usize) -> u32) {
-        // `next` and `prev` are only read at part starts, all set below.
-        self.key.fill(NO_MERGE);
-        self.token.fill(NO_MERGE);
+        // `token`, `next` and `prev` are only read at part starts, all set below; every key
+        // is read by the best-pair scan, and those past the parts must be NO_MERGE.
+        let len = parts.len().min(N);
+        self.key[len..].fill(NO_MERGE);
         for (start, part) in parts.iter().enumerate().take(N) {
             self.key[start] = packed(initial(start), start);
             self.token[start] = part.token;
             self.next[start] = (start + 1) as u8;
             self.prev[start] = start.wrapping_sub(1) as u8;
         }
-        self.len = parts.len().min(N);
-        self.remaining = self.len;
+        self.len = len;
+        self.remaining = len;
     }
 
-    /// Makes the best merge, if any pair of parts joins: the left part becomes
-    /// their token, and the pairs the merge makes new (with the part after,
-    /// and with the part before) are returned, for the caller to set their
-    /// keys. A merged part with no part after gets its key here.
+    /// Makes the best merge, if any pair of parts joins (false when none
+    /// does): the left part becomes their token. `rank` is asked about each
+    /// pair the merge makes new (with the part after, then with the part
+    /// before); its answer becomes the pair's key at once, and a pair it does
+    /// not answer waits for [`PartList::set_rank`] (before the next merge).
+    /// A merged part with no part after gets its key here.
     #[inline(always)]
-    pub(super) fn merge_best(&mut self) -> Option<[Option<NewPair>; 2]> {
+    pub(super) fn merge_best(&mut self, mut rank: impl FnMut(NewPair) -> Option<u32>) -> bool {
         // Keys from `len - 1` on are NO_MERGE forever; scanning the whole
         // array gives the compiler a fixed trip count to vectorise without a
         // scalar tail.
         let best = self.key.iter().fold(NO_MERGE, |best, &k| best.min(k));
         if best == NO_MERGE {
-            return None;
+            return false;
         }
         let left = (best & 0xFF) as usize;
         let right = self.end_of(left);
         let after = self.end_of(right);
-        self.token[left] = best >> 8;
+        let token = best >> 8;
+        self.token[left] = token;
         self.next[left] = after as u8;
         if let Some(slot) = self.prev.get_mut(after) {
             *slot = left as u8;
@@ -94,22 +98,22 @@ impl<const N: usize> PartList<N> {
             *slot = NO_MERGE;
         }
         self.remaining -= 1;
-        let with_after = match self.token.get(after) {
+        match self.token.get(after) {
             Some(&right) if after < self.len => {
-                Some(NewPair { start: left, left: self.token[left], right, to: self.end_of(after) })
-            }
-            _ => {
-                if let Some(slot) = self.key.get_mut(left) {
-                    *slot = NO_MERGE;
+                if let Some(answer) = rank(NewPair { start: left, left: token, right, to: self.end_of(after) }) {
+                    self.set_rank(left, answer);
                 }
-                None
             }
-        };
-        let with_before = (left > 0).then(|| {
-            let start = usize::from(self.prev[left]);
-            NewPair { start, left: self.token.get(start).copied().unwrap_or(NO_MERGE), right: self.token[left], to: after }
-        });
-        Some([with_after, with_before])
+            _ => self.set_rank(left, NO_MERGE),
+        }
+        if left > 0 {
+            let before = usize::from(self.prev[left]);
+            let preceding = self.token.get(before).copied().unwrap_or(NO_MERGE);
+            if let Some(answer) = rank(NewPair { start: before, left: preceding, right: token, to: after }) {
+                self.set_rank(before, answer);
+            }
+        }
+        true
     }
 
     /// Sets the rank of joining the part starting at `start` with the next.
