@@ -40,14 +40,13 @@ pub(super) struct NewPair {
 }
 
 impl<const N: usize> PartList<N> {
-    /// No parts.
-    pub(super) const EMPTY: Self =
-        PartList { key: [NO_MERGE; N], token: [NO_MERGE; N], next: [0; N], prev: [0; N], len: 0, remaining: 0 };
+    /// No parts, as a constant (a lane's idle state).
+    pub(super) const EMPTY: Self = Self::new();
 
-    /// No parts. Built in place, where `EMPTY`, a constant, is copied from
-    /// memory.
+    /// No parts. Called at run time it builds the list in place, where
+    /// `EMPTY`, a constant, is copied from memory.
     #[inline(always)]
-    pub(super) fn new() -> Self {
+    pub(super) const fn new() -> Self {
         PartList { key: [NO_MERGE; N], token: [NO_MERGE; N], next: [0; N], prev: [0; N], len: 0, remaining: 0 }
     }
 
