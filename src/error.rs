@@ -91,8 +91,13 @@ impl fmt::Display for Echo<'_> {
         while !self.value.is_char_boundary(end) {
             end -= 1;
         }
-        write!(f, "{}… ({} bytes)", &self.value[..end], self.value.len())
+        write!(f, "{}{}", &self.value[..end], cut_mark(self.value.len()))
     }
+}
+
+/// What a cut value ends with, after its first bytes: an ellipsis and its full length `len`.
+fn cut_mark(len: usize) -> String {
+    format!("… ({len} bytes)")
 }
 
 /// `message` cut as [`echo`] cuts a value, to at most [`MAX_MESSAGE_BYTES`] bytes: the
@@ -101,7 +106,7 @@ pub fn capped(message: String) -> String {
     if message.len() <= MAX_MESSAGE_BYTES {
         return message;
     }
-    let added = "… ( bytes)".len() + message.len().to_string().len();
+    let added = cut_mark(message.len()).len();
     Echo { value: &message, max: MAX_MESSAGE_BYTES - added }.to_string()
 }
 
