@@ -392,6 +392,54 @@ static void a_summary_answered_steps_late_is_taken(void) {
     }
 }
 
+/* A one-task loop with "history_budget": "auto" at 8,000 tokens: output_reserve and
+ * summary_budget are both 2,000, so the view leaves no room for the instruction. The agent
+ * asks as soon as a summary is due, after a step's results: every conversation request is
+ * given, some cut after a step (a prefix of the conversation, ending where a message ends),
+ * and each answer is taken. */
+static void a_conversation_request_at_the_limit_is_cut_after_a_step(void) {
+    ctxwin_window *w = new_window("gpt-4o");
+    const char *config = "{\"strategy\": \"summary\", \"history_budget\": \"auto\", \"context_limit\": 8000, "
+                         "\"format\": \"openai_chat\", \"summary_request\": \"conversation\"}";
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing build in src/main.rs"));
+    const char *instruction = ",{\"role\":\"user\",\"content\":\"Stop working";
+    int summaries = 0, cut = 0;
+    ctxwin_request_info info;
+    for (int step = 0; step < 120; step++) {
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+        char id[32], args[64], output[8000];
+        snprintf(id, sizeof id, "call_%d", step);
+        snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", step);
+        /* One read in seven is a whole file (about 2,000 tokens). */
+        size_t len = step % 7 == 0 ? sizeof output - 1 : 300 + (size_t)step * 37 % 900;
+        for (size_t i = 0; i < len; i++) output[i] = (char)(i % 40 == 39 ? '\n' : i % 8 == 7 ? ' ' : 'a' + (char)((i * 7 + (size_t)step) % 23));
+        output[len] = '\0';
+        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+        if (!ctxwin_window_needs_summary(w)) continue;
+        size_t needed = 0;
+        CHECK_OK(ctxwin_window_render_json(w, NULL, 0, &needed));
+        char *sent = malloc(needed + 1);
+        CHECK_OK(ctxwin_window_render_json(w, sent, needed + 1, &needed));
+        char *req = request(w);
+        const char *at = strstr(req, instruction);
+        CHECK(at != NULL);
+        size_t shown = at != NULL ? (size_t)(at - req) : 0;
+        /* What comes before the instruction is the conversation sent, up to a message's end. */
+        CHECK(shown <= needed - 1 && strncmp(req, sent, shown) == 0);
+        CHECK(sent[shown] == ',' || sent[shown] == ']');
+        cut += sent[shown] == ',';
+        free(sent);
+        free(req);
+        const char *summary = "Original task: fix src/main.rs. Ledger: [done] read the sources.";
+        CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
+        summaries++;
+    }
+    CHECK(summaries > 5 && cut > 0);
+    ctxwin_window_free(w);
+}
+
 void suite_summary(void) {
     harness_run("pruned_turns_are_summarised_and_archived", pruned_turns_are_summarised_and_archived);
     harness_run("compaction_records_are_json", compaction_records_are_json);
@@ -402,4 +450,5 @@ void suite_summary(void) {
     harness_run("a_one_task_loop_gets_a_summary_of_its_oldest_steps", a_one_task_loop_gets_a_summary_of_its_oldest_steps);
     harness_run("sliding_summarises_the_pruned_steps_of_a_one_task_loop", sliding_summarises_the_pruned_steps_of_a_one_task_loop);
     harness_run("a_summary_answered_steps_late_is_taken", a_summary_answered_steps_late_is_taken);
+    harness_run("a_conversation_request_at_the_limit_is_cut_after_a_step", a_conversation_request_at_the_limit_is_cut_after_a_step);
 }

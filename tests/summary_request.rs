@@ -172,31 +172,162 @@ fn turns_that_left_the_view_come_as_a_transcript() {
     assert!(!window.needs_summary());
 }
 
-/// A conversation too large for the room the answer needs is refused, naming the way out,
-/// and nothing is remembered; the standalone request still fits.
+/// Tokens of `request` (a conversation array in `format`) as a fresh window counts it, parsed
+/// back: what the provider is sent.
+fn request_tokens(format: &str, request: &[Value]) -> u64 {
+    let mut fresh = window(r#""context_limit":1000000"#, format, "conversation");
+    ctxwin::json::push_json(&mut fresh, &Value::from(request.to_vec()).to_string()).unwrap();
+    u64::from(fresh.live_tokens().tokens)
+}
+
+/// A conversation too large for the room the answer needs is sent cut after a step: the
+/// newest turns that stay go first, it starts as the conversation sent does, and it fits;
+/// when the steps to summarise must go too, the request covers fewer. One that cannot fit
+/// at all is refused, naming the way out, and nothing is remembered.
 #[test]
-fn a_conversation_too_large_is_refused_and_standalone_fits() {
-    let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":2500,"threshold":0.95"#;
-    let mut window = window(config, "anthropic", "conversation");
-    let mut turns = 0;
-    while u64::from(window.live_tokens().tokens) < 4000 {
-        turn(&mut window, turns, 12);
-        turns += 1;
+fn a_conversation_too_large_is_cut_after_a_step_and_one_that_cannot_fit_is_refused() {
+    for (format, rules, key) in FORMATS {
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":2500,"threshold":0.95"#;
+        let mut window = window(config, format, "conversation");
+        let mut turns = 0;
+        while u64::from(window.live_tokens().tokens) < 4000 {
+            turn(&mut window, turns, 12);
+            turns += 1;
+        }
+        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        let shown = request.len() - 1;
+        assert!(shown < now.len(), "{format}: the newest messages are left out");
+        assert_eq!(request[..shown], now[..shown], "{format}: the request starts as the conversation sent");
+        let instruction = text_of(request.last().unwrap());
+        assert!(instruction.contains("Stop working on the task now") && instruction.contains("at most 2500 tokens"));
+        // Counted back from the JSON, less what that count adds to the conversation sent over
+        // the window's own count (Gemini's tool results are JSON objects).
+        let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
+        let tokens = request_tokens(format, &request) - over;
+        assert!(tokens <= 6000 - 2500, "{format}: {tokens} tokens");
+        assert!(tokens > 6000 - 2500 - 600, "{format}: {tokens} tokens, more could have been sent");
+        // The summary strategy archives the oldest turns, down to low_water: the kept part
+        // starts in the conversation sent, and the request covers every turn to archive.
+        let pending = window.pending_summary().unwrap();
+        let kept = window.turn_of(window.step_starts()[pending.end_step]).unwrap();
+        assert!(instruction.contains(&format!("begins \\\"Task {kept}: make test_{kept} pass.")), "{format}: {instruction}");
+        window.set_summary(window.generation(), "Tasks done.", 1).unwrap();
+        assert_eq!(window.archived_turns(), kept, "{format}");
+
+        // A larger answer leaves room for fewer turns than the summary strategy archives:
+        // the request covers the oldest ones, and a summary is still due for the rest.
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":4000,"threshold":0.95,"low_water":0.01"#;
+        let mut window = crate::window(config, format, "conversation");
+        for turn_index in 0..turns {
+            turn(&mut window, turn_index, 12);
+        }
+        let target = window.summary_steps().unwrap();
+        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
+        assert!(request_tokens(format, &request) - over <= 2000, "{format}");
+        let pending = window.pending_summary().unwrap();
+        assert!(target.start < pending.end_step && pending.end_step < target.end, "{format}: {pending:?} of {target:?}");
+        assert!(text_of(request.last().unwrap()).contains("every message above will be removed"), "{format}");
+        window.set_summary(window.generation(), "The first tasks done.", 1).unwrap();
+        assert!(window.needs_summary() || window.summary_steps().is_ok(), "{format}: the rest is still to summarise");
+
+        // No cut leaves room for the instruction: refused, nothing remembered.
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":5950,"threshold":0.95,"low_water":0.01"#;
+        let mut window = crate::window(config, format, "conversation");
+        for turn_index in 0..3 {
+            turn(&mut window, turn_index, 12);
+        }
+        let before = ctxwin::persist::export(&window);
+        let err = summary_request(&mut window).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfRange);
+        assert!(err.message().contains("\"standalone\"") && err.message().contains("summary_budget 5950"), "{}", err.message());
+        assert!(window.pending_summary().is_none());
+        assert_eq!(ctxwin::persist::export(&window), before);
     }
-    let before = ctxwin::persist::export(&window);
-    let err = summary_request(&mut window).unwrap_err();
-    assert_eq!(err.kind(), ErrorKind::OutOfRange);
-    assert!(err.message().contains("\"standalone\"") && err.message().contains("summary_budget 2500"), "{}", err.message());
-    assert!(window.pending_summary().is_none());
-    assert_eq!(ctxwin::persist::export(&window), before);
-    window.configure(r#"{"summary_request":"standalone"}"#).unwrap();
+}
+
+/// The setting is saved with the window, and a window refused a conversation request can
+/// switch to the standalone one.
+#[test]
+fn the_setting_is_saved_and_standalone_is_the_way_out() {
+    let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":5950,"threshold":0.95,"low_water":0.01"#;
+    let mut window = window(config, "anthropic", "conversation");
+    for turn_index in 0..3 {
+        turn(&mut window, turn_index, 12);
+    }
+    assert_eq!(summary_request(&mut window).unwrap_err().kind(), ErrorKind::OutOfRange);
+    window.configure(r#"{"summary_request":"standalone","summary_budget":2500}"#).unwrap();
     let prompt = summary_request(&mut window).unwrap();
     assert!(prompt.starts_with("You are compacting"));
     window.set_summary(window.generation(), "Done so far.", 1).unwrap();
-    // The setting is saved with the window.
     window.configure(r#"{"summary_request":"conversation"}"#).unwrap();
     let restored = ctxwin::persist::import(&ctxwin::persist::export(&window)).unwrap();
     assert_eq!(restored.settings().summary_request, ctxwin::config::SummaryRequest::Conversation);
+}
+
+/// A one-task tool loop with `history_budget: "auto"`, its view as large as the room the
+/// context limit leaves, the agent asking for a summary as soon as one is due (after a
+/// step's results, before the next `prepare`): every request is the conversation and fits
+/// (cut after a step where it must), in every format and at small and large limits,
+/// starting as the conversation sent does, and the answer archives what it covered.
+#[test]
+fn a_one_task_loop_at_its_limit_always_gets_a_conversation_request() {
+    for (format, rules, key) in FORMATS {
+        for limit in [8_000u32, 12_000] {
+            // summary_budget is the default, 2000 tokens, and output_reserve a quarter of the
+            // limit: 2000 and 3000 tokens, so the view leaves little or no room for the
+            // instruction.
+            let config = format!(r#""strategy":"summary","history_budget":"auto","context_limit":{limit}"#);
+            let mut window = window(&config, format, "conversation");
+            window.push(Kind::User, "Make every test in the crate pass.").unwrap();
+            let (mut summaries, mut cut) = (0, 0);
+            for step in 0..160usize {
+                window.prepare().unwrap();
+                // One to three parallel reads, one in ten a whole file.
+                let calls = 1 + step % 3;
+                for call in 0..calls {
+                    let args = format!("{{\"path\":\"src/m{step}_{call}.rs\"}}");
+                    window.push_tool_call(&format!("call_{step}_{call}"), "read_file", &args).unwrap();
+                }
+                for call in 0..calls {
+                    let lines = if (step + call) % 10 == 0 { 150 } else { 2 + (step * 7 + call) % 20 };
+                    let output: String = (0..lines).map(|l| format!("{l:>4} | let v{l} = compute({step}, {l});\n")).collect();
+                    window.push_tool(Kind::ToolResult, &format!("call_{step}_{call}"), &output).unwrap();
+                }
+                if !window.needs_summary() {
+                    continue;
+                }
+                let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+                let request = summary_request(&mut window).unwrap_or_else(|e| panic!("{format} {limit} step {step}: {e}"));
+                let request: Vec<Value> = serde_json::from_str(&request).unwrap();
+                assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} {limit}: {request:?}");
+                // Counted back from the JSON, less what that count adds to the conversation
+                // sent over the window's own count (Gemini's tool results are JSON objects).
+                let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
+                let tokens = request_tokens(format, &request) - over;
+                assert!(tokens <= u64::from(limit - 2000), "{format} {limit} step {step}: {tokens} tokens");
+                // Where roles alternate the instruction may join the last message.
+                let shared = request.len() - 2;
+                assert_eq!(request[..shared], now[..shared], "{format} {limit} step {step}");
+                // Cut when the newest step's reads are not in it.
+                cut += usize::from(!Value::from(request.clone()).to_string().contains(&format!("src/m{step}_0.rs")));
+                summaries += 1;
+                let pending = window.pending_summary().unwrap();
+                window.set_summary(window.generation(), &format!("Summary {summaries}: tests being fixed."), 1).unwrap();
+                assert_eq!(
+                    window.summary().unwrap().last_archived + 1,
+                    window.step_starts()[pending.end_step],
+                    "{format} {limit}"
+                );
+            }
+            eprintln!("{format} {limit}: {summaries} summaries, {cut} of them cut");
+            assert!(summaries >= 2 && cut > 0, "{format} {limit}: {summaries} summaries, {cut} cut");
+        }
+    }
 }
 
 /// The transcript names the tool each call ran, as well as its id, in the standalone request

@@ -51,8 +51,11 @@ pub unsafe extern "C" fn ctxwin_window_needs_summary(w: *const ctxwin_window) ->
 /// system prompt and tools: your last request sent the same conversation, so the provider
 /// serves it from its prompt cache. Turns to archive that the view no longer sends (pruned
 /// before being summarised) go into the final message as a transcript. It fits the context
-/// limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`);
-/// OUT_OF_RANGE when the conversation and the instruction do not.
+/// limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`): where the
+/// whole conversation does not, it is cut after a step, leaving out the newest steps that
+/// stay, then the newest steps to archive (the request covers fewer, and
+/// `ctxwin_window_needs_summary` stays true for the rest). OUT_OF_RANGE only when even the
+/// conversation cut after the first step it must hold and the instruction do not fit.
 ///
 /// On success the window remembers what the prompt covers; read
 /// `ctxwin_window_generation(w)` now and answer with it (`ctxwin_window_set_summary`), after

@@ -37,15 +37,19 @@ use serde_json::{Map, Value};
 /// Fails with [`ErrorKind::Unsupported`] for an item that has to be rebuilt but whose text
 /// the window did not keep (`retain_text` false).
 pub fn render_json(window: &Window) -> Result<String> {
-    let messages = conversation_messages(window)?;
+    let messages = conversation_messages(window, usize::MAX)?;
     window.note_request();
     Ok(format!("[{}]", messages.join(",")))
 }
 
-/// The messages [`render_json`] joins, each as JSON text.
-pub(super) fn conversation_messages(window: &Window) -> Result<Vec<String>> {
+/// The messages [`render_json`] joins, each as JSON text, of the items that stand for
+/// ledger messages before `end` (`usize::MAX` for the whole view; cut at a step that is
+/// sent, this is a prefix of it).
+pub(super) fn conversation_messages(window: &Window, end: usize) -> Result<Vec<String>> {
     let format = window.format();
-    let conversation = steps::conversation(items_to_send(window));
+    let mut items = items_to_send(window);
+    items.retain(|item| item.stands_for < end);
+    let conversation = steps::conversation(items);
     let mut messages = match format {
         Format::OpenAiChat | Format::OpenAiResponses => assemble::system_messages(window, format, &conversation.system)?,
         Format::Anthropic | Format::Gemini => Vec::new(),

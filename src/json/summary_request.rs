@@ -8,7 +8,8 @@
 //! A conversation request covers the steps to archive that the view sends. Steps that left
 //! the view before being summarised (pruned by the sliding window or the budget) are not in
 //! the conversation: their transcript goes into the final message, as the standalone
-//! request gives it, and the request covers them first.
+//! request gives it, and the request covers them first. Near the limit the conversation is
+//! cut after a step, still a prefix of the last request.
 
 use super::anthropic;
 use super::gemini;
@@ -20,6 +21,7 @@ use crate::summary::conversation::{Kept, instruction};
 use crate::window::Window;
 use crate::wire::Format;
 use serde_json::{Map, Value, json};
+use std::ops::Range;
 
 /// The summary request the `summary_request` setting asks for, remembered for
 /// [`Window::set_summary`]: the standalone prompt, or (`"conversation"`) a JSON array in
@@ -28,11 +30,12 @@ use serde_json::{Map, Value, json};
 /// tools (see the module documentation).
 ///
 /// A conversation request fits the context limit less `summary_budget` (send it with
-/// `max_tokens` at most `summary_budget`: a longer summary is refused anyway); the standalone
+/// `max_tokens` at most `summary_budget`: a longer summary is refused anyway), cut after a
+/// step where the whole conversation does not (see [`Conversation::build`]); the standalone
 /// prompt fits the limit less the larger of `summary_budget` and `output_reserve`.
 ///
 /// Errors (nothing changes): OUT_OF_RANGE when nothing is to be summarised or the request
-/// cannot fit; the render's errors.
+/// cannot fit even cut; the render's errors.
 pub fn summary_request(window: &mut Window) -> Result<String> {
     let (request, pending) = build_summary_request(window)?;
     window.await_summary(pending);
@@ -49,72 +52,176 @@ pub fn build_summary_request(window: &Window) -> Result<(String, PendingSummary)
 
 fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
     let steps = window.summary_steps()?;
-    let mut messages = conversation_messages(window)?;
     // The answer is the summary, at most summary_budget tokens: the request may use the
     // rest (the view already leaves output_reserve free, which is at least that by default).
     let summary_budget = window.settings().summary_budget;
-    let budget = u64::from(window.context_limit().saturating_sub(summary_budget));
-    let sent = u64::from(window.live_tokens().tokens);
-    let too_large = |needed: u64| {
-        Error::new(
+    let request = Conversation {
+        window,
+        budget: u64::from(window.context_limit().saturating_sub(summary_budget)),
+        sent: u64::from(window.live_tokens().tokens),
+        out_of_view: steps.start..steps.end.min(window.first_live_step()),
+        steps,
+        rolls_up: window.summary().is_some(),
+        summary_budget,
+    };
+    request.build()
+}
+
+/// Most conversation cuts [`Conversation::build`] tries in full before refusing: each
+/// renders the instruction (and the transcript of steps out of the view) once more. A cut
+/// tried is followed only by one sending fewer tokens by its shortfall, so a handful do.
+const MOST_CUTS_TRIED: usize = 32;
+
+/// A conversation cut tried: the request and what it covers, or by how many tokens it is
+/// over the budget.
+enum Cut {
+    Fits(String, PendingSummary),
+    Short(u64),
+}
+
+/// What a `"conversation"` summary request is built from.
+struct Conversation<'a> {
+    window: &'a Window,
+    /// The steps to archive.
+    steps: Range<usize>,
+    /// Those that left the view unsummarised: they come as a transcript.
+    out_of_view: Range<usize>,
+    /// Tokens the request may hold.
+    budget: u64,
+    /// Tokens the view sends.
+    sent: u64,
+    rolls_up: bool,
+    summary_budget: u32,
+}
+
+impl Conversation<'_> {
+    /// The whole conversation and the instruction; near the limit, where they do not fit,
+    /// the conversation cut before a step: the newest steps that stay go first, then the
+    /// newest of those to summarise (the request then covers fewer, and `needs_summary`
+    /// stays true for the rest). The part sent is still a prefix of the last request, which
+    /// the provider serves from its cache.
+    fn build(&self) -> Result<(String, PendingSummary)> {
+        let window = self.window;
+        let starts = window.step_starts();
+        // Tokens the view sends for each step (its messages, cut or cleared, and the results
+        // standing for its calls).
+        let mut step_tokens = vec![0u64; starts.len()];
+        for item in (0..window.view_len()).filter_map(|i| window.view_item(i)) {
+            if let Some(step) = starts.partition_point(|&first| first <= item.index).checked_sub(1) {
+                step_tokens[step] += u64::from(item.tokens.tokens);
+            }
+        }
+        // No instruction is shorter than these two: a cut that leaves no room for them is
+        // not tried.
+        let shortest = [Kept::Everything, Kept::Nothing]
+            .map(|kept| self.tokens(&instruction(None, kept, self.rolls_up, self.summary_budget)))
+            .into_iter()
+            .min()
+            .unwrap_or(0);
+        // The request covers at least one step, and cuts only steps the view sends.
+        let lowest = (self.steps.start + 1).max(window.first_live_step());
+        // Fewer tokens a cut must send to be tried: a tried one falls short by its excess.
+        let mut at_most = self.budget.saturating_sub(shortest);
+        let mut dropped = 0;
+        let mut tried = 0;
+        for shown in (lowest..=starts.len()).rev() {
+            dropped += step_tokens.get(shown).copied().unwrap_or(0);
+            let sent = self.sent.saturating_sub(dropped);
+            if sent > at_most {
+                continue;
+            }
+            match self.cut_before(shown, sent)? {
+                Cut::Fits(request, pending) => return Ok((request, pending)),
+                Cut::Short(by) => at_most = sent.saturating_sub(by),
+            }
+            tried += 1;
+            if tried == MOST_CUTS_TRIED {
+                break;
+            }
+        }
+        let smallest = self.sent.saturating_sub(step_tokens.iter().skip(lowest).sum::<u64>()) + shortest;
+        Err(Error::new(
             ErrorKind::OutOfRange,
             format!(
-                "a summary request built as the conversation needs {needed} tokens, more than the {budget} the context \
-                 limit {} leaves with summary_budget {summary_budget} for the answer; \
-                 summary_request \"standalone\" fits a smaller request",
+                "a summary request built as the conversation needs at least {smallest} tokens, cut after the \
+                 oldest step it must hold, more than the {} the context limit {} leaves with summary_budget {} \
+                 for the answer; summary_request \"standalone\" fits a smaller request",
+                self.budget,
                 window.context_limit(),
+                self.summary_budget,
             ),
-        )
-    };
-    let room = budget.checked_sub(sent).ok_or_else(|| too_large(sent))?;
-    let rolls_up = window.summary().is_some();
-    // Where the kept part of the conversation starts when the request covers up to step
-    // `end`: a turn's USER message, or a later step of a turn (a tool loop's newest steps).
-    let starts = window.step_starts();
-    let kept = |end: usize| {
+        ))
+    }
+
+    /// The request of the conversation's steps before step `shown` (all of them when it is
+    /// their count), holding `sent` tokens, and the instruction, if they fit.
+    fn cut_before(&self, shown: usize, sent: u64) -> Result<Cut> {
+        let window = self.window;
+        let room = self.budget.saturating_sub(sent);
+        // Steps to archive that left the view unsummarised go first, as a transcript, in as
+        // many whole steps as fit; the steps the conversation shows follow when all of them do.
+        let (earlier, end) = if self.out_of_view.is_empty() {
+            (None, self.steps.end.min(shown))
+        } else {
+            let without = self.tokens(&instruction(
+                Some(""),
+                self.kept(self.steps.end.min(shown), shown),
+                self.rolls_up,
+                self.summary_budget,
+            ));
+            let Some(left) = room.checked_sub(without) else { return Ok(Cut::Short(without - room)) };
+            match window.summary_prompt(self.out_of_view.clone(), left, true) {
+                Ok((transcript, part)) if part.end_step == self.out_of_view.end => (Some(transcript), self.steps.end.min(shown)),
+                Ok((transcript, part)) => (Some(transcript), part.end_step),
+                // Not even the oldest step's transcript fits: any fewer tokens sent may do.
+                Err(e) if e.kind() == ErrorKind::OutOfRange => return Ok(Cut::Short(1)),
+                Err(e) => return Err(e),
+            }
+        };
+        let text = instruction(earlier.as_deref(), self.kept(end, shown), self.rolls_up, self.summary_budget);
+        let needed = sent + self.tokens(&text);
+        if needed > self.budget || end <= self.steps.start {
+            return Ok(Cut::Short(needed.saturating_sub(self.budget).max(1)));
+        }
+        let mut messages = conversation_messages(window, window.step_starts().get(shown).copied().unwrap_or(usize::MAX))?;
+        append_user_text(window.format(), &mut messages, &text)?;
+        let pending = PendingSummary { generation: window.generation(), first_step: self.steps.start, end_step: end };
+        Ok(Cut::Fits(format!("[{}]", messages.join(",")), pending))
+    }
+
+    /// Where the part of the conversation that stays starts, for a request covering up to
+    /// step `end` and showing the steps before `shown`: a turn's USER message, or a later
+    /// step of a turn (a tool loop's newest steps).
+    fn kept(&self, end: usize, shown: usize) -> Kept<'_> {
+        let window = self.window;
         if end <= window.first_live_step() {
             return Kept::Everything;
         }
-        let Some(&first) = starts.get(end) else { return Kept::Nothing };
+        let starts = window.step_starts();
+        let Some(&first) = starts.get(end).filter(|_| end < shown) else { return Kept::Nothing };
         let turn = window.turn_of(first).unwrap_or(0);
         match window.turn_info(turn) {
             Ok(info) if info.first_message == first => match window.message(first).and_then(|m| m.text()) {
                 Some(text) if !text.trim().is_empty() => Kept::From(text.trim()),
-                _ => Kept::Turns(window.turn_count() - turn),
+                _ => Kept::Turns(self.turns_shown_from(turn, shown)),
             },
-            _ => Kept::Steps(starts.len() - end),
+            _ => Kept::Steps(shown - end),
         }
-    };
-    let tokens = |text: &str| u64::from(window.model().count(text).tokens);
-    // Steps to archive that left the view unsummarised go first, as a transcript, in as
-    // many whole steps as fit; the steps the conversation holds follow when all of them do.
-    let out_of_view = steps.start..steps.end.min(window.first_live_step());
-    let (earlier, end) = if out_of_view.is_empty() {
-        (None, steps.end)
-    } else {
-        let without = tokens(&instruction(Some(""), kept(steps.end), rolls_up, summary_budget));
-        let left = room.checked_sub(without).ok_or_else(|| too_large(sent + without))?;
-        let (transcript, part) = window.summary_prompt(out_of_view.clone(), left, true).map_err(|e| {
-            Error::new(
-                e.kind(),
-                format!(
-                    "{}: the conversation holds {sent} of the {budget} tokens a summary request may use; \
-                     summary_request \"standalone\" fits a smaller request",
-                    e.message()
-                ),
-            )
-        })?;
-        let end = if part.end_step == out_of_view.end { steps.end } else { part.end_step };
-        (Some(transcript), end)
-    };
-    let text = instruction(earlier.as_deref(), kept(end), rolls_up, summary_budget);
-    let needed = sent + tokens(&text);
-    if needed > budget {
-        return Err(too_large(needed));
     }
-    let pending = PendingSummary { generation: window.generation(), first_step: steps.start, end_step: end };
-    append_user_text(window.format(), &mut messages, &text)?;
-    Ok((format!("[{}]", messages.join(",")), pending))
+
+    /// Turns from `turn` on that show at least their USER message when the steps before
+    /// `shown` are shown.
+    fn turns_shown_from(&self, turn: usize, shown: usize) -> usize {
+        let window = self.window;
+        let Some(&cut) = window.step_starts().get(shown) else { return window.turn_count() - turn };
+        let cut_turn = window.turn_of(cut).unwrap_or(turn);
+        let whole = window.turn_info(cut_turn).is_ok_and(|info| info.first_message == cut);
+        cut_turn + usize::from(!whole) - turn
+    }
+
+    fn tokens(&self, text: &str) -> u64 {
+        u64::from(self.window.model().count(text).tokens)
+    }
 }
 
 /// Appends a user message of `text` to `messages`. Anthropic and Gemini alternate roles: a
