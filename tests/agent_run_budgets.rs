@@ -234,6 +234,69 @@ fn summary_summarises_the_oldest_steps_of_a_one_task_loop_in_every_format() {
     }
 }
 
+/// A one-task loop under `summary` with `history_budget: "auto"`, the answer's room no
+/// larger than the output reserve (2,000 tokens of 16,000), the host asking for the summary
+/// as the conversation as soon as one is due (after a step, before the next `prepare`):
+/// every request is given, cut after a step where the whole conversation does not fit. It
+/// starts as the conversation sent does, passes the providers' rules and, counted back from
+/// its JSON, fits the limit less `summary_budget`.
+#[test]
+fn conversation_summary_requests_fit_at_the_limit_in_every_format() {
+    let shape = Shape { steps: 160..=160, skill: 0, ..Shape::default() };
+    let run = Run::generate(9, &shape);
+    let settings = |format: Format| {
+        format!(
+            r#"{{"format":"{}","strategy":"summary","summary_request":"conversation","history_budget":"auto",
+                "context_limit":16000,"output_reserve":2000,"summary_budget":2000}}"#,
+            format.key()
+        )
+    };
+    // Tokens of a conversation array as a fresh window counts it, parsed back.
+    let counted = |format: Format, conversation: &[Value]| {
+        let mut fresh = Window::new(Run::model(Some(format)));
+        fresh.configure(&format!(r#"{{"format":"{}","context_limit":1000000}}"#, format.key())).unwrap();
+        json::push_json(&mut fresh, &Value::from(conversation.to_vec()).to_string()).unwrap();
+        u64::from(fresh.live_tokens().tokens)
+    };
+    for format in Format::ALL {
+        let mut window = Window::new(Run::model(Some(format)));
+        window.configure(&settings(format)).unwrap();
+        run.push_task(&mut window, Route::Json(format)).unwrap();
+        let mut summaries = 0;
+        for i in 0..run.steps.len() {
+            if let Err(e) = window.prepare() {
+                assert_eq!(e.kind(), ErrorKind::OutOfRange, "{format:?} step {i}: {e}");
+            }
+            run.push_step(&mut window, Route::Json(format), i).unwrap();
+            if !window.needs_summary() {
+                continue;
+            }
+            let now: Vec<Value> = serde_json::from_str(&json::render_json(&window).unwrap()).unwrap();
+            let request = json::summary_request(&mut window).unwrap_or_else(|e| panic!("{format:?} step {i}: {e}"));
+            let request: Vec<Value> = serde_json::from_str(&request).unwrap();
+            let key = match format {
+                Format::OpenAiChat | Format::Anthropic => "messages",
+                Format::OpenAiResponses => "input",
+                Format::Gemini => "contents",
+            };
+            if let Err(broken) = check(Rules::of(format), &json!({ key: request })) {
+                panic!("{format:?} step {i}: {broken}");
+            }
+            // Where roles alternate the instruction may join the last message sent.
+            let shared = request.len() - 2;
+            assert_eq!(request[..shared], now[..shared], "{format:?} step {i}");
+            // Less what counting the JSON adds to the conversation over the window's count.
+            let over = counted(format, &now).saturating_sub(u64::from(window.live_tokens().tokens));
+            let tokens = counted(format, &request).saturating_sub(over);
+            assert!(tokens <= 16_000 - 2_000, "{format:?} step {i}: {tokens} tokens");
+            summaries += 1;
+            window.set_summary(window.generation(), &format!("Summary {summaries}: the task is in progress."), 1).unwrap();
+        }
+        eprintln!("{format:?}: {summaries} conversation summary requests");
+        assert!(summaries >= 2, "{format:?}: {summaries} summaries");
+    }
+}
+
 /// Skills inserted as user messages start new turns: a summary that ends inside such a
 /// running turn stands right after its USER message (the skill, sent though not pinned), and
 /// every request still passes the providers' rules with the summary next to it.
