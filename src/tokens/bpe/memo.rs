@@ -4,16 +4,20 @@
 //!
 //! Text repeats its words, identifiers and indentation runs. The memo is
 //! bounded and exact: an entry is used only when the whole piece matches.
-//! - Pieces of at most [`INLINE_LEN`] bytes (nearly all of them) are kept
-//!   inline in 32-byte entries, [`SHORT_ENTRIES`] of them (2 MiB), in sets of
-//!   [`WAYS`] (two cache lines) that keep the most recent pieces mapped to
-//!   them: a hit is two cache lines, instead of the vocabulary's large tables
-//!   and a merge. Four to a set rather than two because text cycles through
-//!   its words: three words that share a set of two would push each other
-//!   out and all be merged again on every pass over the text. The table is
-//!   allocated zeroed, so only the pages a thread's pieces land on become
-//!   resident, and its sets start on cache lines, so that a lookup reads two
-//!   lines.
+//! - Pieces of at most [`WORD_LEN`] bytes (nine in ten) are kept inline in
+//!   16-byte entries, [`WORD_ENTRIES`] of them (1 MiB), in sets of [`WAYS`]
+//!   (one cache line) that keep the most recent pieces mapped to them: a hit
+//!   is one cache line, instead of the vocabulary's large tables and a merge.
+//!   Four to a set rather than two because text cycles through its words:
+//!   three words that share a set of two would push each other out and all
+//!   be merged again on every pass over the text.
+//! - Pieces of up to [`INLINE_LEN`] bytes likewise, in 32-byte entries,
+//!   [`SHORT_ENTRIES`] of them (1 MiB; a set is two cache lines). One table
+//!   of 32-byte entries for both made the first pass over new text 3% to 6%
+//!   slower (docs/speed.md): its sets read two lines for every piece.
+//!
+//!   Both tables are allocated zeroed, so only the pages a thread's pieces
+//!   land on become resident, and their sets start on cache lines.
 //! - Longer pieces, up to [`MAX_PIECE_LEN`] bytes, in [`LONG_ENTRIES`] entries
 //!   (at most about 300 KB).
 //! - The merge table's answers, see [`JoinCache`] (512 KB).
@@ -37,19 +41,23 @@ use super::vocab::Vocab;
 
 /// Longest piece whose count is remembered.
 const MAX_PIECE_LEN: usize = 256;
-/// Longest piece stored inline in a short entry.
+/// Longest piece stored in a word entry (two words).
+const WORD_LEN: usize = 8;
+/// Number of word entries (a power of two).
+const WORD_ENTRIES: usize = 1 << 16;
+/// Longest piece stored inline in a short entry (four words).
 const INLINE_LEN: usize = 24;
-/// Number of short entries (a power of two; 32 bytes each).
-const SHORT_ENTRIES: usize = 1 << 16;
-/// Short entries in a set, the last ones a piece can be remembered in.
+/// Number of short entries (a power of two).
+const SHORT_ENTRIES: usize = 1 << 15;
+/// Entries in a set, the last ones a piece can be remembered in.
 const WAYS: usize = 4;
 /// Number of remembered long pieces (a power of two).
 const LONG_ENTRIES: usize = 1024;
 /// Number of remembered joins of two tokens (a power of two; 8 bytes each).
 const JOIN_ENTRIES: usize = 1 << 16;
 
-/// The bits of a short entry's first word that identify the piece (all but
-/// the count).
+/// The bits of an entry's first word that identify the piece (all but the
+/// count).
 const SHORT_KEY_MASK: u64 = !0xFF;
 
 /// A remembered count of a longer piece.
@@ -63,16 +71,10 @@ struct LongEntry {
 /// The memo of one thread. Its tables are empty until first used, and stay
 /// empty (remembering nothing) in the fallback used during thread teardown.
 pub(super) struct Memo {
-    /// The short entries, from word `short_at` on (where the sets of
-    /// entries start on cache lines; the words before are unused). An entry
-    /// is the remembered count of a piece of at most [`INLINE_LEN`] bytes, as
-    /// four words: the first packs the top 40 bits of the piece's hash, its
-    /// length, the vocabulary id and the count (one byte each, from bit 16
-    /// down); the others hold the piece's bytes, zero-padded. All zero is an
-    /// empty entry (no piece of three bytes or more, the only ones remembered,
-    /// has length 0). Plain words so that the table can be allocated zeroed.
-    short: Vec<u64>,
-    short_at: usize,
+    /// Pieces of at most [`WORD_LEN`] bytes.
+    word: Sets<2, { 2 * WAYS }, WORD_ENTRIES>,
+    /// Pieces of [`WORD_LEN`] to [`INLINE_LEN`] bytes.
+    short: Sets<4, { 4 * WAYS }, SHORT_ENTRIES>,
     long: Vec<LongEntry>,
     /// Remembered answers of the merge table, see [`JoinCache`].
     pub(super) joins: JoinCache,
@@ -163,14 +165,13 @@ fn short_words(piece: &[u8]) -> [u64; 3] {
 impl Memo {
     /// A memo with empty tables (allocated by [`Memo::allocate`]).
     pub(super) const fn new() -> Self {
-        Memo { short: Vec::new(), short_at: 0, long: Vec::new(), joins: JoinCache { entries: Vec::new() } }
+        Memo { word: Sets::new(), short: Sets::new(), long: Vec::new(), joins: JoinCache { entries: Vec::new() } }
     }
 
     pub(super) fn allocate(&mut self) {
-        if self.short.is_empty() {
-            // One cache line more than the entries, to start them on a line.
-            self.short = vec![0; SHORT_ENTRIES * 4 + LINE_WORDS];
-            self.short_at = self.short.as_ptr().align_offset(LINE_WORDS * 8).min(LINE_WORDS);
+        if self.long.is_empty() {
+            self.word.allocate();
+            self.short.allocate();
             self.long = (0..LONG_ENTRIES).map(|_| LongEntry { hash: 0, vocab: u8::MAX, count: 0, piece: Vec::new() }).collect();
             self.joins.entries = vec![0; JOIN_ENTRIES];
         }
@@ -179,7 +180,8 @@ impl Memo {
     /// Bytes of the tables allocated on the heap.
     fn table_bytes(&self) -> usize {
         let long = self.long.iter().map(|entry| entry.piece.capacity()).sum::<usize>();
-        self.short.capacity() * 8
+        self.word.words.capacity() * 8
+            + self.short.words.capacity() * 8
             + self.long.capacity() * std::mem::size_of::<LongEntry>()
             + long
             + self.joins.entries.capacity() * 8
@@ -189,26 +191,13 @@ impl Memo {
     /// `hash`) under `vocab`.
     #[inline(always)]
     pub(super) fn piece_count(&self, vocab: &Vocab, piece: &[u8], hash: u64) -> Option<usize> {
-        if piece.len() <= INLINE_LEN {
-            let key = short_key(vocab, hash, piece.len());
+        let key = short_key(vocab, hash, piece.len());
+        if piece.len() <= WORD_LEN {
+            let [first, ..] = short_words(piece);
+            self.word.count(hash, [key, first])
+        } else if piece.len() <= INLINE_LEN {
             let [first, second, third] = short_words(piece);
-            let set = self.short_set(hash)?;
-            // The most recent entry whose first word matches (hash, length and
-            // vocabulary), chosen without a branch per entry (which one holds
-            // the piece is not predictable), then its bytes compared: one
-            // entry's words read instead of every entry's. Two entries of one
-            // set matching there but holding different pieces would need 40
-            // bits of their hashes alike: then the older piece may be missed
-            // and counted again, never given another piece's count.
-            let mut at = (WAYS - 1) * 4;
-            for way in (0..WAYS - 1).rev() {
-                if set[way * 4] & SHORT_KEY_MASK == key {
-                    at = way * 4;
-                }
-            }
-            let differs =
-                ((set[at] & SHORT_KEY_MASK) ^ key) | (set[at + 1] ^ first) | (set[at + 2] ^ second) | (set[at + 3] ^ third);
-            (differs == 0).then_some((set[at] & 0xFF) as usize)
+            self.short.count(hash, [key, first, second, third])
         } else {
             let entry = self.long.get(index(hash, LONG_ENTRIES))?;
             let hit = entry.hash == hash && entry.vocab == vocab.id() && entry.piece == piece;
@@ -223,11 +212,13 @@ impl Memo {
     #[inline]
     pub(super) fn remember_piece(&mut self, vocab: &Vocab, piece: &[u8], hash: u64, count: usize) {
         if piece.len() <= INLINE_LEN {
-            let at = self.short_at + short_slot(hash) * 4;
-            if let (Some(set), Ok(count)) = (self.short.get_mut(at..at + WAYS * 4), u8::try_from(count)) {
-                let [first, second, third] = short_words(piece);
-                set.copy_within(0..(WAYS - 1) * 4, 4);
-                set[..4].copy_from_slice(&[short_key(vocab, hash, piece.len()) | u64::from(count), first, second, third]);
+            let Ok(count) = u8::try_from(count) else { return };
+            let key = short_key(vocab, hash, piece.len()) | u64::from(count);
+            let [first, second, third] = short_words(piece);
+            if piece.len() <= WORD_LEN {
+                self.word.remember(hash, [key, first]);
+            } else {
+                self.short.remember(hash, [key, first, second, third]);
             }
         } else if piece.len() <= MAX_PIECE_LEN {
             if let Some(entry) = self.long.get_mut(index(hash, LONG_ENTRIES)) {
@@ -241,24 +232,85 @@ impl Memo {
     }
 }
 
-impl Memo {
-    /// The words of the set of short entries `hash` maps to, the most
-    /// recently remembered entry first (none while the table is not
-    /// allocated).
+/// Remembered counts of pieces up to a length, in entries of `W` words,
+/// [`WAYS`] to a set of `SET` (`W * WAYS`) words that starts on a cache line,
+/// `ENTRIES` entries in all (a power of two). An entry's first word packs the
+/// top 40 bits of the piece's hash, its length, the vocabulary id and the
+/// count (one byte each, from bit 16 down); the others hold the piece's bytes,
+/// zero-padded. All zero is an empty entry (no piece of three bytes or more,
+/// the only ones remembered, has length 0). Plain words so that the table can
+/// be allocated zeroed.
+struct Sets<const W: usize, const SET: usize, const ENTRIES: usize> {
+    /// The entries, from word `at` on (the words before are unused).
+    words: Vec<u64>,
+    at: usize,
+}
+
+impl<const W: usize, const SET: usize, const ENTRIES: usize> Sets<W, SET, ENTRIES> {
+    const fn new() -> Self {
+        assert!(SET == W * WAYS && ENTRIES.is_power_of_two());
+        Sets { words: Vec::new(), at: 0 }
+    }
+
+    fn allocate(&mut self) {
+        // One cache line more than the entries, to start them on a line.
+        self.words = vec![0; ENTRIES * W + LINE_WORDS];
+        self.at = self.words.as_ptr().align_offset(LINE_WORDS * 8).min(LINE_WORDS);
+    }
+
+    /// The words of the set `hash` maps to, the most recently remembered
+    /// entry first (none while the table is not allocated).
     #[inline(always)]
-    fn short_set(&self, hash: u64) -> Option<&[u64; WAYS * 4]> {
-        let at = self.short_at + short_slot(hash) * 4;
-        self.short.get(at..)?.first_chunk()
+    fn set(&self, hash: u64) -> Option<&[u64; SET]> {
+        self.words.get(self.at + set_start(hash, ENTRIES) * W..)?.first_chunk()
+    }
+
+    /// The count remembered in the entry `entry` (its count byte zero) that
+    /// the piece of hash `hash` would have.
+    ///
+    /// The most recent entry whose first word matches (hash, length and
+    /// vocabulary) is chosen without a branch per entry (which one holds the
+    /// piece is not predictable), then its bytes compared: one entry's words
+    /// read instead of every entry's. Two entries of one set matching there
+    /// but holding different pieces would need 40 bits of their hashes alike:
+    /// then the older piece may be missed and counted again, never given
+    /// another piece's count.
+    #[inline(always)]
+    fn count(&self, hash: u64, entry: [u64; W]) -> Option<usize> {
+        let set = self.set(hash)?;
+        let mut at = (WAYS - 1) * W;
+        for way in (0..WAYS - 1).rev() {
+            if set[way * W] & SHORT_KEY_MASK == entry[0] {
+                at = way * W;
+            }
+        }
+        let mut differs = (set[at] & SHORT_KEY_MASK) ^ entry[0];
+        for word in 1..W {
+            differs |= set[at + word] ^ entry[word];
+        }
+        (differs == 0).then_some((set[at] & 0xFF) as usize)
+    }
+
+    /// Remembers `entry` in the first entry of its set, whose entries move one
+    /// on (the oldest is forgotten): the [`WAYS`] most recent pieces of a set
+    /// are kept.
+    #[inline(always)]
+    fn remember(&mut self, hash: u64, entry: [u64; W]) {
+        let start = self.at + set_start(hash, ENTRIES) * W;
+        if let Some(set) = self.words.get_mut(start..start + SET) {
+            set.copy_within(0..(WAYS - 1) * W, W);
+            set[..W].copy_from_slice(&entry);
+        }
     }
 }
 
 /// Words in a cache line.
 const LINE_WORDS: usize = 8;
 
-/// The first entry of the set of short entries a hash maps to.
+/// The first entry of the set a hash maps to in a table of `entries` entries.
 #[inline(always)]
-fn short_slot(hash: u64) -> usize {
-    index(hash, SHORT_ENTRIES) & !(WAYS - 1)
+fn set_start(hash: u64, entries: usize) -> usize {
+    index(hash, entries) & !(WAYS - 1)
 }
 
 const JOIN_FIELD_BITS: u32 = 20;
@@ -407,26 +459,32 @@ mod tests {
                 assert!(found.is_none() || found == Some(count_of(v, p)), "{:?}", String::from_utf8_lossy(piece));
             }
         }
-        // Pieces of one set: the last WAYS remembered are all answered, with
-        // their own counts, and one more forgets the oldest only.
+        // Pieces of one set, in either table: the last WAYS remembered are all
+        // answered, with their own counts, and one more forgets the oldest only.
         let vocab = vocabs[0];
-        let same_set: Vec<Vec<u8>> =
-            (0u32..).map(|i| format!("word{i}").into_bytes()).filter(|p| short_slot(key_hash(p)) == 0).take(WAYS + 1).collect();
-        for (k, piece) in same_set.iter().enumerate() {
-            memo.remember_piece(vocab, piece, key_hash(piece), k + 3);
-            for (earlier, kept) in same_set[..=k].iter().enumerate().rev().take(WAYS) {
-                assert_eq!(memo.piece_count(vocab, kept, key_hash(kept)), Some(earlier + 3), "{k} {earlier}");
+        for (prefix, entries) in [("w", WORD_ENTRIES), ("a_longer_word_", SHORT_ENTRIES)] {
+            let same_set: Vec<Vec<u8>> = (0u32..)
+                .map(|i| format!("{prefix}{i}").into_bytes())
+                .filter(|p| (p.len() <= WORD_LEN) == (entries == WORD_ENTRIES) && set_start(key_hash(p), entries) == 0)
+                .take(WAYS + 1)
+                .collect();
+            for (k, piece) in same_set.iter().enumerate() {
+                memo.remember_piece(vocab, piece, key_hash(piece), k + 3);
+                for (earlier, kept) in same_set[..=k].iter().enumerate().rev().take(WAYS) {
+                    assert_eq!(memo.piece_count(vocab, kept, key_hash(kept)), Some(earlier + 3), "{prefix} {k} {earlier}");
+                }
             }
+            assert_eq!(memo.piece_count(vocab, &same_set[0], key_hash(&same_set[0])), None, "{prefix}");
         }
-        assert_eq!(memo.piece_count(vocab, &same_set[0], key_hash(&same_set[0])), None);
         // Pieces of one length given the same hash (as if theirs collided):
         // never answered with the other's count, the more recent one found.
-        let (older, newer) = (b"collide_a".as_slice(), b"collide_b".as_slice());
-        let hash = key_hash(older);
-        memo.remember_piece(vocab, older, hash, 5);
-        assert_eq!(memo.piece_count(vocab, newer, hash), None);
-        memo.remember_piece(vocab, newer, hash, 6);
-        assert_eq!(memo.piece_count(vocab, newer, hash), Some(6));
-        assert!(memo.piece_count(vocab, older, hash).is_none_or(|count| count == 5));
+        for (older, newer) in [(b"coll_a".as_slice(), b"coll_b".as_slice()), (b"collide_a", b"collide_b")] {
+            let hash = key_hash(older);
+            memo.remember_piece(vocab, older, hash, 5);
+            assert_eq!(memo.piece_count(vocab, newer, hash), None);
+            memo.remember_piece(vocab, newer, hash, 6);
+            assert_eq!(memo.piece_count(vocab, newer, hash), Some(6));
+            assert!(memo.piece_count(vocab, older, hash).is_none_or(|count| count == 5));
+        }
     }
 }
