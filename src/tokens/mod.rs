@@ -12,6 +12,7 @@ mod display;
 mod estimate;
 mod lines;
 mod loaded;
+mod memo_sets;
 mod models;
 mod openai_models;
 mod prefetch;

@@ -5,12 +5,10 @@
 //! Text repeats its words, identifiers and indentation runs. The memo is
 //! bounded and exact: an entry is used only when the whole piece matches.
 //! - Pieces of at most [`WORD_LEN`] bytes (nine in ten) are kept inline in
-//!   16-byte entries, [`WORD_ENTRIES`] of them (1 MiB), in sets of [`WAYS`]
-//!   (one cache line) that keep the most recent pieces mapped to them: a hit
-//!   is one cache line, instead of the vocabulary's large tables and a merge.
-//!   Four to a set rather than two because text cycles through its words:
-//!   three words that share a set of two would push each other out and all
-//!   be merged again on every pass over the text.
+//!   16-byte entries, [`WORD_ENTRIES`] of them (1 MiB), in sets of
+//!   [`WAYS`] (one cache line, see `memo_sets`) that keep the most recent
+//!   pieces mapped to them: a hit is one cache line, instead of the
+//!   vocabulary's large tables and a merge.
 //! - Pieces of up to [`INLINE_LEN`] bytes likewise, in 32-byte entries,
 //!   [`SHORT_ENTRIES`] of them (1 MiB; a set is two cache lines). One table
 //!   of 32-byte entries for both made the first pass over new text 3% to 6%
@@ -36,6 +34,7 @@
 
 use std::cell::RefCell;
 
+use super::super::memo_sets::{WAYS, count_in, remember_in};
 use super::super::prefetch::prefetch;
 use super::vocab::Vocab;
 
@@ -49,16 +48,10 @@ const WORD_ENTRIES: usize = 1 << 16;
 const INLINE_LEN: usize = 24;
 /// Number of short entries (a power of two).
 const SHORT_ENTRIES: usize = 1 << 15;
-/// Entries in a set, the last ones a piece can be remembered in.
-const WAYS: usize = 4;
 /// Number of remembered long pieces (a power of two).
 const LONG_ENTRIES: usize = 1024;
 /// Number of remembered joins of two tokens (a power of two; 8 bytes each).
 const JOIN_ENTRIES: usize = 1 << 16;
-
-/// The bits of an entry's first word that identify the piece (all but the
-/// count).
-const SHORT_KEY_MASK: u64 = !0xFF;
 
 /// A remembered count of a longer piece.
 struct LongEntry {
@@ -265,41 +258,20 @@ impl<const W: usize, const SET: usize, const ENTRIES: usize> Sets<W, SET, ENTRIE
         self.words.get(self.at + set_start(hash, ENTRIES) * W..)?.first_chunk()
     }
 
-    /// The count remembered in the entry `entry` (its count byte zero) that
-    /// the piece of hash `hash` would have.
-    ///
-    /// The most recent entry whose first word matches (hash, length and
-    /// vocabulary) is chosen without a branch per entry (which one holds the
-    /// piece is not predictable), then its bytes compared: one entry's words
-    /// read instead of every entry's. Two entries of one set matching there
-    /// but holding different pieces would need 40 bits of their hashes alike:
-    /// then the older piece may be missed and counted again, never given
-    /// another piece's count.
+    /// The count remembered for the piece of hash `hash` whose entry is
+    /// `entry` (its count byte zero).
     #[inline(always)]
     fn count(&self, hash: u64, entry: [u64; W]) -> Option<usize> {
-        let set = self.set(hash)?;
-        let mut at = (WAYS - 1) * W;
-        for way in (0..WAYS - 1).rev() {
-            if set[way * W] & SHORT_KEY_MASK == entry[0] {
-                at = way * W;
-            }
-        }
-        let mut differs = (set[at] & SHORT_KEY_MASK) ^ entry[0];
-        for word in 1..W {
-            differs |= set[at + word] ^ entry[word];
-        }
-        (differs == 0).then_some((set[at] & 0xFF) as usize)
+        count_in(self.set(hash)?, entry)
     }
 
-    /// Remembers `entry` in the first entry of its set, whose entries move one
-    /// on (the oldest is forgotten): the [`WAYS`] most recent pieces of a set
-    /// are kept.
+    /// Remembers `entry`, its count in the low byte, for the piece of hash
+    /// `hash`.
     #[inline(always)]
     fn remember(&mut self, hash: u64, entry: [u64; W]) {
         let start = self.at + set_start(hash, ENTRIES) * W;
         if let Some(set) = self.words.get_mut(start..start + SET) {
-            set.copy_within(0..(WAYS - 1) * W, W);
-            set[..W].copy_from_slice(&entry);
+            remember_in(set, entry);
         }
     }
 }
