@@ -1479,8 +1479,9 @@ CTXWIN_NODISCARD bool ctxwin_window_needs_summary(const struct ctxwin_window *w)
  * place (so summaries roll up), and instructions asking for the original task, progress
  * with exact file names, working memory, and a ledger of completed vs pending work. The
  * prompt fits the context limit minus `summary_budget`; when the steps do not, it covers as
- * many as fit, and `ctxwin_window_needs_summary` stays true for the rest (ask again after
- * `ctxwin_window_set_summary`).
+ * many as fit, and `ctxwin_window_needs_summary` asks for the rest while it is still needed
+ * (with the strategies that drop, while pruned steps are unsummarised; with `summary`,
+ * while the view is still over `threshold`): ask again after `ctxwin_window_set_summary`.
  *
  * With the `summary_request: "conversation"` key, the request is instead a JSON array in the
  * window's format: the conversation as `ctxwin_window_render_json` renders it, then a final
@@ -1492,7 +1493,7 @@ CTXWIN_NODISCARD bool ctxwin_window_needs_summary(const struct ctxwin_window *w)
  * limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`): where the
  * whole conversation does not, it is cut after a step, leaving out the newest steps that
  * stay, then the newest steps to archive (the request covers fewer, and
- * `ctxwin_window_needs_summary` stays true for the rest). OUT_OF_RANGE only when even the
+ * `ctxwin_window_needs_summary` asks for the rest as above). OUT_OF_RANGE only when even the
  * conversation cut after the first step it must hold and the instruction do not fit.
  *
  * On success the window remembers what the prompt covers; read

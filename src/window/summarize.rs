@@ -8,8 +8,9 @@
 //! the archive ends on a turn; in a long tool loop it ends at a step boundary inside the
 //! running turn, whose USER message (the task) is still sent, and the summary stands where
 //! the archived steps were. When they do not fit the model's window in one prompt, the
-//! request covers as many steps as fit and `needs_summary` stays true until the rest is
-//! summarised, each part rolling up the previous summary.
+//! request covers as many steps as fit and `needs_summary` asks for the rest while it is
+//! still needed (with `summary`, while the view is over `threshold`), each part rolling up
+//! the previous summary.
 
 use super::Window;
 use crate::config::StrategyName;
