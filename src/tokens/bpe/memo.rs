@@ -66,7 +66,7 @@ struct LongEntry {
 pub(super) struct Memo {
     /// Pieces of at most [`WORD_LEN`] bytes.
     word: Sets<2, { 2 * WAYS }, WORD_ENTRIES>,
-    /// Pieces of [`WORD_LEN`] to [`INLINE_LEN`] bytes.
+    /// Pieces of more than [`WORD_LEN`] and at most [`INLINE_LEN`] bytes.
     short: Sets<4, { 4 * WAYS }, SHORT_ENTRIES>,
     long: Vec<LongEntry>,
     /// Remembered answers of the merge table, see [`JoinCache`].
