@@ -8,6 +8,7 @@ mod provider_rules;
 
 use ctxwin::error::ErrorKind;
 use ctxwin::json::{render_json, summary_request};
+use ctxwin::summary::conversation::{Kept, instruction};
 use ctxwin::{Kind, Window};
 use provider_rules::{Rules, check};
 use serde_json::{Value, json};
@@ -327,6 +328,48 @@ fn a_one_task_loop_at_its_limit_always_gets_a_conversation_request() {
             eprintln!("{format} {limit}: {summaries} summaries, {cut} of them cut");
             assert!(summaries >= 2 && cut > 0, "{format} {limit}: {summaries} summaries, {cut} cut");
         }
+    }
+}
+
+/// The instruction is shorter once nothing stays (the conversation cut right after the steps
+/// to archive) than while steps stay: a cut that falls short with the longer one must not
+/// rule out the next. A one-task loop of one large step to archive and small newest steps,
+/// the task's length shifting every cut by a token: whenever the conversation cut after the
+/// large step fits with its instruction, as the window counts them, the request is given and
+/// covers that step (the old search refused some).
+#[test]
+fn a_cut_after_the_steps_to_archive_is_tried_after_one_with_steps_kept_fell_short() {
+    let config = r#""strategy":"summary","output_reserve":200,"summary_budget":2500,"low_water":0.02,"context_limit":8000"#;
+    for (format, rules, key) in FORMATS {
+        let mut fitting = 0;
+        for pad in 0..200 {
+            let mut window = window(config, format, "conversation");
+            window.push(Kind::User, &format!("Make every test in the crate pass.{}", " x".repeat(pad))).unwrap();
+            for step in 0..7 {
+                let id = format!("c{step}");
+                window.push_tool_call(&id, "sh", &format!("{{\"cmd\":\"ls d{step}\"}}")).unwrap();
+                let lines = if step == 0 { 730 } else { 1 };
+                let output: String = (0..lines).map(|l| format!("file_{l}_{step}.rs\n")).collect();
+                window.push_tool(Kind::ToolResult, &id, &output).unwrap();
+            }
+            assert_eq!(window.summary_steps().unwrap(), 0..1, "{format}");
+            let cut = window.step_starts()[1];
+            let small: u64 = (0..window.view_len())
+                .filter_map(|i| window.view_item(i))
+                .filter(|item| item.index >= cut)
+                .map(|item| u64::from(item.tokens.tokens))
+                .sum();
+            let text = instruction(None, Kept::Nothing, false, 2500);
+            if u64::from(window.live_tokens().tokens) - small + u64::from(window.model().count(&text).tokens) > 8000 - 2500 {
+                continue;
+            }
+            fitting += 1;
+            let request = summary_request(&mut window).unwrap_or_else(|e| panic!("{format} pad {pad}: {e}"));
+            let request: Vec<Value> = serde_json::from_str(&request).unwrap();
+            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} pad {pad}");
+            assert_eq!(window.pending_summary().unwrap().end_step, 1, "{format} pad {pad}");
+        }
+        assert!(fitting > 190, "{format}: {fitting} pads leave room for the cut after the large step");
     }
 }
 

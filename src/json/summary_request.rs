@@ -68,16 +68,10 @@ fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
 }
 
 /// Most conversation cuts [`Conversation::build`] tries in full before refusing: each
-/// renders the instruction (and the transcript of steps out of the view) once more. A cut
-/// tried is followed only by one sending fewer tokens by its shortfall, so a handful do.
+/// renders the instruction (and the transcript of steps out of the view) once more. Only a
+/// cut whose view leaves room for the shortest instruction is tried, so only those within
+/// an instruction's length of the budget can fall short: a handful.
 const MOST_CUTS_TRIED: usize = 32;
-
-/// A conversation cut tried: the request and what it covers, or by how many tokens it is
-/// over the budget.
-enum Cut {
-    Fits(String, PendingSummary),
-    Short(u64),
-}
 
 /// What a `"conversation"` summary request is built from.
 struct Conversation<'a> {
@@ -120,8 +114,10 @@ impl Conversation<'_> {
             .unwrap_or(0);
         // The request covers at least one step, and cuts only steps the view sends.
         let lowest = (self.steps.start + 1).max(window.first_live_step());
-        // Fewer tokens a cut must send to be tried: a tried one falls short by its excess.
-        let mut at_most = self.budget.saturating_sub(shortest);
+        // Most tokens a cut may send to be tried. A cut that falls short says nothing of
+        // the next: its instruction may be longer (a quoted message or the steps that stay
+        // against none once the cut reaches the steps to archive).
+        let at_most = self.budget.saturating_sub(shortest);
         let mut dropped = 0;
         let mut tried = 0;
         for shown in (lowest..=starts.len()).rev() {
@@ -130,9 +126,8 @@ impl Conversation<'_> {
             if sent > at_most {
                 continue;
             }
-            match self.cut_before(shown, sent)? {
-                Cut::Fits(request, pending) => return Ok((request, pending)),
-                Cut::Short(by) => at_most = sent.saturating_sub(by),
+            if let Some(request) = self.cut_before(shown, sent)? {
+                return Ok(request);
             }
             tried += 1;
             if tried == MOST_CUTS_TRIED {
@@ -155,7 +150,7 @@ impl Conversation<'_> {
 
     /// The request of the conversation's steps before step `shown` (all of them when it is
     /// their count), holding `sent` tokens, and the instruction, if they fit.
-    fn cut_before(&self, shown: usize, sent: u64) -> Result<Cut> {
+    fn cut_before(&self, shown: usize, sent: u64) -> Result<Option<(String, PendingSummary)>> {
         let window = self.window;
         let room = self.budget.saturating_sub(sent);
         // Steps to archive that left the view unsummarised go first, as a transcript, in as
@@ -169,24 +164,24 @@ impl Conversation<'_> {
                 self.rolls_up,
                 self.summary_budget,
             ));
-            let Some(left) = room.checked_sub(without) else { return Ok(Cut::Short(without - room)) };
+            let Some(left) = room.checked_sub(without) else { return Ok(None) };
             match window.summary_prompt(self.out_of_view.clone(), left, true) {
                 Ok((transcript, part)) if part.end_step == self.out_of_view.end => (Some(transcript), self.steps.end.min(shown)),
                 Ok((transcript, part)) => (Some(transcript), part.end_step),
-                // Not even the oldest step's transcript fits: any fewer tokens sent may do.
-                Err(e) if e.kind() == ErrorKind::OutOfRange => return Ok(Cut::Short(1)),
+                // Not even the oldest step's transcript fits: fewer tokens sent may do.
+                Err(e) if e.kind() == ErrorKind::OutOfRange => return Ok(None),
                 Err(e) => return Err(e),
             }
         };
         let text = instruction(earlier.as_deref(), self.kept(end, shown), self.rolls_up, self.summary_budget);
         let needed = sent + self.tokens(&text);
         if needed > self.budget || end <= self.steps.start {
-            return Ok(Cut::Short(needed.saturating_sub(self.budget).max(1)));
+            return Ok(None);
         }
         let mut messages = conversation_messages(window, window.step_starts().get(shown).copied().unwrap_or(usize::MAX))?;
         append_user_text(window.format(), &mut messages, &text)?;
         let pending = PendingSummary { generation: window.generation(), first_step: self.steps.start, end_step: end };
-        Ok(Cut::Fits(format!("[{}]", messages.join(",")), pending))
+        Ok(Some((format!("[{}]", messages.join(",")), pending)))
     }
 
     /// Where the part of the conversation that stays starts, for a request covering up to
