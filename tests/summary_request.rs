@@ -373,6 +373,36 @@ fn a_cut_after_the_steps_to_archive_is_tried_after_one_with_steps_kept_fell_shor
     }
 }
 
+/// A SYSTEM message pushed mid-loop (a reminder) is sent first by the OpenAI formats,
+/// wherever it stands: a request cut before it still starts as the conversation sent does,
+/// reminder included.
+#[test]
+fn a_cut_request_keeps_a_system_message_pushed_after_the_cut() {
+    let config = r#""strategy":"summary","output_reserve":200,"summary_budget":2500,"low_water":0.02,"context_limit":8000"#;
+    for (format, rules, key) in FORMATS.into_iter().take(2) {
+        let mut window = window(config, format, "conversation");
+        window.push(Kind::System, "You are a coding agent.").unwrap();
+        window.push(Kind::User, &format!("Make every test in the crate pass.{}", " x".repeat(100))).unwrap();
+        for step in 0..7 {
+            let id = format!("c{step}");
+            window.push_tool_call(&id, "sh", &format!("{{\"cmd\":\"ls d{step}\"}}")).unwrap();
+            let lines = if step == 0 { 735 } else { 1 };
+            let output: String = (0..lines).map(|l| format!("file_{l}_{step}.rs\n")).collect();
+            window.push_tool(Kind::ToolResult, &id, &output).unwrap();
+            if step == 4 {
+                window.push(Kind::System, "Reminder: run the tests before you finish.").unwrap();
+            }
+        }
+        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}");
+        let shown = request.len() - 1;
+        assert!(shown < now.len() && !Value::from(request.clone()).to_string().contains("ls d6"), "{format}: cut");
+        assert_eq!(request[..shown], now[..shown], "{format}: the request starts as the conversation sent");
+        assert_eq!(now[1]["content"], "Reminder: run the tests before you finish.", "{format}");
+    }
+}
+
 /// The transcript names the tool each call ran, as well as its id, in the standalone request
 /// and in the transcript of turns that left the view in a `"conversation"` request: a call's
 /// text is its arguments alone, and the summary must keep exact commands.

@@ -6,6 +6,7 @@ use super::send_items::items_to_send;
 use super::steps::{self, Conversation};
 use super::{anthropic, breakpoints, gemini};
 use crate::error::{Error, ErrorKind, Result};
+use crate::message::Kind;
 use crate::window::Window;
 use crate::wire::Format;
 use serde_json::{Map, Value};
@@ -44,11 +45,12 @@ pub fn render_json(window: &Window) -> Result<String> {
 
 /// The messages [`render_json`] joins, each as JSON text, of the items that stand for
 /// ledger messages before `end` (`usize::MAX` for the whole view; cut at a step that is
-/// sent, this is a prefix of it).
+/// sent, this is a prefix of it). SYSTEM items are kept wherever they stand: the OpenAI
+/// formats send them all first, so one pushed after `end` is part of that prefix.
 pub(super) fn conversation_messages(window: &Window, end: usize) -> Result<Vec<String>> {
     let format = window.format();
     let mut items = items_to_send(window);
-    items.retain(|item| item.stands_for < end);
+    items.retain(|item| item.stands_for < end || item.message.kind() == Kind::System);
     let conversation = steps::conversation(items);
     let mut messages = match format {
         Format::OpenAiChat | Format::OpenAiResponses => assemble::system_messages(window, format, &conversation.system)?,

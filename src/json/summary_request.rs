@@ -16,6 +16,7 @@ use super::gemini;
 use super::render::conversation_messages;
 use crate::config::SummaryRequest;
 use crate::error::{Error, ErrorKind, Result};
+use crate::message::Kind;
 use crate::summary::PendingSummary;
 use crate::summary::conversation::{Kept, instruction};
 use crate::window::Window;
@@ -98,9 +99,9 @@ impl Conversation<'_> {
         let window = self.window;
         let starts = window.step_starts();
         // Tokens the view sends for each step (its messages, cut or cleared, and the results
-        // standing for its calls).
+        // standing for its calls); SYSTEM messages are sent whatever the cut.
         let mut step_tokens = vec![0u64; starts.len()];
-        for item in (0..window.view_len()).filter_map(|i| window.view_item(i)) {
+        for item in (0..window.view_len()).filter_map(|i| window.view_item(i)).filter(|item| item.kind != Kind::System) {
             if let Some(step) = starts.partition_point(|&first| first <= item.index).checked_sub(1) {
                 step_tokens[step] += u64::from(item.tokens.tokens);
             }
