@@ -981,6 +981,13 @@ impl Window {
         &self.ledger.units
     }
 
+    /// The call the late result at ledger index `index` answers, if it is one (see
+    /// [`crate::pairing::LateResults`]): a request sends it in that call's step. O(log late
+    /// results).
+    pub fn late_call_of(&self, index: usize) -> Option<usize> {
+        self.ledger.late.call_of(index)
+    }
+
     /// Index of the first live turn, which is also the number of turns pruned. O(1).
     pub fn first_live_turn(&self) -> usize {
         self.policy.first_live_turn

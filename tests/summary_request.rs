@@ -403,6 +403,51 @@ fn a_cut_request_keeps_a_system_message_pushed_after_the_cut() {
     }
 }
 
+/// A late result (answering a call of an earlier step of the turn, which the request would
+/// otherwise answer as cancelled) is sent in its call's step: a request cut before the
+/// late result's own step still sends it there, as the conversation sent does, and counts
+/// it within the budget.
+#[test]
+fn a_cut_request_keeps_a_late_result_in_its_calls_step() {
+    let config = r#""strategy":"summary","output_reserve":200,"summary_budget":2500,"low_water":0.02,"context_limit":8000"#;
+    for (format, rules, key) in FORMATS {
+        let mut cut = 0;
+        for pad in (30..80).step_by(5) {
+            let mut window = window(config, format, "conversation");
+            window.push(Kind::User, &format!("Make every test in the crate pass.{}", " x".repeat(pad))).unwrap();
+            let output: String = (0..1030).map(|l| format!("file_{l}.rs\n")).collect();
+            window.push_tool_call("big", "sh", "{\"cmd\":\"ls\"}").unwrap();
+            window.push_tool(Kind::ToolResult, "big", &output).unwrap();
+            // Two calls, one answered; the other answers four steps later.
+            window.push_tool_call("x1", "sh", "{\"cmd\":\"sleep 100\"}").unwrap();
+            window.push_tool_call("x2", "sh", "{\"cmd\":\"ls a\"}").unwrap();
+            window.push_tool(Kind::ToolResult, "x2", "a.rs").unwrap();
+            for step in 2..7 {
+                let id = format!("c{step}");
+                window.push_tool_call(&id, "sh", &format!("{{\"cmd\":\"ls d{step}\"}}")).unwrap();
+                window.push_tool(Kind::ToolResult, &id, "f.rs").unwrap();
+                if step == 5 {
+                    window.push_tool(Kind::ToolResult, "x1", "slept 100 seconds, done").unwrap();
+                }
+            }
+            let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+            let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} pad {pad}");
+            let text = Value::from(request.clone()).to_string();
+            if text.contains("ls d5") || !text.contains("sleep 100") {
+                continue;
+            }
+            cut += 1;
+            assert!(text.contains("slept 100 seconds") && !text.contains("cancelled"), "{format} pad {pad}: {text}");
+            let shared = request.len() - 2;
+            assert_eq!(request[..shared], now[..shared], "{format} pad {pad}");
+            let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
+            assert!(request_tokens(format, &request) - over <= 8000 - 2500, "{format} pad {pad}");
+        }
+        assert!(cut > 3, "{format}: {cut} requests cut between the call and its late result");
+    }
+}
+
 /// The transcript names the tool each call ran, as well as its id, in the standalone request
 /// and in the transcript of turns that left the view in a `"conversation"` request: a call's
 /// text is its arguments alone, and the summary must keep exact commands.

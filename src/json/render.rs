@@ -45,12 +45,15 @@ pub fn render_json(window: &Window) -> Result<String> {
 
 /// The messages [`render_json`] joins, each as JSON text, of the items that stand for
 /// ledger messages before `end` (`usize::MAX` for the whole view; cut at a step that is
-/// sent, this is a prefix of it). SYSTEM items are kept wherever they stand: the OpenAI
-/// formats send them all first, so one pushed after `end` is part of that prefix.
+/// sent, this is a prefix of it). Kept wherever they stand, as that prefix holds them:
+/// SYSTEM items (the OpenAI formats send them all first) and late results answering a call
+/// before `end` (sent in that call's step).
 pub(super) fn conversation_messages(window: &Window, end: usize) -> Result<Vec<String>> {
     let format = window.format();
     let mut items = items_to_send(window);
-    items.retain(|item| item.stands_for < end || item.message.kind() == Kind::System);
+    items.retain(|item| {
+        window.late_call_of(item.stands_for).unwrap_or(item.stands_for) < end || item.message.kind() == Kind::System
+    });
     let conversation = steps::conversation(items);
     let mut messages = match format {
         Format::OpenAiChat | Format::OpenAiResponses => assemble::system_messages(window, format, &conversation.system)?,

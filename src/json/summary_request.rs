@@ -98,11 +98,13 @@ impl Conversation<'_> {
     fn build(&self) -> Result<(String, PendingSummary)> {
         let window = self.window;
         let starts = window.step_starts();
-        // Tokens the view sends for each step (its messages, cut or cleared, and the results
-        // standing for its calls); SYSTEM messages are sent whatever the cut.
+        // Tokens the view sends for each step (its messages, cut or cleared, the results
+        // standing for its calls, and the late results answering them); SYSTEM messages are
+        // sent whatever the cut.
         let mut step_tokens = vec![0u64; starts.len()];
         for item in (0..window.view_len()).filter_map(|i| window.view_item(i)).filter(|item| item.kind != Kind::System) {
-            if let Some(step) = starts.partition_point(|&first| first <= item.index).checked_sub(1) {
+            let sent_in = window.late_call_of(item.index).unwrap_or(item.index);
+            if let Some(step) = starts.partition_point(|&first| first <= sent_in).checked_sub(1) {
                 step_tokens[step] += u64::from(item.tokens.tokens);
             }
         }
