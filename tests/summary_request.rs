@@ -448,6 +448,29 @@ fn a_cut_request_keeps_a_late_result_in_its_calls_step() {
     }
 }
 
+/// The docs promise that after a request covering fewer steps than are due,
+/// `needs_summary` stays true for the rest. With the `summary` strategy it turns false as
+/// soon as the steps archived bring the live tokens under `threshold`, while
+/// `summary_steps` still names the rest (standalone requests covering fewer do the same).
+#[test]
+#[ignore = "needs_summary does not stay true after a request covering fewer steps (summary strategy): docs or needs_summary to change"]
+fn needs_summary_stays_true_after_a_request_covering_fewer_steps() {
+    let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":4000,"threshold":0.95,"low_water":0.01"#;
+    let mut window = window(config, "openai_chat", "conversation");
+    let mut turns = 0;
+    while u64::from(window.live_tokens().tokens) < 4000 {
+        turn(&mut window, turns, 12);
+        turns += 1;
+    }
+    let target = window.summary_steps().unwrap();
+    summary_request(&mut window).unwrap();
+    let pending = window.pending_summary().unwrap();
+    assert!(pending.end_step < target.end, "{pending:?} of {target:?}");
+    window.set_summary(window.generation(), "The first tasks done.", 1).unwrap();
+    assert!(window.summary_steps().is_ok(), "steps are still due");
+    assert!(window.needs_summary(), "the docs: needs_summary stays true for the rest");
+}
+
 /// The transcript names the tool each call ran, as well as its id, in the standalone request
 /// and in the transcript of turns that left the view in a `"conversation"` request: a call's
 /// text is its arguments alone, and the summary must keep exact commands.
