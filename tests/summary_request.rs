@@ -448,6 +448,33 @@ fn a_cut_request_keeps_a_late_result_in_its_calls_step() {
     }
 }
 
+/// The newest turn starts with a message of many tokens (the instruction quotes its first
+/// 120 characters) and holds many tiny steps: every cut within the quote's length of the
+/// budget falls short, more of them than the few transcripts a search renders, and the
+/// request is still found.
+#[test]
+fn a_long_quoted_message_and_many_tiny_steps_still_get_a_request() {
+    let config = r#""strategy":"summary","output_reserve":200,"summary_budget":2500,"low_water":0.2,"context_limit":8000"#;
+    for pad in (0..80).step_by(10) {
+        let mut window = window(config, "openai_chat", "conversation");
+        window.push(Kind::User, &format!("Task 0.{}", " x".repeat(pad))).unwrap();
+        window.push_tool_call("big", "sh", "{}").unwrap();
+        let output: String = (0..950).map(|l| format!("file_{l}.rs\n")).collect();
+        window.push_tool(Kind::ToolResult, "big", &output).unwrap();
+        window.push(Kind::Assistant, "Done.").unwrap();
+        window.end_turn();
+        window.push(Kind::User, &"\u{1f980}".repeat(120)).unwrap();
+        for step in 0..80 {
+            let id = format!("t{step}");
+            window.push_tool_call(&id, "a", "{}").unwrap();
+            window.push_tool(Kind::ToolResult, &id, "1").unwrap();
+        }
+        let steps = window.summary_steps().unwrap();
+        summary_request(&mut window).unwrap_or_else(|e| panic!("pad {pad}: {e}"));
+        assert_eq!(window.pending_summary().unwrap().end_step, steps.end, "pad {pad}");
+    }
+}
+
 /// The docs promise that after a request covering fewer steps than are due,
 /// `needs_summary` stays true for the rest. With the `summary` strategy it turns false as
 /// soon as the steps archived bring the live tokens under `threshold`, while

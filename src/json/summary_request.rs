@@ -68,11 +68,21 @@ fn conversation_request(window: &Window) -> Result<(String, PendingSummary)> {
     request.build()
 }
 
-/// Most conversation cuts [`Conversation::build`] tries in full before refusing: each
-/// renders the instruction (and the transcript of steps out of the view) once more. Only a
-/// cut whose view leaves room for the shortest instruction is tried, so only those within
-/// an instruction's length of the budget can fall short: a handful.
-const MOST_CUTS_TRIED: usize = 32;
+/// Most cuts falling short [`Conversation::build`] renders the transcript of the steps out
+/// of the view for before refusing (the costly part of a cut tried). That transcript is
+/// fitted to the room the cut leaves, so such a cut falls short only by what joining it to
+/// the instruction adds, or when not even the oldest step's headers fit: a handful do. Cuts
+/// without one cost a count of the instruction each, and every one that leaves room for
+/// the shortest instruction is tried: they are those within an instruction's length (a long
+/// quoted message included) of the budget.
+const MOST_TRANSCRIPTS_SHORT: usize = 32;
+
+/// A conversation cut tried: the request and what it covers, or over the budget
+/// (`transcript` when the transcript of the steps out of the view was rendered to find out).
+enum Cut {
+    Fits(String, PendingSummary),
+    Short { transcript: bool },
+}
 
 /// What a `"conversation"` summary request is built from.
 struct Conversation<'a> {
@@ -122,18 +132,18 @@ impl Conversation<'_> {
         // against none once the cut reaches the steps to archive).
         let at_most = self.budget.saturating_sub(shortest);
         let mut dropped = 0;
-        let mut tried = 0;
+        let mut transcripts = 0;
         for shown in (lowest..=starts.len()).rev() {
             dropped += step_tokens.get(shown).copied().unwrap_or(0);
             let sent = self.sent.saturating_sub(dropped);
             if sent > at_most {
                 continue;
             }
-            if let Some(request) = self.cut_before(shown, sent)? {
-                return Ok(request);
+            match self.cut_before(shown, sent)? {
+                Cut::Fits(request, pending) => return Ok((request, pending)),
+                Cut::Short { transcript } => transcripts += usize::from(transcript),
             }
-            tried += 1;
-            if tried == MOST_CUTS_TRIED {
+            if transcripts == MOST_TRANSCRIPTS_SHORT {
                 break;
             }
         }
@@ -153,7 +163,7 @@ impl Conversation<'_> {
 
     /// The request of the conversation's steps before step `shown` (all of them when it is
     /// their count), holding `sent` tokens, and the instruction, if they fit.
-    fn cut_before(&self, shown: usize, sent: u64) -> Result<Option<(String, PendingSummary)>> {
+    fn cut_before(&self, shown: usize, sent: u64) -> Result<Cut> {
         let window = self.window;
         let room = self.budget.saturating_sub(sent);
         // Steps to archive that left the view unsummarised go first, as a transcript, in as
@@ -167,24 +177,24 @@ impl Conversation<'_> {
                 self.rolls_up,
                 self.summary_budget,
             ));
-            let Some(left) = room.checked_sub(without) else { return Ok(None) };
+            let Some(left) = room.checked_sub(without) else { return Ok(Cut::Short { transcript: false }) };
             match window.summary_prompt(self.out_of_view.clone(), left, true) {
                 Ok((transcript, part)) if part.end_step == self.out_of_view.end => (Some(transcript), self.steps.end.min(shown)),
                 Ok((transcript, part)) => (Some(transcript), part.end_step),
                 // Not even the oldest step's transcript fits: fewer tokens sent may do.
-                Err(e) if e.kind() == ErrorKind::OutOfRange => return Ok(None),
+                Err(e) if e.kind() == ErrorKind::OutOfRange => return Ok(Cut::Short { transcript: true }),
                 Err(e) => return Err(e),
             }
         };
         let text = instruction(earlier.as_deref(), self.kept(end, shown), self.rolls_up, self.summary_budget);
         let needed = sent + self.tokens(&text);
         if needed > self.budget || end <= self.steps.start {
-            return Ok(None);
+            return Ok(Cut::Short { transcript: earlier.is_some() });
         }
         let mut messages = conversation_messages(window, window.step_starts().get(shown).copied().unwrap_or(usize::MAX))?;
         append_user_text(window.format(), &mut messages, &text)?;
         let pending = PendingSummary { generation: window.generation(), first_step: self.steps.start, end_step: end };
-        Ok(Some((format!("[{}]", messages.join(",")), pending)))
+        Ok(Cut::Fits(format!("[{}]", messages.join(",")), pending))
     }
 
     /// Where the part of the conversation that stays starts, for a request covering up to
