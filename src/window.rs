@@ -984,7 +984,7 @@ impl Window {
     /// The call the late result at ledger index `index` answers, if it is one (see
     /// [`crate::pairing::LateResults`]): a request sends it in that call's step. O(log late
     /// results).
-    pub fn late_call_of(&self, index: usize) -> Option<usize> {
+    pub(crate) fn late_call_of(&self, index: usize) -> Option<usize> {
         self.ledger.late.call_of(index)
     }
 

@@ -282,8 +282,9 @@ fn conversation_summary_requests_fit_at_the_limit_in_every_format() {
             if let Err(broken) = check(Rules::of(format), &json!({ key: request })) {
                 panic!("{format:?} step {i}: {broken}");
             }
-            // Where roles alternate the instruction may join the last message sent.
-            let shared = request.len() - 2;
+            // All but the last message are the conversation's (where roles alternate the
+            // instruction may join its last message).
+            let shared = request.len() - 1;
             assert_eq!(request[..shared], now[..shared], "{format:?} step {i}");
             // Less what counting the JSON adds to the conversation over the window's count.
             let over = counted(format, &now).saturating_sub(u64::from(window.live_tokens().tokens));

@@ -234,7 +234,7 @@ fn a_conversation_too_large_is_cut_after_a_step_and_one_that_cannot_fit_is_refus
         assert!(target.start < pending.end_step && pending.end_step < target.end, "{format}: {pending:?} of {target:?}");
         assert!(text_of(request.last().unwrap()).contains("every message above will be removed"), "{format}");
         window.set_summary(window.generation(), "The first tasks done.", 1).unwrap();
-        assert!(window.needs_summary() || window.summary_steps().is_ok(), "{format}: the rest is still to summarise");
+        assert_eq!(window.summary_steps().unwrap().start, pending.end_step, "{format}: the rest is still to summarise");
 
         // No cut leaves room for the instruction: refused, nothing remembered.
         let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":5950,"threshold":0.95,"low_water":0.01"#;
@@ -311,8 +311,9 @@ fn a_one_task_loop_at_its_limit_always_gets_a_conversation_request() {
                 let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
                 let tokens = request_tokens(format, &request) - over;
                 assert!(tokens <= u64::from(limit - 2000), "{format} {limit} step {step}: {tokens} tokens");
-                // Where roles alternate the instruction may join the last message.
-                let shared = request.len() - 2;
+                // All but the last message are the conversation's (where roles alternate the
+                // instruction may join its last message).
+                let shared = request.len() - 1;
                 assert_eq!(request[..shared], now[..shared], "{format} {limit} step {step}");
                 // Cut when the newest step's reads are not in it.
                 cut += usize::from(!Value::from(request.clone()).to_string().contains(&format!("src/m{step}_0.rs")));
@@ -439,7 +440,7 @@ fn a_cut_request_keeps_a_late_result_in_its_calls_step() {
             }
             cut += 1;
             assert!(text.contains("slept 100 seconds") && !text.contains("cancelled"), "{format} pad {pad}: {text}");
-            let shared = request.len() - 2;
+            let shared = request.len() - 1;
             assert_eq!(request[..shared], now[..shared], "{format} pad {pad}");
             let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
             assert!(request_tokens(format, &request) - over <= 8000 - 2500, "{format} pad {pad}");
@@ -475,13 +476,12 @@ fn a_long_quoted_message_and_many_tiny_steps_still_get_a_request() {
     }
 }
 
-/// The docs promise that after a request covering fewer steps than are due,
-/// `needs_summary` stays true for the rest. With the `summary` strategy it turns false as
-/// soon as the steps archived bring the live tokens under `threshold`, while
-/// `summary_steps` still names the rest (standalone requests covering fewer do the same).
+/// After a request covering fewer steps than are due, the rest stays to summarise, and the
+/// next request covers it from where the first ended. `needs_summary` asks for it while it
+/// is still needed: with the `summary` strategy, while the view is over `threshold` (the
+/// first part's summary may bring it under).
 #[test]
-#[ignore = "needs_summary does not stay true after a request covering fewer steps (summary strategy): docs or needs_summary to change"]
-fn needs_summary_stays_true_after_a_request_covering_fewer_steps() {
+fn a_request_covering_fewer_steps_leaves_the_rest_to_the_next() {
     let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":4000,"threshold":0.95,"low_water":0.01"#;
     let mut window = window(config, "openai_chat", "conversation");
     let mut turns = 0;
@@ -491,11 +491,18 @@ fn needs_summary_stays_true_after_a_request_covering_fewer_steps() {
     }
     let target = window.summary_steps().unwrap();
     summary_request(&mut window).unwrap();
-    let pending = window.pending_summary().unwrap();
-    assert!(pending.end_step < target.end, "{pending:?} of {target:?}");
+    let first = window.pending_summary().unwrap();
+    assert!(first.end_step < target.end, "{first:?} of {target:?}");
     window.set_summary(window.generation(), "The first tasks done.", 1).unwrap();
-    assert!(window.summary_steps().is_ok(), "steps are still due");
-    assert!(window.needs_summary(), "the docs: needs_summary stays true for the rest");
+    let rest = window.summary_steps().unwrap();
+    assert_eq!(rest.start, first.end_step, "the rest starts where the first request ended");
+    let over_threshold = f64::from(window.live_tokens().tokens) >= 0.95 * 6000.0;
+    assert_eq!(window.needs_summary(), over_threshold, "asked for while the view is over threshold");
+    summary_request(&mut window).unwrap();
+    let second = window.pending_summary().unwrap();
+    assert_eq!((second.first_step, second.end_step > second.first_step), (first.end_step, true));
+    window.set_summary(window.generation(), "The tasks so far done.", 2).unwrap();
+    assert_eq!(window.summary().unwrap().last_archived + 1, window.step_starts()[second.end_step]);
 }
 
 /// The transcript names the tool each call ran, as well as its id, in the standalone request
