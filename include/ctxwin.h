@@ -1489,7 +1489,8 @@ CTXWIN_NODISCARD bool ctxwin_window_needs_summary(const struct ctxwin_window *w)
  * starts). Send it as the request's `messages` / `input` / `contents` with your usual
  * system prompt and tools: your last request sent the same conversation, so the provider
  * serves it from its prompt cache. Turns to archive that the view no longer sends (pruned
- * before being summarised) go into the final message as a transcript. It fits the context
+ * before being summarised) go into the final message as a transcript, the conversation cut
+ * after a step as far as it takes for all of them to fit. It fits the context
  * limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`): where the
  * whole conversation does not, it is cut after a step, leaving out the newest steps that
  * stay, then the newest steps to archive (the request covers fewer, and

@@ -505,6 +505,46 @@ fn a_request_covering_fewer_steps_leaves_the_rest_to_the_next() {
     assert_eq!(window.summary().unwrap().last_archived + 1, window.step_starts()[second.end_step]);
 }
 
+/// Under `sliding` with the view filled to the room, the steps pruned before a summary come
+/// as a transcript, and the conversation is cut as far as it takes for all of them to fit:
+/// one request covers every pruned step (rather than the few the whole conversation leaves
+/// room for), still starting as the conversation sent does, within the budget.
+#[test]
+fn steps_that_left_the_view_are_all_covered_by_cutting_the_conversation() {
+    for (format, rules, key) in FORMATS {
+        let mut window = window(r#""strategy":"sliding","history_budget":"auto","context_limit":8000"#, format, "conversation");
+        window.push(Kind::User, "Make every test in the crate pass.").unwrap();
+        let (mut summaries, mut cut) = (0, 0);
+        for step in 0..120usize {
+            window.prepare().unwrap();
+            let id = format!("call_{step}");
+            window.push_tool_call(&id, "read_file", &format!("{{\"path\":\"src/m{step}.rs\"}}")).unwrap();
+            let lines = if step % 9 == 0 { 120 } else { 5 + step * 7 % 30 };
+            let output: String = (0..lines).map(|l| format!("{l:>4} | let v{l} = compute({step}, {l});\n")).collect();
+            window.push_tool(Kind::ToolResult, &id, &output).unwrap();
+            window.prepare().unwrap();
+            if !window.needs_summary() {
+                continue;
+            }
+            let (pruned, now) = (window.first_live_step(), render_json(&window).unwrap());
+            let now: Vec<Value> = serde_json::from_str(&now).unwrap();
+            let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} step {step}");
+            let shared = request.len() - 1;
+            assert_eq!(request[..shared], now[..shared], "{format} step {step}");
+            let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
+            assert!(request_tokens(format, &request) - over <= 8000 - 2000, "{format} step {step}");
+            let pending = window.pending_summary().unwrap();
+            assert!(pending.end_step >= pruned, "{format} step {step}: {pending:?} covers fewer than the {pruned} steps pruned");
+            cut += usize::from(!Value::from(request.clone()).to_string().contains(&format!("src/m{step}.rs")));
+            summaries += 1;
+            window.set_summary(window.generation(), &format!("Summary {summaries}: tests being fixed."), 1).unwrap();
+        }
+        eprintln!("{format}: {summaries} summaries, {cut} cut");
+        assert!(summaries >= 3 && cut > 0, "{format}: {summaries} summaries, {cut} cut");
+    }
+}
+
 /// The transcript names the tool each call ran, as well as its id, in the standalone request
 /// and in the transcript of turns that left the view in a `"conversation"` request: a call's
 /// text is its arguments alone, and the summary must keep exact commands.

@@ -102,9 +102,12 @@ struct Conversation<'a> {
 impl Conversation<'_> {
     /// The whole conversation and the instruction; near the limit, where they do not fit,
     /// the conversation cut before a step: the newest steps that stay go first, then the
-    /// newest of those to summarise (the request then covers fewer, and `needs_summary`
-    /// stays true for the rest). The part sent is still a prefix of the last request, which
-    /// the provider serves from its cache.
+    /// newest of those to summarise (the request then covers fewer; `needs_summary` asks
+    /// for the rest while it is needed). The part sent is still a prefix of the last
+    /// request, which the provider serves from its cache. Steps to archive that left the
+    /// view come as a transcript: the conversation is cut as far as it takes for all of
+    /// them to fit, so that one request covers them, or, when not even a conversation cut
+    /// after the first step it must hold leaves room for all of them, as many as fit.
     fn build(&self) -> Result<(String, PendingSummary)> {
         let window = self.window;
         let starts = window.step_starts();
@@ -127,27 +130,21 @@ impl Conversation<'_> {
             .unwrap_or(0);
         // The request covers at least one step, and cuts only steps the view sends.
         let lowest = (self.steps.start + 1).max(window.first_live_step());
-        // Most tokens a cut may send to be tried. A cut that falls short says nothing of
-        // the next: its instruction may be longer (a quoted message or the steps that stay
-        // against none once the cut reaches the steps to archive).
-        let at_most = self.budget.saturating_sub(shortest);
-        let mut dropped = 0;
-        let mut transcripts = 0;
-        for shown in (lowest..=starts.len()).rev() {
-            dropped += step_tokens.get(shown).copied().unwrap_or(0);
-            let sent = self.sent.saturating_sub(dropped);
-            if sent > at_most {
-                continue;
-            }
-            match self.cut_before(shown, sent)? {
-                Cut::Fits(request, pending) => return Ok((request, pending)),
-                Cut::Short { transcript } => transcripts += usize::from(transcript),
-            }
-            if transcripts == MOST_TRANSCRIPTS_SHORT {
-                break;
+        let lowest_sent = self.sent.saturating_sub(step_tokens.iter().skip(lowest).sum::<u64>());
+        // With steps out of the view, the cuts first tried leave room for all of their
+        // transcript and take only a request covering them all, where some cut does.
+        if let Some(transcript) = self.whole_transcript_tokens()? {
+            let room_for_all = self.budget.saturating_sub(shortest + transcript);
+            if lowest_sent <= room_for_all {
+                if let Some(found) = self.search(&step_tokens, lowest, room_for_all, true)? {
+                    return Ok(found);
+                }
             }
         }
-        let smallest = self.sent.saturating_sub(step_tokens.iter().skip(lowest).sum::<u64>()) + shortest;
+        if let Some(found) = self.search(&step_tokens, lowest, self.budget.saturating_sub(shortest), false)? {
+            return Ok(found);
+        }
+        let smallest = lowest_sent + shortest;
         Err(Error::new(
             ErrorKind::OutOfRange,
             format!(
@@ -161,9 +158,35 @@ impl Conversation<'_> {
         ))
     }
 
+    /// The first request, cutting from the newest step down to `lowest`, whose conversation
+    /// sends at most `at_most` tokens (of which `step_tokens` are each step's) and fits with
+    /// its instruction; with `whole`, covering all the steps out of the view. A cut that
+    /// falls short says nothing of the next: its instruction may be longer (a quoted message
+    /// or the steps that stay against none once the cut reaches the steps to archive).
+    fn search(&self, step_tokens: &[u64], lowest: usize, at_most: u64, whole: bool) -> Result<Option<(String, PendingSummary)>> {
+        let mut dropped = 0;
+        let mut transcripts = 0;
+        for shown in (lowest..=step_tokens.len()).rev() {
+            dropped += step_tokens.get(shown).copied().unwrap_or(0);
+            let sent = self.sent.saturating_sub(dropped);
+            if sent > at_most {
+                continue;
+            }
+            match self.cut_before(shown, sent, whole)? {
+                Cut::Fits(request, pending) => return Ok(Some((request, pending))),
+                Cut::Short { transcript } => transcripts += usize::from(transcript),
+            }
+            if transcripts == MOST_TRANSCRIPTS_SHORT {
+                break;
+            }
+        }
+        Ok(None)
+    }
+
     /// The request of the conversation's steps before step `shown` (all of them when it is
-    /// their count), holding `sent` tokens, and the instruction, if they fit.
-    fn cut_before(&self, shown: usize, sent: u64) -> Result<Cut> {
+    /// their count), holding `sent` tokens, and the instruction, if they fit (with `whole`,
+    /// only if the transcript of the steps out of the view holds them all).
+    fn cut_before(&self, shown: usize, sent: u64, whole: bool) -> Result<Cut> {
         let window = self.window;
         let room = self.budget.saturating_sub(sent);
         // Steps to archive that left the view unsummarised go first, as a transcript, in as
@@ -180,6 +203,7 @@ impl Conversation<'_> {
             let Some(left) = room.checked_sub(without) else { return Ok(Cut::Short { transcript: false }) };
             match window.summary_prompt(self.out_of_view.clone(), left, true) {
                 Ok((transcript, part)) if part.end_step == self.out_of_view.end => (Some(transcript), self.steps.end.min(shown)),
+                Ok(_) if whole => return Ok(Cut::Short { transcript: true }),
                 Ok((transcript, part)) => (Some(transcript), part.end_step),
                 // Not even the oldest step's transcript fits: fewer tokens sent may do.
                 Err(e) if e.kind() == ErrorKind::OutOfRange => return Ok(Cut::Short { transcript: true }),
@@ -195,6 +219,22 @@ impl Conversation<'_> {
         append_user_text(window.format(), &mut messages, &text)?;
         let pending = PendingSummary { generation: window.generation(), first_step: self.steps.start, end_step: end };
         Ok(Cut::Fits(format!("[{}]", messages.join(",")), pending))
+    }
+
+    /// Tokens of the transcript of all the steps to archive that left the view (and of its
+    /// heading in the instruction), if there are any and it fits the request's budget.
+    fn whole_transcript_tokens(&self) -> Result<Option<u64>> {
+        if self.out_of_view.is_empty() {
+            return Ok(None);
+        }
+        let heading = self.tokens(&instruction(Some(""), Kept::Everything, false, 0))
+            - self.tokens(&instruction(None, Kept::Everything, false, 0));
+        match self.window.summary_prompt(self.out_of_view.clone(), self.budget, true) {
+            Ok((transcript, part)) if part.end_step == self.out_of_view.end => Ok(Some(self.tokens(&transcript) + heading)),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == ErrorKind::OutOfRange => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Where the part of the conversation that stays starts, for a request covering up to
