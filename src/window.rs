@@ -981,11 +981,11 @@ impl Window {
         &self.ledger.units
     }
 
-    /// The call the late result at ledger index `index` answers, if it is one (see
-    /// [`crate::pairing::LateResults`]): a request sends it in that call's step. O(log late
-    /// results).
-    pub(crate) fn late_call_of(&self, index: usize) -> Option<usize> {
-        self.ledger.late.call_of(index)
+    /// The step a request sends the message at ledger index `index` in: its own, or for a
+    /// late result the step of the call it answers (see [`crate::pairing::LateResults`]);
+    /// `None` before the first step. O(log steps).
+    pub(crate) fn step_sent_in(&self, index: usize) -> Option<usize> {
+        self.ledger.unit_of(self.ledger.late.call_of(index).unwrap_or(index))
     }
 
     /// Index of the first live turn, which is also the number of turns pruned. O(1).

@@ -43,17 +43,13 @@ pub fn render_json(window: &Window) -> Result<String> {
     Ok(format!("[{}]", messages.join(",")))
 }
 
-/// The messages [`render_json`] joins, each as JSON text, of the items that stand for
-/// ledger messages before `end` (`usize::MAX` for the whole view; cut at a step that is
-/// sent, this is a prefix of it). Kept wherever they stand, as that prefix holds them:
-/// SYSTEM items (the OpenAI formats send them all first) and late results answering a call
-/// before `end` (sent in that call's step).
-pub(super) fn conversation_messages(window: &Window, end: usize) -> Result<Vec<String>> {
+/// The messages [`render_json`] joins, each as JSON text, of the conversation cut before
+/// step `shown` (`usize::MAX` for the whole view; cut at a step that is sent, this is a
+/// prefix of it): the items [`cut_step`] puts before it.
+pub(super) fn conversation_messages(window: &Window, shown: usize) -> Result<Vec<String>> {
     let format = window.format();
     let mut items = items_to_send(window);
-    items.retain(|item| {
-        window.late_call_of(item.stands_for).unwrap_or(item.stands_for) < end || item.message.kind() == Kind::System
-    });
+    items.retain(|item| cut_step(window, item.message.kind(), item.stands_for).is_none_or(|step| step < shown));
     let conversation = steps::conversation(items);
     let mut messages = match format {
         Format::OpenAiChat | Format::OpenAiResponses => assemble::system_messages(window, format, &conversation.system)?,
@@ -62,6 +58,14 @@ pub(super) fn conversation_messages(window: &Window, end: usize) -> Result<Vec<S
     messages.extend(assemble::messages(window, format, &conversation)?);
     with_breakpoints(window, format, &mut messages, 0)?;
     Ok(messages)
+}
+
+/// The step whose cut leaves out a view item of kind `kind` standing for ledger index
+/// `index`: the step it is sent in (a late result goes with its call's). `None` when no cut
+/// leaves it out: a SYSTEM item (the OpenAI formats send them all first, wherever they
+/// stand) or one before the first step.
+pub(super) fn cut_step(window: &Window, kind: Kind, index: usize) -> Option<usize> {
+    if kind == Kind::System { None } else { window.step_sent_in(index) }
 }
 
 /// With `cache_breakpoints` and the Anthropic format, marks `messages` (the conversation

@@ -13,10 +13,9 @@
 
 use super::anthropic;
 use super::gemini;
-use super::render::conversation_messages;
+use super::render::{conversation_messages, cut_step};
 use crate::config::SummaryRequest;
 use crate::error::{Error, ErrorKind, Result};
-use crate::message::Kind;
 use crate::summary::PendingSummary;
 use crate::summary::conversation::{Kept, instruction};
 use crate::window::Window;
@@ -115,9 +114,8 @@ impl Conversation<'_> {
         // standing for its calls, and the late results answering them); SYSTEM messages are
         // sent whatever the cut.
         let mut step_tokens = vec![0u64; starts.len()];
-        for item in (0..window.view_len()).filter_map(|i| window.view_item(i)).filter(|item| item.kind != Kind::System) {
-            let sent_in = window.late_call_of(item.index).unwrap_or(item.index);
-            if let Some(step) = starts.partition_point(|&first| first <= sent_in).checked_sub(1) {
+        for item in (0..window.view_len()).filter_map(|i| window.view_item(i)) {
+            if let Some(step) = cut_step(window, item.kind, item.index) {
                 step_tokens[step] += u64::from(item.tokens.tokens);
             }
         }
@@ -215,7 +213,7 @@ impl Conversation<'_> {
         if needed > self.budget || end <= self.steps.start {
             return Ok(Cut::Short { transcript: earlier.is_some() });
         }
-        let mut messages = conversation_messages(window, window.step_starts().get(shown).copied().unwrap_or(usize::MAX))?;
+        let mut messages = conversation_messages(window, shown)?;
         append_user_text(window.format(), &mut messages, &text)?;
         let pending = PendingSummary { generation: window.generation(), first_step: self.steps.start, end_step: end };
         Ok(Cut::Fits(format!("[{}]", messages.join(",")), pending))
