@@ -332,6 +332,20 @@ fn a_one_task_loop_at_its_limit_always_gets_a_conversation_request() {
     }
 }
 
+/// A one-task loop of seven `ls` steps: the task padded with `pad` words, the first step's
+/// output `first_lines` lines, the others one; `after` runs after each step.
+fn listing_loop(window: &mut Window, pad: usize, first_lines: usize, mut after: impl FnMut(&mut Window, usize)) {
+    window.push(Kind::User, &format!("Make every test in the crate pass.{}", " x".repeat(pad))).unwrap();
+    for step in 0..7 {
+        let id = format!("c{step}");
+        window.push_tool_call(&id, "sh", &format!("{{\"cmd\":\"ls d{step}\"}}")).unwrap();
+        let lines = if step == 0 { first_lines } else { 1 };
+        let output: String = (0..lines).map(|l| format!("file_{l}_{step}.rs\n")).collect();
+        window.push_tool(Kind::ToolResult, &id, &output).unwrap();
+        after(window, step);
+    }
+}
+
 /// The instruction is shorter once nothing stays (the conversation cut right after the steps
 /// to archive) than while steps stay: a cut that falls short with the longer one must not
 /// rule out the next. A one-task loop of one large step to archive and small newest steps,
@@ -345,14 +359,7 @@ fn a_cut_after_the_steps_to_archive_is_tried_after_one_with_steps_kept_fell_shor
         let mut fitting = 0;
         for pad in 0..200 {
             let mut window = window(config, format, "conversation");
-            window.push(Kind::User, &format!("Make every test in the crate pass.{}", " x".repeat(pad))).unwrap();
-            for step in 0..7 {
-                let id = format!("c{step}");
-                window.push_tool_call(&id, "sh", &format!("{{\"cmd\":\"ls d{step}\"}}")).unwrap();
-                let lines = if step == 0 { 730 } else { 1 };
-                let output: String = (0..lines).map(|l| format!("file_{l}_{step}.rs\n")).collect();
-                window.push_tool(Kind::ToolResult, &id, &output).unwrap();
-            }
+            listing_loop(&mut window, pad, 730, |_, _| {});
             assert_eq!(window.summary_steps().unwrap(), 0..1, "{format}");
             let cut = window.step_starts()[1];
             let small: u64 = (0..window.view_len())
@@ -383,17 +390,11 @@ fn a_cut_request_keeps_a_system_message_pushed_after_the_cut() {
     for (format, rules, key) in FORMATS.into_iter().take(2) {
         let mut window = window(config, format, "conversation");
         window.push(Kind::System, "You are a coding agent.").unwrap();
-        window.push(Kind::User, &format!("Make every test in the crate pass.{}", " x".repeat(100))).unwrap();
-        for step in 0..7 {
-            let id = format!("c{step}");
-            window.push_tool_call(&id, "sh", &format!("{{\"cmd\":\"ls d{step}\"}}")).unwrap();
-            let lines = if step == 0 { 735 } else { 1 };
-            let output: String = (0..lines).map(|l| format!("file_{l}_{step}.rs\n")).collect();
-            window.push_tool(Kind::ToolResult, &id, &output).unwrap();
+        listing_loop(&mut window, 100, 735, |window, step| {
             if step == 4 {
                 window.push(Kind::System, "Reminder: run the tests before you finish.").unwrap();
             }
-        }
+        });
         let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
         let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
         assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}");
