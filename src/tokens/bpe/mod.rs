@@ -30,6 +30,7 @@ use std::convert::Infallible;
 use std::marker::PhantomData;
 
 pub(crate) use memo::release as release_memo;
+use pretokenize::AsciiWindow;
 use pretokenize::Cl100k;
 use pretokenize::O200k;
 use pretokenize::Pretokenizer;
@@ -195,7 +196,32 @@ fn for_each_match<P: Pretokenizer, E>(
     mut piece: impl FnMut(usize, usize) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut start = from;
+    // Where the next window is worth trying, after one failed.
+    let mut next_window = from;
     while start < bytes.len() {
+        if P::WINDOWS && start >= next_window {
+            match AsciiWindow::at(bytes, start) {
+                Err(skip) => next_window = start + skip,
+                Ok(window) => {
+                    let starts = P::window_starts(&window, bytes, start);
+                    let mut at = 0;
+                    let mut next = starts & !1;
+                    while next != 0 {
+                        let to = next.trailing_zeros() as usize;
+                        piece(start + at, start + to)?;
+                        at = to;
+                        next &= next - 1;
+                    }
+                    if window.ends_text {
+                        return piece(start + at, bytes.len());
+                    }
+                    if at > 0 {
+                        start += at;
+                        continue;
+                    }
+                }
+            }
+        }
         let end = P::piece_end(bytes, start);
         piece(start, end)?;
         start = end;
@@ -363,6 +389,106 @@ mod tests {
         });
         let Ok(()) = split;
         pieces
+    }
+
+    /// The pieces `P::piece_end` alone splits `text` into, one after the other.
+    fn pieces_one_by_one<P: Pretokenizer>(text: &[u8]) -> Vec<(usize, usize)> {
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        while start < text.len() {
+            let end = P::piece_end(text, start);
+            pieces.push((start, end));
+            start = end;
+        }
+        pieces
+    }
+
+    /// The pieces found 64 ASCII bytes at a time are the pieces found one at
+    /// a time, on texts made to hit every rule of the windows and the limits
+    /// of what they trust: contractions in every case (and ones that are not),
+    /// runs of digits, punctuation and white space of every length and mix,
+    /// newlines after punctuation, runs crossing a window's end, characters
+    /// beyond ASCII (white space, letters, the long s a contraction folds),
+    /// every ASCII byte, and texts ending anywhere.
+    #[test]
+    fn ascii_windows_split_like_piece_by_piece() {
+        const BITS: [&str; 50] = [
+            "the",
+            " word",
+            "camelCase",
+            "HTMLParser",
+            "ABC",
+            "aB",
+            "DON'T",
+            "I'lL",
+            "/",
+            ".\n/",
+            "//\r\n/",
+            "\n/x",
+            "Hello",
+            "x",
+            "'s",
+            "'S",
+            "'t",
+            "'ll",
+            "'LL",
+            "'lL",
+            "'ve",
+            "'Re",
+            "'d",
+            "'m",
+            "'l",
+            "'v",
+            "'x",
+            "'",
+            "''",
+            " '",
+            "5",
+            "12",
+            "1234567",
+            " 42",
+            "(",
+            "((",
+            "!?",
+            ".\n",
+            ")\r\n",
+            ";\n\n",
+            "\n",
+            "\r\n",
+            " ",
+            "  ",
+            "\t",
+            " \t ",
+            "\x0b\x0c",
+            "    ",
+            "\n  \n ",
+            "\u{7f}\u{1}",
+        ];
+        const BEYOND: [&str; 8] = ["\u{e9}", "\u{17f}", "\u{a0}", "\u{85}", "\u{3000}", "\u{201c}", "\u{4e0a}", "\u{2028}"];
+        let mut rng = XorShift(0x0A5C_11B1_75EE_D5E7);
+        let mut windows = 0;
+        for round in 0..40_000 {
+            let mut text = String::new();
+            let len = rng.below(400);
+            while text.len() < len {
+                match rng.below(60) {
+                    0 => text.push_str(BEYOND[rng.below(BEYOND.len())]),
+                    1 => text.push(char::from(rng.below(128) as u8)),
+                    _ => text.push_str(BITS[rng.below(BITS.len())]),
+                }
+            }
+            if round % 4 == 0 {
+                // Long runs, past a window.
+                let run = [" ", "\n", "a", "7", "-", "\t"][rng.below(6)].repeat(rng.below(150));
+                let at = text.char_indices().map(|(i, _)| i).nth(rng.below(text.chars().count() + 1));
+                text.insert_str(at.unwrap_or(text.len()), &run);
+            }
+            let bytes = text.as_bytes();
+            windows += usize::from(AsciiWindow::at(bytes, 0).is_ok());
+            assert_eq!(pieces::<Cl100k>(bytes, 0, bytes.len()), pieces_one_by_one::<Cl100k>(bytes), "cl100k {text:?}");
+            assert_eq!(pieces::<O200k>(bytes, 0, bytes.len()), pieces_one_by_one::<O200k>(bytes), "o200k {text:?}");
+        }
+        assert!(windows > 2_000, "{windows} texts started with a window");
     }
 
     /// Every chunk end of the memo of lines is a piece end of o200k's and cl100k's

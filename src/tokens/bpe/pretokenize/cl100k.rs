@@ -8,7 +8,7 @@
 use super::super::layout::{CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_NEWLINE, CLASS_NUMBER, CLASS_UPPER};
 use super::super::unicode::{LETTERS, NUMBERS, PUNCTUATION, class_at, is_in};
 use super::contraction::case_insensitive_len;
-use super::{Pretokenizer, WhitespaceRun, ascii_letters, ascii_run_end_where, bounded_run_end, run_end};
+use super::{AsciiWindow, Pretokenizer, WhitespaceRun, ascii_letters, ascii_run_end_where, bounded_run_end, run_end};
 
 /// The cl100k splitting regex.
 pub(in super::super) struct Cl100k;
@@ -43,6 +43,35 @@ impl Pretokenizer for Cl100k {
                 }
             }
         }
+    }
+
+    const WINDOWS: bool = true;
+
+    /// [`SharedStarts`](super::ascii_window::SharedStarts), punctuation
+    /// taking newlines (`[\r\n]*+`), and: an apostrophe starting a piece
+    /// starts a contraction if its letters follow, and the letters after
+    /// those start a piece (`'(?i:[sdmt]|ll|ve|re)`); a run of white space
+    /// that ends the text is one piece (`\s++$`).
+    #[inline(always)]
+    fn window_starts(window: &AsciiWindow, text: &[u8], from: usize) -> u64 {
+        let shared = window.shared_starts(window.newlines);
+        let mut starts = shared.starts | shared.lookahead_splits;
+        let mut apostrophes = window.apostrophes & shared.punctuation & (window.letters >> 1);
+        while apostrophes != 0 {
+            let at = apostrophes.trailing_zeros();
+            let end = at + case_insensitive_len(text, from + at as usize) as u32;
+            if end > at && end < 64 {
+                starts |= window.letters & 1 << end;
+            }
+            apostrophes &= apostrophes - 1;
+        }
+        let trailing_whitespace = window.trailing_whitespace();
+        if window.ends_text {
+            // The run ending the text is one piece, from its first start.
+            let in_run = starts & trailing_whitespace;
+            return starts & !trailing_whitespace | in_run & in_run.wrapping_neg();
+        }
+        window.trusted(starts, trailing_whitespace)
     }
 }
 

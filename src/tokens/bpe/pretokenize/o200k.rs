@@ -17,8 +17,11 @@
 
 use super::super::layout::{CLASS_LETTER_OTHER, CLASS_LOWER, CLASS_MARK, CLASS_NUMBER, CLASS_OTHER, CLASS_SPACE, CLASS_UPPER};
 use super::super::unicode::{LOWER_LIKE, NUMBERS, PUNCTUATION, UPPER_AND_LOWER_LIKE, UPPER_LIKE, class_at, is_in};
+use super::ascii_window::after;
 use super::contraction::case_insensitive_len;
-use super::{Pretokenizer, WhitespaceRun, ascii_lower, ascii_run_end, ascii_run_end_where, bounded_run_end, run_end};
+use super::{
+    AsciiWindow, Pretokenizer, WhitespaceRun, ascii_lower, ascii_run_end, ascii_run_end_where, bounded_run_end, run_end,
+};
 
 /// The o200k splitting regex.
 pub(in super::super) struct O200k;
@@ -49,6 +52,43 @@ impl Pretokenizer for O200k {
             }),
             _ => whitespace(text, start),
         }
+    }
+
+    const WINDOWS: bool = true;
+
+    /// [`SharedStarts`](super::ascii_window::SharedStarts), punctuation
+    /// taking newlines and slashes (`[\r\n/]*`), and: a lower-case letter followed by a
+    /// capital ends a word (`[A-Z]*[a-z]+`, then `[A-Z]+[a-z]*`); a word takes
+    /// a contraction right after it, and letters after the contraction start
+    /// a piece (`(?i:'s|'t|'re|'ve|'m|'ll|'d)?`).
+    #[inline(always)]
+    fn window_starts(window: &AsciiWindow, text: &[u8], from: usize) -> u64 {
+        let shared = window.shared_starts(window.newlines | window.slashes);
+        let lookahead_splits = shared.lookahead_splits;
+        let mut starts = shared.starts | lookahead_splits | window.uppers & after(window.lowers);
+        let mut apostrophes = window.apostrophes & after(window.letters);
+        // End of the last contraction: an apostrophe right after one follows
+        // no word (the contraction's letters are not one).
+        let mut contraction_end = None;
+        while apostrophes != 0 {
+            let at = apostrophes.trailing_zeros();
+            let len = case_insensitive_len(text, from + at as usize) as u32;
+            if len > 0 && contraction_end != Some(at) {
+                starts &= !(((1u64 << len) - 1) << at);
+                if at + len < 64 {
+                    starts |= window.letters & 1 << (at + len);
+                }
+                contraction_end = Some(at + len);
+            }
+            apostrophes &= apostrophes - 1;
+        }
+        let trailing_whitespace = window.trailing_whitespace();
+        if window.ends_text {
+            // A run ending the text keeps its last byte (`\s+(?!\S)` matches
+            // up to the end).
+            return starts & !(lookahead_splits & trailing_whitespace);
+        }
+        window.trusted(starts, trailing_whitespace)
     }
 }
 
