@@ -420,16 +420,125 @@ mod tests {
         pieces
     }
 
-    /// The pieces `P::piece_end` alone splits `text` into, one after the other.
-    fn pieces_one_by_one<P: Pretokenizer>(text: &[u8]) -> Vec<(usize, usize)> {
+    /// The pieces `P::piece_end` alone splits `text[..end]` into from `start`,
+    /// one after the other.
+    fn pieces_one_by_one<P: Pretokenizer>(text: &[u8], mut start: usize, end: usize) -> Vec<(usize, usize)> {
         let mut pieces = Vec::new();
-        let mut start = 0;
-        while start < text.len() {
-            let end = P::piece_end(text, start);
-            pieces.push((start, end));
-            start = end;
+        while start < end {
+            let piece_end = P::piece_end(&text[..end], start);
+            pieces.push((start, piece_end));
+            start = piece_end;
         }
         pieces
+    }
+
+    /// The pieces of `text[..end]` from `from` are the same found 64 ASCII
+    /// bytes at a time as one at a time, for cl100k and o200k. `from` may be
+    /// any character boundary: the patterns look only forward, so a split may
+    /// start at any one.
+    fn assert_windows_split_alike(text: &str, from: usize, end: usize) {
+        let bytes = text.as_bytes();
+        for (name, windows, alone) in [
+            ("cl100k", pieces::<Cl100k>(bytes, from, end), pieces_one_by_one::<Cl100k>(bytes, from, end)),
+            ("o200k", pieces::<O200k>(bytes, from, end), pieces_one_by_one::<O200k>(bytes, from, end)),
+        ] {
+            if let Some(i) = (0..windows.len().max(alone.len())).find(|&i| windows.get(i) != alone.get(i)) {
+                let (windows, alone, text) = (windows.get(i), alone.get(i), &text[..end]);
+                panic!("{name} on {text:?} from {from}: piece {i} is {windows:?} in windows, {alone:?} one by one");
+            }
+        }
+    }
+
+    /// At a window's edge, every pair of ASCII bytes: a run of one filler
+    /// puts the pair at offsets 59 to 65 from the split's start (the last
+    /// bytes of a 64-byte window, the three it does not trust, and just past
+    /// it), followed by a tail (nothing, letters, a contraction's letters,
+    /// white space, `/`, a character beyond ASCII: letter, mark, space, the
+    /// long s); the text ending after the tail and right after the pair.
+    #[test]
+    fn window_edges_split_like_piece_by_piece() {
+        const FILLERS: [&str; 5] = ["a", "aB", " ", "1", "x\n"];
+        const TAILS: [&str; 11] = ["", "s", "ll", "  x", "\n", " ", "/x", "\u{e9}", "\u{301}", "\u{a0}", "\u{17f}"];
+        for (k, filler) in FILLERS.iter().enumerate() {
+            for offset in 59..=64 {
+                let head: String = filler.repeat(64).chars().take(offset).collect();
+                for first in 0..128u8 {
+                    for second in 0..128u8 {
+                        let tail = TAILS[(usize::from(first) + usize::from(second) + offset + k) % TAILS.len()];
+                        let text = format!("{head}{}{}{tail}", char::from(first), char::from(second));
+                        assert_windows_split_alike(&text, 0, text.len());
+                        assert_windows_split_alike(&text, 0, offset + 2);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random texts of runs crossing windows (every class, near 64 bytes
+    /// long or not), contractions in every case and ones that are not, every
+    /// ASCII byte and characters beyond ASCII of every class the patterns
+    /// tell apart, split from a random character boundary and cut at one (as
+    /// the memo of lines cuts a text into chunks). `CTXWIN_WINDOW_CASES`
+    /// sets the number of texts (100,000) and `CTXWIN_WINDOW_SEED` the seed.
+    #[test]
+    fn windows_split_like_piece_by_piece_from_anywhere() {
+        const BEYOND: [&str; 16] = [
+            "\u{e9}", "\u{c9}", "\u{301}", "\u{a0}", "\u{85}", "\u{2028}", "\u{3000}", "\u{4e0a}", "\u{aa}", "\u{2b0}",
+            "\u{1c5}", "\u{663}", "\u{b2}", "\u{201c}", "\u{212a}", "\u{17f}",
+        ];
+        const SHORT: [&str; 22] = [
+            "'",
+            "''",
+            "'l",
+            "'r",
+            "'v",
+            "'x",
+            "'\u{17f}",
+            "x'",
+            "/",
+            "\n/",
+            ".\n/",
+            ";\n\n",
+            "\r\n",
+            "aB",
+            "Ab",
+            "the",
+            "camelCase",
+            "HTMLParser",
+            " word",
+            "12345",
+            "  ",
+            " \t",
+        ];
+        const RUNS: [&str; 14] = ["a", "A", "aB", "Ab", "7", " ", "\t", "\n", "\r\n", "-", "/", " \n", "'s", "x'"];
+        const CONTRACTIONS: [&str; 7] = ["s", "t", "m", "d", "ll", "re", "ve"];
+        let setting = |name: &str, default: usize| std::env::var(name).ok().and_then(|n| n.parse().ok()).unwrap_or(default);
+        let mut rng = XorShift(setting("CTXWIN_WINDOW_SEED", 0x0005_EED0_FED6) as u64);
+        for _ in 0..setting("CTXWIN_WINDOW_CASES", 100_000) {
+            let mut text = String::new();
+            let len = [8, 70, 140, 400, 1500][rng.below(5)];
+            while text.len() < len {
+                match rng.below(10) {
+                    0 | 1 => text.push(char::from(rng.below(128) as u8)),
+                    2 => text.push_str(BEYOND[rng.below(BEYOND.len())]),
+                    3 => text.push_str(SHORT[rng.below(SHORT.len())]),
+                    4 => {
+                        text.push('\'');
+                        for letter in CONTRACTIONS[rng.below(CONTRACTIONS.len())].chars() {
+                            text.push(if rng.below(2) == 0 { letter.to_ascii_uppercase() } else { letter });
+                        }
+                    }
+                    _ => {
+                        let length = [rng.below(4), 56 + rng.below(13), rng.below(140)][rng.below(3)];
+                        text.push_str(&RUNS[rng.below(RUNS.len())].repeat(length));
+                    }
+                }
+            }
+            let boundaries: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+            let end = if rng.below(3) == 0 { boundaries[rng.below(boundaries.len())] } else { text.len() };
+            let from = if rng.below(3) == 0 { 0 } else { boundaries[rng.below(boundaries.len())].min(end) };
+            assert_windows_split_alike(&text, from, end);
+        }
     }
 
     /// The pieces found 64 ASCII bytes at a time are the pieces found one at
@@ -514,8 +623,16 @@ mod tests {
             }
             let bytes = text.as_bytes();
             windows += usize::from(AsciiWindow::at(bytes, 0).is_ok());
-            assert_eq!(pieces::<Cl100k>(bytes, 0, bytes.len()), pieces_one_by_one::<Cl100k>(bytes), "cl100k {text:?}");
-            assert_eq!(pieces::<O200k>(bytes, 0, bytes.len()), pieces_one_by_one::<O200k>(bytes), "o200k {text:?}");
+            assert_eq!(
+                pieces::<Cl100k>(bytes, 0, bytes.len()),
+                pieces_one_by_one::<Cl100k>(bytes, 0, bytes.len()),
+                "cl100k {text:?}"
+            );
+            assert_eq!(
+                pieces::<O200k>(bytes, 0, bytes.len()),
+                pieces_one_by_one::<O200k>(bytes, 0, bytes.len()),
+                "o200k {text:?}"
+            );
         }
         assert!(windows > 2_000, "{windows} texts started with a window");
     }
