@@ -514,7 +514,10 @@ mod tests {
         const CONTRACTIONS: [&str; 7] = ["s", "t", "m", "d", "ll", "re", "ve"];
         let setting = |name: &str, default: usize| std::env::var(name).ok().and_then(|n| n.parse().ok()).unwrap_or(default);
         let mut rng = XorShift(setting("CTXWIN_WINDOW_SEED", 0x0005_EED0_FED6) as u64);
-        for _ in 0..setting("CTXWIN_WINDOW_CASES", 100_000) {
+        let cases = setting("CTXWIN_WINDOW_CASES", 100_000);
+        // Texts whose split starts with a window (not piece by piece).
+        let mut windows = 0;
+        for _ in 0..cases {
             let mut text = String::new();
             let len = [8, 70, 140, 400, 1500][rng.below(5)];
             while text.len() < len {
@@ -537,104 +540,10 @@ mod tests {
             let boundaries: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
             let end = if rng.below(3) == 0 { boundaries[rng.below(boundaries.len())] } else { text.len() };
             let from = if rng.below(3) == 0 { 0 } else { boundaries[rng.below(boundaries.len())].min(end) };
+            windows += usize::from(from < end && AsciiWindow::at(&text.as_bytes()[..end], from).is_ok());
             assert_windows_split_alike(&text, from, end);
         }
-    }
-
-    /// The pieces found 64 ASCII bytes at a time are the pieces found one at
-    /// a time, on texts made to hit every rule of the windows and the limits
-    /// of what they trust: contractions in every case (and ones that are not),
-    /// runs of digits, punctuation and white space of every length and mix,
-    /// newlines after punctuation, runs crossing a window's end, characters
-    /// beyond ASCII (white space, letters, the long s a contraction folds),
-    /// every ASCII byte, and texts ending anywhere.
-    #[test]
-    fn ascii_windows_split_like_piece_by_piece() {
-        const BITS: [&str; 50] = [
-            "the",
-            " word",
-            "camelCase",
-            "HTMLParser",
-            "ABC",
-            "aB",
-            "DON'T",
-            "I'lL",
-            "/",
-            ".\n/",
-            "//\r\n/",
-            "\n/x",
-            "Hello",
-            "x",
-            "'s",
-            "'S",
-            "'t",
-            "'ll",
-            "'LL",
-            "'lL",
-            "'ve",
-            "'Re",
-            "'d",
-            "'m",
-            "'l",
-            "'v",
-            "'x",
-            "'",
-            "''",
-            " '",
-            "5",
-            "12",
-            "1234567",
-            " 42",
-            "(",
-            "((",
-            "!?",
-            ".\n",
-            ")\r\n",
-            ";\n\n",
-            "\n",
-            "\r\n",
-            " ",
-            "  ",
-            "\t",
-            " \t ",
-            "\x0b\x0c",
-            "    ",
-            "\n  \n ",
-            "\u{7f}\u{1}",
-        ];
-        const BEYOND: [&str; 8] = ["\u{e9}", "\u{17f}", "\u{a0}", "\u{85}", "\u{3000}", "\u{201c}", "\u{4e0a}", "\u{2028}"];
-        let mut rng = XorShift(0x0A5C_11B1_75EE_D5E7);
-        let mut windows = 0;
-        for round in 0..40_000 {
-            let mut text = String::new();
-            let len = rng.below(400);
-            while text.len() < len {
-                match rng.below(60) {
-                    0 => text.push_str(BEYOND[rng.below(BEYOND.len())]),
-                    1 => text.push(char::from(rng.below(128) as u8)),
-                    _ => text.push_str(BITS[rng.below(BITS.len())]),
-                }
-            }
-            if round % 4 == 0 {
-                // Long runs, past a window.
-                let run = [" ", "\n", "a", "7", "-", "\t"][rng.below(6)].repeat(rng.below(150));
-                let at = text.char_indices().map(|(i, _)| i).nth(rng.below(text.chars().count() + 1));
-                text.insert_str(at.unwrap_or(text.len()), &run);
-            }
-            let bytes = text.as_bytes();
-            windows += usize::from(AsciiWindow::at(bytes, 0).is_ok());
-            assert_eq!(
-                pieces::<Cl100k>(bytes, 0, bytes.len()),
-                pieces_one_by_one::<Cl100k>(bytes, 0, bytes.len()),
-                "cl100k {text:?}"
-            );
-            assert_eq!(
-                pieces::<O200k>(bytes, 0, bytes.len()),
-                pieces_one_by_one::<O200k>(bytes, 0, bytes.len()),
-                "o200k {text:?}"
-            );
-        }
-        assert!(windows > 2_000, "{windows} texts started with a window");
+        assert!(windows > cases / 4, "{windows} of {cases} texts started with a window");
     }
 
     /// Every chunk end of the memo of lines is a piece end of o200k's and cl100k's
