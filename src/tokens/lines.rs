@@ -280,8 +280,8 @@ impl Lines {
         let Ok(count) = u32::try_from(count) else {
             return;
         };
-        // Chunks start on whole words and are never cut by the ring's end (the rest of a
-        // turn is skipped).
+        // Chunks start on whole words (aligned copies) and are never cut by the ring's end
+        // (the rest of a turn is skipped).
         let room = chunk.len().next_multiple_of(8);
         let arena_bytes = self.arena.bytes().len();
         let mut from = self.written as usize & arena_bytes.wrapping_sub(1);
@@ -298,7 +298,7 @@ impl Lines {
             }
             from = 0;
         }
-        self.arena.write_words(from / 8, chunk);
+        self.arena.bytes_mut()[from..from + chunk.len()].copy_from_slice(chunk);
         // An empty entry of the set takes it, else the older one.
         let set = self.set_of(hash);
         let slots = self.slots.words_mut();
