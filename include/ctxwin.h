@@ -2179,8 +2179,9 @@ ctxwin_status ctxwin_window_view_get(const struct ctxwin_window *w,
  * `duplicate_result`, `duplicate_call` (the view leaves these out) and `unanswered_call` (a
  * call of a completed turn without a result; the newest turn may still be running, so its
  * calls are not reported). Tool messages pushed without a call id are not checked.
- * `over_budget_by` is how many history tokens the view exceeds the budget by: 0 unless the
- * newest turn alone is over.
+ * `over_budget_by` is how many tokens the view exceeds the budget by: 0 unless the newest
+ * steps alone are over, or the fixed cost is (system prompt, tools, pinned messages,
+ * summary: a pinned task over the context limit counts in full).
  *
  * Parameters: `buf`, `cap`, `needed` as for every string out: at most `cap` bytes including
  * a NUL; `*needed` (may be NULL) receives the full length; `buf = NULL, cap = 0` queries it.

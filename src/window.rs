@@ -902,13 +902,19 @@ impl Window {
     /// cost (a pin, a summary, the overhead declared or learned); [`Settings::history_budget`]
     /// is the configured number.
     pub fn available_for_history(&self) -> u64 {
-        let fixed = self.fixed_cost().tokens();
-        let room = self.context_room();
+        u64::try_from(self.history_allowance().max(0)).unwrap_or(u64::MAX)
+    }
+
+    /// [`Window::available_for_history`] before it stops at 0: negative by as many tokens
+    /// as the fixed cost alone is over the budget or the limit.
+    pub(crate) fn history_allowance(&self) -> i128 {
+        let fixed = i128::from(self.fixed_cost().tokens());
+        let room = self.known_context_limit().map(|limit| i128::from(limit) - i128::from(self.output_reserve()) - fixed);
         let budget = match self.settings.budget_mode == BudgetMode::Auto && room.is_some() {
-            true => u64::MAX,
-            false => u64::from(self.settings.history_budget),
+            true => i128::from(u64::MAX),
+            false => i128::from(self.settings.history_budget),
         };
-        let budget = if self.settings.budget_includes_overhead { budget.saturating_sub(fixed) } else { budget };
+        let budget = if self.settings.budget_includes_overhead { budget - fixed } else { budget };
         room.map_or(budget, |room| budget.min(room))
     }
 

@@ -686,13 +686,12 @@ fn check_invariants(window: &Window, view: &Snapshot, limit: Option<u64>) {
         assert!(newest_steps_tokens(window) > limit, "over the limit ({tokens} > {limit}) though the newest steps fit");
     }
     // The budget, capped by what the context limit leaves beside the fixed cost and the
-    // output reserve when the limit is known.
-    let budget = u64::from(window.settings().history_budget);
-    let fixed = u64::from(window.live_tokens().tokens) - tokens;
-    let room =
-        window.known_context_limit().map(|limit| u64::from(limit).saturating_sub(fixed + u64::from(window.output_reserve())));
-    let available = room.map_or(budget, |room| room.min(budget));
-    assert_eq!(window.overrun(), tokens.saturating_sub(available));
+    // output reserve when the limit is known; a fixed cost over that counts in full.
+    let budget = i128::from(window.settings().history_budget);
+    let fixed = i128::from(window.live_tokens().tokens) - i128::from(tokens);
+    let room = window.known_context_limit().map(|limit| i128::from(limit) - fixed - i128::from(window.output_reserve()));
+    let allowed = room.map_or(budget, |room| room.min(budget));
+    assert_eq!(i128::from(window.overrun()), (i128::from(tokens) - allowed).max(0));
     let markers = view.iter().filter(|item| item.3.as_deref().is_some_and(|t| t.starts_with("[Context compacted:"))).count();
     assert!(markers <= 1, "{markers} markers");
     check_images(window, view);

@@ -105,10 +105,12 @@ impl Window {
         }
     }
 
-    /// How many history tokens the view is over the budget: 0 whenever the strategy could
-    /// fit it, more only when the newest turn alone is over.
+    /// How many tokens the view is over the budget: 0 whenever the strategy could fit it,
+    /// more only when the newest steps alone are over, or the fixed cost (system prompt,
+    /// tools, pinned messages, summary) is, which counts in full.
     pub fn overrun(&self) -> u64 {
-        self.view_history().tokens().saturating_sub(self.available_for_history())
+        let over = i128::from(self.view_history().tokens()) - self.history_allowance();
+        u64::try_from(over.max(0)).unwrap_or(u64::MAX)
     }
 
     /// The tool pairing problems of what was pushed, in ledger order, step by step as the
