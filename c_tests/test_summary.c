@@ -392,52 +392,70 @@ static void a_summary_answered_steps_late_is_taken(void) {
     }
 }
 
-/* A one-task loop with "history_budget": "auto" at 8,000 tokens: output_reserve and
- * summary_budget are both 2,000, so the view leaves no room for the instruction. The agent
- * asks as soon as a summary is due, after a step's results: every conversation request is
- * given, some cut after a step (a prefix of the conversation, ending where a message ends),
- * and each answer is taken. */
+/* The start of the instruction message a conversation request ends with: the last message
+ * boundary ("," then an object) before the instruction's text, in every format. */
+static const char *instruction_message(const char *req) {
+    const char *text = strstr(req, "Stop working on the task now");
+    if (text == NULL) return NULL;
+    const char *at = NULL;
+    for (const char *p = req; p < text; p++)
+        if (p[0] == ',' && p[1] == '{') at = p;
+    return at;
+}
+
+/* A one-task loop with "history_budget": "auto" at 8,000 tokens, in each request format:
+ * output_reserve and summary_budget are both 2,000, so the view leaves no room for the
+ * instruction. The agent asks as soon as a summary is due, after a step's results: every
+ * conversation request is given, some cut after a step (a prefix of the conversation as
+ * render_json sends it, ending where a message ends), and each answer is taken. */
 static void a_conversation_request_at_the_limit_is_cut_after_a_step(void) {
-    ctxwin_window *w = new_window("gpt-4o");
-    const char *config = "{\"strategy\": \"summary\", \"history_budget\": \"auto\", \"context_limit\": 8000, "
-                         "\"format\": \"openai_chat\", \"summary_request\": \"conversation\"}";
-    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
-    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing build in src/main.rs"));
-    const char *instruction = ",{\"role\":\"user\",\"content\":\"Stop working";
-    int summaries = 0, cut = 0;
-    ctxwin_request_info info;
-    for (int step = 0; step < 120; step++) {
-        CHECK_OK(ctxwin_window_prepare(w, &info));
-        char id[32], args[64], output[8000];
-        snprintf(id, sizeof id, "call_%d", step);
-        snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", step);
-        /* One read in seven is a whole file (about 2,000 tokens). */
-        size_t len = step % 7 == 0 ? sizeof output - 1 : 300 + (size_t)step * 37 % 900;
-        for (size_t i = 0; i < len; i++) output[i] = (char)(i % 40 == 39 ? '\n' : i % 8 == 7 ? ' ' : 'a' + (char)((i * 7 + (size_t)step) % 23));
-        output[len] = '\0';
-        CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
-        CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
-        if (!ctxwin_window_needs_summary(w)) continue;
-        size_t needed = 0;
-        CHECK_OK(ctxwin_window_render_json(w, NULL, 0, &needed));
-        char *sent = malloc(needed + 1);
-        CHECK_OK(ctxwin_window_render_json(w, sent, needed + 1, &needed));
-        char *req = request(w);
-        const char *at = strstr(req, instruction);
-        CHECK(at != NULL);
-        size_t shown = at != NULL ? (size_t)(at - req) : 0;
-        /* What comes before the instruction is the conversation sent, up to a message's end. */
-        CHECK(shown <= needed - 1 && strncmp(req, sent, shown) == 0);
-        CHECK(sent[shown] == ',' || sent[shown] == ']');
-        cut += sent[shown] == ',';
-        free(sent);
-        free(req);
-        const char *summary = "Original task: fix src/main.rs. Ledger: [done] read the sources.";
-        CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
-        summaries++;
+    const char *formats[] = {"openai_chat", "openai_responses", "anthropic", "gemini"};
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+        ctxwin_window *w = new_window("gpt-4o");
+        char config[256];
+        snprintf(config, sizeof config,
+                 "{\"strategy\": \"summary\", \"history_budget\": \"auto\", \"context_limit\": 8000, "
+                 "\"format\": \"%s\", \"summary_request\": \"conversation\"}",
+                 formats[f]);
+        CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing build in src/main.rs"));
+        int summaries = 0, cut = 0;
+        ctxwin_request_info info;
+        for (int step = 0; step < 120; step++) {
+            CHECK_OK(ctxwin_window_prepare(w, &info));
+            char id[32], args[64], output[8000];
+            snprintf(id, sizeof id, "call_%d", step);
+            snprintf(args, sizeof args, "{\"path\": \"src/m%d.rs\"}", step);
+            /* One read in seven is a whole file (about 2,000 tokens). */
+            size_t len = step % 7 == 0 ? sizeof output - 1 : 300 + (size_t)step * 37 % 900;
+            for (size_t i = 0; i < len; i++)
+                output[i] = (char)(i % 40 == 39 ? '\n' : i % 8 == 7 ? ' ' : 'a' + (char)((i * 7 + (size_t)step) % 23));
+            output[len] = '\0';
+            CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, args, strlen(args), NULL));
+            CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+            if (!ctxwin_window_needs_summary(w)) continue;
+            size_t needed = 0;
+            CHECK_OK(ctxwin_window_render_json(w, NULL, 0, &needed));
+            char *sent = malloc(needed + 1);
+            CHECK_OK(ctxwin_window_render_json(w, sent, needed + 1, &needed));
+            char *req = request(w);
+            const char *at = instruction_message(req);
+            CHECK(at != NULL);
+            size_t shown = at != NULL ? (size_t)(at - req) : 0;
+            /* What comes before the instruction is the conversation sent, up to a message's end. */
+            CHECK(shown <= needed - 1 && strncmp(req, sent, shown) == 0);
+            CHECK(sent[shown] == ',' || sent[shown] == ']');
+            cut += sent[shown] == ',';
+            free(sent);
+            free(req);
+            const char *summary = "Original task: fix src/main.rs. Ledger: [done] read the sources.";
+            CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
+            summaries++;
+        }
+        if (!(summaries > 5 && cut > 0)) fprintf(stderr, "%s: %d summaries, %d cut\n", formats[f], summaries, cut);
+        CHECK(summaries > 5 && cut > 0);
+        ctxwin_window_free(w);
     }
-    CHECK(summaries > 5 && cut > 0);
-    ctxwin_window_free(w);
 }
 
 void suite_summary(void) {
