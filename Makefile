@@ -62,7 +62,7 @@ FUZZ_ENV := RUSTC_BOOTSTRAP=1
 .PHONY: all lib header check-header test check-all rust-test fmt-check tiktoken-reference tokenizer-reference tokenizer-files sdk-types \
 	estimate-families c-test header-compile \
 	snippet examples valgrind asan helgrind fuzz crash-test demo demo-lib bench bench-peers bench-steps bench-versus bench-memory bench-save-memory sizes symbols check-symbols install \
-	install-test dist dist-test dist-outside target-dir-test clean
+	install-test dist dist-test dist-outside target-dir-test aarch64-test clean
 
 all: lib
 
@@ -92,13 +92,26 @@ check-header: lib
 	  || { echo "include/ctxwin.h is stale: run 'make header' and commit it"; exit 1; }
 
 test: fmt-check rust-test tiktoken-reference tokenizer-reference sdk-types estimate-families check-header check-symbols header-compile snippet \
-	examples c-test valgrind asan crash-test install-test dist-test target-dir-test
+	examples c-test valgrind asan crash-test install-test dist-test target-dir-test aarch64-test
 
 # make test plus the slow checks: the thread checker and a fuzzing run of every target.
 check-all: test helgrind fuzz
 
 rust-test:
 	$(CARGO) test --release $(FEATURES)
+
+# The library on AArch64 (Apple silicon, Graviton, Ampere), where the split's byte tests use
+# NEON: its unit tests and the exact-count references against tiktoken-rs, cross-compiled for
+# aarch64-unknown-linux-musl (linked by rust-lld, so no C cross-compiler) and run under
+# qemu-user (Debian's qemu-user-static, which .ci/run installs). rustup adds the target's
+# standard library when it is missing.
+AARCH64 := aarch64-unknown-linux-musl
+AARCH64_ENV := CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_LINKER=rust-lld \
+	CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_RUNNER=qemu-aarch64-static
+aarch64-test:
+	@command -v qemu-aarch64-static >/dev/null || { echo "aarch64-test: qemu-aarch64-static not found (Debian: apt-get install qemu-user-static)"; exit 1; }
+	@rustup target list --installed | grep -qx $(AARCH64) || rustup target add $(AARCH64)
+	$(AARCH64_ENV) $(CARGO) test --release $(FEATURES) --target $(AARCH64) --lib --test bpe_reference --test loaded_reference
 
 # The tree is formatted with rustfmt.toml; a toolchain without rustfmt skips the check.
 fmt-check:

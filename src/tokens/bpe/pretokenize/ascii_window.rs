@@ -6,7 +6,7 @@
 //! pieces after a piece start depend only on the text from there, and the
 //! window's first byte can be taken as if it started the text.
 
-#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
 use super::{HIGH, ascii_in_range};
 
 /// Fewest bytes a window is worth classifying for: before a byte of 0x80 or
@@ -181,7 +181,9 @@ impl AsciiWindow {
 /// Per-byte tests of 64 bytes, each a mask with bit `i` for byte `i`.
 #[cfg(target_arch = "x86_64")]
 type Bytes = Sse2;
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(target_arch = "aarch64")]
+type Bytes = Neon;
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 type Bytes = Swar;
 
 /// The tests with SSE2, which every x86-64 processor has: 16 bytes per
@@ -225,12 +227,56 @@ impl Sse2 {
     }
 }
 
+/// The tests with NEON, which every AArch64 processor has (Apple silicon,
+/// Graviton, Ampere): 16 bytes per instruction, as [`Sse2`].
+#[cfg(target_arch = "aarch64")]
+struct Neon;
+
+#[cfg(target_arch = "aarch64")]
+impl Neon {
+    /// The bytes of 0x80 or more.
+    #[inline(always)]
+    fn not_ascii(bytes: &[u8; 64]) -> u64 {
+        use std::arch::aarch64::{vcgeq_u8, vdupq_n_u8};
+        // SAFETY: NEON instructions, which every AArch64 processor has.
+        Self::each(bytes, |chunk| unsafe { vcgeq_u8(chunk, vdupq_n_u8(0x80)) })
+    }
+
+    /// The bytes in `first..=last` (both ASCII): those whose distance up from
+    /// `first`, wrapping below it round to 0xFF, is less than the range's length.
+    #[inline(always)]
+    fn in_range(bytes: &[u8; 64], first: u8, last: u8) -> u64 {
+        use std::arch::aarch64::{vcltq_u8, vdupq_n_u8, vsubq_u8};
+        // SAFETY: NEON instructions, which every AArch64 processor has.
+        Self::each(bytes, |chunk| unsafe { vcltq_u8(vsubq_u8(chunk, vdupq_n_u8(first)), vdupq_n_u8(last - first + 1)) })
+    }
+
+    /// The bytes `test` sets (to 0xFF) in each 16 bytes, as bits. NEON has no
+    /// `movemask`: byte `i` keeps bit `i mod 8` alone, and three rounds of
+    /// pairwise adds sum each eight bytes into one (distinct bits, so nothing
+    /// carries), in order: the first eight sums are the 64 bits.
+    #[inline(always)]
+    fn each(bytes: &[u8; 64], test: impl Fn(std::arch::aarch64::uint8x16_t) -> std::arch::aarch64::uint8x16_t) -> u64 {
+        use std::arch::aarch64::{vandq_u8, vgetq_lane_u64, vld1q_u8, vpaddq_u8, vreinterpretq_u64_u8};
+        const BITS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+        // SAFETY: NEON instructions, which every AArch64 processor has; each
+        // load reads 16 bytes of `bytes` or of `BITS`, and needs no alignment.
+        unsafe {
+            let bits = vld1q_u8(BITS.as_ptr());
+            let [a, b, c, d] = [0, 16, 32, 48].map(|at| vandq_u8(test(vld1q_u8(bytes[at..].as_ptr())), bits));
+            let quarters = vpaddq_u8(vpaddq_u8(a, b), vpaddq_u8(c, d));
+            vgetq_lane_u64::<0>(vreinterpretq_u64_u8(vpaddq_u8(quarters, quarters)))
+        }
+    }
+}
+
 /// The tests on any processor: eight bytes at a time in a `u64`. (On x86-64
-/// compiled for the tests only, which compare it with [`Sse2`].)
-#[cfg(any(test, not(target_arch = "x86_64")))]
+/// and AArch64 compiled for the tests only, which compare it with [`Sse2`]
+/// and [`Neon`].)
+#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
 struct Swar;
 
-#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg(any(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
 impl Swar {
     #[inline(always)]
     fn not_ascii(bytes: &[u8; 64]) -> u64 {
@@ -329,11 +375,11 @@ mod tests {
         );
     }
 
-    /// Both ways of testing bytes mark the same bytes, on random bytes of
-    /// every value.
-    #[cfg(target_arch = "x86_64")]
+    /// The processor's way of testing bytes ([`Sse2`], [`Neon`]) marks the
+    /// same bytes as [`Swar`], on random bytes of every value.
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     #[test]
-    fn sse2_and_swar_agree() {
+    fn vector_and_swar_agree() {
         let mut rng = XorShift(0x05EE_D0FB_17E5);
         for _ in 0..20_000 {
             let mut bytes = [0u8; 64];
@@ -344,11 +390,11 @@ mod tests {
             if rng.below(2) == 0 {
                 bytes.iter_mut().for_each(|byte| *byte &= 0x7F);
             }
-            assert_eq!(Sse2::not_ascii(&bytes), Swar::not_ascii(&bytes));
+            assert_eq!(Bytes::not_ascii(&bytes), Swar::not_ascii(&bytes));
             for (first, last) in
                 [(b'0', b'9'), (b' ', b' '), (b'\t', b'\r'), (b'\n', b'\n'), (b'\'', b'\''), (0, 0x7F), (0x7F, 0x7F)]
             {
-                assert_eq!(Sse2::in_range(&bytes, first, last), Swar::in_range(&bytes, first, last), "{first}..={last}");
+                assert_eq!(Bytes::in_range(&bytes, first, last), Swar::in_range(&bytes, first, last), "{first}..={last}");
             }
         }
     }
