@@ -1886,7 +1886,8 @@ ctxwin_status ctxwin_window_push_json(struct ctxwin_window *w,
  * consecutive `tool` messages; Anthropic: one user message whose `tool_result` blocks come
  * first; Gemini: one `user` content of `functionResponse` parts). A call the step left
  * unanswered is answered with the cancelled result; a result that answers no call of the
- * step just before it is left out. Tool messages pushed without an id are given one,
+ * step just before it is left out, and so is a call reusing the id of one sent earlier in
+ * its turn (as the view leaves it out), even before `ctxwin_window_prepare`. Tool messages pushed without an id are given one,
  * `ctxwin_call_<ledger index of the call>`; an id-less result answers the oldest
  * unanswered id-less call of its step. Anthropic messages alternate, starting with the
  * user (`[Conversation start]` when the view starts with an assistant message).

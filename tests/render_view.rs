@@ -266,3 +266,64 @@ fn anthropic_renders_the_view() {
 fn gemini_renders_the_view() {
     check(Format::Gemini);
 }
+
+/// An assistant message reusing a call id, within its step (`pwd` as `c1` beside `ls`)
+/// and in a later step of the turn (`cat` as `c1`), and the results the agent got for
+/// them, in `format`.
+fn duplicate_ids(format: Format) -> Vec<Value> {
+    let call = |id: &str, name: &str| match format {
+        Format::OpenAiChat => json!({"id": id, "type": "function", "function": {"name": name, "arguments": "{}"}}),
+        Format::OpenAiResponses => json!({"type": "function_call", "call_id": id, "name": name, "arguments": "{}"}),
+        Format::Anthropic => json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+        Format::Gemini => json!({"functionCall": {"id": id, "name": name, "args": {}}}),
+    };
+    let calls = |calls: Vec<Value>| match format {
+        Format::OpenAiChat => vec![json!({"role": "assistant", "content": null, "tool_calls": calls})],
+        Format::OpenAiResponses => calls,
+        Format::Anthropic => vec![json!({"role": "assistant", "content": calls})],
+        Format::Gemini => vec![json!({"role": "model", "parts": calls})],
+    };
+    let result = |id: &str, name: &str, output: &str| match format {
+        Format::OpenAiChat => json!({"role": "tool", "tool_call_id": id, "content": output}),
+        Format::OpenAiResponses => json!({"type": "function_call_output", "call_id": id, "output": output}),
+        Format::Anthropic => json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": output}]}),
+        Format::Gemini => {
+            json!({"role": "user", "parts": [{"functionResponse": {"id": id, "name": name, "response": {"output": output}}}]})
+        }
+    };
+    let mut messages = calls(vec![call("c1", "ls"), call("c1", "pwd")]);
+    messages.push(result("c1", "ls", "src tests"));
+    messages.extend(calls(vec![call("c1", "cat")]));
+    messages.push(result("c1", "cat", "fn main() {}"));
+    messages
+}
+
+/// A call id reused in a turn (which the providers refuse: Anthropic wants `tool_use` ids
+/// unique, OpenAI a `tool` message per call) is sent once, answered once, whether the
+/// request is rendered before `prepare` planned the new messages or after, in every format.
+#[test]
+fn a_reused_call_id_is_sent_once_without_prepare_too() {
+    for format in [Format::OpenAiChat, Format::OpenAiResponses, Format::Anthropic, Format::Gemini] {
+        let mut window = Window::new("gpt-4o");
+        window.configure(&format!(r#"{{"format":"{}"}}"#, format.key())).unwrap();
+        window.push(Kind::User, "Look at the project").unwrap();
+        for message in duplicate_ids(format) {
+            json::push_json(&mut window, &message.to_string()).unwrap_or_else(|e| panic!("{format:?}: {e}\n{message}"));
+        }
+        let mut renderings = vec![json::render_json(&window).unwrap()];
+        window.prepare().unwrap();
+        renderings.push(json::render_json(&window).unwrap());
+        for rendered in renderings {
+            let value: Value = serde_json::from_str(&rendered).unwrap();
+            let events = events(format, value.as_array().unwrap());
+            let calls: Vec<&str> = events.iter().flat_map(|e| &e.calls).map(String::as_str).collect();
+            let results: Vec<&str> = events.iter().flat_map(|e| &e.results).map(String::as_str).collect();
+            let c1 = if format == Format::Gemini { "c1/ls" } else { "c1" };
+            assert_eq!((calls, results), (vec![c1], vec![c1]), "{format:?}: {rendered}");
+            assert!(
+                rendered.contains("src tests") && !rendered.contains("pwd") && !rendered.contains("cat"),
+                "{format:?}: {rendered}"
+            );
+        }
+    }
+}

@@ -11,6 +11,9 @@
 //!   of an earlier step of the same turn that the request would answer as cancelled. It is
 //!   sent in that step, in the cancelled result's place, so every format's rule (the answers
 //!   follow their calls, before the next step) holds;
+//! - a call reusing the id of a call sent earlier in its turn is left out, as the view
+//!   leaves it out (a request rendered before `prepare` planned the new messages would
+//!   otherwise send the id twice, and answer it twice);
 //! - a call its step leaves unanswered (an interrupted call, or one still running when the
 //!   request is rendered) is answered with the cancelled result
 //!   ([`crate::view::text::CANCELLED_RESULT`]) in the form its call takes (see
@@ -28,7 +31,7 @@ use crate::message::{CountSource, Kind, Message, MessageExtras};
 use crate::pairing::{CallForm, StepCall, step_answer};
 use crate::tokens::Count;
 use crate::view::text::CANCELLED_RESULT;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 
 /// One item to render, with the call id and tool name it is sent with.
@@ -103,6 +106,8 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
     let mut out = Conversation::default();
     let mut step: Option<(Vec<Entry<'_>>, Vec<Entry<'_>>, Vec<Call<'_>>)> = None;
     let mut cancelled = Cancelled::default();
+    // The own ids of the turn's calls sent so far.
+    let mut turn_calls: FxHashSet<Cow<'_, str>> = FxHashSet::default();
     for item in items {
         let kind = item.message.kind();
         match kind {
@@ -110,16 +115,20 @@ pub fn conversation(items: Vec<SendItem<'_>>) -> Conversation<'_> {
             Kind::User => {
                 close(&mut step, &mut out, &mut cancelled);
                 cancelled.clear();
+                turn_calls.clear();
                 out.units.push(Unit::User(plain(item)));
             }
             Kind::Thinking | Kind::Assistant | Kind::ToolCall => {
+                let mut entry = plain(item);
+                let own_id = (kind == Kind::ToolCall && entry.own_call_id().is_some()).then(|| entry.call_id.clone());
+                if own_id.as_ref().is_some_and(|id| !turn_calls.insert(id.clone())) {
+                    continue; // a duplicate call: see the module's documentation
+                }
                 if step.as_ref().is_some_and(|(_, answers, _)| !answers.is_empty()) {
                     close(&mut step, &mut out, &mut cancelled);
                 }
                 let (said, _, calls) = step.get_or_insert_with(Default::default);
-                let mut entry = plain(item);
                 if kind == Kind::ToolCall {
-                    let own_id = entry.own_call_id().is_some().then(|| entry.call_id.clone());
                     if own_id.is_none() {
                         entry.call_id = Cow::Owned(format!("ctxwin_call_{}", entry.item.stands_for));
                     }
