@@ -153,8 +153,8 @@ impl Reference {
         let available = self.available();
         let low = if self.low_water >= 1.0 { available } else { (self.low_water * available as f64).floor() as u64 };
         let mut k = 0;
-        for last in 0..n {
-            let guard = first_step_of(step_turn[last]).max((last + 1).saturating_sub(KEEP_RECENT_STEPS)).min(last);
+        for (last, &turn) in step_turn.iter().enumerate().take(n) {
+            let guard = first_step_of(turn).max((last + 1).saturating_sub(KEEP_RECENT_STEPS)).min(last);
             let kept = |k: usize| (k..=last).map(cost).sum::<u64>() + marker(k);
             if kept(k) > available {
                 while k < guard && kept(k) > low {

@@ -211,7 +211,10 @@ fn member_of<'a>(raw: &'a str, key: &str) -> Result<&'a str, String> {
 mod tests {
     use super::*;
 
-    fn held(json: &str) -> Result<Option<(Format, Vec<(String, String)>)>, String> {
+    /// A response's format and the raw messages it holds, with their paths.
+    type Held = Option<(Format, Vec<(String, String)>)>;
+
+    fn held(json: &str) -> Result<Held, String> {
         let object = strict_json::parse(json).unwrap().as_object().unwrap().clone();
         Ok(match read(object, json)? {
             Pushed::Message(_) => None,

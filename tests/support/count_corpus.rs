@@ -17,9 +17,12 @@ use ctxwin::tokens::{Encoding, Tokenizer};
 const ENCODINGS: [Encoding; 5] =
     [Encoding::O200kBase, Encoding::O200kHarmony, Encoding::Cl100kBase, Encoding::P50kBase, Encoding::R50kBase];
 
+/// Counts one text, or says why it cannot.
+type Counter = Box<dyn Fn(&str) -> Result<usize, String>>;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (count, path): (Box<dyn Fn(&str) -> Result<usize, String>>, &String) = match args.as_slice() {
+    let (count, path): (Counter, &String) = match args.as_slice() {
         [flag, file, options, path] if flag == "--tokenizer" => {
             let tokenizer = Tokenizer::load(std::path::Path::new(file), options)?;
             (Box::new(move |text| tokenizer.count(text).map_err(|e| e.to_string())), path)

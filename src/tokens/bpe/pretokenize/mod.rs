@@ -194,7 +194,8 @@ mod tests {
     /// at any point after it (the last bytes of a text are read zero-padded).
     #[test]
     fn ascii_runs_end_like_byte_by_byte() {
-        let runs: [(&[u8], fn(u64) -> u64, fn(&u8) -> bool); 2] = [
+        type Run = (&'static [u8], fn(u64) -> u64, fn(&u8) -> bool);
+        let runs: [Run; 2] = [
             (b"abcdefghijklmnopqrstuvwxyz", ascii_lower, u8::is_ascii_lowercase),
             (b"aBcDeFgHiJkLmNoPqRsTuVwXyZ", ascii_letters, u8::is_ascii_alphabetic),
         ];
