@@ -458,6 +458,58 @@ static void a_conversation_request_at_the_limit_is_cut_after_a_step(void) {
     }
 }
 
+/* A one-task loop whose first read is most of an 8,000-token window, with summary_budget
+ * 3,000 above output_reserve 500: no cut of the conversation holds that step and leaves
+ * room for the answer. The request, in each format, is the conversation before the steps
+ * to archive (a prefix of what render_json sends; here none), then the steps as a
+ * transcript, the task and the large output clipped; the answer archives the read. */
+static void a_step_too_large_for_any_cut_comes_as_a_transcript(void) {
+    const char *formats[] = {"openai_chat", "openai_responses", "anthropic", "gemini"};
+    static char output[11001];
+    for (size_t i = 0; i + 1 < sizeof output; i++)
+        output[i] = (char)(i % 40 == 39 ? '\n' : i % 8 == 7 ? ' ' : 'a' + (char)(i * 7 % 23));
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+        ctxwin_window *w = new_window("gpt-4o");
+        char config[256];
+        snprintf(config, sizeof config,
+                 "{\"strategy\": \"summary\", \"context_limit\": 8000, \"output_reserve\": 500, "
+                 "\"summary_budget\": 3000, \"format\": \"%s\", \"summary_request\": \"conversation\"}",
+                 formats[f]);
+        CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing build in src/main.rs"));
+        ctxwin_request_info info;
+        for (int step = 0; !ctxwin_window_needs_summary(w) && step < 40; step++) {
+            CHECK_OK(ctxwin_window_prepare(w, &info));
+            char id[32];
+            snprintf(id, sizeof id, "call_%d", step);
+            size_t len = step == 0 ? sizeof output - 1 : 400;
+            CHECK_OK(ctxwin_window_push_tool_call(w, id, strlen(id), "read_file", 9, "{}", 2, NULL));
+            CHECK_OK(ctxwin_window_push_tool(w, CTXWIN_KIND_TOOL_RESULT, id, strlen(id), output, len, NULL));
+        }
+        CHECK(ctxwin_window_needs_summary(w));
+        int32_t before = live(w);
+        size_t needed = 0;
+        CHECK_OK(ctxwin_window_render_json(w, NULL, 0, &needed));
+        char *sent = malloc(needed + 1);
+        CHECK_OK(ctxwin_window_render_json(w, sent, needed + 1, &needed));
+        char *req = request(w);
+        CHECK(strstr(req, "The work to summarise:\\n") != NULL); /* JSON-escaped */
+        CHECK(strstr(req, "[message 0] USER:\\nFix the failing build") != NULL);
+        CHECK(strstr(req, "read_file") != NULL && strlen(req) < sizeof output);
+        /* What comes before the instruction is the conversation sent, up to a message's end. */
+        const char *at = instruction_message(req);
+        size_t shown = at != NULL ? (size_t)(at - req) : 1;
+        CHECK(strncmp(req, sent, shown) == 0);
+        free(sent);
+        free(req);
+        const char *summary = "Original task: fix src/main.rs. Ledger: [done] read the sources.";
+        CHECK_OK(ctxwin_window_set_summary(w, ctxwin_window_generation(w), summary, strlen(summary)));
+        CHECK(live(w) < before / 2);
+        CHECK_OK(ctxwin_window_prepare(w, &info));
+        ctxwin_window_free(w);
+    }
+}
+
 void suite_summary(void) {
     harness_run("pruned_turns_are_summarised_and_archived", pruned_turns_are_summarised_and_archived);
     harness_run("compaction_records_are_json", compaction_records_are_json);
@@ -469,4 +521,5 @@ void suite_summary(void) {
     harness_run("sliding_summarises_the_pruned_steps_of_a_one_task_loop", sliding_summarises_the_pruned_steps_of_a_one_task_loop);
     harness_run("a_summary_answered_steps_late_is_taken", a_summary_answered_steps_late_is_taken);
     harness_run("a_conversation_request_at_the_limit_is_cut_after_a_step", a_conversation_request_at_the_limit_is_cut_after_a_step);
+    harness_run("a_step_too_large_for_any_cut_comes_as_a_transcript", a_step_too_large_for_any_cut_comes_as_a_transcript);
 }

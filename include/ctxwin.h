@@ -1494,8 +1494,12 @@ CTXWIN_NODISCARD bool ctxwin_window_needs_summary(const struct ctxwin_window *w)
  * limit less `summary_budget` (send it with `max_tokens` at most `summary_budget`): where the
  * whole conversation does not, it is cut after a step, leaving out the newest steps that
  * stay, then the newest steps to archive (the request covers fewer, and
- * `ctxwin_window_needs_summary` asks for the rest as above). OUT_OF_RANGE only when even the
- * conversation cut after the first step it must hold and the instruction do not fit.
+ * `ctxwin_window_needs_summary` asks for the rest as above). Where not even the
+ * conversation cut after the first step to archive fits (that step alone too large for the
+ * room the answer leaves), the request is the conversation before the steps to archive
+ * (the pinned messages, the summary in place), then those steps as a transcript in the
+ * final message, as many as fit, the first one's texts clipped if they must be, as the
+ * standalone prompt gives them. OUT_OF_RANGE only when not even that fits.
  *
  * On success the window remembers what the prompt covers; read
  * `ctxwin_window_generation(w)` now and answer with it (`ctxwin_window_set_summary`), after

@@ -251,6 +251,51 @@ fn a_conversation_too_large_is_cut_after_a_step_and_one_that_cannot_fit_is_refus
     }
 }
 
+/// The oldest step to archive is too large for the room the answer leaves (a file read of
+/// most of the window, with `summary_budget` above `output_reserve`), so no cut of the
+/// conversation holds it: the request is the conversation before the steps to archive, then
+/// the steps as a transcript in the instruction, the large output clipped, in every format.
+/// It fits, and its answer archives the step, after which the view is well within the
+/// limit. (Refused before, for as long as the step stayed.)
+#[test]
+fn a_step_too_large_for_any_cut_comes_as_a_clipped_transcript() {
+    for (format, rules, key) in FORMATS {
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":2500,"threshold":0.9,"low_water":0.5"#;
+        let mut window = window(config, format, "conversation");
+        window.push(Kind::System, "You are a coding agent. Keep answers short.").unwrap();
+        turn(&mut window, 0, 350);
+        let large = u64::from(window.live_tokens().tokens);
+        assert!((3600..5000).contains(&large), "{format}: {large} tokens after the large read");
+        let mut turns = 1;
+        while !window.needs_summary() {
+            turn(&mut window, turns, 3);
+            turns += 1;
+        }
+        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
+        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        // Only the system message is shown (Chat and Responses send it as a message; Anthropic
+        // and Gemini take it beside the messages), as the conversation sent starts.
+        let shown = request.len() - 1;
+        assert_eq!(request[..shown], now[..shown], "{format}: the request starts as the conversation sent");
+        assert_eq!(shown, usize::from(matches!(format, "openai_chat" | "openai_responses")), "{format}: {request:?}");
+        let instruction = text_of(request.last().unwrap());
+        assert!(instruction.contains("The work to summarise:"), "{format}: {instruction}");
+        assert!(instruction.contains("Task 0: make test_0 pass.") && instruction.contains("read_file"), "{format}");
+        assert!(instruction.contains("   0 | let v0 = f(0);"), "{format}: the output's head is in the transcript");
+        assert!(!instruction.contains(" 349 | let v349 = f(0);"), "{format}: the output is clipped");
+        let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
+        let tokens = request_tokens(format, &request) - over;
+        assert!(tokens <= 6000 - 2500, "{format}: {tokens} tokens");
+        let pending = window.pending_summary().unwrap();
+        assert_eq!(pending.first_step, 0, "{format}");
+        window.set_summary(window.generation(), "Task 0 done: read src/m0.rs.", 1).unwrap();
+        assert!(window.archived_steps() >= 1, "{format}");
+        assert!(u64::from(window.live_tokens().tokens) < large / 2, "{format}: the large read is archived");
+        window.prepare().unwrap();
+    }
+}
+
 /// The setting is saved with the window, and a window refused a conversation request can
 /// switch to the standalone one.
 #[test]

@@ -31,11 +31,14 @@ use std::ops::Range;
 ///
 /// A conversation request fits the context limit less `summary_budget` (send it with
 /// `max_tokens` at most `summary_budget`: a longer summary is refused anyway), cut after a
-/// step where the whole conversation does not (see [`Conversation::build`]); the standalone
-/// prompt fits the limit less the larger of `summary_budget` and `output_reserve`.
+/// step where the whole conversation does not (see [`Conversation::build`]), or, where not
+/// even the oldest step to archive fits, with the steps to archive as a clipped transcript
+/// after the conversation before them; the standalone prompt fits the limit less the larger
+/// of `summary_budget` and `output_reserve`.
 ///
-/// Errors (nothing changes): OUT_OF_RANGE when nothing is to be summarised or the request
-/// cannot fit even cut; the render's errors.
+/// Errors (nothing changes): OUT_OF_RANGE when nothing is to be summarised or not even the
+/// messages before the steps to archive, the instruction and the first step's headers fit;
+/// the render's errors.
 pub fn summary_request(window: &mut Window) -> Result<String> {
     let (request, pending) = build_summary_request(window)?;
     window.await_summary(pending);
@@ -107,6 +110,8 @@ impl Conversation<'_> {
     /// view come as a transcript: the conversation is cut as far as it takes for all of
     /// them to fit, so that one request covers them, or, when not even a conversation cut
     /// after the first step it must hold leaves room for all of them, as many as fit.
+    /// Where no cut holds the oldest step to archive, every step to archive comes as a
+    /// transcript ([`Conversation::all_as_transcript`]).
     fn build(&self) -> Result<(String, PendingSummary)> {
         let window = self.window;
         let starts = window.step_starts();
@@ -142,18 +147,54 @@ impl Conversation<'_> {
         if let Some(found) = self.search(&step_tokens, lowest, self.budget.saturating_sub(shortest), false)? {
             return Ok(found);
         }
+        if let Some(found) = self.all_as_transcript(&step_tokens)? {
+            return Ok(found);
+        }
         let smallest = lowest_sent + shortest;
         Err(Error::new(
             ErrorKind::OutOfRange,
             format!(
                 "a summary request built as the conversation needs at least {smallest} tokens, cut after the \
                  oldest step it must hold, more than the {} the context limit {} leaves with summary_budget {} \
-                 for the answer; summary_request \"standalone\" fits a smaller request",
+                 for the answer, and the messages before the steps to summarise leave too little room for \
+                 their transcript; summary_request \"standalone\", which sends only the transcript, may fit",
                 self.budget,
                 window.context_limit(),
                 self.summary_budget,
             ),
         ))
+    }
+
+    /// Where no cut of the conversation holds the oldest step to archive (a step too large
+    /// for the room the answer leaves, say one huge tool output): the conversation before
+    /// the steps to archive (the pinned messages, the summary in place), still the start of
+    /// the last request, then the steps to archive as a transcript in the instruction, as
+    /// many whole steps as fit, the first one's texts clipped if it must be (as the
+    /// standalone prompt gives them). `None` when not even that fits.
+    fn all_as_transcript(&self, step_tokens: &[u64]) -> Result<Option<(String, PendingSummary)>> {
+        let window = self.window;
+        let shown = self.steps.start;
+        let sent = self.sent.saturating_sub(step_tokens.iter().skip(shown).sum::<u64>());
+        let heading = |transcript: &str| instruction(Some(transcript), Kept::Head, self.rolls_up, self.summary_budget);
+        let Some(mut left) = self.budget.checked_sub(sent + self.tokens(&heading(""))) else { return Ok(None) };
+        // The transcript is fitted to `left` on its own; joined to the instruction it may
+        // count a few tokens more: fitted again to what is left then.
+        for _ in 0..4 {
+            let (transcript, part) = match window.summary_prompt(self.steps.clone(), left, true) {
+                Ok(found) => found,
+                Err(e) if e.kind() == ErrorKind::OutOfRange => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            let text = heading(&transcript);
+            let needed = sent + self.tokens(&text);
+            if needed <= self.budget {
+                let mut messages = conversation_messages(window, shown)?;
+                append_user_text(window.format(), &mut messages, &text)?;
+                return Ok(Some((format!("[{}]", messages.join(",")), part)));
+            }
+            left = left.saturating_sub(needed - self.budget);
+        }
+        Ok(None)
     }
 
     /// The first request, cutting from the newest step down to `lowest`, whose conversation

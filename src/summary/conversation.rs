@@ -20,6 +20,9 @@ pub enum Kept<'a> {
     Steps(usize),
     /// The whole conversation above stays: only the earlier messages are summarised.
     Everything,
+    /// Only the messages before the work to summarise are shown (the pinned ones, a summary
+    /// in place; maybe none), and they stay: the work comes as a transcript.
+    Head,
 }
 
 /// The longest a quoted opening of the first kept message is, in characters.
@@ -63,9 +66,16 @@ pub fn instruction(earlier: Option<&str>, kept: Kept<'_>, rolls_up: bool, summar
             "the conversation above stays in your context; earlier messages, no longer in it, are replaced \
              by your summary. Use the conversation above only as context.\n\n",
         ),
+        Kept::Head => out.push_str(
+            "the work given below will be removed from your context and replaced by your summary (any \
+             messages above stay), so you must be able to continue the work from your summary alone.\n\n",
+        ),
     }
     if let Some(earlier) = earlier {
-        out.push_str("These earlier messages come before the conversation above and are replaced by your summary too:\n");
+        out.push_str(match kept {
+            Kept::Head => "The work to summarise:\n",
+            _ => "These earlier messages come before the conversation above and are replaced by your summary too:\n",
+        });
         out.push_str(earlier);
         out.push('\n');
     }
@@ -93,6 +103,8 @@ mod tests {
         let text = instruction(None, Kept::From("Run the tests."), false, 10);
         assert!(text.contains("begins \"Run the tests.\", will") && !text.contains("absorb"));
         assert!(instruction(None, Kept::Nothing, false, 10).contains("every message above"));
+        let head = instruction(Some("[message 3] USER:\nFix it."), Kept::Head, false, 10);
+        assert!(head.contains("any messages above stay") && head.contains("The work to summarise:\n[message 3]"));
         assert!(instruction(None, Kept::Turns(2), false, 10).contains("the last 2 user turns"));
         let text = instruction(Some("<conversation>\n[message 0] USER:\nhi\n</conversation>\n"), Kept::Everything, false, 10);
         assert!(text.contains("only as context") && text.contains("[message 0] USER:\nhi"), "{text}");
