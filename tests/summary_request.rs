@@ -296,6 +296,45 @@ fn a_step_too_large_for_any_cut_comes_as_a_clipped_transcript() {
     }
 }
 
+/// The same after a summary: the summary in place is shown before the transcript, and the
+/// instruction asks to absorb it.
+#[test]
+fn a_step_too_large_for_any_cut_after_a_summary_rolls_it_up() {
+    for (format, rules, key) in FORMATS {
+        let config = r#""strategy":"summary","context_limit":6000,"output_reserve":200,"summary_budget":2500,"threshold":0.9,"low_water":0.01,"keep_recent_steps":1"#;
+        let mut window = window(config, format, "conversation");
+        let mut turns = 0;
+        while !window.needs_summary() {
+            turn(&mut window, turns, 12);
+            turns += 1;
+        }
+        summary_request(&mut window).unwrap();
+        window.set_summary(window.generation(), "Tasks before done.", 1).unwrap();
+        let large = turns;
+        turn(&mut window, large, 300);
+        while !window.needs_summary() {
+            turns += 1;
+            turn(&mut window, turns, 3);
+        }
+        // Every summary due, down to the strategy's target: one of the requests has the large
+        // read oldest.
+        let mut rolled_up = 0;
+        while window.summary_steps().is_ok() {
+            let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
+            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+            let text = text_of(&Value::from(request));
+            if let Some(transcript_at) = text.find("The work to summarise:") {
+                assert!(text.find("Tasks before done.").is_some_and(|at| at < transcript_at), "{format}: {text}");
+                assert!(text.contains("must absorb it") && text.contains(&format!("make test_{large} pass")), "{format}: {text}");
+                rolled_up += 1;
+            }
+            window.set_summary(window.generation(), "Tasks before done.", 2).unwrap();
+        }
+        assert_eq!(rolled_up, 1, "{format}");
+        window.prepare().unwrap();
+    }
+}
+
 /// The setting is saved with the window, and a window refused a conversation request can
 /// switch to the standalone one.
 #[test]
