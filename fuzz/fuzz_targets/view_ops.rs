@@ -1,6 +1,7 @@
 //! A window driven through the view's operations: tool calls with ids (parallel, answered,
 //! unanswered, orphan), every strategy with random thresholds, compact, recover from a
-//! classified overflow, summaries, rewinds and turn ends. After each operation the ledger's
+//! classified overflow, summaries (standalone, and as the conversation in each request
+//! format: a JSON array ending with the instruction), rewinds and turn ends. After each operation the ledger's
 //! invariants (`ctxwin_fuzz::Window`) and the view's are checked:
 //! - every item reads back, with a ledger index and its text (`ctxwin_fuzz::view`);
 //! - a tool result is sent only after its call (a synthetic cancelled result after the call
@@ -23,9 +24,10 @@ use std::ptr::null_mut;
 const STRATEGIES: [&str; 5] = ["sliding", "drop_oldest", "tiered", "monologue", "summary"];
 
 /// Keys a configure may set, with the largest value drawn for each.
-const KEYS: [(&str, u32); 12] = [
+const KEYS: [(&str, u32); 13] = [
     ("history_budget", 400),
-    ("summary_budget", 200),
+    ("summary_budget", 600),
+    ("output_reserve", 400),
     ("context_limit", 2000),
     ("token_threshold", 400),
     ("message_threshold", 30),
@@ -39,6 +41,9 @@ const KEYS: [(&str, u32); 12] = [
 ];
 
 const IDS: [&str; 4] = ["call_a", "call_b", "toolu_c", "d"];
+
+/// Request formats a configure may set.
+const FORMATS: [&str; 4] = ["openai_chat", "openai_responses", "anthropic", "gemini"];
 
 /// Provider errors `recover` is handed (through `ctxwin_classify_error`).
 fn error_text(input: &mut Input) -> String {
@@ -171,6 +176,15 @@ fuzz_target!(|data: &[u8]| {
                 if input.byte() % 4 == 0 {
                     json += &format!(r#","threshold":{}"#, f64::from(input.byte()) / 200.0);
                 }
+                // The summary request as the conversation itself, in the request formats.
+                match input.byte() % 4 {
+                    0 => json += r#","summary_request":"standalone""#,
+                    1 => json += r#","summary_request":"conversation""#,
+                    _ => {}
+                }
+                if input.byte() % 4 == 0 {
+                    json += &format!(r#","format":"{}""#, FORMATS[usize::from(input.byte()) % FORMATS.len()]);
+                }
                 json.push('}');
                 window.call_keeping_messages(|w| unsafe { ctxwin_window_configure(w, json.as_ptr().cast(), json.len()) });
             }
@@ -184,7 +198,13 @@ fuzz_target!(|data: &[u8]| {
                         ctxwin_window_summary_request(w, prompt.as_mut_ptr().cast(), prompt.len(), null_mut())
                     });
                     assert_eq!(status, ctxwin_status::Ok, "the summary request did not fit its own length");
-                    assert!(std::str::from_utf8(&prompt[..needed]).is_ok());
+                    let text = std::str::from_utf8(&prompt[..needed]).expect("the summary request is UTF-8");
+                    // A conversation request is a JSON array of messages ending with the instruction.
+                    if text.starts_with('[') {
+                        let messages: Vec<serde_json::Value> = serde_json::from_str(text).expect("a JSON array");
+                        let last = messages.last().expect("the instruction").to_string();
+                        assert!(last.contains("Stop working on the task now"), "{last}");
+                    }
                 }
             }
             11 => {
