@@ -74,7 +74,7 @@ pub fn instruction(earlier: Option<&str>, kept: Kept<'_>, rolls_up: bool, summar
     if let Some(earlier) = earlier {
         out.push_str(match kept {
             Kept::Head => "The work to summarise:\n",
-            _ => "These earlier messages come before the conversation above and are replaced by your summary too:\n",
+            _ => "These earlier messages, no longer sent in the conversation above, are replaced by your summary too:\n",
         });
         out.push_str(earlier);
         out.push('\n');
@@ -107,6 +107,7 @@ mod tests {
         assert!(head.contains("any messages above stay") && head.contains("The work to summarise:\n[message 3]"));
         assert!(instruction(None, Kept::Turns(2), false, 10).contains("the last 2 user turns"));
         let text = instruction(Some("<conversation>\n[message 0] USER:\nhi\n</conversation>\n"), Kept::Everything, false, 10);
-        assert!(text.contains("only as context") && text.contains("[message 0] USER:\nhi"), "{text}");
+        assert!(text.contains("only as context") && text.contains("no longer sent in the conversation above"), "{text}");
+        assert!(text.contains("[message 0] USER:\nhi"), "{text}");
     }
 }
