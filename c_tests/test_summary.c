@@ -403,6 +403,20 @@ static const char *instruction_message(const char *req) {
     return at;
 }
 
+/* A one-task loop's window at 8,000 tokens with the summary strategy and conversation
+ * summary requests in `format`, configured with `extra` keys too, its task pushed. */
+static ctxwin_window *conversation_loop(const char *format, const char *extra) {
+    ctxwin_window *w = new_window("gpt-4o");
+    char config[256];
+    snprintf(config, sizeof config,
+             "{\"strategy\": \"summary\", \"context_limit\": 8000, \"format\": \"%s\", "
+             "\"summary_request\": \"conversation\", %s}",
+             format, extra);
+    CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
+    CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing build in src/main.rs"));
+    return w;
+}
+
 /* A one-task loop with "history_budget": "auto" at 8,000 tokens, in each request format:
  * output_reserve and summary_budget are both 2,000, so the view leaves no room for the
  * instruction. The agent asks as soon as a summary is due, after a step's results: every
@@ -411,14 +425,7 @@ static const char *instruction_message(const char *req) {
 static void a_conversation_request_at_the_limit_is_cut_after_a_step(void) {
     const char *formats[] = {"openai_chat", "openai_responses", "anthropic", "gemini"};
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
-        ctxwin_window *w = new_window("gpt-4o");
-        char config[256];
-        snprintf(config, sizeof config,
-                 "{\"strategy\": \"summary\", \"history_budget\": \"auto\", \"context_limit\": 8000, "
-                 "\"format\": \"%s\", \"summary_request\": \"conversation\"}",
-                 formats[f]);
-        CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
-        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing build in src/main.rs"));
+        ctxwin_window *w = conversation_loop(formats[f], "\"history_budget\": \"auto\"");
         int summaries = 0, cut = 0;
         ctxwin_request_info info;
         for (int step = 0; step < 120; step++) {
@@ -469,14 +476,7 @@ static void a_step_too_large_for_any_cut_comes_as_a_transcript(void) {
     for (size_t i = 0; i + 1 < sizeof output; i++)
         output[i] = (char)(i % 40 == 39 ? '\n' : i % 8 == 7 ? ' ' : 'a' + (char)(i * 7 % 23));
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
-        ctxwin_window *w = new_window("gpt-4o");
-        char config[256];
-        snprintf(config, sizeof config,
-                 "{\"strategy\": \"summary\", \"context_limit\": 8000, \"output_reserve\": 500, "
-                 "\"summary_budget\": 3000, \"format\": \"%s\", \"summary_request\": \"conversation\"}",
-                 formats[f]);
-        CHECK_OK(ctxwin_window_configure(w, config, strlen(config)));
-        CHECK_OK(push_str(w, CTXWIN_KIND_USER, "Fix the failing build in src/main.rs"));
+        ctxwin_window *w = conversation_loop(formats[f], "\"output_reserve\": 500, \"summary_budget\": 3000");
         ctxwin_request_info info;
         for (int step = 0; !ctxwin_window_needs_summary(w) && step < 40; step++) {
             CHECK_OK(ctxwin_window_prepare(w, &info));
