@@ -132,9 +132,7 @@ fn mid_turn_the_instruction_joins_the_last_user_message_where_roles_alternate() 
         window.push(Kind::User, "Task 3: one more.").unwrap();
         window.push_tool(Kind::ToolCall, "c3", "ls\n{}").unwrap();
         window.push_tool(Kind::ToolResult, "c3", "src/").unwrap();
-        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
-        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        let (now, request) = sent_then_request(&mut window, rules, key, format);
         let joined = matches!(rules, Rules::Anthropic | Rules::Gemini);
         assert_eq!(request.len(), now.len() + usize::from(!joined), "{format}");
         let shared = now.len() - usize::from(joined);
@@ -173,6 +171,21 @@ fn turns_that_left_the_view_come_as_a_transcript() {
     assert!(!window.needs_summary());
 }
 
+/// The summary request of `window`, parsed, which must pass `rules` (under `key`); `case`
+/// names the case when it fails.
+fn checked_request(window: &mut Window, rules: Rules, key: &str, case: &str) -> Vec<Value> {
+    let request = summary_request(window).unwrap_or_else(|e| panic!("{case}: {e}"));
+    let request: Vec<Value> = serde_json::from_str(&request).unwrap();
+    assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{case}: {request:?}");
+    request
+}
+
+/// The conversation `window` sends now, then its summary request ([`checked_request`]).
+fn sent_then_request(window: &mut Window, rules: Rules, key: &str, case: &str) -> (Vec<Value>, Vec<Value>) {
+    let now: Vec<Value> = serde_json::from_str(&render_json(window).unwrap()).unwrap();
+    (now, checked_request(window, rules, key, case))
+}
+
 /// Tokens of `request` (a conversation array in `format`) as a fresh window counts it, parsed
 /// back: what the provider is sent.
 fn request_tokens(format: &str, request: &[Value]) -> u64 {
@@ -195,9 +208,7 @@ fn a_conversation_too_large_is_cut_after_a_step_and_one_that_cannot_fit_is_refus
             turn(&mut window, turns, 12);
             turns += 1;
         }
-        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
-        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        let (now, request) = sent_then_request(&mut window, rules, key, format);
         let shown = request.len() - 1;
         assert!(shown < now.len(), "{format}: the newest messages are left out");
         assert_eq!(request[..shown], now[..shown], "{format}: the request starts as the conversation sent");
@@ -225,9 +236,7 @@ fn a_conversation_too_large_is_cut_after_a_step_and_one_that_cannot_fit_is_refus
             turn(&mut window, turn_index, 12);
         }
         let target = window.summary_steps().unwrap();
-        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
-        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        let (now, request) = sent_then_request(&mut window, rules, key, format);
         let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
         assert!(request_tokens(format, &request) - over <= 2000, "{format}");
         let pending = window.pending_summary().unwrap();
@@ -271,9 +280,7 @@ fn a_step_too_large_for_any_cut_comes_as_a_clipped_transcript() {
             turn(&mut window, turns, 3);
             turns += 1;
         }
-        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
-        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+        let (now, request) = sent_then_request(&mut window, rules, key, format);
         // Only the system message is shown (Chat and Responses send it as a message; Anthropic
         // and Gemini take it beside the messages), as the conversation sent starts.
         let shown = request.len() - 1;
@@ -320,8 +327,7 @@ fn a_step_too_large_for_any_cut_after_a_summary_rolls_it_up() {
         // read oldest.
         let mut rolled_up = 0;
         while window.summary_steps().is_ok() {
-            let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}: {request:?}");
+            let request = checked_request(&mut window, rules, key, format);
             let text = text_of(&Value::from(request));
             if let Some(transcript_at) = text.find("The work to summarise:") {
                 assert!(text.find("Tasks before done.").is_some_and(|at| at < transcript_at), "{format}: {text}");
@@ -386,10 +392,7 @@ fn a_one_task_loop_at_its_limit_always_gets_a_conversation_request() {
                 if !window.needs_summary() {
                     continue;
                 }
-                let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
-                let request = summary_request(&mut window).unwrap_or_else(|e| panic!("{format} {limit} step {step}: {e}"));
-                let request: Vec<Value> = serde_json::from_str(&request).unwrap();
-                assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} {limit}: {request:?}");
+                let (now, request) = sent_then_request(&mut window, rules, key, &format!("{format} {limit} step {step}"));
                 // Counted back from the JSON, less what that count adds to the conversation
                 // sent over the window's own count (Gemini's tool results are JSON objects).
                 let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
@@ -456,9 +459,7 @@ fn a_cut_after_the_steps_to_archive_is_tried_after_one_with_steps_kept_fell_shor
                 continue;
             }
             fitting += 1;
-            let request = summary_request(&mut window).unwrap_or_else(|e| panic!("{format} pad {pad}: {e}"));
-            let request: Vec<Value> = serde_json::from_str(&request).unwrap();
-            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} pad {pad}");
+            checked_request(&mut window, rules, key, &format!("{format} pad {pad}"));
             assert_eq!(window.pending_summary().unwrap().end_step, 1, "{format} pad {pad}");
         }
         assert!(fitting > 190, "{format}: {fitting} pads leave room for the cut after the large step");
@@ -479,9 +480,7 @@ fn a_cut_request_keeps_a_system_message_pushed_after_the_cut() {
                 window.push(Kind::System, "Reminder: run the tests before you finish.").unwrap();
             }
         });
-        let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
-        let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-        assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format}");
+        let (now, request) = sent_then_request(&mut window, rules, key, format);
         let shown = request.len() - 1;
         assert!(shown < now.len() && !Value::from(request.clone()).to_string().contains("ls d6"), "{format}: cut");
         assert_eq!(request[..shown], now[..shown], "{format}: the request starts as the conversation sent");
@@ -516,9 +515,7 @@ fn a_cut_request_keeps_a_late_result_in_its_calls_step() {
                     window.push_tool(Kind::ToolResult, "x1", "slept 100 seconds, done").unwrap();
                 }
             }
-            let now: Vec<Value> = serde_json::from_str(&render_json(&window).unwrap()).unwrap();
-            let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} pad {pad}");
+            let (now, request) = sent_then_request(&mut window, rules, key, &format!("{format} pad {pad}"));
             let text = Value::from(request.clone()).to_string();
             if text.contains("ls d5") || !text.contains("sleep 100") {
                 continue;
@@ -611,10 +608,8 @@ fn steps_that_left_the_view_are_all_covered_by_cutting_the_conversation() {
             if !window.needs_summary() {
                 continue;
             }
-            let (pruned, now) = (window.first_live_step(), render_json(&window).unwrap());
-            let now: Vec<Value> = serde_json::from_str(&now).unwrap();
-            let request: Vec<Value> = serde_json::from_str(&summary_request(&mut window).unwrap()).unwrap();
-            assert_eq!(check(rules, &json!({ key: request })), Ok(()), "{format} step {step}");
+            let pruned = window.first_live_step();
+            let (now, request) = sent_then_request(&mut window, rules, key, &format!("{format} step {step}"));
             let shared = request.len() - 1;
             assert_eq!(request[..shared], now[..shared], "{format} step {step}");
             let over = request_tokens(format, &now) - u64::from(window.live_tokens().tokens);
