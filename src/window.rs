@@ -902,14 +902,14 @@ impl Window {
     /// cost (a pin, a summary, the overhead declared or learned); [`Settings::history_budget`]
     /// is the configured number.
     pub fn available_for_history(&self) -> u64 {
-        u64::try_from(self.history_allowance().max(0)).unwrap_or(u64::MAX)
+        at_least_zero(self.history_allowance())
     }
 
     /// [`Window::available_for_history`] before it stops at 0: negative by as many tokens
     /// as the fixed cost alone is over the budget or the limit.
     pub(crate) fn history_allowance(&self) -> i128 {
         let fixed = i128::from(self.fixed_cost().tokens());
-        let room = self.known_context_limit().map(|limit| i128::from(limit) - i128::from(self.output_reserve()) - fixed);
+        let room = self.signed_context_room();
         let budget = match self.settings.budget_mode == BudgetMode::Auto && room.is_some() {
             true => i128::from(u64::MAX),
             false => i128::from(self.settings.history_budget),
@@ -921,8 +921,14 @@ impl Window {
     /// History tokens the context limit leaves once the fixed cost and the output reserve are
     /// taken; `None` when the limit is unknown.
     fn context_room(&self) -> Option<u64> {
+        self.signed_context_room().map(at_least_zero)
+    }
+
+    /// [`Window::context_room`] before it stops at 0: negative by as many tokens as the fixed
+    /// cost and the output reserve are over the limit.
+    fn signed_context_room(&self) -> Option<i128> {
         let limit = self.known_context_limit()?;
-        Some(u64::from(limit).saturating_sub(u64::from(self.output_reserve()) + self.fixed_cost().tokens()))
+        Some(i128::from(limit) - i128::from(self.output_reserve()) - i128::from(self.fixed_cost().tokens()))
     }
 
     /// Tokens of the context limit kept free for the model's answer (0 when the limit is
@@ -1150,4 +1156,9 @@ impl<'a> WalkUnits<'a> for Summed<'a> {
     fn clear(&self) -> Option<ClearStage<'_>> {
         self.clear
     }
+}
+
+/// `tokens` (a signed difference) as a count: 0 when it is negative.
+fn at_least_zero(tokens: i128) -> u64 {
+    u64::try_from(tokens.max(0)).unwrap_or(u64::MAX)
 }

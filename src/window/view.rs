@@ -109,8 +109,7 @@ impl Window {
     /// more only when the newest steps alone are over, or the fixed cost (system prompt,
     /// tools, pinned messages, summary) is, which counts in full.
     pub fn overrun(&self) -> u64 {
-        let over = i128::from(self.view_history().tokens()) - self.history_allowance();
-        u64::try_from(over.max(0)).unwrap_or(u64::MAX)
+        super::at_least_zero(i128::from(self.view_history().tokens()) - self.history_allowance())
     }
 
     /// The tool pairing problems of what was pushed, in ledger order, step by step as the
