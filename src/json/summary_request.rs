@@ -133,7 +133,7 @@ impl Conversation<'_> {
             .unwrap_or(0);
         // The request covers at least one step, and cuts only steps the view sends.
         let lowest = (self.steps.start + 1).max(window.first_live_step());
-        let lowest_sent = self.sent.saturating_sub(step_tokens.iter().skip(lowest).sum::<u64>());
+        let lowest_sent = self.sent_before(&step_tokens, lowest);
         // With steps out of the view, the cuts first tried leave room for all of their
         // transcript and take only a request covering them all, where some cut does.
         if let Some(transcript) = self.whole_transcript_tokens()? {
@@ -174,7 +174,7 @@ impl Conversation<'_> {
     fn all_as_transcript(&self, step_tokens: &[u64]) -> Result<Option<(String, PendingSummary)>> {
         let window = self.window;
         let shown = self.steps.start;
-        let sent = self.sent.saturating_sub(step_tokens.iter().skip(shown).sum::<u64>());
+        let sent = self.sent_before(step_tokens, shown);
         let heading = |transcript: &str| instruction(Some(transcript), Kept::Head, self.rolls_up, self.summary_budget);
         let Some(mut left) = self.budget.checked_sub(sent + self.tokens(&heading(""))) else { return Ok(None) };
         // The transcript is fitted to `left` on its own; joined to the instruction it may
@@ -304,6 +304,12 @@ impl Conversation<'_> {
         let cut_turn = window.turn_of(cut).unwrap_or(turn);
         let whole = window.turn_info(cut_turn).is_ok_and(|info| info.first_message == cut);
         cut_turn + usize::from(!whole) - turn
+    }
+
+    /// Tokens the conversation sends cut before step `shown`, of which `step_tokens` are
+    /// each step's.
+    fn sent_before(&self, step_tokens: &[u64], shown: usize) -> u64 {
+        self.sent.saturating_sub(step_tokens.iter().skip(shown).sum::<u64>())
     }
 
     fn tokens(&self, text: &str) -> u64 {
