@@ -87,72 +87,16 @@ pub(crate) struct Lines {
 }
 
 /// What counts a chunk the memo of lines does not have: an engine splitting it into pieces
-/// and counting them, possibly several pieces at once.
+/// and counting them.
 pub(crate) trait ChunkCounter {
-    /// Counts the pieces of `text[start..end]`, split as if the text ended at `end`, adding
-    /// each piece's tokens to `tally` at the piece's start: in this call, or in a later one
-    /// for a piece left in flight.
-    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally);
-
-    /// Start of the first piece still in flight, if any.
-    fn in_flight_from(&self) -> Option<usize>;
-
-    /// Counts every piece still in flight.
-    fn finish(&mut self, text: &[u8], tally: &mut Tally);
-}
-
-/// Chunks counted at most at once while some of their pieces are in flight.
-const PENDING: usize = 8;
-
-/// The tokens of a text so far, and of each chunk not yet remembered (a ring, oldest
-/// first).
-#[derive(Default)]
-pub(crate) struct Tally {
-    total: usize,
-    chunks: [Open; PENDING],
-    oldest: usize,
-    open: usize,
-}
-
-/// A chunk being counted.
-#[derive(Clone, Copy, Default)]
-struct Open {
-    start: usize,
-    end: usize,
-    /// Its hash, if it is short enough to remember.
-    hash: Option<u64>,
-    tokens: usize,
-}
-
-impl Tally {
-    /// Adds the `tokens` of the piece (or pieces) starting at `at`, in the newest chunk
-    /// being counted that starts at or before `at`: the one holding it.
-    #[inline(always)]
-    pub(crate) fn add(&mut self, at: usize, tokens: usize) {
-        self.total += tokens;
-        for k in (0..self.open).rev() {
-            let chunk = &mut self.chunks[(self.oldest + k) % PENDING];
-            if chunk.start <= at {
-                chunk.tokens += tokens;
-                return;
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn begin(&mut self, chunk: Open) {
-        self.chunks[(self.oldest + self.open) % PENDING] = chunk;
-        self.open += 1;
-    }
+    /// The tokens of the pieces of `text[start..end]`, split as if the text ended at `end`.
+    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize) -> usize;
 }
 
 /// The count of `text` by `pieces` without the memo of lines (a pattern whose pieces may
 /// cross the chunks' ends).
 pub(crate) fn count_whole(text: &[u8], pieces: &mut impl ChunkCounter) -> usize {
-    let mut tally = Tally::default();
-    pieces.count_chunk(text, 0, text.len(), &mut tally);
-    pieces.finish(text, &mut tally);
-    tally.total
+    pieces.count_chunk(text, 0, text.len())
 }
 
 thread_local! {
@@ -196,12 +140,11 @@ impl Lines {
     const EMPTY: Lines = Lines { slots: ZeroedPages::empty(), arena: ZeroedPages::empty(), written: 0 };
 
     /// The count of `text` under `owner`: the sum of its chunks' counts, each remembered
-    /// or counted by `pieces` (and then remembered, once none of its pieces is in flight).
-    /// The slot of the chunk after the one being counted is prefetched, so that its lookup
-    /// does not wait on memory.
+    /// or counted by `pieces` (and then remembered). The slot of the chunk after the one
+    /// being counted is prefetched, so that its lookup does not wait on memory.
     #[inline]
     pub(crate) fn count(&mut self, owner: Owner, text: &[u8], pieces: &mut impl ChunkCounter) -> usize {
-        let mut tally = Tally::default();
+        let mut total = 0;
         let mut start = 0;
         let mut next = self.chunk_at(text, 0);
         while start < text.len() {
@@ -209,39 +152,20 @@ impl Lines {
             if end < text.len() {
                 next = self.chunk_at(text, end);
             }
-            if let Some(known) = hash.and_then(|hash| self.remembered(owner, &text[start..end], hash)) {
-                tally.total += known;
-            } else {
-                if tally.open == PENDING {
-                    pieces.finish(text, &mut tally);
-                    self.retire(owner, text, &mut tally, None);
+            let chunk = &text[start..end];
+            total += match hash.and_then(|hash| self.remembered(owner, chunk, hash)) {
+                Some(known) => known,
+                None => {
+                    let tokens = pieces.count_chunk(text, start, end);
+                    if let Some(hash) = hash {
+                        self.remember(owner, chunk, hash, tokens);
+                    }
+                    tokens
                 }
-                tally.begin(Open { start, end, hash, tokens: 0 });
-                pieces.count_chunk(text, start, end, &mut tally);
-                self.retire(owner, text, &mut tally, pieces.in_flight_from());
-            }
+            };
             start = end;
         }
-        pieces.finish(text, &mut tally);
-        self.retire(owner, text, &mut tally, None);
-        tally.total
-    }
-
-    /// Remembers the oldest chunks counted that have no piece in flight from
-    /// `in_flight_from` on.
-    #[inline(always)]
-    fn retire(&mut self, owner: Owner, text: &[u8], tally: &mut Tally, in_flight_from: Option<usize>) {
-        while tally.open > 0 {
-            let oldest = tally.chunks[tally.oldest];
-            if in_flight_from.is_some_and(|at| at < oldest.end) {
-                return;
-            }
-            if let Some(hash) = oldest.hash {
-                self.remember(owner, &text[oldest.start..oldest.end], hash, oldest.tokens);
-            }
-            tally.oldest = (tally.oldest + 1) % PENDING;
-            tally.open -= 1;
-        }
+        total
     }
 
     /// The end of the chunk starting at `start` and, if it is short enough to remember
@@ -472,7 +396,7 @@ mod tests {
     use super::*;
     use crate::test_rng::XorShift;
 
-    /// Counts a chunk as its number of bytes, each byte a piece counted at once, and
+    /// Counts a chunk as its number of bytes, each byte a piece, and
     /// notes how many bytes it was asked to count.
     #[derive(Default)]
     struct Bytes {
@@ -480,16 +404,10 @@ mod tests {
     }
 
     impl ChunkCounter for Bytes {
-        fn count_chunk(&mut self, _: &[u8], start: usize, end: usize, tally: &mut Tally) {
+        fn count_chunk(&mut self, _: &[u8], start: usize, end: usize) -> usize {
             self.asked += end - start;
-            (start..end).for_each(|at| tally.add(at, 1));
+            end - start
         }
-
-        fn in_flight_from(&self) -> Option<usize> {
-            None
-        }
-
-        fn finish(&mut self, _: &[u8], _: &mut Tally) {}
     }
 
     /// Text seen before is answered from the memo, chunk by chunk, and only for its owner:

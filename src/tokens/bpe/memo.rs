@@ -35,7 +35,6 @@
 use std::cell::RefCell;
 
 use super::super::memo_sets::{WAYS, count_in, remember_in};
-use super::super::prefetch::prefetch;
 use super::vocab::Vocab;
 
 /// Longest piece whose count is remembered.
@@ -317,7 +316,7 @@ impl JoinCache {
     /// Where the answer for `left` and `right` in `vocab` is kept, if it can
     /// be (both ranks fit, and the table is allocated).
     #[inline(always)]
-    pub(super) fn place(&self, vocab: &Vocab, left: u32, right: u32) -> Option<JoinPlace> {
+    fn place(&self, vocab: &Vocab, left: u32, right: u32) -> Option<JoinPlace> {
         if !(fits(left) && fits(right) && vocab.id() < 4) || self.entries.is_empty() {
             return None;
         }
@@ -327,16 +326,10 @@ impl JoinCache {
         Some(JoinPlace { slot, key })
     }
 
-    /// Starts loading the entry of `place` into the cache, without waiting.
-    #[inline(always)]
-    pub(super) fn prefetch(&self, place: JoinPlace) {
-        prefetch(&self.entries, place.slot);
-    }
-
     /// The answer remembered at `place`, if it is that pair's: `Some(None)`
     /// for "no token".
     #[inline(always)]
-    pub(super) fn remembered(&self, place: JoinPlace) -> Option<Option<u32>> {
+    fn remembered(&self, place: JoinPlace) -> Option<Option<u32>> {
         let entry = *self.entries.get(place.slot)?;
         (entry & !(JOIN_NONE | JOIN_FIELD_MASK) == place.key)
             .then(|| (entry & JOIN_NONE == 0).then_some((entry & JOIN_FIELD_MASK) as u32))
@@ -344,7 +337,7 @@ impl JoinCache {
 
     /// Remembers the vocabulary's answer for the pair of `place`.
     #[inline(always)]
-    pub(super) fn remember(&mut self, place: JoinPlace, answer: Option<u32>) {
+    fn remember(&mut self, place: JoinPlace, answer: Option<u32>) {
         if let Some(entry) = self.entries.get_mut(place.slot) {
             match answer {
                 Some(rank) if fits(rank) => *entry = place.key | u64::from(rank),
@@ -358,7 +351,7 @@ impl JoinCache {
 /// Where [`JoinCache`] keeps the answer for one pair of tokens: its slot and
 /// the entry's key bits.
 #[derive(Clone, Copy)]
-pub(super) struct JoinPlace {
+struct JoinPlace {
     slot: usize,
     key: u64,
 }

@@ -12,9 +12,7 @@
 //! (see [`Vocab::whole_char`]): a Chinese piece then starts with a third of
 //! the parts, skipping the merges that only rebuild its characters.
 //! Short lists of parts use a scan over small arrays on the stack; longer ones
-//! use a binary heap over a linked list. The counting loop merges the short
-//! pieces the memo has not seen (at most 16 bytes) several at a time, a step
-//! of each in turn, so that their lookups overlap ([`Batch`], `lockstep.rs`). A piece longer than a few windows (a
+//! use a binary heap over a linked list. A piece longer than a few windows (a
 //! run of letters with no space, a DNA sequence) is merged window by window
 //! ([`count_long`]), which keeps the time linear in its length and the memory
 //! bounded by a window, with the exact result of merging it whole.
@@ -26,9 +24,7 @@ use super::layout::key_hash;
 use super::memo::JoinCache;
 use super::vocab::Vocab;
 
-mod lockstep;
 mod part_list;
-pub(super) use lockstep::Batch;
 use part_list::{NewPair, PartList};
 
 /// Most parts merged with the array scan (indices, and the end index, are
@@ -449,64 +445,6 @@ mod tests {
                         assert_eq!(vector, large, "{piece:?}");
                     }
                     assert_eq!(merged_count(vocab, piece, pairs.joins), large, "{piece:?}");
-                }
-            }
-        }
-    }
-
-    /// Pieces merged in lock-step, several at a time ([`Batch`]), end with
-    /// the plain merge's count, each handed back once at its own start and
-    /// remembered with its own count: every piece of 3 to 17 bytes of the
-    /// samples (the lanes' limit either side; tokens, whole characters,
-    /// random bytes), in runs of 1 to 9 pieces (fewer and more than there
-    /// are lanes), with a join cache shared by all (so it answers many joins)
-    /// and with none.
-    #[test]
-    fn pieces_merged_in_lock_step_count_like_the_plain_merge() {
-        for vocab in vocabs() {
-            let mut pieces: Vec<Vec<u8>> = Vec::new();
-            for sample in samples() {
-                for len in 3..=17 {
-                    pieces.extend(sample.windows(len).step_by(3).map(<[u8]>::to_vec));
-                }
-            }
-            let mut memo = Memo::new();
-            memo.allocate();
-            for (round, run) in pieces.chunks(9).enumerate() {
-                let run = &run[..1 + round % run.len()];
-                // One text holding the run's pieces, as the counting loop sees them.
-                let text: Vec<u8> = run.concat();
-                let mut expected = Vec::new();
-                let mut at = 0;
-                for piece in run {
-                    expected.push((at, reference_count(vocab, piece)));
-                    at += piece.len();
-                }
-                for memo in [&mut memo, &mut Memo::new()] {
-                    // `Memo::new()`: without a join cache (the memo of a thread being torn down).
-                    let mut batch = Batch::new();
-                    let mut counted = Vec::new();
-                    let mut at = 0;
-                    for piece in run {
-                        let now =
-                            batch.count(vocab, &text, (at, at + piece.len()), key_hash(piece), memo, &mut |start, count| {
-                                counted.push((start, count));
-                            });
-                        if now > 0 {
-                            counted.push((at, now));
-                        }
-                        at += piece.len();
-                    }
-                    // The first piece still in flight is the first not handed back.
-                    let uncounted = expected.iter().map(|&(start, _)| start).find(|start| counted.iter().all(|c| c.0 != *start));
-                    assert_eq!(batch.in_flight_from(), uncounted, "{run:?}");
-                    batch.finish(vocab, &text, memo, &mut |start, count| counted.push((start, count)));
-                    assert_eq!(batch.in_flight_from(), None);
-                    counted.sort_unstable();
-                    assert_eq!(counted, expected, "{run:?}");
-                }
-                for piece in run {
-                    assert_eq!(memo.piece_count(vocab, piece, key_hash(piece)), Some(reference_count(vocab, piece)), "{piece:?}");
                 }
             }
         }

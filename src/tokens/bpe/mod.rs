@@ -38,7 +38,7 @@ use pretokenize::Pretokenizer;
 use pretokenize::R50k;
 use vocab::Vocab;
 
-use super::lines::{self, ChunkCounter, Owner, Tally};
+use super::lines::{self, ChunkCounter, Owner};
 
 /// An OpenAI BPE encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -234,7 +234,7 @@ fn for_each_match<P: Pretokenizer, E>(
 fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
     let text = text.as_bytes();
     memo::with_memo(|memo| {
-        let mut pieces = Pieces::<P> { vocab, memo, merging: merge::Batch::new(), split: PhantomData };
+        let mut pieces = Pieces::<P> { vocab, memo, split: PhantomData };
         if P::LINES {
             lines::with_lines(|lines| lines.count(Owner::built_in(vocab.id()), text, &mut pieces))
         } else {
@@ -250,18 +250,17 @@ fn count_pieces<P: Pretokenizer>(vocab: &Vocab, text: &str) -> usize {
 /// into the next pieces while the memo's cache lines load: no prefetching pipeline is
 /// needed (one, looking pieces up four pieces after splitting them off, made the
 /// pass over text seen before 1.2x slower; docs/speed.md). A piece the memo has
-/// not seen is counted by `merging`, which may finish it only alongside later
-/// ones.
+/// not seen is merged at once (merging several pieces in lock-step, so that
+/// their lookups overlap, was slower: docs/speed.md).
 struct Pieces<'a, P> {
     vocab: &'a Vocab,
     memo: &'a mut memo::Memo,
-    merging: merge::Batch,
     split: PhantomData<P>,
 }
 
 impl<P: Pretokenizer> ChunkCounter for Pieces<'_, P> {
     #[inline(always)]
-    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
+    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize) -> usize {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("bmi1")
@@ -269,17 +268,9 @@ impl<P: Pretokenizer> ChunkCounter for Pieces<'_, P> {
         {
             // SAFETY: `count_chunk_avx2` only requires the instructions it is
             // compiled with, and the CPU has them (checked just above).
-            return unsafe { self.count_chunk_avx2(text, start, end, tally) };
+            return unsafe { self.count_chunk_avx2(text, start, end) };
         }
-        self.count_chunk_any(text, start, end, tally);
-    }
-
-    fn in_flight_from(&self) -> Option<usize> {
-        self.merging.in_flight_from()
-    }
-
-    fn finish(&mut self, text: &[u8], tally: &mut Tally) {
-        self.merging.finish(self.vocab, text, self.memo, &mut |at, count| tally.add(at, count));
+        self.count_chunk_any(text, start, end)
     }
 }
 
@@ -292,16 +283,15 @@ impl<P: Pretokenizer> Pieces<'_, P> {
     /// The CPU must support AVX2, BMI1 and LZCNT.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,lzcnt")]
-    unsafe fn count_chunk_avx2(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
-        self.count_chunk_any(text, start, end, tally);
+    unsafe fn count_chunk_avx2(&mut self, text: &[u8], start: usize, end: usize) -> usize {
+        self.count_chunk_any(text, start, end)
     }
 
     /// [`ChunkCounter::count_chunk`] for any CPU.
     #[inline(always)]
-    fn count_chunk_any(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
+    fn count_chunk_any(&mut self, text: &[u8], start: usize, end: usize) -> usize {
         let vocab: &Vocab = self.vocab;
         let memo: &mut memo::Memo = self.memo;
-        let merging = &mut self.merging;
         let mut tokens = 0;
         // Compiled into the split's loop: a call per piece cost a tenth of a pass.
         let split = for_each_match::<P, Infallible>(
@@ -317,7 +307,7 @@ impl<P: Pretokenizer> Pieces<'_, P> {
                         let hash = layout::key_hash(piece);
                         match memo.piece_count(vocab, piece, hash) {
                             Some(count) => count,
-                            None => merging.count(vocab, text, (from, to), hash, memo, &mut |at, count| tally.add(at, count)),
+                            None => counted_piece_tokens(vocab, piece, hash, memo),
                         }
                     }
                 };
@@ -325,7 +315,7 @@ impl<P: Pretokenizer> Pieces<'_, P> {
             },
         );
         let Ok(()) = split;
-        tally.add(start, tokens);
+        tokens
     }
 }
 
@@ -591,8 +581,7 @@ mod tests {
 
     /// The memo of lines answers exactly: texts of lines counted with o200k and cl100k in
     /// turn, then each of their chunks counted alone (answered from the memo, so each chunk
-    /// must have been remembered with its own count, the pieces still merging when it was
-    /// split off included), then the text again; 3 MB in all, more than the memo holds, so
+    /// must have been remembered with its own count), then the text again; 3 MB in all, more than the memo holds, so
     /// its ring is overwritten, and the early texts counted again at the end (their chunks
     /// overwritten or not). Every count is checked against counting piece by piece.
     #[test]
@@ -618,13 +607,13 @@ mod tests {
         }
     }
 
-    /// Counting with pieces merged in lanes (counted several pieces after
-    /// they are split off, with a memo that fills meanwhile, the same piece
-    /// missed twice while a lane merges it) gives what counting each piece on
-    /// its own gives: texts of 0 to 40 pieces of words repeated near each
-    /// other, new words, one- and two-byte pieces, counted twice.
+    /// Counting with the memo filling as the text is counted (a piece missed,
+    /// merged and remembered, then met again a few pieces later) gives what
+    /// counting each piece on its own with a memo that remembers nothing gives:
+    /// texts of 0 to 40 pieces of words repeated near each other, new words,
+    /// one- and two-byte pieces, counted twice.
     #[test]
-    fn pieces_merged_in_lanes_count_like_one_at_a_time() {
+    fn counting_with_the_memo_filling_counts_like_one_at_a_time() {
         let words = [
             " the",
             " tokenization",

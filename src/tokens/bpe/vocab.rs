@@ -2,7 +2,6 @@
 //! compile time (see `layout`), so looking a token up needs no initialisation.
 //! Only the encoding families whose cargo feature is on are built in.
 
-use super::super::prefetch::prefetch;
 #[cfg(feature = "p50k")]
 use super::layout::R50K_RANKS;
 use super::layout::{
@@ -171,18 +170,6 @@ impl Vocab {
         let offset =
             estimate(bucket, self.blob_share).checked_add_signed(isize::from(i16::from_le_bytes([blob_low, blob_high])))?;
         Some((first, offset))
-    }
-
-    /// Starts loading what [`Vocab::rank_hashed`] reads for a key with hash
-    /// `hash` beyond its bucket's record (the bucket's first entries and
-    /// token bytes) into the cache, without waiting for it.
-    #[inline(always)]
-    pub(super) fn prefetch(&self, hash: u64) {
-        if let Some((first, offset)) = self.bucket_start(bucket_of(hash, self.bucket_count)) {
-            prefetch(self.entries, first * 4);
-            prefetch(self.blob, offset);
-            prefetch(self.blob, offset + 64);
-        }
     }
 
     /// Whether the two bytes `[first, second]` are one token (what

@@ -32,7 +32,7 @@ use std::convert::Infallible;
 use std::hash::Hasher;
 use std::path::Path;
 
-use super::lines::{self, ChunkCounter, Owner, Tally};
+use super::lines::{self, ChunkCounter, Owner};
 use crate::error::{Error, ErrorKind, Result, echo};
 use added::AddedTokens;
 use model::Bpe;
@@ -300,7 +300,7 @@ struct KnownPieces<'a, F> {
 }
 
 impl<F: FnMut(&[u8]) -> usize> ChunkCounter for KnownPieces<'_, F> {
-    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize, tally: &mut Tally) {
+    fn count_chunk(&mut self, text: &[u8], start: usize, end: usize) -> usize {
         debug_assert!(std::ptr::eq(text, self.segment.as_bytes()), "the segment's own bytes");
         // Chunks end after a newline, before a space or with the text: on character boundaries.
         let chunk_text = &self.segment[..end];
@@ -310,12 +310,6 @@ impl<F: FnMut(&[u8]) -> usize> ChunkCounter for KnownPieces<'_, F> {
             Ok::<_, Infallible>(())
         });
         let Ok(()) = split;
-        tally.add(start, flight.finish(self.pieces, self.count));
+        flight.finish(self.pieces, self.count)
     }
-
-    fn in_flight_from(&self) -> Option<usize> {
-        None
-    }
-
-    fn finish(&mut self, _: &[u8], _: &mut Tally) {}
 }

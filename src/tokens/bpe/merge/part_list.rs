@@ -1,8 +1,6 @@
-//! The parts of a short piece while it is merged, in fixed arrays: what the
-//! array merge ([`count_small`](super::count_small)) and the lock-step lanes
-//! (`lockstep.rs`) both keep, and the one step they both take, making the
-//! best merge. Only how each asks for the ranks of the pairs a merge makes
-//! new differs: at once, or a stage at a time between other pieces' steps.
+//! The parts of a short piece while the array merge
+//! ([`count_small`](super::count_small)) merges it, in fixed arrays, and its
+//! one step: making the best merge.
 
 use super::{NO_MERGE, Part};
 
@@ -40,11 +38,7 @@ pub(super) struct NewPair {
 }
 
 impl<const N: usize> PartList<N> {
-    /// No parts, as a constant (a lane's idle state).
-    pub(super) const EMPTY: Self = Self::new();
-
-    /// No parts. Called at run time it builds the list in place, where
-    /// `EMPTY`, a constant, is copied from memory.
+    /// No parts.
     #[inline(always)]
     pub(super) const fn new() -> Self {
         PartList { key: [NO_MERGE; N], token: [NO_MERGE; N], next: [0; N], prev: [0; N], len: 0, remaining: 0 }
@@ -52,7 +46,6 @@ impl<const N: usize> PartList<N> {
 
     /// Starts over from the initial `parts` (at most `N`), each with the
     /// rank of joining it to the next, `initial(s)` for the part at `s`.
-    /// In place: a new list assigned to a lane was copied (2% of a first pass).
     #[inline(always)]
     pub(super) fn reset(&mut self, parts: &[Part], mut initial: impl FnMut(usize) -> u32) {
         // `token`, `next` and `prev` are only read at part starts, all set below; every key
