@@ -2,7 +2,7 @@
 //! ([`count_small`](super::count_small)) merges it, in fixed arrays, and its
 //! one step: making the best merge.
 
-use super::{NO_MERGE, Part};
+use super::NO_MERGE;
 
 /// The parts left of at most `N` (at most 256) initial parts.
 ///
@@ -44,17 +44,18 @@ impl<const N: usize> PartList<N> {
         PartList { key: [NO_MERGE; N], token: [NO_MERGE; N], next: [0; N], prev: [0; N], len: 0, remaining: 0 }
     }
 
-    /// Starts over from the initial `parts` (at most `N`), each with the
-    /// rank of joining it to the next, `initial(s)` for the part at `s`.
+    /// Starts over from `len` initial parts (at most `N`), the part at `s`
+    /// being the token `token(s)`, with the rank of joining it to the next,
+    /// `initial(s)`.
     #[inline(always)]
-    pub(super) fn reset(&mut self, parts: &[Part], mut initial: impl FnMut(usize) -> u32) {
+    pub(super) fn reset(&mut self, len: usize, token: impl Fn(usize) -> u32, mut initial: impl FnMut(usize) -> u32) {
         // `token`, `next` and `prev` are only read at part starts, all set below; every key
         // is read by the best-pair scan, and those past the parts must be NO_MERGE.
-        let len = parts.len().min(N);
+        let len = len.min(N);
         self.key[len..].fill(NO_MERGE);
-        for (start, part) in parts.iter().enumerate().take(N) {
+        for start in 0..len {
             self.key[start] = packed(initial(start), start);
-            self.token[start] = part.token;
+            self.token[start] = token(start);
             self.next[start] = (start + 1) as u8;
             self.prev[start] = start.wrapping_sub(1) as u8;
         }
