@@ -909,7 +909,7 @@ impl Window {
     /// as the fixed cost alone is over the budget or the limit.
     pub(crate) fn history_allowance(&self) -> i128 {
         let fixed = i128::from(self.fixed_cost().tokens());
-        let room = self.signed_context_room();
+        let room = self.signed_context_room(fixed);
         let budget = match self.settings.budget_mode == BudgetMode::Auto && room.is_some() {
             true => i128::from(u64::MAX),
             false => i128::from(self.settings.history_budget),
@@ -921,14 +921,15 @@ impl Window {
     /// History tokens the context limit leaves once the fixed cost and the output reserve are
     /// taken; `None` when the limit is unknown.
     fn context_room(&self) -> Option<u64> {
-        self.signed_context_room().map(at_least_zero)
+        self.signed_context_room(i128::from(self.fixed_cost().tokens())).map(at_least_zero)
     }
 
-    /// [`Window::context_room`] before it stops at 0: negative by as many tokens as the fixed
-    /// cost and the output reserve are over the limit.
-    fn signed_context_room(&self) -> Option<i128> {
+    /// [`Window::context_room`] before it stops at 0, given the fixed cost `fixed`:
+    /// negative by as many tokens as the fixed cost and the output reserve are over the
+    /// limit.
+    fn signed_context_room(&self, fixed: i128) -> Option<i128> {
         let limit = self.known_context_limit()?;
-        Some(i128::from(limit) - i128::from(self.output_reserve()) - i128::from(self.fixed_cost().tokens()))
+        Some(i128::from(limit) - i128::from(self.output_reserve()) - fixed)
     }
 
     /// Tokens of the context limit kept free for the model's answer (0 when the limit is
