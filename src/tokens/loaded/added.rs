@@ -35,11 +35,15 @@ impl AddedTokens {
         Ok(AddedTokens { automaton: Some(automaton), prefix })
     }
 
+    /// Whether `text` lacks the prefix every token starts with, so holds none of them.
+    fn ruled_out(&self, text: &str) -> bool {
+        self.prefix.as_ref().is_some_and(|prefix| prefix.find(text.as_bytes()).is_none())
+    }
+
     /// Calls `between` with each stretch of `text` between the tokens found (in order, empty
     /// ones skipped) and returns how many tokens were found.
     pub(super) fn split<E>(&self, text: &str, between: &mut dyn FnMut(&str) -> Result<(), E>) -> Result<usize, E> {
-        let none_here = self.prefix.as_ref().is_some_and(|prefix| prefix.find(text.as_bytes()).is_none());
-        let Some(automaton) = self.automaton.as_ref().filter(|_| !none_here) else {
+        let Some(automaton) = self.automaton.as_ref().filter(|_| !self.ruled_out(text)) else {
             if !text.is_empty() {
                 between(text)?;
             }
