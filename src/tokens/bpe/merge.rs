@@ -136,7 +136,8 @@ fn token_starts(vocab: &Vocab, window: &[u8], joins: &mut JoinCache, starts: &mu
 }
 
 /// [`merged_count`] collecting the initial parts in an array of `N` (at most
-/// [`SMALL_PARTS`]); more parts than that go to the heap merge.
+/// [`SMALL_PARTS`]); more parts than that go to the heap merge. A short ASCII
+/// piece's bytes are its parts as they are ([`AsciiBytes`]).
 #[inline(always)]
 fn merge_parts<const N: usize>(vocab: &Vocab, piece: &[u8], joins: &mut JoinCache) -> usize {
     let pairs = &mut PairRanks { vocab, joins, piece };
